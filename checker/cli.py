@@ -1,0 +1,173 @@
+"""The `mlperf-check` command line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator, Optional, TextIO
+
+import typer
+from rich.console import Console
+
+from . import __version__
+from .engine import Report, check as run_check
+from .registry import RULES, load_all
+from .reporters import WRITERS
+from .rounds import RoundError, available_rounds, load_round, newest_round
+from .waivers import WaiverError, load_waivers
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Check MLPerf Inference submissions against their round's rules.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(EXIT_USAGE)
+
+
+def _split(values: Optional[list[str]]) -> list[str]:
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+@contextlib.contextmanager
+def _destination(path: Optional[str]) -> Iterator[TextIO]:
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        yield handle
+
+
+def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
+    """`--format json:out.json --format text` -> [(json, out.json), (text, None)]."""
+    chosen = formats or ["text"]
+    if "auto" in chosen:
+        chosen = ["text" if f == "auto" else f for f in chosen]
+    targets = []
+    for item in chosen:
+        name, _, path = item.partition(":")
+        if name not in WRITERS:
+            _fail(f"unknown format {name!r}; choose from {', '.join(WRITERS)}")
+        targets.append((name, path or None))
+    unnamed = [t for t in targets if t[1] is None]
+    if output is not None:
+        if len(unnamed) > 1:
+            _fail("-o names one file, but several formats have no file of their own")
+        targets = [(name, path if path is not None else output) for name, path in targets]
+    elif sum(1 for name, path in targets if path is None) > 1:
+        _fail("several formats would write to stdout; give each a file (--format json:out.json)")
+    return targets
+
+
+@app.command()
+def check(
+    path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    format: Optional[list[str]] = typer.Option(None, "--format", "-f",
+                                               help="text, json or csv; FORMAT:FILE writes to a file. Repeatable."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the output (default stdout)."),
+    select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
+    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
+    waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+) -> None:
+    """Check a submission tree and print a verdict per result."""
+    if not os.path.isdir(path):
+        _fail(f"{path} is not a folder")
+    round_name = round or newest_round()
+    try:
+        load_round(round_name)
+    except RoundError as error:
+        _fail(str(error))
+    try:
+        waiver_list = load_waivers(waivers) if waivers else []
+    except WaiverError as error:
+        _fail(str(error))
+    targets = _targets(list(format or []), output)
+
+    stderr = Console(stderr=True)
+    bar = None
+    if progress and stderr.is_terminal:
+        from rich.progress import Progress
+
+        bar = Progress(console=stderr, transient=True)
+        task = bar.add_task("checking", total=None)
+        bar.start()
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+    else:
+        tick = None
+    try:
+        report = run_check(path, round_name, _split(select), _split(ignore), jobs or None, waiver_list, tick)
+    finally:
+        if bar is not None:
+            bar.stop()
+
+    if not any(name == "text" for name, _ in targets):
+        # Data goes to stdout or files; people still get the text report on stderr.
+        WRITERS["text"](report, sys.stderr)
+    for name, target in targets:
+        with _destination(target) as out:
+            WRITERS[name](report, out)
+    raise typer.Exit(exit_code(report))
+
+
+def exit_code(report: Report) -> int:
+    if any(f.code == "INT001" for f in report.findings):
+        return EXIT_INTERNAL
+    return EXIT_FINDINGS if report.has_errors else EXIT_OK
+
+
+@app.command("rules")
+def list_rules() -> None:
+    """One line per code: CODE  name  summary."""
+    load_all()
+    width = max(len(r.name) for r in RULES.values())
+    for code in sorted(RULES):
+        rule = RULES[code]
+        typer.echo(f"{code}  {rule.name:<{width}}  {rule.summary}")
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")) -> None:
+    """The full documentation of one code: Why, Fix, Policy."""
+    load_all()
+    rule = RULES.get(code.upper())
+    if rule is None:
+        _fail(f"unknown code {code!r}; `mlperf-check rules` lists them all")
+    typer.echo(f"{rule.code} {rule.name} ({rule.severity.value}, {rule.scope})\n")
+    typer.echo(rule.doc)
+
+
+@app.command()
+def rounds() -> None:
+    """The round files this version knows."""
+    for name in available_rounds():
+        loaded = load_round(name)
+        typer.echo(f"{name}  {loaded.data.get('title', '')}")
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()

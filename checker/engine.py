@@ -1,0 +1,275 @@
+"""Runs the rules over a tree: per submission, per system and per result, in parallel.
+
+A unit of work is one system with all its results (plus one unit per submission for the
+submission-wide rules). Units run in worker processes; their findings are merged and sorted,
+so the output does not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .findings import Finding, Severity
+from .model import Result, Submission, System, discover, results_of, systems_of
+from .registry import RULES, Problem, Rule, load_all, selected
+from .rounds import Round, load_round
+from .tree import Tree
+from .waivers import Waiver, apply_waivers
+
+
+@dataclass
+class ResultRecord:
+    location: str
+    division: str
+    submitter: str
+    system: str
+    benchmark: str
+    scenario: str
+    model: str | None
+    system_key: str
+    submission_key: str
+    metric: dict[str, Any] | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    valid: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "location": self.location,
+            "division": self.division,
+            "submitter": self.submitter,
+            "system": self.system,
+            "benchmark": self.benchmark,
+            "scenario": self.scenario,
+            "model": self.model,
+            "valid": self.valid,
+        }
+        if self.metric is not None:
+            data["metric"] = self.metric
+        data.update(self.facts)
+        return data
+
+
+@dataclass
+class Report:
+    round: Round
+    root: str
+    results: list[ResultRecord]
+    findings: list[Finding]
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for finding in self.findings:
+            if not finding.waived:
+                counts[finding.severity.value] += 1
+        return counts
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR and not f.waived for f in self.findings)
+
+
+@dataclass(frozen=True)
+class Options:
+    root: str
+    round: str
+    codes: frozenset[str]
+
+
+@dataclass
+class UnitOutput:
+    results: list[ResultRecord] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _to_finding(rule: Rule, problem: Problem, location: str, subject: str) -> Finding:
+    return Finding(
+        code=rule.code,
+        severity=problem.severity or rule.severity,
+        path=problem.path,
+        message=problem.message,
+        location=location,
+        pointer=problem.pointer,
+        observed=problem.observed,
+        expected=problem.expected,
+        hint=problem.hint,
+        name=rule.name,
+        subject=subject,
+    )
+
+
+def _internal_error(rule: Rule, path: str, location: str, subject: str, error: BaseException) -> Finding:
+    frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    where = f" ({os.path.basename(frame.filename)}:{frame.lineno})" if frame else ""
+    internal = RULES["INT001"]
+    return Finding(
+        code=internal.code,
+        severity=internal.severity,
+        path=path,
+        message=f"rule {rule.code} {rule.name} failed: {type(error).__name__}: {error}{where}",
+        location=location,
+        name=internal.name,
+        subject=subject,
+        observed=rule.code,
+    )
+
+
+def _run_rules(rules: Iterable[Rule], subject: Any, round: Round, path: str, location: str, key: str,
+               artefact: Callable[[str], Any]) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in rules:
+        try:
+            if any(artefact(need) is None for need in rule.needs):
+                continue
+            for problem in rule.func(subject, round) or ():
+                found.append(_to_finding(rule, problem, location, key))
+        except Exception as error:  # noqa: BLE001 - a failing rule becomes a finding
+            found.append(_internal_error(rule, path, location, key, error))
+    return found
+
+
+def _by_scope(codes: frozenset[str], scope: str) -> list[Rule]:
+    return [r for code, r in sorted(RULES.items()) if r.scope == scope and code in codes and r.func is not None]
+
+
+def _record(result: Result) -> ResultRecord:
+    system, submission = result.system, result.submission
+    return ResultRecord(
+        location=result.location,
+        division=result.division,
+        submitter=submission.submitter,
+        system=system.name,
+        benchmark=result.benchmark,
+        scenario=result.scenario or result.scenario_folder,
+        model=result.model,
+        system_key=system.key,
+        submission_key=submission.rel,
+    )
+
+
+def check_system(system: System, codes: frozenset[str]) -> UnitOutput:
+    """System rules once, then every result of the system."""
+    out = UnitOutput()
+    round = system.submission.round
+    system_rules, result_rules = _by_scope(codes, "system"), _by_scope(codes, "result")
+    out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
+                               lambda name: system.description if name == "system_description" else True)
+    for result in results_of(system):
+        record = _record(result)
+        found = _run_rules(result_rules, result, round, result.location, result.location, "",
+                           result.artefact)
+        try:
+            record.metric = metric_of(result)
+        except Exception as error:  # noqa: BLE001
+            found.append(_internal_error(RULES["INT001"], result.location, result.location, "", error))
+        out.findings += result.findings + found
+        out.results.append(record)
+    out.findings += system.findings
+    return out
+
+
+def metric_of(result: Result) -> dict[str, Any] | None:
+    """The headline metric of a result, as the round defines it, when its log has it."""
+    if result.model is None or result.scenario is None:
+        return None
+    metric = result.round.metric(result.model, result.scenario)
+    log = result.performance_log
+    if metric is None or log is None:
+        return None
+    value = log.get(metric.key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return {"value": value * metric.scale, "units": metric.units, "key": metric.key}
+
+
+def check_submission(submission: Submission, codes: frozenset[str]) -> UnitOutput:
+    out = UnitOutput()
+    out.findings += _run_rules(_by_scope(codes, "submission"), submission, submission.round, submission.rel,
+                               "", submission.rel, lambda name: True)
+    out.findings += submission.findings
+    return out
+
+
+# --- the worker side ------------------------------------------------------------------
+_STATE: dict[str, Any] = {}
+
+
+def _setup(options: Options) -> tuple[Tree, Round]:
+    key = (options.root, options.round)
+    if _STATE.get("key") != key:
+        load_all()
+        _STATE.update(key=key, tree=Tree(options.root), round=load_round(options.round), submissions={})
+    return _STATE["tree"], _STATE["round"]
+
+
+def _submission(options: Options, division: str, submitter: str) -> Submission:
+    tree, round = _setup(options)
+    cache = _STATE["submissions"]
+    if (division, submitter) not in cache:
+        cache[(division, submitter)] = Submission(tree, round, division, submitter)
+    return cache[(division, submitter)]
+
+
+def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
+    options, division, submitter, system_name = args
+    submission = _submission(options, division, submitter)
+    if system_name is None:
+        return check_submission(submission, options.codes)
+    return check_system(System(submission, system_name), options.codes)
+
+
+def check(
+    root: str,
+    round_name: str,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    jobs: int | None = None,
+    waivers: list[Waiver] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    load_all()
+    round = load_round(round_name)
+    tree = Tree(root)
+    codes = frozenset(selected(select, ignore))
+    options = Options(tree.root, round_name, codes)
+    submissions = discover(tree, round)
+    units: list[tuple[Options, str, str, str | None]] = []
+    for submission in submissions:
+        units.append((options, submission.division, submission.submitter, None))
+        for system in systems_of(submission):
+            units.append((options, submission.division, submission.submitter, system.name))
+
+    outputs: list[UnitOutput] = []
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and len(units) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
+            for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
+                outputs.append(output)
+                if progress:
+                    progress(done, len(units))
+    else:
+        for done, unit in enumerate(units, 1):
+            outputs.append(_run_unit(unit))
+            if progress:
+                progress(done, len(units))
+
+    results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
+    findings = [f for o in outputs for f in o.findings if f.code in codes or f.code == "INT001"]
+    findings = apply_waivers(findings, waivers or [])
+    findings.sort(key=Finding.sort_key)
+    _judge(results, findings)
+    return Report(round=round, root=tree.root, results=results, findings=findings)
+
+
+def _judge(results: list[ResultRecord], findings: list[Finding]) -> None:
+    """A result is valid when no un-waived error applies to it: on the result itself, on its
+    system, or on its submission."""
+    failing: set[str] = set()
+    for finding in findings:
+        if finding.severity is Severity.ERROR and not finding.waived:
+            failing.add(finding.location or finding.subject)
+    for result in results:
+        result.valid = not ({result.location, result.system_key, result.submission_key} & failing)

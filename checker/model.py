@@ -1,0 +1,238 @@
+"""The submission model: divisions, submitters, systems and results found in a tree.
+
+Discovery only lists folders; it reads no file except the open division's
+`model_mapping.json`. Artefacts are read lazily, through a `Reader`, when a rule asks.
+Paths inside a submission come from the round's `layout`, so a round that moves
+`compliance/` or `measurements/` needs a new round file, not new code.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from .findings import Finding
+from .parsers.accuracy import AccuracyReport, parse_accuracy
+from .parsers.mllog import LoadgenLog
+from .parsers.text import Summary, Verdict, parse_conf, parse_summary, parse_verify
+from .reader import Reader
+from .rounds import Round
+from .tree import Kind, Tree, join
+
+
+@dataclass
+class Submission:
+    """One `<division>/<submitter>` folder."""
+
+    tree: Tree
+    round: Round
+    division: str
+    submitter: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def rel(self) -> str:
+        return join(self.division, self.submitter)
+
+    @functools.cached_property
+    def reader(self) -> Reader:
+        return Reader(self.tree, "", self.findings, subject=self.rel)
+
+    @functools.cached_property
+    def model_mapping(self) -> dict[str, str]:
+        """The open division's benchmark-name mapping, when present and readable."""
+        rel = join(self.rel, "model_mapping.json")
+        data = self.reader.json(rel, required=False, what="model_mapping.json")
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): v for k, v in data.items() if isinstance(v, str)}
+
+    def path(self, name: str, **parts: str) -> str | None:
+        inner = self.round.layout_path(name, **parts)
+        return join(self.rel, inner) if inner is not None else None
+
+
+@dataclass
+class System:
+    submission: Submission
+    name: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return join(self.submission.rel, "systems", self.name)
+
+    @property
+    def json_path(self) -> str:
+        return self.submission.path("system_json", system=self.name)
+
+    @functools.cached_property
+    def reader(self) -> Reader:
+        return Reader(self.submission.tree, "", self.findings, subject=self.key)
+
+    @functools.cached_property
+    def description(self) -> dict[str, Any] | None:
+        data = self.reader.json(self.json_path, what="system description")
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            self.reader.report("FIL007", self.json_path, "system description is JSON but not an object",
+                               pointer="")
+            return None
+        return data
+
+    @property
+    def system_type(self) -> str | None:
+        desc = self.description or {}
+        value = desc.get("system_type")
+        return value.strip().replace(" ", "") if isinstance(value, str) else None
+
+
+@dataclass
+class Result:
+    """One `results/<system>/<benchmark>/<scenario>` folder."""
+
+    system: System
+    benchmark: str
+    scenario_folder: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def submission(self) -> Submission:
+        return self.system.submission
+
+    @property
+    def round(self) -> Round:
+        return self.submission.round
+
+    @property
+    def tree(self) -> Tree:
+        return self.submission.tree
+
+    @property
+    def parts(self) -> dict[str, str]:
+        return {"system": self.system.name, "benchmark": self.benchmark, "scenario": self.scenario_folder}
+
+    @property
+    def location(self) -> str:
+        return self.submission.path("result", **self.parts)
+
+    @property
+    def division(self) -> str:
+        return self.submission.division
+
+    @property
+    def scenario(self) -> str | None:
+        """The round's spelling of the folder's scenario, or None when unknown."""
+        return self.round.scenario_name(self.scenario_folder)
+
+    @functools.cached_property
+    def model(self) -> str | None:
+        """The round's model this benchmark folder maps to, or None."""
+        return self.round.canonical_model(self.benchmark, self.submission.model_mapping)
+
+    @functools.cached_property
+    def reader(self) -> Reader:
+        return Reader(self.tree, self.location, self.findings)
+
+    def path(self, name: str, *more: str) -> str | None:
+        base = self.submission.path(name, **self.parts)
+        return join(base, *more) if base is not None else None
+
+    # --- which harness wrote it --------------------------------------------------------
+    @functools.cached_property
+    def is_endpoints(self) -> bool:
+        """Results written by the MLPerf Endpoints harness: no loadgen detail logs, and an
+        endpoints `config.yaml` or `performance/result_summary.json` instead."""
+        if not self.round.layout.get("endpoints"):
+            return False
+        loadgen = any(self.reader.exists(join(p, "mlperf_log_detail.txt"))
+                      for p in (self.path("performance"), self.path("accuracy")) if p)
+        if loadgen:
+            return False
+        return self.reader.exists(join(self.location, "config.yaml")) or self.reader.exists(
+            join(self.location, "performance", "result_summary.json"))
+
+    # --- artefacts ---------------------------------------------------------------------
+    @functools.cached_property
+    def performance_log(self) -> LoadgenLog | None:
+        if self.is_endpoints:
+            return None
+        return self.reader.mllog(self.path("performance", "mlperf_log_detail.txt"), what="performance detail log")
+
+    @functools.cached_property
+    def performance_summary(self) -> Summary | None:
+        if self.is_endpoints:
+            return None
+        return self.reader.parsed(self.path("performance", "mlperf_log_summary.txt"), parse_summary,
+                                  what="performance summary")
+
+    @functools.cached_property
+    def accuracy_log(self) -> LoadgenLog | None:
+        if self.is_endpoints:
+            return None
+        return self.reader.mllog(self.path("accuracy", "mlperf_log_detail.txt"), what="accuracy detail log")
+
+    @functools.cached_property
+    def accuracy_report(self) -> AccuracyReport | None:
+        if self.is_endpoints:
+            return None
+        return self.reader.parsed(self.path("accuracy", "accuracy.txt"), parse_accuracy, what="accuracy.txt")
+
+    @functools.cached_property
+    def measurements_dir(self) -> str:
+        return self.path("measurements")
+
+    @functools.cached_property
+    def user_conf(self) -> dict[str, str] | None:
+        return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, what="user.conf")
+
+    def compliance_dir(self, test: str) -> str:
+        return self.path("compliance", test)
+
+    def compliance_log(self, test: str) -> LoadgenLog | None:
+        return self.reader.mllog(join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt"),
+                                 what=f"{test} performance detail log")
+
+    def compliance_verdict(self, test: str, kind: str) -> Verdict | None:
+        return self.reader.parsed(join(self.compliance_dir(test), f"verify_{kind}.txt"), parse_verify,
+                                  what=f"{test} verify_{kind}.txt")
+
+    def artefact(self, name: str) -> Any:
+        """An artefact by name, for rules' `needs`."""
+        if name == "system_description":
+            return self.system.description
+        return getattr(self, name)
+
+
+def discover(tree: Tree, round: Round) -> list[Submission]:
+    """The `<division>/<submitter>` folders under the root, whether the root is a whole
+    round, one division, or one submitter's folder."""
+    divisions = set(round.divisions)
+    top = tree.subdirs("")
+    if any(name in divisions for name in top):
+        found = [(div, sub) for div in top if div in divisions for sub in tree.subdirs(div)]
+        return [Submission(tree, round, div, sub) for div, sub in found]
+    return []
+
+
+def systems_of(submission: Submission) -> list[System]:
+    """Systems with a results folder or a description; each appears once."""
+    tree = submission.tree
+    names = set(tree.subdirs(join(submission.rel, submission.round.results_root)))
+    for entry in tree.listdir(join(submission.rel, "systems")):
+        leaf = entry.rel.rpartition("/")[2]
+        if entry.kind is Kind.FILE and leaf.endswith(".json"):
+            names.add(leaf[: -len(".json")])
+    return [System(submission, name) for name in sorted(names)]
+
+
+def results_of(system: System) -> list[Result]:
+    tree = system.submission.tree
+    base = join(system.submission.rel, system.submission.round.results_root, system.name)
+    found = []
+    for benchmark in tree.subdirs(base):
+        for scenario in tree.subdirs(join(base, benchmark)):
+            found.append(Result(system, benchmark, scenario))
+    return found

@@ -1,0 +1,87 @@
+"""Small text formats: `mlperf_log_summary.txt`, `verify_*.txt`, `user.conf`/`mlperf.conf`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import Defect
+
+_SUMMARY_LINE = re.compile(r"^\s*([^:=]+?)\s*:\s*(.*?)\s*$")
+
+
+@dataclass
+class Summary:
+    """`mlperf_log_summary.txt`: the `name : value` lines, keyed by the name as printed."""
+
+    fields: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def validity(self) -> str | None:
+        return self.fields.get("Result is")
+
+    @property
+    def scenario(self) -> str | None:
+        return self.fields.get("Scenario")
+
+    @property
+    def mode(self) -> str | None:
+        return self.fields.get("Mode")
+
+
+def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
+    summary = Summary()
+    for line in text.splitlines():
+        match = _SUMMARY_LINE.match(line)
+        if match and not line.startswith("="):
+            summary.fields.setdefault(match.group(1), match.group(2))
+    defects = [] if summary.fields else [Defect("LOG003", "holds no `name : value` lines")]
+    return summary, defects
+
+
+@dataclass
+class Verdict:
+    """A compliance `verify_*.txt`: its TEST PASS/FAIL line and its `name: value` checks."""
+
+    passed: bool | None
+    checks: dict[str, str] = field(default_factory=dict)
+
+
+_VERDICT = re.compile(r"^\s*TEST\s+(PASS|FAIL)\s*$", re.IGNORECASE)
+_CHECK = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.+?)\s*$")
+
+
+def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
+    passed: bool | None = None
+    checks: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _VERDICT.match(line)
+        if match:
+            # Several verdict lines: any FAIL wins.
+            this = match.group(1).upper() == "PASS"
+            passed = this if passed is None else (passed and this)
+            continue
+        check = _CHECK.match(line)
+        if check:
+            checks.setdefault(check.group(1), check.group(2))
+    defects = [] if passed is not None or checks else [Defect("CMP001", "holds no TEST PASS or TEST FAIL line")]
+    return Verdict(passed, checks), defects
+
+
+_CONF_LINE = re.compile(r"^\s*([^#=\s][^=]*?)\s*=\s*(.*?)\s*$")
+
+
+def parse_conf(text: str) -> tuple[dict[str, str], list[Defect]]:
+    """`model.scenario.key = value` lines; comments start with #."""
+    values: dict[str, str] = {}
+    defects: list[Defect] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.split("#", 1)[0].strip()
+        if not stripped:
+            continue
+        match = _CONF_LINE.match(stripped)
+        if not match:
+            defects.append(Defect("LOG004", f"line {number} is not `key = value`: {stripped[:80]}", line=number))
+            continue
+        values[match.group(1)] = match.group(2)
+    return values, defects

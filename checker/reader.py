@@ -1,0 +1,168 @@
+"""Reading artefacts of a checked tree, with every failure turned into a finding.
+
+A `Reader` belongs to one subject (a result, a system, a submission). It caches what it has
+read, so a file is read and parsed once however many rules ask for it, and it records each
+read failure once, as a finding that names the file.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, TypeVar
+
+from .findings import Finding, Severity
+from .parsers import Defect
+from .parsers.mllog import LoadgenLog, parse_mllog
+from .registry import RULES
+from .tree import Kind, Tree
+
+T = TypeVar("T")
+
+MAX_TEXT_BYTES = 32 * 1024 * 1024
+_MISSING = object()
+
+
+class Reader:
+    def __init__(self, tree: Tree, location: str, sink: list[Finding], subject: str = "") -> None:
+        self.tree = tree
+        self.location = location
+        self.subject = subject
+        self.sink = sink
+        self._cache: dict[tuple[str, str], Any] = {}
+
+    # --- findings ----------------------------------------------------------------------
+    def report(self, code: str, path: str, message: str, **extra: Any) -> None:
+        rule = RULES.get(code)
+        severity = extra.pop("severity", None) or (rule.severity if rule else Severity.ERROR)
+        self.sink.append(
+            Finding(code=code, severity=severity, path=path, message=message, location=self.location,
+                    name=rule.name if rule else "", subject=self.subject, **extra)
+        )
+
+    def _defects(self, path: str, defects: list[Defect]) -> None:
+        for defect in defects:
+            pointer = defect.pointer or (f"line {defect.line}" if defect.line else None)
+            self.report(defect.code, path, defect.message, pointer=pointer)
+
+    # --- files -------------------------------------------------------------------------
+    def exists(self, rel: str) -> bool:
+        return self.tree.entry(rel).kind is Kind.FILE
+
+    def is_dir(self, rel: str) -> bool:
+        return self.tree.entry(rel).kind is Kind.DIR
+
+    def _openable(self, rel: str, required: bool, what: str) -> bool:
+        """Whether `rel` is a regular file inside the tree; reports why not."""
+        entry = self.tree.entry(rel)
+        if entry.kind is Kind.FILE:
+            if entry.size == 0:
+                self.report("FIL002", rel, f"{what} is empty")
+                return False
+            return True
+        if entry.kind is Kind.MISSING:
+            if required:
+                self.report("FIL001", rel, f"{what} is missing", expected=rel)
+        elif entry.kind is Kind.DIR:
+            self.report("FIL005", rel, f"{what} is a folder, not a file")
+        elif entry.kind is Kind.OUTSIDE:
+            self.report("FIL006", rel, f"{what} is a symlink that leaves the checked folder; it was not followed")
+        elif entry.kind is Kind.BROKEN:
+            self.report("FIL010", rel, f"{what} is a broken symlink")
+        else:
+            self.report("FIL011", rel, f"{what} is not a regular file")
+        return False
+
+    def _cached(self, kind: str, rel: str, load: Callable[[], Any]) -> Any:
+        key = (kind, rel)
+        value = self._cache.get(key, _MISSING)
+        if value is _MISSING:
+            value = load()
+            self._cache[key] = value
+        return value
+
+    def data(self, rel: str, required: bool = True, what: str = "file") -> bytes | None:
+        def load() -> bytes | None:
+            if not self._openable(rel, required, what):
+                return None
+            size = self.tree.entry(rel).size
+            if size > MAX_TEXT_BYTES:
+                self.report("FIL008", rel, f"{what} has {size} bytes, more than the {MAX_TEXT_BYTES} this check reads",
+                            observed=size, expected=MAX_TEXT_BYTES)
+                return None
+            try:
+                with open(self.tree.real(rel), "rb") as handle:
+                    return handle.read()
+            except OSError as error:
+                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
+                return None
+
+        return self._cached("bytes", rel, load)
+
+    def text(self, rel: str, required: bool = True, what: str = "file") -> str | None:
+        def load() -> str | None:
+            raw = self.data(rel, required, what)
+            if raw is None:
+                return None
+            if b"\x00" in raw:
+                self.report("FIL004", rel, f"{what} holds binary data (NUL bytes), not text")
+                return None
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                self.report("FIL003", rel, f"{what} is not UTF-8 text (bad byte at offset {error.start})",
+                            pointer=f"byte {error.start}")
+                return None
+
+        return self._cached("text", rel, load)
+
+    def json(self, rel: str, required: bool = True, what: str = "JSON file") -> Any:
+        def load() -> Any:
+            text = self.text(rel, required, what)
+            if text is None:
+                return None
+            try:
+                return json.loads(text)
+            except ValueError as error:
+                line = getattr(error, "lineno", None)
+                column = getattr(error, "colno", None)
+                where = f" at line {line}, column {column}" if line else ""
+                self.report("FIL007", rel, f"{what} is not valid JSON{where}: {getattr(error, 'msg', error)}",
+                            pointer=f"line {line}" if line else None)
+                return None
+            except RecursionError:
+                self.report("FIL007", rel, f"{what} is nested too deeply to read")
+                return None
+
+        return self._cached("json", rel, load)
+
+    def parsed(self, rel: str, parser: Callable[[str], tuple[T, list[Defect]]], required: bool = True,
+               what: str = "file") -> T | None:
+        def load() -> T | None:
+            text = self.text(rel, required, what)
+            if text is None:
+                return None
+            value, defects = parser(text)
+            self._defects(rel, defects)
+            return None if any(RULES[d.code].severity is Severity.ERROR for d in defects if d.code in RULES) else value
+
+        return self._cached(f"parsed:{getattr(parser, '__name__', parser)}", rel, load)
+
+    def mllog(self, rel: str, required: bool = True, what: str = "loadgen log") -> LoadgenLog | None:
+        """A streamed loadgen detail log. Malformed records are findings; the log is still
+        returned when some records could be read, so that rules judge what is there."""
+
+        def load() -> LoadgenLog | None:
+            if not self._openable(rel, required, what):
+                return None
+            try:
+                with open(self.tree.real(rel), "rb") as handle:
+                    log, defects = parse_mllog(handle)
+            except OSError as error:
+                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
+                return None
+            self._defects(rel, defects)
+            if not log.values:
+                return None
+            return log
+
+        return self._cached("mllog", rel, load)

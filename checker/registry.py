@@ -1,0 +1,135 @@
+"""The rule registry: every finding code, its name, scope, severity and documentation.
+
+Codes are three letters for the family and three digits. A code is never renumbered or
+reused: retired codes stay in RETIRED.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from .findings import Severity
+
+CODE = re.compile(r"^[A-Z]{3}\d{3}$")
+NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SCOPES = ("submission", "system", "result", "emitted")
+
+# code -> why it was retired. Never reuse a code listed here.
+RETIRED: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a rule yields; the engine adds the code, name, severity and location."""
+
+    path: str
+    message: str
+    pointer: str | None = None
+    observed: Any = None
+    expected: Any = None
+    hint: str | None = None
+    severity: Severity | None = None  # overrides the rule's default when set
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    scope: str
+    severity: Severity
+    doc: str
+    func: Callable[..., Iterable[Problem]] | None = None
+    needs: tuple[str, ...] = ()
+    preview: bool = False
+    sections: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def family(self) -> str:
+        return self.code[:3]
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0] if self.doc.strip() else ""
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _sections(doc: str) -> dict[str, str]:
+    """The `Why:`, `Fix:`, `Policy:` paragraphs of a rule docstring."""
+    found: dict[str, str] = {}
+    current = None
+    for line in inspect.cleandoc(doc).splitlines():
+        match = re.match(r"^(Why|Fix|Policy|Example|Examples):\s*(.*)$", line)
+        if match:
+            current = match.group(1)
+            found[current] = match.group(2)
+        elif current and line.strip():
+            found[current] += " " + line.strip()
+        elif not line.strip():
+            current = None
+    return found
+
+
+def _register(rule: Rule) -> None:
+    if not CODE.match(rule.code):
+        raise ValueError(f"rule code {rule.code!r} is not three capitals and three digits")
+    if not NAME.match(rule.name):
+        raise ValueError(f"rule name {rule.name!r} is not kebab-case")
+    if rule.code in RETIRED:
+        raise ValueError(f"rule code {rule.code} is retired and cannot be reused")
+    if rule.code in RULES and RULES[rule.code].func is not rule.func:
+        raise ValueError(f"rule code {rule.code} is registered twice")
+    if rule.scope not in SCOPES:
+        raise ValueError(f"rule scope {rule.scope!r} is not one of {SCOPES}")
+    RULES[rule.code] = rule
+
+
+def rule(
+    code: str,
+    name: str,
+    scope: str = "result",
+    severity: Severity = Severity.ERROR,
+    needs: tuple[str, ...] = (),
+    preview: bool = False,
+) -> Callable[[Callable[..., Iterator[Problem]]], Callable[..., Iterator[Problem]]]:
+    """Register a rule function. `needs` names artefacts of its subject (for example
+    `performance_log`); when one could not be read, the rule is skipped, because the read
+    failure is already a finding."""
+
+    def decorate(func: Callable[..., Iterator[Problem]]) -> Callable[..., Iterator[Problem]]:
+        doc = inspect.cleandoc(func.__doc__ or "")
+        _register(Rule(code, name, scope, severity, doc, func, tuple(needs), preview, _sections(doc)))
+        return func
+
+    return decorate
+
+
+def declare(code: str, name: str, doc: str, severity: Severity = Severity.ERROR) -> None:
+    """Register a code that the submission model or a parser emits (a file that cannot be
+    read, a malformed log line) rather than a rule function."""
+    text = inspect.cleandoc(doc)
+    _register(Rule(code, name, "emitted", severity, text, None, (), False, _sections(text)))
+
+
+def load_all() -> dict[str, Rule]:
+    """Import every rule module so that its rules register themselves."""
+    from . import rules as _  # noqa: F401  (checker.rules imports each family module)
+
+    return RULES
+
+
+def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]:
+    """Codes chosen by --select / --ignore, each given as a full code or a prefix."""
+    select, ignore = [s.upper() for s in select if s], [s.upper() for s in ignore if s]
+    chosen = set()
+    for code in RULES:
+        if select and not any(code.startswith(prefix) for prefix in select):
+            continue
+        if any(code.startswith(prefix) for prefix in ignore):
+            continue
+        chosen.add(code)
+    return chosen

@@ -1,0 +1,287 @@
+"""Round files: one YAML document of facts per round, validated when loaded.
+
+Rules ask a `Round` for facts (`round.latency(model, scenario)`) and never compare round
+names. A fact the round file does not state is None, and a rule that needs it does not apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jsonschema
+import yaml
+
+
+class RoundError(Exception):
+    """A round file that cannot be found, read or validated (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    metric: str
+    key: str
+    reference: float
+    factor: float
+    upper_factor: float | None = None
+    upper: float | None = None
+
+    @property
+    def lower_bound(self) -> float:
+        return self.reference * self.factor
+
+    @property
+    def upper_bound(self) -> float | None:
+        if self.upper is not None:
+            return self.upper
+        if self.upper_factor is not None:
+            return self.reference * self.upper_factor
+        return None
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str
+    units: str
+    scale: float = 1.0
+
+
+def _schema(name: str) -> dict[str, Any]:
+    text = resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def available_rounds() -> list[str]:
+    names = []
+    for entry in resources.files("checker.rules").iterdir():
+        if entry.name.endswith(".yaml") and not entry.name.startswith("loadgen_"):
+            names.append(entry.name[: -len(".yaml")])
+    return sorted(names, key=_round_order)
+
+
+def _round_order(name: str) -> tuple:
+    numbers = [int(n) for n in re.findall(r"\d+", name)]
+    # Profiles (demo-v6.1) sort before the real round they extend.
+    return (numbers, 0 if "-" in name else 1, name)
+
+
+def newest_round() -> str:
+    real = [name for name in available_rounds() if re.fullmatch(r"v\d+(\.\d+)*", name)]
+    return real[-1]
+
+
+def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
+    if os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml")):
+        try:
+            with open(name_or_path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as error:
+            raise RoundError(f"cannot read round file {name_or_path}: {error.strerror}") from None
+        origin = name_or_path
+    else:
+        entry = resources.files("checker.rules").joinpath(f"{name_or_path}.yaml")
+        if not entry.is_file():
+            known = ", ".join(available_rounds())
+            raise RoundError(f"unknown round {name_or_path!r}; known rounds: {known}")
+        text = entry.read_text(encoding="utf-8")
+        origin = f"rules/{name_or_path}.yaml"
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise RoundError(f"{origin} is not valid YAML: {error}") from None
+    if not isinstance(document, dict):
+        raise RoundError(f"{origin} does not hold a mapping")
+    return document, origin
+
+
+def _merge(base: Any, override: Any) -> Any:
+    """Deep-merge mappings; any other value in `override` replaces the base value."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for key, value in override.items():
+            merged[key] = _merge(base.get(key), value) if key in base else value
+        return merged
+    return override
+
+
+def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
+    document, origin = _read_document(name_or_path)
+    parent = document.pop("extends", None)
+    if parent is None:
+        return document, origin
+    if parent in seen:
+        raise RoundError(f"{origin}: round files extend each other in a loop ({' -> '.join(seen + (parent,))})")
+    base, _ = _resolve(parent, seen + (name_or_path,))
+    merged = _merge(base, document)
+    merged["extends"] = parent
+    return merged, origin
+
+
+@functools.lru_cache(maxsize=16)
+def load_round(name_or_path: str) -> "Round":
+    document, origin = _resolve(name_or_path)
+    validator = jsonschema.Draft202012Validator(_schema("round.schema.json"))
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
+        raise RoundError(f"{origin} does not match schemas/round.schema.json at {where}: {first.message}")
+    return Round(document, origin)
+
+
+class Round:
+    """The facts of one round (or of a profile that extends one)."""
+
+    def __init__(self, data: dict[str, Any], origin: str) -> None:
+        self.data = data
+        self.origin = origin
+        self.name: str = data["round"]
+        self._mapping = {k: v for k, v in data.get("model_mapping", {}).items() if k != "source"}
+
+    def __repr__(self) -> str:
+        return f"Round({self.name!r})"
+
+    # --- names -------------------------------------------------------------------------
+    @property
+    def models(self) -> list[str]:
+        return list(self.data["models"])
+
+    @property
+    def divisions(self) -> list[str]:
+        return list(self.data["divisions"])
+
+    @property
+    def scenarios(self) -> list[str]:
+        return list(self.data["scenarios"])
+
+    @property
+    def system_types(self) -> list[str]:
+        return list(self.data["system_types"]["values"])
+
+    @property
+    def availability(self) -> list[str]:
+        return list(self.data["availability"]["values"])
+
+    def scenario_name(self, folder: str) -> str | None:
+        """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
+        lowered = folder.lower()
+        for scenario in self.scenarios:
+            if scenario.lower() == lowered:
+                return scenario
+        return None
+
+    def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
+        """The round's model for a benchmark folder name, or None when the round has none."""
+        if benchmark in self.data["models"]:
+            return benchmark
+        for mapping in (extra_mapping or {}, self._mapping):
+            target = mapping.get(benchmark)
+            if isinstance(target, str) and target in self.data["models"]:
+                return target
+        return None
+
+    def model(self, name: str) -> dict[str, Any] | None:
+        return self.data["models"].get(name)
+
+    # --- facts -------------------------------------------------------------------------
+    @property
+    def seeds(self) -> dict[str, int]:
+        return {k: v for k, v in self.data["seeds"].items() if k != "source"}
+
+    @property
+    def seed_release(self) -> dict[str, Any] | None:
+        return self.data.get("seed_release")
+
+    @property
+    def layout(self) -> dict[str, Any]:
+        return self.data["layout"]
+
+    @property
+    def run(self) -> dict[str, Any]:
+        return self.data["run"]
+
+    @property
+    def system_description(self) -> dict[str, Any]:
+        return self.data["system_description"]
+
+    @property
+    def measurements(self) -> dict[str, Any]:
+        return self.data["measurements"]
+
+    def min_duration_ms(self, model: str) -> int:
+        facts = self.model(model) or {}
+        return int(facts.get("min_duration_ms", self.run["min_duration_ms"]))
+
+    def scenario_rules(self, model: str, system_type: str) -> dict[str, list[str]] | None:
+        """{required, one_of, optional} for a model on a system type, or None when the model
+        is not offered on that type."""
+        facts = self.model(model)
+        if facts is None:
+            return None
+        table = facts["scenarios"]
+        rules = table.get(system_type)
+        if rules is None and "," in system_type:
+            rules = table.get(",".join(reversed(system_type.split(","))))
+        return rules
+
+    def gates(self, model: str, scenario: str) -> list[Gate]:
+        facts = self.model(model) or {}
+        gates = []
+        for gate in facts.get("accuracy", []):
+            if "scenarios" in gate and scenario not in gate["scenarios"]:
+                continue
+            gates.append(Gate(**{k: v for k, v in gate.items() if k != "scenarios"}))
+        return gates
+
+    def samples(self, model: str) -> dict[str, Any]:
+        return dict((self.model(model) or {}).get("samples", {}))
+
+    def accuracy_sample_count(self, model: str, scenario: str) -> int | None:
+        samples = self.samples(model)
+        count = samples.get("accuracy", samples.get("dataset"))
+        if isinstance(count, dict):
+            count = count.get(scenario, samples.get("dataset"))
+        return count
+
+    def min_queries(self, model: str, scenario: str) -> int | None:
+        return (self.model(model) or {}).get("min_queries", {}).get(scenario)
+
+    def offline_min_samples_per_query(self, model: str) -> int | None:
+        return (self.model(model) or {}).get("offline_min_samples_per_query")
+
+    def latency(self, model: str, scenario: str) -> dict[str, int] | None:
+        """Latency limits of the folder's scenario: {target_ns} or {ttft_ns, tpot_ns}."""
+        return (self.model(model) or {}).get("latency", {}).get(scenario)
+
+    def compliance_tests(self, model: str) -> list[str]:
+        return list((self.model(model) or {}).get("compliance", []))
+
+    def equal_issue(self, model: str) -> bool | None:
+        return (self.model(model) or {}).get("equal_issue")
+
+    def metric(self, model: str, scenario: str) -> Metric | None:
+        facts = self.model(model) or {}
+        override = facts.get("metric_overrides", {}).get(scenario)
+        chosen = override or self.data["metric_sets"].get(facts.get("metrics", "default"), {}).get(scenario)
+        if chosen is None:
+            chosen = self.data["metric_sets"]["default"].get(scenario)
+        return Metric(**chosen) if chosen else None
+
+    @property
+    def results_root(self) -> str:
+        """The folder, inside a submitter's folder, that holds `<system>/<benchmark>/<scenario>`."""
+        return self.layout["result"].split("/{system}")[0]
+
+    def layout_path(self, name: str, **parts: str) -> str | None:
+        """A layout template filled in; None when the round has no such path."""
+        template = self.layout.get(name)
+        if not isinstance(template, str):
+            return None
+        if "{result}" in template:
+            parts = {**parts, "result": self.layout["result"].format(**parts)}
+        return template.format(**parts)

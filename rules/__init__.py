@@ -1,0 +1,3 @@
+"""Rule families, one module each. Importing this package registers every rule."""
+
+from . import files, seeds, structure  # noqa: F401

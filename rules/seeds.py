@@ -1,0 +1,84 @@
+"""RNG: loadgen's random seeds are the round's."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from checker.model import Result
+from checker.parsers.mllog import LoadgenLog
+from checker.registry import Problem, rule
+from checker.rounds import Round, available_rounds, load_round
+from checker.findings import Severity
+from checker.tree import join
+
+SEED_KEYS = ("qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed")
+
+
+def _seed_mismatches(log: LoadgenLog, round: Round) -> list[tuple[str, object, int]]:
+    wrong = []
+    for name, expected in round.seeds.items():
+        observed = log.get(f"effective_{name}")
+        if observed != expected:
+            wrong.append((name, observed, expected))
+    return wrong
+
+
+def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog]]:
+    """The main performance log and the performance logs of the compliance runs present."""
+    if result.performance_log is not None:
+        yield result.path("performance", "mlperf_log_detail.txt"), result.performance_log
+    for test in result.round.compliance_tests(result.model or ""):
+        rel = join(result.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
+        if result.reader.exists(rel):
+            log = result.compliance_log(test)
+            if log is not None:
+                yield rel, log
+
+
+@rule("RNG001", "round-seeds", scope="result", needs=("model",))
+def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
+    """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run.
+
+    Why: the seeds fix which samples are issued and when; they are announced shortly before
+    the deadline so that no one can tune for them. A run with other seeds is not a run of
+    this round.
+    Fix: build loadgen from the round's seed release (its mlperf.conf carries the seeds) and
+    run again; never set seeds in user.conf.
+    Policy: inference_rules.adoc, "Non-determinism is restricted"; the round's seeds
+    (loadgen/mlperf.conf at the seed release).
+    Example: `effective_qsl_rng_seed` 1780908523862526354 passes in v5.1 and fails in v6.1.
+    """
+    for path, log in _logs(result):
+        for name, observed, expected in _seed_mismatches(log, round):
+            yield Problem(
+                path=path,
+                pointer=f"effective_{name}",
+                message=f"effective_{name} is {observed}, the round's is {expected} ({round.name})",
+                observed=observed,
+                expected=expected,
+            )
+
+
+@rule("RNG002", "seeds-of-another-round", scope="result", severity=Severity.NOTE, needs=("performance_log",))
+def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
+    """When the seeds are not this round's, says which round's they are.
+
+    Why: a result checked with the wrong `--round`, or run with an old loadgen, shows the
+    seeds of another round; naming it tells the user which of the two to fix.
+    Fix: check with `--round` set to the round named, or re-run with this round's loadgen.
+    Policy: the rounds' seeds (loadgen/mlperf.conf at each seed release).
+    Example: a v5.1 log checked with --round v6.1 gets a note naming v5.1.
+    """
+    log = result.performance_log
+    if not _seed_mismatches(log, round):
+        return
+    for name in available_rounds():
+        other = load_round(name)
+        if other.name != round.name and not other.data.get("profile") and not _seed_mismatches(log, other):
+            yield Problem(
+                path=result.path("performance", "mlperf_log_detail.txt"),
+                message=f"the seeds are those of round {other.name}, not {round.name}",
+                observed=other.name,
+                expected=round.name,
+            )
+            return
