@@ -27,13 +27,13 @@ class Gate:
     metric: str
     key: str
     reference: float
-    factor: float
+    factor: float | None = None
     upper_factor: float | None = None
     upper: float | None = None
 
     @property
-    def lower_bound(self) -> float:
-        return self.reference * self.factor
+    def lower_bound(self) -> float | None:
+        return self.reference * self.factor if self.factor is not None else None
 
     @property
     def upper_bound(self) -> float | None:
