@@ -186,6 +186,8 @@ class Result:
 
     @functools.cached_property
     def user_conf(self) -> dict[str, str] | None:
+        if self.is_endpoints:
+            return None
         return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, what="user.conf")
 
     def compliance_dir(self, test: str) -> str:

@@ -1,3 +1,3 @@
 """Rule families, one module each. Importing this package registers every rule."""
 
-from . import files, seeds, structure  # noqa: F401
+from . import files, seeds, structure, system  # noqa: F401

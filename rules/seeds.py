@@ -82,3 +82,21 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
                 expected=round.name,
             )
             return
+
+
+@rule("RNG003", "seeds-in-user-conf", scope="result", severity=Severity.WARNING, needs=("user_conf",))
+def seeds_in_user_conf(result: Result, round: Round) -> Iterator[Problem]:
+    """user.conf does not try to set loadgen's seeds.
+
+    Why: loadgen takes the seeds only from its built-in mlperf.conf and ignores them in
+    user.conf, so such a line has no effect and suggests the run was tuned for other seeds.
+    Fix: delete the seed lines from user.conf.
+    Policy: loadgen test_settings_internal.cc (seeds are read only from mlperf.conf);
+    inference_rules.adoc, "Non-determinism is restricted".
+    Example: `*.Offline.qsl_rng_seed = 1` in user.conf is a warning.
+    """
+    path = join(result.measurements_dir, "user.conf")
+    for key in result.user_conf:
+        if key.rsplit(".", 1)[-1] in SEED_KEYS:
+            yield Problem(path=path, pointer=key, message=f"user.conf sets `{key}`, which loadgen ignores",
+                          observed=key)

@@ -41,14 +41,15 @@ def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
 
 @dataclass
 class Verdict:
-    """A compliance `verify_*.txt`: its TEST PASS/FAIL line and its `name: value` checks."""
+    """A compliance `verify_*.txt`: its TEST PASS/FAIL line and its `name = value` or
+    `name: value` lines, keyed by the lower-cased name."""
 
     passed: bool | None
     checks: dict[str, str] = field(default_factory=dict)
 
 
 _VERDICT = re.compile(r"^\s*TEST\s+(PASS|FAIL)\s*$", re.IGNORECASE)
-_CHECK = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.+?)\s*$")
+_CHECK = re.compile(r"^\s*([A-Za-z][^:=]*?)\s*[:=]\s*(.+?)\s*$")
 
 
 def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
@@ -63,7 +64,7 @@ def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
             continue
         check = _CHECK.match(line)
         if check:
-            checks.setdefault(check.group(1), check.group(2))
+            checks.setdefault(check.group(1).lower(), check.group(2))
     defects = [] if passed is not None or checks else [Defect("CMP001", "holds no TEST PASS or TEST FAIL line")]
     return Verdict(passed, checks), defects
 

@@ -1,0 +1,136 @@
+"""Helpers shared by the tests: paths, a hash of a tree, and edits that corrupt a copy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from checker.engine import Report, check
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
+CASES = ROOT / "fixtures" / "cases"
+REAL = (ROOT.parent / "shared" / "real" / "v5.1").resolve()
+
+SUBMISSION = "closed/MLCheckDemo"
+RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
+OFFLINE = f"{RESULT}/Offline"
+SINGLE = f"{RESULT}/SingleStream"
+PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SINGLE}
+
+
+def expand(text: str) -> str:
+    return text.format(**PLACES) if isinstance(text, str) else text
+
+
+def tree_digest(root: Path) -> str:
+    """A hash of every path, link target and file content under root (links not followed)."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            digest.update(str(path.relative_to(root)).encode())
+            if path.is_symlink():
+                digest.update(b"->" + os.readlink(path).encode())
+            elif path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:
+    options.setdefault("jobs", 1)
+    return check(str(root), round_name, **options)
+
+
+def codes_and_paths(report: Report) -> list[tuple[str, str]]:
+    return [(f.code, f.path) for f in report.findings]
+
+
+def set_mllog(path: Path, key: str, value, occurrence: int = 0) -> None:
+    """Rewrite the value of one `:::MLLOG` record, as an edited (forged) log would."""
+    lines = path.read_text().splitlines(keepends=True)
+    seen = 0
+    for number, line in enumerate(lines):
+        if line.startswith(":::MLLOG ") and f'"key": "{key}"' in line:
+            if seen == occurrence:
+                record = json.loads(line[len(":::MLLOG "):])
+                record["value"] = value
+                lines[number] = ":::MLLOG " + json.dumps(record) + "\n"
+                path.write_text("".join(lines))
+                return
+            seen += 1
+    raise AssertionError(f"{path} has no record {key!r} (occurrence {occurrence})")
+
+
+def add_mllog(path: Path, key: str, value, is_error: bool = False, is_warning: bool = False) -> None:
+    """Append a record in loadgen's own format, as loadgen writes an error line."""
+    record = {"key": key, "value": value, "time_ms": 1.0, "namespace": "mlperf::logging",
+              "event_type": "POINT_IN_TIME",
+              "metadata": {"is_error": is_error, "is_warning": is_warning, "file": "loadgen.cc", "line_no": 1,
+                           "pid": 1, "tid": 1}}
+    with open(path, "a") as handle:
+        handle.write(":::MLLOG " + json.dumps(record) + "\n")
+
+
+def apply_edit(root: Path, edit: dict, outside: Path) -> None:
+    """One edit of a case file (see fixtures/cases/README.md)."""
+    (op, target), = [(k, v) for k, v in edit.items() if k in OPS]
+    path = root / expand(target)
+    if op == "replace":
+        text = path.read_text()
+        old, new = expand(edit["old"]), expand(edit["new"])
+        assert old in text, f"{target}: {old!r} not found; the case is stale"
+        path.write_text(text.replace(old, new, edit.get("count", -1)))
+    elif op == "write":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if "hex" in edit:
+            path.write_bytes(bytes.fromhex(edit["hex"]))
+        elif "repeat" in edit:
+            chunk = edit["repeat"].encode()
+            with open(path, "wb") as handle:
+                for _ in range(edit["times"]):
+                    handle.write(chunk)
+        else:
+            path.write_text(expand(edit.get("text", "")))
+    elif op == "append":
+        with open(path, "a") as handle:
+            handle.write(expand(edit["text"]))
+    elif op == "delete":
+        if path.is_dir() and not path.is_symlink():
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    elif op == "mkdir":
+        path.mkdir(parents=True)
+    elif op == "symlink":
+        if path.exists() or path.is_symlink():
+            path.unlink()
+        where = edit.get("to", "outside")
+        if where == "outside":
+            outside.write_text(edit.get("text", "outside the tree\n"))
+            path.symlink_to(outside)
+        elif where == "nowhere":
+            path.symlink_to(root / "does-not-exist")
+        else:
+            path.symlink_to(root / expand(where))
+    elif op == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) - edit["drop_bytes"]])
+    elif op == "fifo":
+        path.unlink()
+        os.mkfifo(path)
+    elif op == "rename":
+        path.rename(root / expand(edit["to"]))
+    elif op == "set_mllog":
+        set_mllog(path, edit["key"], edit["value"], edit.get("occurrence", 0))
+    elif op == "add_mllog":
+        add_mllog(path, edit["key"], edit["value"], edit.get("is_error", False), edit.get("is_warning", False))
+
+
+OPS = ("replace", "write", "append", "delete", "mkdir", "symlink", "truncate", "fifo", "rename", "set_mllog",
+       "add_mllog")

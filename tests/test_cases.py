@@ -1,0 +1,48 @@
+"""Every case in fixtures/cases: a copy of the example, edited, checked, exact findings."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import CASES, EXAMPLE, REAL, apply_edit, codes_and_paths, expand, run, tree_digest
+
+
+def _cases():
+    for path in sorted(CASES.glob("*.yaml")):
+        document = yaml.safe_load(path.read_text())
+        for case in document["cases"]:
+            yield pytest.param(document, case, id=f"{path.stem}-{case['name']}")
+
+
+def _base(case: dict, tmp_path: Path) -> Path:
+    target = tmp_path / "submission"
+    base = case.get("base", "example")
+    if base == "example":
+        shutil.copytree(EXAMPLE, target, symlinks=True)
+    else:  # real:<part of the v5.1 slice>, copied
+        if not REAL.is_dir():
+            pytest.skip("../shared/real/v5.1 is not present")
+        part = base.split(":", 1)[1]
+        shutil.copytree(REAL / part, target / part, symlinks=True)
+    return target
+
+
+@pytest.mark.parametrize("document,case", list(_cases()))
+def test_case(document: dict, case: dict, tmp_path: Path) -> None:
+    root = _base(case, tmp_path)
+    outside = tmp_path / "outside.txt"
+    for edit in case.get("edits", []):
+        apply_edit(root, edit, outside)
+    before = tree_digest(root)
+    report = run(root, case.get("round", document.get("round", "demo-v6.1")))
+    assert tree_digest(root) == before, "the check wrote into the checked tree"
+    expected = [(code, expand(path)) for code, path in case["expect"]]
+    assert codes_and_paths(report) == expected
+    for place, valid in case.get("valid", {}).items():
+        location = expand("{" + place + "}")
+        verdict = {r.location: r.valid for r in report.results}[location]
+        assert verdict is valid, f"{location} should be {'valid' if valid else 'invalid'}"

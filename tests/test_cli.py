@@ -1,0 +1,131 @@
+"""The command line, through typer's CliRunner, plus one real subprocess run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+from typer.testing import CliRunner
+
+from checker.cli import app
+from helpers import EXAMPLE, OFFLINE, SINGLE, tree_digest
+
+runner = CliRunner()
+
+
+def _schema() -> dict:
+    return json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text())
+
+
+def test_check_example_exits_0_with_text() -> None:
+    result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert f"{OFFLINE}  valid" in result.output
+    assert f"{SINGLE}  valid" in result.output
+
+
+def test_json_output_matches_its_schema(example: Path, tmp_path: Path) -> None:
+    (example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt").unlink()
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-f", "json", "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1
+    data = json.loads(out.read_text())
+    jsonschema.Draft202012Validator(_schema()).validate(data)
+    assert data["round"] == "demo-v6.1"
+    assert [(r["location"], r["valid"]) for r in data["results"]] == [(OFFLINE, False), (SINGLE, True)]
+    assert [(f["code"], f["location"]) for f in data["findings"]] == [("FIL001", OFFLINE)]
+    assert data["findings"][0]["name"] == "required-file-missing"
+
+
+def test_csv_lists_findings_then_clean_results(example: Path) -> None:
+    (example / OFFLINE / "user.conf").write_text("*.Offline.schedule_rng_seed = 5\n")
+    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-f", "csv", "-j", "1"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("location,valid,code,name,severity,path")
+    assert lines[1].startswith(f"{OFFLINE},True,RNG003,seeds-in-user-conf,warning,{OFFLINE}/user.conf")
+    assert lines[2] == f"{SINGLE},True" + "," * 9
+
+
+def test_several_formats_in_one_run(example: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-j", "1",
+                                 "-f", f"json:{tmp_path / 'a.json'}", "-f", f"csv:{tmp_path / 'a.csv'}"])
+    assert result.exit_code == 0
+    assert json.loads((tmp_path / "a.json").read_text())["summary"]["valid"] == 2
+    assert (tmp_path / "a.csv").read_text().count("\n") == 3
+
+
+def test_unknown_round_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "v9.9"])
+    assert result.exit_code == 2
+    assert "unknown round 'v9.9'" in result.output
+
+
+def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+
+
+def test_waiver_needs_a_reason(tmp_path: Path) -> None:
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - code: FIL001\n")
+    result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "--waivers", str(waivers)])
+    assert result.exit_code == 2
+    assert "has no `reason`" in result.output
+
+
+def test_waived_error_keeps_the_result_valid(example: Path, tmp_path: Path) -> None:
+    (example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt").unlink()
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text(f"waivers:\n  - code: FIL001\n    path: '{OFFLINE}/*'\n    reason: Re-uploaded after the deadline\n")
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "--waivers", str(waivers),
+                                 "-f", "json", "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0
+    data = json.loads(out.read_text())
+    assert [(f["code"], f["waived"]) for f in data["findings"]] == [("FIL001", "Re-uploaded after the deadline")]
+    assert all(r["valid"] for r in data["results"])
+
+
+def test_unused_waiver_is_a_note(tmp_path: Path) -> None:
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - code: PRF\n    reason: not needed any more\n")
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "--waivers", str(waivers),
+                                 "-f", "json", "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0
+    findings = json.loads(out.read_text())["findings"]
+    assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("WVR001", "note", str(waivers))]
+
+
+def test_rules_lists_every_code() -> None:
+    result = runner.invoke(app, ["rules"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("FIL001  required-file-missing") for line in lines)
+    assert any(line.startswith("RNG001  round-seeds") for line in lines)
+
+
+def test_explain_prints_why_fix_policy() -> None:
+    result = runner.invoke(app, ["explain", "rng001"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("RNG001 round-seeds (error, result)")
+    for part in ("Why:", "Fix:", "Policy:"):
+        assert part in result.stdout
+    assert runner.invoke(app, ["explain", "XYZ123"]).exit_code == 2
+
+
+def test_real_subprocess_run_leaves_the_tree_untouched(tmp_path: Path) -> None:
+    before = tree_digest(EXAMPLE)
+    out = tmp_path / "out.json"
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(EXAMPLE), "--round", "demo-v6.1",
+                           "-f", "json", "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["summary"] == {"results": 2, "valid": 2, "invalid": 0,
+                                                      "findings": {"error": 0, "warning": 0, "note": 0}}
+    assert "mlperf-check, round demo-v6.1" in done.stderr
+    assert tree_digest(EXAMPLE) == before

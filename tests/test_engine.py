@@ -1,0 +1,77 @@
+"""The engine: verdicts, isolation of bad files, determinism, internal errors, waivers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checker.findings import Severity
+from checker.registry import RULES, Problem, Rule
+from checker.reporters.json_report import document
+from helpers import OFFLINE, SINGLE, run, tree_digest
+
+
+def test_bundled_example_is_valid(example: Path) -> None:
+    report = run(example)
+    assert [(r.location, r.valid) for r in report.results] == [(OFFLINE, True), (SINGLE, True)]
+    assert report.findings == []
+
+
+def test_metric_is_read_from_the_round_and_the_log(example: Path) -> None:
+    report = run(example)
+    offline, single = report.results
+    assert offline.metric["units"] == "Samples/s" and offline.metric["key"] == "result_samples_per_second"
+    assert single.metric["units"] == "Latency (ms)" and single.metric["key"] == "early_stopping_latency_ss"
+    raw = json.loads(json.dumps(offline.metric))
+    assert raw["value"] == pytest.approx(offline.metric["value"])
+
+
+def test_bad_file_breaks_only_the_results_that_depend_on_it(example: Path) -> None:
+    (example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt").write_bytes(b"\x00\x01garbage")
+    report = run(example)
+    assert {r.location: r.valid for r in report.results} == {OFFLINE: False, SINGLE: True}
+
+
+def test_parallel_output_equals_serial_output(example: Path) -> None:
+    (example / SINGLE / "performance" / "run_1" / "mlperf_log_detail.txt").unlink()
+    serial = document(run(example, jobs=1))
+    parallel = document(run(example, jobs=2))
+    assert serial == parallel
+    assert serial["summary"]["invalid"] == 1
+
+
+def test_rule_exception_becomes_internal_error(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(result, round):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
+                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+    before = tree_digest(example)
+    report = run(example)
+    internal = [f for f in report.findings if f.code == "INT001"]
+    assert [(f.location, f.observed) for f in internal] == [(OFFLINE, "ZZZ999"), (SINGLE, "ZZZ999")]
+    assert "ZeroDivisionError: boom" in internal[0].message
+    # The other rules still ran and the tree is untouched.
+    assert tree_digest(example) == before
+    assert all(not r.valid for r in report.results)
+
+
+def test_rule_problem_severity_override(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def noting(result, round):
+        yield Problem(path=result.location, message="just so you know", severity=Severity.NOTE)
+
+    monkeypatch.setitem(RULES, "ZZZ998", Rule("ZZZ998", "notes", "result", Severity.ERROR, "N.", noting))
+    report = run(example)
+    assert [(f.code, f.severity) for f in report.findings] == [("ZZZ998", Severity.NOTE)] * 2
+    assert all(r.valid for r in report.results)
+
+
+def test_select_and_ignore(example: Path) -> None:
+    (example / OFFLINE / "user.conf").write_text("*.Offline.qsl_rng_seed = 1\n")
+    assert [f.code for f in run(example).findings] == ["RNG003"]
+    assert run(example, ignore=["RNG"]).findings == []
+    assert [f.code for f in run(example, select=["RNG003"]).findings] == ["RNG003"]
+    assert run(example, select=["SYS"]).findings == []

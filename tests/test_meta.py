@@ -1,0 +1,76 @@
+"""Rules about the rules: codes, docs, cases, and round files."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+import yaml
+
+from checker.registry import CODE, RETIRED, RULES
+from checker.rounds import available_rounds, load_round
+from helpers import CASES
+
+# Codes whose failing case needs a fault no file edit can make; each names its test.
+UNIT_TESTED = {
+    "INT001": "tests/test_engine.py::test_rule_exception_becomes_internal_error",
+    "WVR001": "tests/test_cli.py::test_unused_waiver_is_a_note",
+}
+
+
+def test_codes_are_well_formed_and_never_retired() -> None:
+    assert RULES, "no rules registered"
+    for code, rule in RULES.items():
+        assert CODE.match(code) and rule.code == code
+        assert code not in RETIRED
+
+
+def test_names_are_unique() -> None:
+    names = [rule.name for rule in RULES.values()]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_documents_why_fix_and_policy(code: str) -> None:
+    sections = RULES[code].sections
+    for part in ("Why", "Fix", "Policy"):
+        assert sections.get(part, "").strip(), f"{code} has no {part}: in its docstring"
+    assert RULES[code].summary.endswith("."), f"{code}: the first line is a sentence"
+
+
+def _case_expectations() -> dict[str, tuple[int, int]]:
+    """code -> (cases where it is expected, cases where it is not), over the case files of
+    that code."""
+    found: dict[str, tuple[int, int]] = {}
+    for path in CASES.glob("*.yaml"):
+        document = yaml.safe_load(path.read_text())
+        code = document["code"]
+        failing = sum(1 for case in document["cases"] if any(c == code for c, _ in case["expect"]))
+        passing = sum(1 for case in document["cases"] if not any(c == code for c, _ in case["expect"]))
+        found[code] = (failing, passing)
+    return found
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_code_has_a_passing_and_a_failing_case(code: str) -> None:
+    if code in UNIT_TESTED:
+        return
+    failing, passing = _case_expectations().get(code, (0, 0))
+    assert failing >= 1, f"fixtures/cases/{code}.yaml has no failing case"
+    assert passing >= 1, f"fixtures/cases/{code}.yaml has no passing case"
+
+
+def test_case_files_name_registered_codes() -> None:
+    for path in CASES.glob("*.yaml"):
+        assert path.stem in RULES, f"{path.name} is for an unknown code"
+        assert yaml.safe_load(path.read_text())["code"] == path.stem
+
+
+@pytest.mark.parametrize("name", available_rounds())
+def test_every_round_file_validates(name: str) -> None:
+    schema = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
+    document = load_round(name).data
+    jsonschema.Draft202012Validator(schema).validate(document)
+    assert document["round"] == name
