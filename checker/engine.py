@@ -162,27 +162,16 @@ def check_system(system: System, codes: frozenset[str]) -> UnitOutput:
         found = _run_rules(result_rules, result, round, result.location, result.location, "",
                            result.artefact)
         try:
-            record.metric = metric_of(result)
+            record.metric = result.metric()
+            power = result.power_metric()
+            if power is not None:
+                record.facts["power"] = power
         except Exception as error:  # noqa: BLE001
             found.append(_internal_error(RULES["INT001"], result.location, result.location, "", error))
         out.findings += result.findings + found
         out.results.append(record)
     out.findings += system.findings
     return out
-
-
-def metric_of(result: Result) -> dict[str, Any] | None:
-    """The headline metric of a result, as the round defines it, when its log has it."""
-    if result.model is None or result.scenario is None:
-        return None
-    metric = result.round.metric(result.model, result.scenario)
-    log = result.performance_log
-    if metric is None or log is None:
-        return None
-    value = log.get(metric.key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return {"value": value * metric.scale, "units": metric.units, "key": metric.key}
 
 
 def check_submission(submission: Submission, codes: frozenset[str]) -> UnitOutput:

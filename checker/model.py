@@ -15,7 +15,7 @@ from typing import Any
 from .findings import Finding
 from .parsers.accuracy import AccuracyReport, parse_accuracy
 from .parsers.mllog import LoadgenLog
-from .parsers.text import Summary, Verdict, parse_conf, parse_summary, parse_verify
+from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
 from .reader import Reader
 from .rounds import Round
 from .tree import Kind, Tree, join
@@ -97,6 +97,7 @@ class Result:
     benchmark: str
     scenario_folder: str
     findings: list[Finding] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
     @property
     def submission(self) -> Submission:
@@ -197,9 +198,86 @@ class Result:
         return self.reader.mllog(join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt"),
                                  what=f"{test} performance detail log")
 
-    def compliance_verdict(self, test: str, kind: str) -> Verdict | None:
-        return self.reader.parsed(join(self.compliance_dir(test), f"verify_{kind}.txt"), parse_verify,
-                                  what=f"{test} verify_{kind}.txt")
+    def compliance_verdict(self, test: str, kind: str, name: str | None = None) -> Verdict | None:
+        name = name or f"verify_{kind}.txt"
+        return self.reader.parsed(join(self.compliance_dir(test), name), parse_verify, what=f"{test} {name}")
+
+    # --- what the run measured ----------------------------------------------------------
+    @property
+    def logged_scenario(self) -> str | None:
+        """The scenario loadgen logs for the folder's scenario: an Interactive run is a Server run."""
+        return "Server" if self.scenario == "Interactive" else self.scenario
+
+    @property
+    def inferred_from(self) -> str | None:
+        """The scenario of the run this result was inferred from, when the round allows it."""
+        log = self.performance_log
+        if log is None or self.scenario is None or log.scenario == self.logged_scenario:
+            return None
+        return log.scenario if self.round.inference(log.scenario, self.scenario) else None
+
+    def metric(self) -> dict[str, Any] | None:
+        """The headline metric as the round defines it (inferred when the result is), or
+        None when the log lacks it."""
+        if self.model is None or self.scenario is None or self.performance_log is None:
+            return None
+        log = self.performance_log
+        if self.inferred_from:
+            rule = self.round.inference(self.inferred_from, self.scenario)
+            key, units, scale, numerator = rule["key"], rule["units"], rule.get("scale", 1.0), rule.get("numerator")
+        else:
+            chosen = self.round.metric(self.model, self.scenario)
+            if chosen is None:
+                return None
+            key, units, scale, numerator = chosen.key, chosen.units, chosen.scale, None
+        value = log.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if numerator is not None:
+            if value == 0:
+                return None
+            value = numerator / value
+        metric = {"value": value * scale, "units": units, "key": key}
+        if self.inferred_from:
+            metric["inferred_from"] = self.inferred_from
+        return metric
+
+    @functools.cached_property
+    def has_power(self) -> bool:
+        folder = self.path("power")
+        return folder is not None and self.reader.is_dir(folder)
+
+    def power_window(self) -> tuple[list[float], float] | None:
+        """The positive watt samples of run_1's spl.txt strictly inside loadgen's
+        power_begin..power_end, and the window's length in seconds; None when unreadable."""
+        if "power_window" in self.cache:
+            return self.cache["power_window"]
+        window = None
+        log = self.performance_log
+        samples = self.reader.parsed(self.path("performance", "spl.txt"), parse_spl, what="spl.txt")
+        if log is not None and samples is not None:
+            begin, end = parse_timestamp(log.get("power_begin")), parse_timestamp(log.get("power_end"))
+            if begin is not None and end is not None:
+                window = ([w for t, w in samples if begin < t < end and w > 0], end - begin)
+        self.cache["power_window"] = window
+        return window
+
+    def power_metric(self) -> dict[str, Any] | None:
+        """Average watts over the measured window, or energy per query (mJ) in the scenarios
+        the round names; None without power results or samples."""
+        if not self.has_power or self.round.power is None:
+            return None
+        window = self.power_window()
+        if not window or not window[0]:
+            return None
+        watts, seconds = window
+        average = sum(watts) / len(watts)
+        if self.scenario in self.round.power.get("energy_scenarios", []):
+            queries = self.performance_log.get("result_query_count")
+            if not isinstance(queries, int) or queries <= 0:
+                return None
+            return {"value": average * seconds * 1000 / queries, "units": "millijoules"}
+        return {"value": average, "units": "Watts"}
 
     def artefact(self, name: str) -> Any:
         """An artefact by name, for rules' `needs`."""

@@ -72,6 +72,11 @@ class Reader:
             self.report("FIL011", rel, f"{what} is not a regular file")
         return False
 
+    def stat(self, rel: str, required: bool = True, what: str = "file"):
+        """The entry of a file that must be there (its size, without reading it), or None
+        after reporting why it cannot be used."""
+        return self._cached("stat", rel, lambda: self.tree.entry(rel) if self._openable(rel, required, what) else None)
+
     def _cached(self, kind: str, rel: str, load: Callable[[], Any]) -> Any:
         key = (kind, rel)
         value = self._cache.get(key, _MISSING)

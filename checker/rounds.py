@@ -277,6 +277,42 @@ class Round:
         """The folder, inside a submitter's folder, that holds `<system>/<benchmark>/<scenario>`."""
         return self.layout["result"].split("/{system}")[0]
 
+    def compliance_spec(self, test: str) -> dict[str, Any] | None:
+        return self.data.get("compliance", {}).get("tests", {}).get(test)
+
+    @property
+    def compliance_divisions(self) -> list[str]:
+        return list(self.data.get("compliance", {}).get("required_in", []))
+
+    @property
+    def power(self) -> dict[str, Any] | None:
+        return self.data.get("power")
+
+    def test01_delta_percent(self, model: str, gate: Gate) -> float | None:
+        """How far TEST01's compliance accuracy may differ from the baseline, in percent:
+        the model's own table, else what the gate's factor allows (99% -> 1%)."""
+        table = (self.model(model) or {}).get("test01_delta_percent", {})
+        if gate.metric in table:
+            return float(table[gate.metric])
+        if gate.factor is not None and gate.factor < 1:
+            return round((1 - gate.factor) * 100, 10)
+        return None
+
+    def uses_early_stopping(self, scenario: str) -> bool:
+        return scenario in self.run.get("early_stopping_scenarios", [])
+
+    def inference(self, logged: str, folder: str) -> dict[str, Any] | None:
+        """How a `folder` scenario's metric is inferred from a run of the `logged` scenario,
+        or None when the round does not allow that inference."""
+        for entry in self.data.get("inferred_scenarios", {}).get("rules", []):
+            if entry["from"] == logged and entry["to"] == folder:
+                return entry
+        return None
+
+    @property
+    def inference_system_types(self) -> list[str]:
+        return list(self.data.get("inferred_scenarios", {}).get("system_types", []))
+
     def layout_path(self, name: str, **parts: str) -> str | None:
         """A layout template filled in; None when the round has no such path."""
         template = self.layout.get(name)

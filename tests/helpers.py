@@ -21,6 +21,22 @@ SINGLE = f"{RESULT}/SingleStream"
 PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SINGLE}
 
 
+def copy_real_result(root: Path, location: str) -> None:
+    """Copy one published v5.1 result with what it depends on: its system description, and
+    its compliance and measurements folders (v5.1 keeps them beside results/)."""
+    import shutil
+
+    division, submitter, _, system, benchmark, scenario = location.split("/")
+    base = REAL / division / submitter
+    target = root / division / submitter
+    (target / "systems").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(base / "systems" / f"{system}.json", target / "systems" / f"{system}.json")
+    for part in ("results", "compliance", "measurements"):
+        source = base / part / system / benchmark / scenario
+        if source.is_dir():
+            shutil.copytree(source, target / part / system / benchmark / scenario)
+
+
 def expand(text: str) -> str:
     return text.format(**PLACES) if isinstance(text, str) else text
 
@@ -124,6 +140,10 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
     elif op == "fifo":
         path.unlink()
         os.mkfifo(path)
+    elif op == "copy":
+        import shutil
+
+        shutil.copyfile(path, root / expand(edit["to"]))
     elif op == "rename":
         path.rename(root / expand(edit["to"]))
     elif op == "set_mllog":
@@ -132,5 +152,5 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
         add_mllog(path, edit["key"], edit["value"], edit.get("is_error", False), edit.get("is_warning", False))
 
 
-OPS = ("replace", "write", "append", "delete", "mkdir", "symlink", "truncate", "fifo", "rename", "set_mllog",
+OPS = ("replace", "write", "append", "delete", "mkdir", "symlink", "truncate", "fifo", "rename", "copy", "set_mllog",
        "add_mllog")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, EXAMPLE, REAL, apply_edit, codes_and_paths, expand, run, tree_digest
+from helpers import CASES, EXAMPLE, REAL, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
 
 
 def _cases():
@@ -23,11 +23,15 @@ def _base(case: dict, tmp_path: Path) -> Path:
     base = case.get("base", "example")
     if base == "example":
         shutil.copytree(EXAMPLE, target, symlinks=True)
-    else:  # real:<part of the v5.1 slice>, copied
+    else:  # real:<a v5.1 result location>: that result and what it depends on, copied
         if not REAL.is_dir():
             pytest.skip("../shared/real/v5.1 is not present")
-        part = base.split(":", 1)[1]
-        shutil.copytree(REAL / part, target / part, symlinks=True)
+        location = base.split(":", 1)[1]
+        copy_real_result(target, location)
+        division, submitter, _, system, _, _ = location.split("/")
+        PLACES.update(real=location, real_compliance=location.replace("/results/", "/compliance/", 1),
+                      real_measurements=location.replace("/results/", "/measurements/", 1),
+                      real_system=f"{division}/{submitter}/systems/{system}.json")
     return target
 
 
@@ -40,9 +44,13 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
     before = tree_digest(root)
     report = run(root, case.get("round", document.get("round", "demo-v6.1")))
     assert tree_digest(root) == before, "the check wrote into the checked tree"
-    expected = [(code, expand(path)) for code, path in case["expect"]]
-    assert codes_and_paths(report) == expected
-    for place, valid in case.get("valid", {}).items():
-        location = expand("{" + place + "}")
-        verdict = {r.location: r.valid for r in report.results}[location]
-        assert verdict is valid, f"{location} should be {'valid' if valid else 'invalid'}"
+    try:
+        expected = [(code, expand(path)) for code, path in case["expect"]]
+        assert codes_and_paths(report) == expected
+        for place, valid in case.get("valid", {}).items():
+            location = expand("{" + place + "}")
+            verdict = {r.location: r.valid for r in report.results}[location]
+            assert verdict is valid, f"{location} should be {'valid' if valid else 'invalid'}"
+    finally:
+        for key in ("real", "real_compliance", "real_measurements", "real_system"):
+            PLACES.pop(key, None)

@@ -35,6 +35,8 @@ WANTED_KEYS = frozenset(
         "power_end",
         "num_errors",
         "requested_use_token_latencies",
+        "requested_server_ttft_latency",
+        "requested_server_tpot_latency",
     }
 )
 WANTED_PREFIXES = ("effective_", "result_", "early_stopping_")

@@ -86,3 +86,50 @@ def parse_conf(text: str) -> tuple[dict[str, str], list[Defect]]:
             continue
         values[match.group(1)] = match.group(2)
     return values, defects
+
+
+def _stamp(text: str) -> float | None:
+    """`MM-DD-YYYY HH:MM:SS.fff` (loadgen's power_begin and PTDaemon's spl.txt) -> seconds.
+
+    Only differences between stamps are used, so the epoch is irrelevant; parsed by slicing,
+    because spl.txt has a line per second of a run that can last hours."""
+    try:
+        month, day, year = int(text[0:2]), int(text[3:5]), int(text[6:10])
+        hour, minute, second = int(text[11:13]), int(text[14:16]), float(text[17:])
+    except (ValueError, IndexError):
+        return None
+    # Days from a fixed origin (proleptic Gregorian, as datetime.toordinal does).
+    import datetime
+
+    try:
+        days = datetime.date(year, month, day).toordinal()
+    except ValueError:
+        return None
+    return days * 86400.0 + hour * 3600 + minute * 60 + second
+
+
+def parse_timestamp(text: object) -> float | None:
+    return _stamp(text.strip()) if isinstance(text, str) else None
+
+
+def parse_spl(text: str) -> tuple[list[tuple[float, float]], list[Defect]]:
+    """PTDaemon `spl.txt`: `Time,<stamp>,Watts,<w>,...` lines -> [(seconds, watts)]."""
+    samples: list[tuple[float, float]] = []
+    bad = 0
+    for line in text.splitlines():
+        parts = line.split(",", 4)
+        if len(parts) < 4 or parts[0] != "Time" or parts[2] != "Watts":
+            if line.strip():
+                bad += 1
+            continue
+        stamp = _stamp(parts[1])
+        try:
+            watts = float(parts[3])
+        except ValueError:
+            stamp = None
+        if stamp is None:
+            bad += 1
+            continue
+        samples.append((stamp, watts))
+    defects = [] if samples else [Defect("PWR002", "holds no `Time,...,Watts,...` samples")]
+    return samples, defects

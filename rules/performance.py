@@ -1,0 +1,407 @@
+"""PRF: the loadgen performance run, judged from its raw numbers and not only its flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from checker.findings import Severity
+from checker.model import Result
+from checker.parsers.mllog import LoadgenLog
+from checker.registry import Problem, rule
+from checker.rounds import Round
+from checker.tree import join
+
+FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_constraints_met", "early_stopping_met")
+
+
+def _perf_path(result: Result) -> str:
+    return result.path("performance", "mlperf_log_detail.txt")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A limit the raw numbers break, whatever loadgen's flags say."""
+
+    key: str
+    message: str
+    observed: object
+    expected: object
+
+
+def _number(log: LoadgenLog, key: str) -> float | None:
+    value = log.get(key)
+    return None if isinstance(value, bool) or not isinstance(value, (int, float)) else value
+
+
+def violations(result: Result) -> list[Violation]:
+    """Every round limit the performance log's numbers break. Computed once per result."""
+    if "violations" in result.cache:
+        return result.cache["violations"]
+    found: list[Violation] = []
+    log, round, model, scenario = result.performance_log, result.round, result.model, result.scenario
+    if log is not None and model is not None and scenario is not None and not result.inferred_from:
+        limits = round.latency(model, scenario) or {}
+        where = f"{scenario} limit of {model}, round {round.name}"
+        if "target_ns" in limits:
+            p99 = _number(log, "result_99.00_percentile_latency_ns")
+            if p99 is not None and p99 > limits["target_ns"]:
+                found.append(Violation("result_99.00_percentile_latency_ns",
+                                       f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms ({where})",
+                                       p99, limits["target_ns"]))
+        for name, key, limit_key in (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
+                                     ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns")):
+            if limit_key not in limits:
+                continue
+            value = _number(log, key)
+            if value is None:
+                found.append(Violation(key, f"the log has no {name} p99 ({key}); token latencies were not measured",
+                                       None, limits[limit_key]))
+            elif value >= limits[limit_key]:
+                found.append(Violation(key, f"{name} p99 {value / 1e6:.3f} ms is not below {limits[limit_key] / 1e6:.3f} ms ({where})",
+                                       value, limits[limit_key]))
+        minimum = round.min_duration_ms(model)
+        configured = _number(log, "effective_min_duration_ms")
+        if configured is not None and configured < minimum:
+            found.append(Violation("effective_min_duration_ms",
+                                   f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
+                                   configured, minimum))
+        min_queries = round.min_queries(model, scenario)
+        queries = _number(log, "result_query_count")
+        if min_queries and queries is not None and not round.uses_early_stopping(scenario) and queries < min_queries:
+            found.append(Violation("result_query_count",
+                                   f"{queries:.0f} queries < {min_queries} required for {scenario} ({round.name})",
+                                   queries, min_queries))
+        spq_min = round.offline_min_samples_per_query(model)
+        spq = _number(log, "effective_samples_per_query")
+        if scenario == "Offline" and spq_min and spq is not None and spq < spq_min and result.division != "open":
+            found.append(Violation("effective_samples_per_query",
+                                   f"Offline query holds {spq:.0f} samples < {spq_min} required for {model} ({round.name})",
+                                   spq, spq_min))
+    result.cache["violations"] = found
+    return found
+
+
+@rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
+def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
+    """Loadgen judged the performance run VALID, and each of its constraint flags holds.
+
+    Why: loadgen marks a run INVALID when it ran too short, issued too few queries, or missed
+    its latency or early-stopping constraint; such a run measures nothing the round accepts.
+    The official checker reads `result_validity` but never enforces it.
+    Fix: read `result_invalid_reason` or the summary's "Result is" block, fix the cause
+    (longer run, lower target QPS, more queries) and run again.
+    Policy: MLPerf_Audit_Guidelines.adoc, "Compare results" ("Loadgen returns VALID");
+    inference_rules.adoc, "Scenarios".
+    Example: `result_validity` VALID passes; INVALID with `result_min_duration_met` false fails twice.
+    """
+    log = result.performance_log
+    path = _perf_path(result)
+    validity = log.get("result_validity")
+    if validity != "VALID":
+        yield Problem(path=path, pointer="result_validity",
+                      message=f"loadgen judged the run {validity or 'without a verdict (no result_validity)'}",
+                      observed=validity, expected="VALID")
+    for flag in FLAGS:
+        if log.get(flag) is False:
+            yield Problem(path=path, pointer=flag, message=f"{flag} is false", observed=False, expected=True)
+
+
+@rule("PRF002", "server-latency-within-target", needs=("performance_log", "model"))
+def server_latency_within_target(result: Result, round: Round) -> Iterator[Problem]:
+    """Server and Interactive runs meet the round's p99 latency target, recomputed from the log.
+
+    Why: the target bounds the latency users see; a checker that trusts the flag, or compares
+    only the configured target, accepts a forged or mis-configured run.
+    Fix: lower the target QPS until the 99th percentile latency is below the target.
+    Policy: inference_rules.adoc, "Scenarios" and the benchmark tables (Server latency
+    constraints); loadgen mlperf.conf target_latency.
+    Example: resnet Server p99 14 ms passes (15 ms target); 16 ms fails.
+    """
+    for violation in violations(result):
+        if violation.key == "result_99.00_percentile_latency_ns":
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+    limits = round.latency(result.model, result.scenario or "") or {}
+    configured = result.performance_log.get("effective_target_latency_ns")
+    if "target_ns" in limits and isinstance(configured, (int, float)) and configured > limits["target_ns"]:
+        yield Problem(path=_perf_path(result), pointer="effective_target_latency_ns",
+                      message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
+                              f"the round's {limits['target_ns'] / 1e6:.3f} ms for {result.scenario}",
+                      observed=configured, expected=limits["target_ns"])
+
+
+@rule("PRF003", "token-latency-within-limits", needs=("performance_log", "model"))
+def token_latency_within_limits(result: Result, round: Round) -> Iterator[Problem]:
+    """LLM Server and Interactive runs keep TTFT and TPOT p99 below the limits of the folder's scenario.
+
+    Why: loadgen logs an Interactive run as scenario "Server", so a checker that takes the
+    scenario from the log holds Interactive runs to the looser Server limits. Here the limits
+    come from the folder's scenario.
+    Fix: re-run with the Interactive latency targets of the round (the `*-interactive`
+    settings of mlperf.conf), at a lower load if needed.
+    Policy: inference_rules.adoc, "Benchmarks" (LLM latency constraints); loadgen mlperf.conf.
+    Example: llama2-70b Interactive TTFT p99 430 ms passes (450 ms); 1.5 s fails although
+    it is below the Server limit of 2 s.
+    """
+    for violation in violations(result):
+        if violation.key.startswith(("result_first_token", "result_time_per_output_token")):
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+    limits = round.latency(result.model, result.scenario or "") or {}
+    log = result.performance_log
+    for name, key, limit_key in (("TTFT", "requested_server_ttft_latency", "ttft_ns"),
+                                 ("TPOT", "requested_server_tpot_latency", "tpot_ns")):
+        configured = log.get(key)
+        if limit_key in limits and isinstance(configured, (int, float)) and configured > limits[limit_key]:
+            yield Problem(path=_perf_path(result), pointer=key,
+                          message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
+                                  f"than the {result.scenario} limit of {limits[limit_key] / 1e6:.0f} ms",
+                          observed=configured, expected=limits[limit_key])
+
+
+@rule("PRF004", "flag-contradicts-numbers", needs=("performance_log", "model"))
+def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
+    """Loadgen's verdict agrees with what its own numbers show.
+
+    Why: a log that says VALID while its numbers break a limit has been edited, or was made by
+    a modified loadgen; a log that says INVALID while every recomputed limit holds points at
+    a constraint this check cannot see.
+    Fix: re-run with an unmodified loadgen and submit its logs untouched.
+    Policy: inference_rules.adoc, "LoadGen Operation" (loadgen must not be altered).
+    Example: `result_validity` VALID with TTFT p99 above the limit is an error; INVALID with
+    every limit met is a note.
+    """
+    broken = violations(result)
+    validity = result.performance_log.get("result_validity")
+    path = _perf_path(result)
+    if validity == "VALID" and broken:
+        yield Problem(path=path, pointer="result_validity",
+                      message="the log says VALID, but its numbers break the round's limits: "
+                              + "; ".join(v.message for v in broken),
+                      observed="VALID", expected="INVALID")
+    elif validity == "INVALID" and not broken and not result.inferred_from:
+        false_flags = [flag for flag in FLAGS if result.performance_log.get(flag) is False]
+        yield Problem(path=path, pointer="result_validity", severity=Severity.NOTE,
+                      message="the log says INVALID while every limit recomputed here holds"
+                              + (f" (flags false: {', '.join(false_flags)})" if false_flags else ""),
+                      observed="INVALID")
+
+
+@rule("PRF005", "min-duration", needs=("performance_log", "model"))
+def min_duration(result: Result, round: Round) -> Iterator[Problem]:
+    """The run was configured for at least the round's minimum duration.
+
+    Why: short runs hide thermal throttling and warm-up effects; the round fixes 600 s for
+    every scenario.
+    Fix: do not lower min_duration in user.conf; run for at least the round's minimum.
+    Policy: inference_rules.adoc, "Scenarios" (minimum duration); loadgen mlperf.conf min_duration.
+    Example: `effective_min_duration_ms` 600000 passes in v6.1; 60000 fails.
+    """
+    for violation in violations(result):
+        if violation.key == "effective_min_duration_ms":
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+
+
+@rule("PRF006", "min-query-count", needs=("performance_log", "model"))
+def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
+    """Scenarios without early stopping issue at least the round's minimum number of queries.
+
+    Why: too few queries make the measured rate noisy. Scenarios with early stopping
+    (Server, Interactive, SingleStream, MultiStream) are judged by it instead.
+    Fix: raise min_query_count or the run length.
+    Policy: inference_rules.adoc, "Scenarios"; loadgen mlperf.conf min_query_count.
+    Example: an Offline run with 1 query passes (minimum 1).
+    """
+    for violation in violations(result):
+        if violation.key == "result_query_count":
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+
+
+@rule("PRF007", "offline-samples-per-query", needs=("performance_log", "model"))
+def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]:
+    """A closed Offline run issues one query of at least the round's minimum number of samples.
+
+    Why: the Offline query must be large enough to cover the dataset (24,576 samples, or the
+    whole dataset when smaller), so that throughput is not measured on a cached subset.
+    Fix: raise offline_expected_qps so that loadgen issues more samples.
+    Policy: inference_rules.adoc, "Scenarios" (Offline footnote).
+    Example: llama2-70b Offline with 24576 samples passes; 10000 fails.
+    """
+    for violation in violations(result):
+        if violation.key == "effective_samples_per_query":
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+
+
+@rule("PRF008", "performance-sample-count", needs=("performance_log", "model"))
+def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
+    """Loadgen loaded at least the benchmark's performance sample count.
+
+    Why: a smaller working set fits caches the real workload would not.
+    Fix: do not lower performance_sample_count_override below the benchmark's value.
+    Policy: inference_rules.adoc, "Benchmarks" (QSL size); loadgen mlperf.conf
+    performance_sample_count_override.
+    Example: resnet with 1024 samples passes; 512 fails.
+    """
+    required = round.samples(result.model).get("performance")
+    observed = result.performance_log.get("effective_performance_sample_count")
+    if required and isinstance(observed, int) and observed < required:
+        yield Problem(path=_perf_path(result), pointer="effective_performance_sample_count",
+                      message=f"performance sample count {observed} < {required} for {result.model} ({round.name})",
+                      observed=observed, expected=required)
+
+
+@rule("PRF009", "scenario-matches-folder", needs=("performance_log",))
+def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+    """The performance log's scenario is the folder's, or one the round lets it be inferred from.
+
+    Why: a Server log filed under Offline reports a different metric under the wrong name.
+    Interactive folders hold Server runs; edge systems may infer MultiStream and Offline from
+    SingleStream or MultiStream runs (PRF010 reports those).
+    Fix: move the logs to the folder of the scenario they ran.
+    Policy: inference_rules.adoc, "Constraints for the Closed division" (inferred results);
+    submission_rules.adoc, "Directory structure".
+    Example: an Offline log under Offline/ passes; a Server log under Offline/ fails.
+    """
+    logged = result.performance_log.scenario
+    expected = result.logged_scenario
+    if expected is None or logged == expected:
+        return
+    if round.inference(logged, result.scenario) is None:
+        yield Problem(path=_perf_path(result), pointer="effective_scenario",
+                      message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}",
+                      observed=logged, expected=expected)
+
+
+@rule("PRF010", "inferred-scenario", severity=Severity.NOTE, needs=("performance_log",))
+def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
+    """Reports a result inferred from another scenario's run, with the inferred metric.
+
+    Why: reviewers and the results table mark inferred results; inference is allowed only on
+    the system types the round names (edge), where it is an error elsewhere.
+    Fix: on a datacenter system, run the scenario itself instead of inferring it.
+    Policy: inference_rules.adoc, "Constraints for the Closed division".
+    Example: an Offline folder holding a SingleStream run on an edge system gets a note.
+    """
+    logged = result.inferred_from
+    if logged is None:
+        return
+    metric = result.metric()
+    shown = f"{metric['value']:.6g} {metric['units']}" if metric else "not computable from the log"
+    system_type = result.system.system_type
+    allowed = system_type in round.inference_system_types
+    yield Problem(path=_perf_path(result), pointer="effective_scenario",
+                  severity=None if allowed else Severity.ERROR,
+                  message=f"{result.scenario} inferred from a {logged} run: {shown}"
+                  + ("" if allowed else f"; inference is allowed only on {', '.join(round.inference_system_types)} "
+                                        f"systems, and this one is {system_type!r}"),
+                  observed=logged, expected=result.scenario)
+
+
+@rule("PRF011", "test-mode-matches-folder", needs=("model",))
+def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+    """`performance/` holds a PerformanceOnly run and `accuracy/` an AccuracyOnly run.
+
+    Why: swapped or mislabelled logs report accuracy from a performance run, or the other way
+    round, and neither can be checked.
+    Fix: put each run's logs in the folder of its mode.
+    Policy: inference_rules.adoc, "LoadGen Operation"; submission_rules.adoc, "Directory structure".
+    Example: an AccuracyOnly log under performance/run_1 fails.
+    """
+    for log, path, mode in ((result.performance_log, _perf_path(result), "PerformanceOnly"),
+                            (result.accuracy_log, result.path("accuracy", "mlperf_log_detail.txt"), "AccuracyOnly")):
+        if log is not None and log.test_mode != mode and not read_audit_config(log):
+            yield Problem(path=path, pointer="effective_test_mode",
+                          message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
+                          observed=log.test_mode, expected=mode)
+
+
+def read_audit_config(log: LoadgenLog) -> bool:
+    """Whether loadgen applied an audit.config (a compliance run; ACC007 reports it where it
+    does not belong)."""
+    return any(isinstance(r.value, str) and "audit.config" in r.value for r in log.warnings)
+
+
+def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, bool]]:
+    """The performance, accuracy and compliance-run detail logs present for a result, each
+    with whether it is a compliance run."""
+    if result.performance_log is not None:
+        yield _perf_path(result), result.performance_log, False
+    if result.accuracy_log is not None:
+        yield result.path("accuracy", "mlperf_log_detail.txt"), result.accuracy_log, False
+    for test in round_tests(result):
+        rel = join(result.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
+        if result.reader.exists(rel):
+            log = result.compliance_log(test)
+            if log is not None:
+                yield rel, log, True
+
+
+def round_tests(result: Result) -> list[str]:
+    return result.round.compliance_tests(result.model) if result.model else []
+
+
+@rule("PRF012", "loadgen-errors", needs=("model",))
+def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
+    """No loadgen error in any detail log of the result: performance, accuracy or compliance.
+
+    Why: loadgen logs an error when the SUT misbehaved (a sample completed twice, queries
+    lost) or when it was built from modified sources; the run cannot be trusted. The official
+    checker ignores errors in performance logs unless asked.
+    Fix: fix the cause the error names and run again; build loadgen from a clean checkout.
+    Policy: inference_rules.adoc, "LoadGen Operation"; the official checker's
+    loadgen_errors_check (legacy find_error_in_detail_log).
+    Compliance runs are not required in the open division; errors in them are warnings there.
+    Example: a log with `error_runtime` "Attempted to complete a sample twice." fails.
+    """
+    for path, log, compliance in all_logs(result):
+        severity = Severity.WARNING if compliance and result.division not in round.compliance_divisions else None
+        for record in log.errors:
+            yield Problem(path=path, pointer=f"line {record.line}", severity=severity,
+                          message=f"loadgen error {record.key}: {record.value}", observed=record.key)
+        count = log.get("num_errors")
+        if isinstance(count, int) and count > len(log.errors):
+            yield Problem(path=path, pointer="num_errors", severity=severity,
+                          message=f"loadgen counted {count} errors, {len(log.errors)} of them are in the log",
+                          observed=count, expected=0)
+
+
+@rule("PRF013", "equal-issue-mode", needs=("performance_log", "model"))
+def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
+    """Benchmarks whose samples vary in cost run with equal-issue mode on.
+
+    Why: without `sample_concatenate_permutation`, a run can end on a lucky stretch of cheap
+    samples; equal-issue mode makes every sample appear equally often.
+    Fix: use the loadgen of the round's seed release, whose mlperf.conf sets it.
+    Policy: loadgen mlperf.conf sample_concatenate_permutation; new_benchmark_checklist.md
+    section 6.
+    Example: llama2-70b with `effective_sample_concatenate_permutation` true passes; false fails.
+    """
+    if not round.equal_issue(result.model) or result.inferred_from:
+        return
+    value = result.performance_log.get("effective_sample_concatenate_permutation")
+    if value is not True:
+        yield Problem(path=_perf_path(result), pointer="effective_sample_concatenate_permutation",
+                      message=f"equal-issue mode is off ({value!r}); {result.model} requires it",
+                      observed=value, expected=True)
+
+
+@rule("PRF014", "summary-matches-detail", needs=("performance_log", "performance_summary"))
+def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
+    """The summary's "Result is" line agrees with the detail log's `result_validity`.
+
+    Why: both files come from the same run; when they disagree, one of them was edited or
+    taken from another run.
+    Fix: submit the summary and detail log that one run wrote.
+    Policy: submission_rules.adoc, "Directory structure" (mlperf_log_summary.txt, mlperf_log_detail.txt).
+    Example: summary VALID with detail INVALID fails.
+    """
+    summary = result.performance_summary.validity
+    detail = result.performance_log.get("result_validity")
+    if summary != detail:
+        yield Problem(path=result.path("performance", "mlperf_log_summary.txt"), pointer="Result is",
+                      message=f"the summary says {summary!r}, the detail log says {detail!r}",
+                      observed=summary, expected=detail)
