@@ -85,10 +85,10 @@ class UnitOutput:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _to_finding(rule: Rule, problem: Problem, location: str, subject: str) -> Finding:
+def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
     return Finding(
         code=rule.code,
-        severity=problem.severity or rule.severity,
+        severity=problem.severity or round.severity(rule.code) or rule.severity,
         path=problem.path,
         message=problem.message,
         location=location,
@@ -125,7 +125,7 @@ def _run_rules(rules: Iterable[Rule], subject: Any, round: Round, path: str, loc
             if any(artefact(need) is None for need in rule.needs):
                 continue
             for problem in rule.func(subject, round) or ():
-                found.append(_to_finding(rule, problem, location, key))
+                found.append(_to_finding(rule, problem, location, key, round))
         except Exception as error:  # noqa: BLE001 - a failing rule becomes a finding
             found.append(_internal_error(rule, path, location, key, error))
     return found

@@ -17,6 +17,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from .findings import Severity
+
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
@@ -297,6 +299,11 @@ class Round:
         if gate.factor is not None and gate.factor < 1:
             return round((1 - gate.factor) * 100, 10)
         return None
+
+    def severity(self, code: str) -> Severity | None:
+        """The round's own severity for a rule, where its file sets one (`severities:`)."""
+        value = self.data.get("severities", {}).get(code)
+        return Severity(value) if value else None
 
     def uses_early_stopping(self, scenario: str) -> bool:
         return scenario in self.run.get("early_stopping_scenarios", [])

@@ -143,8 +143,8 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
     checker only greps verify_performance.txt for TEST PASS, which the submitter writes.
     Fix: remove the cache or the difference between the runs, and run the test again.
     Policy: compliance/TEST01/README.md and compliance/TEST04/README.md (10%).
-    Example: TEST04 at half the main throughput with a TEST PASS verify file passes; TEST04
-    at 1.5 x the main throughput fails even with TEST PASS.
+    Example: TEST04 at 1.005 x the main throughput passes; TEST04 at half (or 1.5 x) the main
+    throughput fails, and the finding says that verify_performance.txt claimed TEST PASS.
     """
     main = result.metric()
     if main is None or result.inferred_from:
