@@ -14,6 +14,8 @@ from typing import Any
 
 from .findings import Finding
 from .parsers.accuracy import AccuracyReport, parse_accuracy
+from .parsers.endpoints import (EndpointsAccuracy, EndpointsConfig, EndpointsSummary, parse_accuracy_results,
+                               parse_endpoints_config, parse_result_summary)
 from .parsers.mllog import LoadgenLog
 from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
 from .reader import Reader
@@ -152,8 +154,38 @@ class Result:
                       for p in (self.path("performance"), self.path("accuracy")) if p)
         if loadgen:
             return False
-        return self.reader.exists(join(self.location, "config.yaml")) or self.reader.exists(
-            join(self.location, "performance", "result_summary.json"))
+        return self.reader.exists(join(self.location, "config.yaml")) or self.endpoints_summary_path is not None
+
+    @functools.cached_property
+    def endpoints_summary_path(self) -> str | None:
+        """`performance/result_summary.json`, or the `performance/run_1/` variant that
+        publish_submission.py writes (accepted; EPT001 warns)."""
+        for rel in (join(self.location, "performance", "result_summary.json"),
+                    join(self.location, "performance", "run_1", "result_summary.json")):
+            if self.reader.exists(rel):
+                return rel
+        return None
+
+    @functools.cached_property
+    def endpoints_summary(self) -> EndpointsSummary | None:
+        if not self.is_endpoints:
+            return None
+        rel = self.endpoints_summary_path or join(self.location, "performance", "result_summary.json")
+        return self.reader.parsed(rel, parse_result_summary, what="endpoints result_summary.json")
+
+    @functools.cached_property
+    def endpoints_config(self) -> EndpointsConfig | None:
+        if not self.is_endpoints:
+            return None
+        return self.reader.parsed(join(self.location, "config.yaml"), parse_endpoints_config,
+                                  what="endpoints config.yaml")
+
+    @functools.cached_property
+    def endpoints_accuracy(self) -> EndpointsAccuracy | None:
+        if not self.is_endpoints:
+            return None
+        return self.reader.parsed(join(self.location, "accuracy", "accuracy_results.json"), parse_accuracy_results,
+                                  what="endpoints accuracy_results.json")
 
     # --- artefacts ---------------------------------------------------------------------
     @functools.cached_property
@@ -219,7 +251,11 @@ class Result:
     def metric(self) -> dict[str, Any] | None:
         """The headline metric as the round defines it (inferred when the result is), or
         None when the log lacks it."""
-        if self.model is None or self.scenario is None or self.performance_log is None:
+        if self.model is None or self.scenario is None:
+            return None
+        if self.is_endpoints:
+            return self._endpoints_metric()
+        if self.performance_log is None:
             return None
         log = self.performance_log
         if self.inferred_from:
@@ -241,6 +277,19 @@ class Result:
         if self.inferred_from:
             metric["inferred_from"] = self.inferred_from
         return metric
+
+    def _endpoints_metric(self) -> dict[str, Any] | None:
+        summary = self.endpoints_summary
+        chosen = self.round.endpoints_metric(self.model, self.scenario)
+        if summary is None or chosen is None:
+            return None
+        value = summary.number(chosen.key)
+        if value is None and chosen.key == "qps":  # the official parser's fallback
+            issued, duration = summary.number("n_samples_issued"), summary.number("duration_ns")
+            value = issued / (duration / 1e9) if issued is not None and duration else None
+        if value is None:
+            return None
+        return {"value": value * chosen.scale, "units": chosen.units, "key": chosen.key}
 
     @functools.cached_property
     def has_power(self) -> bool:
@@ -283,6 +332,8 @@ class Result:
         """An artefact by name, for rules' `needs`."""
         if name == "system_description":
             return self.system.description
+        if name == "loadgen":  # rules of loadgen runs; Endpoints results have their own (EPT)
+            return None if self.is_endpoints else True
         return getattr(self, name)
 
 

@@ -275,6 +275,17 @@ class Round:
         return Metric(**chosen) if chosen else None
 
     @property
+    def endpoints(self) -> dict[str, Any]:
+        return self.data.get("endpoints", {})
+
+    def endpoints_metric(self, model: str, scenario: str) -> Metric | None:
+        """The headline metric of an Endpoints result: result_summary.json's key for it."""
+        sets = self.endpoints.get("metric_sets", {})
+        facts = self.model(model) or {}
+        chosen = sets.get(facts.get("metrics", "default"), {}).get(scenario) or sets.get("default", {}).get(scenario)
+        return Metric(**chosen) if chosen else None
+
+    @property
     def results_root(self) -> str:
         """The folder, inside a submitter's folder, that holds `<system>/<benchmark>/<scenario>`."""
         return self.layout["result"].split("/{system}")[0]

@@ -27,7 +27,7 @@ def _required(result: Result, round: Round) -> list[str]:
     return [test for test in round.compliance_tests(result.model) if round.compliance_spec(test)]
 
 
-@rule("CMP002", "compliance-test-present", needs=("model",))
+@rule("CMP002", "compliance-test-present", needs=("model", "loadgen"))
 def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
     """Every compliance test the round requires for the model has its folder.
 
@@ -48,7 +48,7 @@ def _fallback_files(result: Result, test: str, spec: dict) -> list[str]:
     return [join(result.compliance_dir(test), "accuracy", name) for name in spec.get("accuracy_fallback", [])]
 
 
-@rule("CMP003", "compliance-verdict", needs=("model",))
+@rule("CMP003", "compliance-verdict", needs=("model", "loadgen"))
 def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
     """Each required compliance test's verify files report a pass.
 
@@ -86,7 +86,7 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
                 yield Problem(path=path, message=f"{test} {name} has no TEST PASS line", expected="TEST PASS")
 
 
-@rule("CMP004", "test01-accuracy-fallback", needs=("model",))
+@rule("CMP004", "test01-accuracy-fallback", needs=("model", "loadgen"))
 def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
     """When TEST01's output comparison fails, its recomputed accuracy stays within the round's delta.
 

@@ -45,7 +45,7 @@ following it could read files that are not part of the submission. It is never f
 Fix: replace the link with the file itself.
 Policy: submission_rules.adoc, "Directory structure".
 """)
-declare("FIL007", "malformed-json", """A JSON file cannot be parsed, or is not the object it should be.
+declare("FIL007", "malformed-json", """A JSON (or YAML) file cannot be parsed, or is not the object it should be.
 
 Why: system descriptions and measurement files are read by the review tools as JSON.
 Fix: correct the syntax at the line and column the finding names.

@@ -301,7 +301,7 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
                   observed=logged, expected=result.scenario)
 
 
-@rule("PRF011", "test-mode-matches-folder", needs=("model",))
+@rule("PRF011", "test-mode-matches-folder", needs=("model", "loadgen"))
 def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
     """`performance/` holds a PerformanceOnly run and `accuracy/` an AccuracyOnly run.
 
@@ -344,7 +344,7 @@ def round_tests(result: Result) -> list[str]:
     return result.round.compliance_tests(result.model) if result.model else []
 
 
-@rule("PRF012", "loadgen-errors", needs=("model",))
+@rule("PRF012", "loadgen-errors", needs=("model", "loadgen"))
 def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
     """No loadgen error in any detail log of the result: performance, accuracy or compliance.
 

@@ -35,7 +35,7 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog]]:
                 yield rel, log
 
 
-@rule("RNG001", "round-seeds", scope="result", needs=("model",))
+@rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))
 def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
     """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run.
 

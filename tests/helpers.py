@@ -18,7 +18,10 @@ SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
 OFFLINE = f"{RESULT}/Offline"
 SINGLE = f"{RESULT}/SingleStream"
-PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SINGLE}
+ENDPOINTS = ROOT / "fixtures" / "examples" / "endpoints-v6.1"
+EP_RESULT = "closed/EndpointsDemo/results/server-1x-demo/llama3.1-8b"
+PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SINGLE,
+          "ep_offline": f"{EP_RESULT}/Offline", "ep_interactive": f"{EP_RESULT}/Interactive"}
 
 
 def copy_real_result(root: Path, location: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, EXAMPLE, REAL, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
+from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
 
 
 def _cases():
@@ -21,8 +21,8 @@ def _cases():
 def _base(case: dict, tmp_path: Path) -> Path:
     target = tmp_path / "submission"
     base = case.get("base", "example")
-    if base == "example":
-        shutil.copytree(EXAMPLE, target, symlinks=True)
+    if base in ("example", "endpoints"):
+        shutil.copytree(EXAMPLE if base == "example" else ENDPOINTS, target, symlinks=True)
     else:  # real:<a v5.1 result location>: that result and what it depends on, copied
         if not REAL.is_dir():
             pytest.skip("../shared/real/v5.1 is not present")

@@ -107,3 +107,26 @@ def test_every_real_accuracy_file_parses(real: Path) -> None:
     for path in files:
         report, defects = parse_accuracy(path.read_text(errors="replace"))
         assert defects == [] and report.hash, path
+
+
+def test_endpoints_percentile_keys_hold_dots() -> None:
+    from checker.parsers.endpoints import parse_result_summary
+
+    summary, defects = parse_result_summary(
+        '{"ttft": {"percentiles": {"99.0": 5.0, "99.9": 7.0}, "early_stopping_percentiles": {"99.0": null}}}')
+    assert defects == []
+    assert summary.p99("ttft") == (5.0, "ttft.percentiles.99.0")  # no early-stopping estimate: the plain p99
+    assert summary.number("ttft.percentiles.99.9") == 7.0
+    assert summary.p99("tpot") == (None, "tpot.percentiles.99.0")
+
+
+def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
+    from checker.parsers.endpoints import parse_accuracy_results
+
+    report, defects = parse_accuracy_results(
+        '{"accuracy_scores": [{"dataset_name": "d", "dataset_type": "accuracy", "score": 0.71, "unit_samples": 10,'
+        ' "breakdown": {"rouge1": 43.1}}, {"dataset_name": "p", "dataset_type": "performance", "score": 1.0}]}')
+    assert defects == []
+    assert report.value("rouge1") == 43.1
+    assert report.headline == 0.71  # the one accuracy dataset; the performance one is not a score
+    assert report.total_samples == 10

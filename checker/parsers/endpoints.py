@@ -1,0 +1,140 @@
+"""The MLPerf Endpoints harness files: `config.yaml`, `performance/result_summary.json` and
+`accuracy/accuracy_results.json` (format: mlcommons/endpoints report directory; see
+reference/ECOSYSTEM.md section 3). Times are nanoseconds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from . import Defect
+
+
+def _dig(data: Any, dotted: str) -> Any:
+    """`a.b.c` into nested dicts; keys may themselves hold dots (percentiles use "99.0"),
+    so the longest key that matches at each level wins."""
+    node, rest = data, dotted
+    while rest:
+        if not isinstance(node, dict):
+            return None
+        for key in sorted((k for k in node if isinstance(k, str)), key=len, reverse=True):
+            if rest == key or rest.startswith(key + "."):
+                node, rest = node[key], rest[len(key) + 1:]
+                break
+        else:
+            return None
+    return node
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+@dataclass
+class EndpointsSummary:
+    """`result_summary.json`: the run's state, counts, throughput and latency blocks."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, dotted: str) -> Any:
+        return _dig(self.data, dotted)
+
+    def number(self, dotted: str) -> float | None:
+        return _number(self.get(dotted))
+
+    def p99(self, block: str) -> tuple[float | None, str]:
+        """The p99 of a latency block (`ttft`, `tpot`, `latency`): the early-stopping estimate
+        when the harness could compute one, else the plain percentile; and which it was."""
+        early = self.number(f"{block}.early_stopping_percentiles.99.0")
+        if early is not None:
+            return early, f"{block}.early_stopping_percentiles.99.0"
+        return self.number(f"{block}.percentiles.99.0"), f"{block}.percentiles.99.0"
+
+
+@dataclass
+class EndpointsConfig:
+    """`config.yaml`: the resolved run configuration."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, dotted: str) -> Any:
+        return _dig(self.data, dotted)
+
+    @property
+    def scenario_type(self) -> str | None:
+        value = self.data.get("type")
+        return value.lower() if isinstance(value, str) else None
+
+
+@dataclass
+class EndpointsAccuracy:
+    """`accuracy_results.json`: the average and one score per dataset."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scores(self) -> list[dict[str, Any]]:
+        """The accuracy datasets' entries (dataset_type `accuracy`, or untyped)."""
+        entries = self.data.get("accuracy_scores")
+        if not isinstance(entries, list):
+            return []
+        return [e for e in entries if isinstance(e, dict) and e.get("dataset_type", "accuracy") == "accuracy"]
+
+    def value(self, *names: str) -> float | None:
+        """A named metric: at the top level, or in a dataset entry or its `breakdown`."""
+        places = [self.data] + [place for e in self.scores for place in (e, e.get("breakdown"))]
+        for place in places:
+            if isinstance(place, dict):
+                for name in names:
+                    found = _number(place.get(name))
+                    if found is not None:
+                        return found
+        return None
+
+    @property
+    def headline(self) -> float | None:
+        """The single score of a one-metric model: `average_accuracy`, else the one dataset's."""
+        average = _number(self.data.get("average_accuracy"))
+        if average is not None:
+            return average
+        scores = [_number(e.get("score")) for e in self.scores]
+        return scores[0] if len(scores) == 1 else None
+
+    @property
+    def total_samples(self) -> int | None:
+        counts = [e.get("total_samples", e.get("unit_samples")) for e in self.scores]
+        if not counts or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+            return None
+        return sum(counts)
+
+
+def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
+    try:
+        data = load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        mark = getattr(error, "problem_mark", None)
+        line = (mark.line + 1) if mark is not None else getattr(error, "lineno", None)
+        return {}, [Defect("FIL007", f"is not valid {what}: {str(error).splitlines()[0]}", line=line)]
+    except RecursionError:
+        return {}, [Defect("FIL007", f"is nested too deeply to read as {what}")]
+    if not isinstance(data, dict):
+        return {}, [Defect("FIL007", f"holds a {type(data).__name__}, not a {what} mapping")]
+    return data, []
+
+
+def parse_result_summary(text: str) -> tuple[EndpointsSummary, list[Defect]]:
+    data, defects = _object(text, "JSON", json.loads)
+    return EndpointsSummary(data), defects
+
+
+def parse_endpoints_config(text: str) -> tuple[EndpointsConfig, list[Defect]]:
+    data, defects = _object(text, "YAML", yaml.safe_load)
+    return EndpointsConfig(data), defects
+
+
+def parse_accuracy_results(text: str) -> tuple[EndpointsAccuracy, list[Defect]]:
+    data, defects = _object(text, "JSON", json.loads)
+    return EndpointsAccuracy(data), defects

@@ -1,0 +1,240 @@
+"""EPT: results written by the MLPerf Endpoints harness (config.yaml, result_summary.json,
+accuracy_results.json), held to the same limits as loadgen results."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from checker.model import Result
+from checker.registry import Problem, rule
+from checker.findings import Severity
+from checker.rounds import Round
+from checker.tree import join
+
+GATED_DIVISIONS = ("closed", "network")
+
+
+def _summary_path(result: Result) -> str:
+    return result.endpoints_summary_path or join(result.location, "performance", "result_summary.json")
+
+
+@rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING, needs=("endpoints_summary",))
+def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
+    """An Endpoints result keeps result_summary.json directly in performance/, not performance/run_1/.
+
+    Why: the agreed layout has no run_1 level for Endpoints results, but the harness's
+    publish_submission.py still writes one; both are read, and the variant is flagged so the
+    tree converges on one layout.
+    Fix: move performance/run_1/* up into performance/.
+    Policy: mlcommons/inference#2628 (Endpoints layout) and the review of #2630.
+    Example: performance/run_1/result_summary.json gets a warning; performance/result_summary.json passes.
+    """
+    if "/run_1/" in _summary_path(result):
+        yield Problem(path=_summary_path(result),
+                      message="result_summary.json is under performance/run_1/; the Endpoints layout has no run_1 level",
+                      expected=join(result.location, "performance", "result_summary.json"))
+
+
+@rule("EPT002", "endpoints-model-allowed", needs=("endpoints_summary", "model"))
+def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
+    """The benchmark may be run with the Endpoints harness in this round.
+
+    Why: only some models have an Endpoints reference implementation and accuracy scorer in
+    the round; others must use loadgen.
+    Fix: run the benchmark with loadgen, or submit one of the allowed models.
+    Policy: the round's list of Endpoints models (official checker ENDPOINTS_ALLOWED_MODELS).
+    Example: llama3.1-8b passes in v6.1; resnet fails.
+    """
+    allowed = round.endpoints.get("allowed_models", [])
+    if result.model not in allowed:
+        yield Problem(path=_summary_path(result), observed=result.model, expected=allowed,
+                      message=f"{result.model} is not an Endpoints model in {round.name} "
+                              f"(allowed: {', '.join(allowed)})")
+
+
+@rule("EPT003", "endpoints-run-complete", needs=("endpoints_summary",))
+def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
+    """The Endpoints run completed: state `complete`, no failed samples, every issued sample completed.
+
+    Why: an interrupted run or failed requests inflate throughput and hide errors, as loadgen
+    error lines do for loadgen runs.
+    Fix: find why samples failed (server errors, timeouts) and run again.
+    Policy: inference_rules.adoc, "LoadGen Operation" (every query answered); Endpoints
+    result_summary.json `state`, `complete` and `n_samples_failed`.
+    Example: `state` "interrupted" fails; `n_samples_failed` 3 fails.
+    """
+    summary = result.endpoints_summary
+    path = _summary_path(result)
+    state, complete = summary.get("state"), summary.get("complete")
+    if state != "complete" or complete is not True:
+        yield Problem(path=path, pointer="state", observed={"state": state, "complete": complete},
+                      expected={"state": "complete", "complete": True},
+                      message=f"the run did not complete: state {state!r}, complete {complete!r}")
+    failed = summary.number("n_samples_failed")
+    if failed:
+        yield Problem(path=path, pointer="n_samples_failed", observed=failed, expected=0,
+                      message=f"{failed:g} samples failed")
+    issued, completed = summary.number("n_samples_issued"), summary.number("n_samples_completed")
+    if issued is not None and completed is not None and completed < issued:
+        yield Problem(path=path, pointer="n_samples_completed", observed=completed, expected=issued,
+                      message=f"{completed:g} of {issued:g} issued samples completed")
+
+
+@rule("EPT004", "endpoints-latency", needs=("endpoints_summary", "model"))
+def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
+    """The Endpoints run's p99 latencies are within the limits of the folder's scenario.
+
+    Why: the same latency limits hold whichever harness measured them; Interactive results
+    are held to the Interactive TTFT/TPOT limits, not the looser Server ones.
+    Fix: lower the load (target QPS) until p99 TTFT/TPOT (or end-to-end latency) meet the limits.
+    Policy: inference_rules.adoc, "Benchmarks" (latency constraints per scenario).
+    Example: llama3.1-8b Interactive with TTFT p99 0.45 s passes; 0.6 s fails (limit 0.5 s).
+    """
+    limits = round.latency(result.model, result.scenario or "") or {}
+    summary = result.endpoints_summary
+    for name, block, limit_key in (("TTFT", "ttft", "ttft_ns"), ("TPOT", "tpot", "tpot_ns"),
+                                   ("latency", "latency", "target_ns")):
+        if limit_key not in limits:
+            continue
+        value, key = summary.p99(block)
+        limit = limits[limit_key]
+        if value is None:
+            yield Problem(path=_summary_path(result), pointer=key, expected=limit,
+                          message=f"result_summary.json has no {name} p99 ({block}.percentiles.99.0)")
+        elif value > limit:
+            yield Problem(path=_summary_path(result), pointer=key, observed=value, expected=limit,
+                          message=f"{name} p99 {value / 1e6:.3f} ms > {limit / 1e6:.3f} ms "
+                                  f"({result.scenario} limit of {result.model}, round {round.name})")
+
+
+@rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "model"))
+def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
+    """The Endpoints performance run lasted at least the round's minimum duration.
+
+    Why: short runs hide thermal throttling and warm-up effects; the minimum holds for every harness.
+    Fix: raise `settings.runtime.min_duration_ms` in config.yaml to the round's minimum and run again.
+    Policy: inference_rules.adoc, "Scenarios" (minimum run duration).
+    Example: duration_ns 600e9 passes in v6.1; 300e9 fails.
+    """
+    minimum_ms = round.min_duration_ms(result.model)
+    duration = result.endpoints_summary.number("duration_ns")
+    if duration is None:
+        yield Problem(path=_summary_path(result), pointer="duration_ns", expected=minimum_ms * 1e6,
+                      message="result_summary.json has no duration_ns")
+    elif duration < minimum_ms * 1e6:
+        yield Problem(path=_summary_path(result), pointer="duration_ns", observed=duration,
+                      expected=minimum_ms * 1e6,
+                      message=f"the run lasted {duration / 1e9:.1f} s, less than {minimum_ms / 1e3:g} s ({round.name})")
+
+
+def _gate_value(result: Result, gate) -> float | None:
+    """A gate's metric from accuracy_results.json. A model with a single gate may report it as
+    the headline score. Fractions are read as percent when the reference is a percentage."""
+    report = result.endpoints_accuracy
+    value = report.value(gate.key, gate.metric)
+    if value is None and len(round_gates(result)) == 1:
+        value = report.headline
+    if value is not None and 0 <= value <= 1 and gate.reference > 1.5:
+        value *= 100
+    return value
+
+
+def round_gates(result: Result) -> list:
+    return result.round.gates(result.model, result.scenario or "")
+
+
+@rule("EPT006", "endpoints-accuracy", needs=("endpoints_accuracy", "model"))
+def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
+    """Every accuracy metric of an Endpoints result is reported and meets its gate (reference x factor).
+
+    Why: Endpoints results must be as accurate as loadgen ones. The official checker gates
+    only qwen3-vl and lets every other Endpoints model pass with any score.
+    Fix: report every metric the round gates (in accuracy_results.json or its breakdown), and
+    reach reference x factor; or submit to the open division.
+    Policy: inference_rules.adoc, "Benchmarks" (accuracy targets).
+    Example: llama3.1-8b with rouge1 43.0 passes (>= 0.99 x 42.9865); 40.0 fails.
+    """
+    path = join(result.location, "accuracy", "accuracy_results.json")
+    severity = None if result.division in GATED_DIVISIONS else Severity.WARNING
+    for gate in round_gates(result):
+        value = _gate_value(result, gate)
+        if value is None:
+            yield Problem(path=path, pointer=gate.key, expected=gate.key, severity=severity,
+                          message=f"{gate.metric} (`{gate.key}`) is not in accuracy_results.json")
+            continue
+        if result.division not in GATED_DIVISIONS:
+            continue
+        if gate.lower_bound is not None and value < gate.lower_bound:
+            yield Problem(path=path, pointer=gate.key, observed=value, expected=gate.lower_bound,
+                          message=f"{gate.metric} {value:.6g} < {gate.lower_bound:.6g} ({gate.factor:g} x reference "
+                                  f"{gate.reference:g}, round {round.name})")
+        if gate.upper_bound is not None and value > gate.upper_bound:
+            yield Problem(path=path, pointer=gate.key, observed=value, expected=gate.upper_bound,
+                          message=f"{gate.metric} {value:.6g} > {gate.upper_bound:.6g} (round {round.name})")
+
+
+@rule("EPT007", "endpoints-seeds", needs=("endpoints_config",))
+def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
+    """config.yaml runs the Endpoints harness with the round's sample-index and schedule seeds.
+
+    Why: the seeds decide which samples are issued and when; Endpoints runs carry them as
+    dataloader and scheduler seeds.
+    Fix: set settings.runtime.dataloader_random_seed and scheduler_random_seed to the round's values.
+    Policy: inference_rules.adoc, "Non-determinism is restricted"; official checker
+    ENDPOINTS_YAML_FIELD_MAP.
+    Example: scheduler_random_seed equal to the round's schedule_rng_seed passes; 42 fails.
+    """
+    config = result.endpoints_config
+    for seed, key in round.endpoints.get("seed_keys", {}).items():
+        expected, observed = round.seeds.get(seed), config.get(key)
+        if expected is not None and observed != expected:
+            yield Problem(path=join(result.location, "config.yaml"), pointer=key, observed=observed, expected=expected,
+                          message=f"{key} is {observed}, the round's {seed} is {expected} ({round.name})")
+
+
+@rule("EPT008", "endpoints-scenario", needs=("endpoints_config",))
+def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
+    """config.yaml's run type matches the scenario folder (offline for Offline, online for Server or Interactive).
+
+    Why: an online run filed as Offline (or the reverse) is judged by the wrong limits and metric.
+    Fix: move the result to the folder of the scenario it ran, or run the right type.
+    Policy: submission_rules.adoc, "Directory structure" (the scenario folder names the scenario).
+    Example: `type: offline` under Offline passes; under Server fails.
+    """
+    run_type = result.endpoints_config.scenario_type
+    allowed = round.endpoints.get("scenario_types", {}).get(run_type or "", [])
+    if run_type is None or result.scenario not in allowed:
+        yield Problem(path=join(result.location, "config.yaml"), pointer="type", observed=run_type,
+                      expected=result.scenario,
+                      message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} scenario")
+
+
+@rule("EPT009", "endpoints-audits", needs=("endpoints_summary", "model"))
+def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
+    """Each compliance test the round requires has its Endpoints audit file, and it passed.
+
+    Why: Endpoints runs are audited like loadgen runs; audit/audit_<name>.json records each
+    test's outcome.
+    Fix: run the harness's audit flow for the missing or failed test.
+    Policy: submission_rules.adoc, "Compliance Testing"; official checker ENDPOINTS_COMPLIANCE_MAPPING.
+    Example: llama3.1-8b closed without audit/audit_consistency_output_test.json fails.
+    """
+    if result.division not in round.compliance_divisions:
+        return
+    names = round.endpoints.get("audits", {})
+    for test in round.compliance_tests(result.model):
+        name = names.get(test)
+        if name is None:
+            continue
+        path = join(result.location, "audit", f"audit_{name}.json")
+        if not result.reader.exists(path):
+            yield Problem(path=path, expected=path, message=f"{test} requires {path.rpartition('/')[2]}, which is missing")
+            continue
+        audit = result.reader.json(path, what=f"{test} audit")
+        if not isinstance(audit, dict):
+            continue
+        if audit.get("test") != name or audit.get("passed") is not True:
+            yield Problem(path=path, pointer="passed", observed={"test": audit.get("test"), "passed": audit.get("passed")},
+                          expected={"test": name, "passed": True},
+                          message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
+                                  f"passed {audit.get('passed')!r})")
