@@ -166,6 +166,11 @@ def check_system(system: System, codes: frozenset[str]) -> UnitOutput:
             power = result.power_metric()
             if power is not None:
                 record.facts["power"] = power
+            status = (system.description or {}).get("status")
+            availability = status.strip().lower() if isinstance(status, str) else None
+            record.facts["availability"] = availability
+            # Only available results in the closed division can be audited (inference_rules.adoc, "Audit").
+            record.facts["auditable"] = result.division == "closed" and availability == "available"
         except Exception as error:  # noqa: BLE001
             found.append(_internal_error(RULES["INT001"], result.location, result.location, "", error))
         out.findings += result.findings + found

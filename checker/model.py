@@ -32,6 +32,7 @@ class Submission:
     division: str
     submitter: str
     findings: list[Finding] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
     @property
     def rel(self) -> str:
@@ -60,6 +61,7 @@ class System:
     submission: Submission
     name: str
     findings: list[Finding] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
     @property
     def key(self) -> str:
@@ -221,7 +223,8 @@ class Result:
     def user_conf(self) -> dict[str, str] | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, what="user.conf")
+        return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, required=False,
+                                  what="user.conf")  # MSR001 reports it missing
 
     def compliance_dir(self, test: str) -> str:
         return self.path("compliance", test)

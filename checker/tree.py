@@ -123,3 +123,34 @@ class Tree:
 
     def subdirs(self, rel: str) -> list[str]:
         return [e.rel.rpartition("/")[2] for e in self.listdir(rel) if e.kind is Kind.DIR]
+
+    def walk(self, rel: str):
+        """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link_target)]).
+        `kind` is "dir", "file", "link" or "other"; link_target is the link's resolved path."""
+        stack = [rel]
+        while stack:
+            folder = stack.pop()
+            real = self._real_dir(folder) if folder else self.root
+            if real is None:
+                continue
+            try:
+                with os.scandir(real) as scan:
+                    items = sorted(scan, key=lambda item: item.name)
+            except OSError:
+                continue
+            listed = []
+            for item in items:
+                try:
+                    if item.is_symlink():
+                        listed.append((item.name, "link", 0, os.path.realpath(item.path)))
+                    elif item.is_dir(follow_symlinks=False):
+                        listed.append((item.name, "dir", 0, None))
+                        stack.append(join(folder, item.name))
+                    elif item.is_file(follow_symlinks=False):
+                        listed.append((item.name, "file", item.stat(follow_symlinks=False).st_size, None))
+                    else:
+                        listed.append((item.name, "other", 0, None))
+                except OSError:
+                    listed.append((item.name, "other", 0, None))
+            yield folder, listed
+

@@ -1,13 +1,17 @@
-"""STR: the tree's names and shape, as far as one result needs them."""
+"""STR: the tree's names and shape: names the round knows, required scenarios, systems and
+results that match, code and calibration, and the hygiene of every file and folder."""
 
 from __future__ import annotations
 
 import difflib
+import os
 from typing import Iterator
 
-from checker.model import Result
+from checker.findings import Severity
+from checker.model import Result, Submission, System, results_of, systems_of
 from checker.registry import Problem, rule
 from checker.rounds import Round
+from checker.tree import join
 
 
 @rule("STR001", "unknown-benchmark", scope="result")
@@ -55,3 +59,173 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=result.scenario_folder,
             expected=round.scenarios,
         )
+
+
+def _gated(division: str, round: Round) -> bool:
+    return division in round.compliance_divisions  # closed and network: the full rules
+
+
+def _scenarios_by_model(system: System) -> dict[str, set[str]]:
+    if "scenarios_by_model" not in system.cache:
+        present: dict[str, set[str]] = {}
+        for result in results_of(system):
+            if result.model is not None and result.scenario is not None:
+                present.setdefault(result.model, set()).add(result.scenario)
+        system.cache["scenarios_by_model"] = present
+    return system.cache["scenarios_by_model"]
+
+
+@rule("STR003", "required-scenarios", needs=("model", "system_description"))
+def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
+    """Each benchmark of a closed or network system has the scenarios its system type requires.
+
+    Why: a benchmark's result set is only comparable when every required scenario is
+    there; where a model allows either of two (Server or Interactive), one is enough. A
+    "datacenter,edge" system needs both sets. Every result of the incomplete benchmark is
+    reported, since none of them can be published alone.
+    Fix: add the missing scenario's results, or drop the benchmark.
+    Policy: inference_rules.adoc, "Benchmarks" (required scenarios per category); the
+    official checker's required-scenarios tables.
+    Example: a datacenter llama3.1-8b with Offline and Interactive passes; with Offline only it fails.
+    """
+    system = result.system
+    if not _gated(result.division, round) or not system.system_type or result.scenario is None:
+        return
+    scenarios = _scenarios_by_model(system).get(result.model, set())
+    folder = result.location.rsplit("/", 1)[0]
+    rules = round.scenario_rules(result.model, system.system_type)
+    if rules is None:
+        yield Problem(path=folder, observed=system.system_type,
+                      message=f"{result.model} is not a {system.system_type} benchmark in {round.name}")
+        return
+    missing = [s for s in rules.get("required", []) if s not in scenarios]
+    either = rules.get("one_of", [])
+    if either and not scenarios.intersection(either):
+        missing.append(" or ".join(either))
+    if missing:
+        yield Problem(path=folder, observed=sorted(scenarios), expected=missing,
+                      message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
+                              f"(has {', '.join(sorted(scenarios))})")
+
+
+@rule("STR004", "system-without-results", scope="submission", severity=Severity.WARNING)
+def system_without_results(submission: Submission, round: Round) -> Iterator[Problem]:
+    """Every system description has results.
+
+    Why: a description without results is left over from another submission or names a
+    system whose results were forgotten.
+    Fix: add the system's results, or delete systems/<system>.json.
+    Policy: the official checker's all-systems-have-results check (old checker, dropped in the package).
+    Example: systems/spare.json with no results/spare/ gets a warning.
+    """
+    results_root = join(submission.rel, round.results_root)
+    with_results = set(submission.tree.subdirs(results_root))
+    for system in systems_of(submission):
+        if system.name not in with_results:
+            yield Problem(path=system.json_path, message=f"system {system.name} has no results under {results_root}")
+
+
+@rule("STR005", "code-for-benchmark")
+def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
+    """Every benchmark with results has its implementation folder (`code/<benchmark>` or `src/<benchmark>`).
+
+    Why: others must be able to see and rerun the implementation that produced a result.
+    Every result of the benchmark is reported, since none can be reproduced without it.
+    Fix: add the implementation (or a README pointing at a public commit) under the folder named.
+    Policy: submission_rules.adoc, "Source code requirements for replication"; inference_rules.adoc
+    ("Benchmark implementations must be shared").
+    Example: results for llama2-70b-99 without code/llama2-70b-99 fail.
+    """
+    folder = result.submission.path("code", benchmark=result.benchmark)
+    if folder and result.tree.entry(folder).kind.value != "dir":
+        yield Problem(path=folder, expected=folder, message=f"no implementation folder for {result.benchmark}")
+
+
+@rule("STR006", "calibration-document", scope="submission")
+def calibration_document(submission: Submission, round: Round) -> Iterator[Problem]:
+    """A closed or network submission documents its calibration (documentation/calibration.md).
+
+    Why: quantised closed results must say how they were calibrated, on the allowed
+    calibration set.
+    Fix: write documentation/calibration.md (or calibration.md at the submitter root).
+    Policy: submission_rules.adoc, "Directory structure" (documentation/calibration);
+    inference_rules.adoc, "Weight Definition and Quantization".
+    Example: closed/Acme/documentation/calibration.md passes; none fails.
+    """
+    if not _gated(submission.division, round):
+        return
+    candidates = [join(submission.rel, place, f"calibration.{ext}") for place in ("documentation", "")
+                  for ext in ("md", "adoc")]
+    if not any(submission.tree.entry(c).kind.value == "file" for c in candidates):
+        yield Problem(path=candidates[0], expected=candidates[0], message="no calibration document")
+
+
+def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
+    """One walk of the submission: empty folders, oversized files, links leaving the tree or
+    pointing nowhere. Links inside results/ and systems/ are reported when read (FIL006)."""
+    if "hygiene" in submission.cache:
+        return submission.cache["hygiene"]
+    found: list[tuple[str, Problem]] = []
+    limit = round.layout.get("max_file_bytes")
+    tree = submission.tree
+    read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
+    for folder, items in tree.walk(submission.rel):
+        if not items and folder != submission.rel:
+            found.append(("STR007", Problem(path=folder, message="empty folder")))
+        for name, kind, size, target in items:
+            rel = join(folder, name)
+            if kind == "file" and limit and size > limit:
+                found.append(("STR008", Problem(path=rel, observed=size, expected=limit,
+                                                message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit")))
+            elif kind == "link" and not (rel + "/").startswith(read_by_results):
+                if not os.path.exists(target):
+                    found.append(("STR009", Problem(path=rel, message="broken symlink")))
+                elif not (target == tree.root or target.startswith(tree.root + os.sep)):
+                    found.append(("STR009", Problem(path=rel, message="symlink leaves the checked folder")))
+    submission.cache["hygiene"] = found
+    return found
+
+
+def _hygiene_rule(code: str, submission: Submission, round: Round) -> Iterator[Problem]:
+    for found, problem in _hygiene(submission, round):
+        if found == code:
+            yield problem
+
+
+@rule("STR007", "empty-folder", scope="submission", severity=Severity.WARNING)
+def empty_folder(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No folder of the submission is empty.
+
+    Why: empty folders are lost by git and usually mark a result or document that was never copied.
+    Fix: copy what belongs there, or delete the folder.
+    Policy: the official checker's empty-directory check (old checker, dropped in the package).
+    Example: an empty results/sys/resnet/Offline/accuracy gets a warning.
+    """
+    yield from _hygiene_rule("STR007", submission, round)
+
+
+@rule("STR008", "file-over-size-limit", scope="submission")
+def file_too_large(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No file is larger than the round's limit (50 MB).
+
+    Why: the submission repository rejects large files; logs must be truncated and models
+    linked, not committed.
+    Fix: truncate the accuracy log (truncate_accuracy_log.py), or move the file out and link to it.
+    Policy: the official checker's FILE_SIZE_LIMIT_MB (50), defined but unused by its package.
+    Example: a 60 MB mlperf_log_accuracy.json fails.
+    """
+    yield from _hygiene_rule("STR008", submission, round)
+
+
+@rule("STR009", "bad-symlink", scope="submission")
+def bad_symlink(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No symlink in code/documentation points nowhere or outside the submission.
+
+    Why: links do not survive the upload; a link out of the tree shows files the reviewers
+    will never get. (Links under results/ and systems/ are reported where they are read, FIL006.)
+    Fix: replace the link with the file it points at.
+    Policy: the official checker's broken-symlink check (old checker, dropped in the package).
+    Example: code/resnet/model.onnx -> /home/me/model.onnx fails.
+    """
+    yield from _hygiene_rule("STR009", submission, round)
+

@@ -1,12 +1,242 @@
-"""SYS: the system description `systems/<system>.json`."""
+"""SYS: the system description `systems/<system>.json`, validated against the round's JSON
+Schema (schemas/system_desc.schema.json) and the folder it sits in; AVL: its availability."""
 
 from __future__ import annotations
 
-from typing import Iterator
+import functools
+import re
+from typing import Any, Iterator
 
-from checker.model import System
+import jsonschema
+
+from checker.findings import Severity
+from checker.model import System, results_of
 from checker.registry import Problem, rule
-from checker.rounds import Round
+from checker.rounds import Round, _schema
+
+NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
+
+
+@functools.cache
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(_schema(name))
+
+
+def _pointer(path) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
+    """Every schema violation of the description as (code, problem); computed once per system.
+    The schema's `x-code` names the code; required fields missing are SYS001."""
+    if "schema" in system.cache:
+        return system.cache["schema"]
+    found: list[tuple[str, Problem]] = []
+    name = round.system_description.get("schema")
+    description = system.description
+    if name and isinstance(description, dict):
+        properties = _validator(name).schema.get("properties", {})
+        seen: set[tuple[str, str]] = set()
+        for error in sorted(_validator(name).iter_errors(description), key=lambda e: (list(e.absolute_path), e.message)):
+            code = error.schema.get("x-code", "SYS001") if isinstance(error.schema, dict) else "SYS001"
+            if error.validator == "required":
+                for field in error.validator_value:
+                    if field not in error.instance and (code, field) not in seen:
+                        seen.add((code, field))
+                        why = " (is_network is true)" if code == "SYS009" else ""
+                        found.append((code, Problem(path=system.json_path, pointer=f"/{field}", expected=field,
+                                                    message=f"required field `{field}` is missing{why}")))
+                continue
+            field = str(error.absolute_path[0]) if error.absolute_path else ""
+            code = properties.get(field, {}).get("x-code", code)
+            value = error.instance
+            if code == "SYS005" and isinstance(value, str) and not value.strip():
+                code = "SYS002"
+            elif code == "SYS005" and isinstance(value, str) and NOT_APPLICABLE.match(value):
+                code = "SYS006"
+            if (code, field) in seen:
+                continue
+            seen.add((code, field))
+            expected = properties.get(field, {}).get("description")
+            found.append((code, Problem(path=system.json_path, pointer=_pointer(error.absolute_path), observed=value,
+                                        expected=expected, message=_message(code, field, value, expected))))
+    system.cache["schema"] = found
+    return found
+
+
+def _message(code: str, field: str, value: Any, expected: str | None) -> str:
+    if code == "SYS002":
+        return f"`{field}` needs a meaningful value, and it is empty"
+    if code == "SYS006":
+        return f"`{field}` is {value!r}; the results table needs a number"
+    wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
+    return f"`{field}` is {value!r}: {wanted}"
+
+
+def _schema_rule(code: str, system: System, round: Round) -> Iterator[Problem]:
+    for found, problem in schema_problems(system, round):
+        if found == code:
+            yield problem
+
+
+@rule("SYS001", "required-field-missing", scope="system", needs=("system_description",))
+def required_field_missing(system: System, round: Round) -> Iterator[Problem]:
+    """The system description has every field the round requires.
+
+    Why: the results table and reviewers read these fields; a missing one is a blank in the
+    published row and a system that cannot be identified.
+    Fix: add the field the finding names to systems/<system>.json (an empty string where it
+    truly does not apply and the field is not one that needs a meaningful value).
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; official checker
+    SYSTEM_DESC_REQUIRED_FIELDS.
+    Example: a description without `host_storage_type` fails, pointing at /host_storage_type.
+    """
+    yield from _schema_rule("SYS001", system, round)
+
+
+@rule("SYS002", "field-needs-meaningful-value", scope="system", needs=("system_description",))
+def field_needs_meaningful_value(system: System, round: Round) -> Iterator[Problem]:
+    """Fields that need a meaningful response are not empty.
+
+    Why: the policy marks these fields (processor, memory, accelerator, framework, ...) as
+    needing a real answer; an empty string publishes a row nobody can compare.
+    Fix: fill in the field the finding points at.
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (meaningful response
+    required); official checker SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS.
+    Example: `"framework": ""` fails; `"framework": "TensorRT 10.9"` passes.
+    """
+    yield from _schema_rule("SYS002", system, round)
+
+
+@rule("SYS005", "numeric-field", scope="system", needs=("system_description",))
+def numeric_field(system: System, round: Round) -> Iterator[Problem]:
+    """Node, accelerator, processor and core counts are whole numbers.
+
+    Why: the results table and comparisons compute with these counts (accelerators per node
+    times nodes); "8 (per node)" cannot be read as a number.
+    Fix: write the count alone, as a number or a string of digits, and move any comment to hw_notes.
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; the published results
+    table (numbers in a#, p#, Nodes).
+    Example: `"accelerators_per_node": "8"` and `8` pass; `"8 (per node)"` fails.
+    """
+    yield from _schema_rule("SYS005", system, round)
+
+
+@rule("SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING,
+      needs=("system_description",))
+def numeric_field_not_applicable(system: System, round: Round) -> Iterator[Problem]:
+    """A count field says N/A instead of a number.
+
+    Why: N/A is an answer, but it leaves the published row without a count (one published
+    v5.1 system gives `host_processor_core_count` "N/A"), so it is a warning.
+    Fix: give the count; for a preview processor, fill it in when the product is public.
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (footnote 1: core counts
+    may wait for preview).
+    Example: `"host_processor_core_count": "N/A"` gets a warning.
+    """
+    yield from _schema_rule("SYS006", system, round)
+
+
+@rule("SYS008", "system-type", scope="system", needs=("system_description",))
+def system_type(system: System, round: Round) -> Iterator[Problem]:
+    """`system_type` is datacenter, edge, or both.
+
+    Why: the system type decides which scenarios are required for each benchmark.
+    Fix: set `system_type` to "datacenter", "edge" or "datacenter,edge".
+    Policy: inference_rules.adoc, "Constraints for the Closed division" (categories);
+    submission_rules.adoc (system_type).
+    Example: "datacenter" passes; "server" fails.
+    """
+    yield from _schema_rule("SYS008", system, round)
+
+
+@rule("SYS009", "network-fields", scope="system", needs=("system_description",))
+def network_fields(system: System, round: Round) -> Iterator[Problem]:
+    """A description with `is_network` true has every network-division field.
+
+    Why: network-division results are judged by how the load generator reaches the SUT; the
+    fields must describe OSI layers 1 to 4. The string "false" counts as false.
+    Fix: add the network fields the finding names, or set `is_network` to false.
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (network fields);
+    inference_rules.adoc, "Network Division"; official checker SYSTEM_DESC_IS_NETWORK_MODE.
+    Example: `"is_network": true` without `network_type` fails; `"is_network": "false"` needs none.
+    """
+    yield from _schema_rule("SYS009", system, round)
+
+
+@rule("AVL001", "availability-category", scope="system", needs=("system_description",))
+def availability_category(system: System, round: Round) -> Iterator[Problem]:
+    """`status` is one of the round's availability categories: available, preview or rdi.
+
+    Why: the category decides what must be public and when (preview systems must become
+    available within the next rounds); results without one cannot be published.
+    Fix: set `status` to "available", "preview" or "rdi".
+    Policy: submission_rules.adoc, "Results categories"; official checker VALID_AVAILABILITIES.
+    Example: "available" passes; "coming soon" fails.
+    """
+    yield from _schema_rule("AVL001", system, round)
+
+
+SOFTWARE_IDENTIFIER = re.compile(r"\b[0-9a-f]{7,40}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:commit|tag|CL|build)\s*[:#]?\s*\w+",
+                                 re.IGNORECASE)
+
+
+@rule("AVL002", "preview-software-identified", scope="system", severity=Severity.WARNING,
+      needs=("system_description",))
+def preview_software_identified(system: System, round: Round) -> Iterator[Problem]:
+    """Preview and RDI systems identify their software by hash or version in sw_notes or other_software_stack.
+
+    Why: private or redacted software is allowed for preview and RDI only when a unique
+    identifier (hash, version, CL) pins it, so it can be matched when it becomes available.
+    Fix: list each private component with its commit hash, version or CL in `sw_notes` or
+    `other_software_stack`.
+    Policy: submission_rules.adoc, "Source code requirements for replication" (preview/RDI
+    identifiers).
+    Example: a preview system with "TensorRT 10.11, driver 575.57" passes; "internal build" gets a warning.
+    """
+    status = str(system.description.get("status", "")).strip().lower()
+    if status not in ("preview", "rdi"):
+        return
+    text = " ".join(str(system.description.get(f, "")) for f in ("sw_notes", "other_software_stack"))
+    if not SOFTWARE_IDENTIFIER.search(text):
+        yield Problem(path=system.json_path, pointer="/sw_notes",
+                      message=f"{status} system without a version or hash in sw_notes or other_software_stack")
+
+
+COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
+
+
+def _int(value: Any) -> int | None:
+    text = str(value).strip()
+    return int(text) if text.isdigit() else None
+
+
+@rule("SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING,
+      needs=("system_description",))
+def name_contradicts_description(system: System, round: Round) -> Iterator[Problem]:
+    """The system folder name's accelerator count (`x8`, `8x`) agrees with the description.
+
+    Why: readers take `B200x8` to mean eight accelerators; a description with another count
+    means the name or the description is wrong.
+    Fix: correct accelerators_per_node / number_of_nodes, or rename the system.
+    Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; inference_rules.adoc,
+    "Audit" (a submission is submitter + platform).
+    Example: `B200-SXM-180GBx8_TRT` with 8 accelerators per node passes; with 4 it gets a warning.
+    """
+    per_node = _int(system.description.get("accelerators_per_node"))
+    nodes = _int(system.description.get("number_of_nodes")) or 1
+    if per_node is None or per_node == 0:
+        return
+    for pattern in COUNT_IN_NAME:
+        match = pattern.search(system.name)
+        if match:
+            count = int(match.group(1))
+            if count not in (per_node, per_node * nodes):
+                yield Problem(path=system.json_path, pointer="/accelerators_per_node", observed=per_node,
+                              expected=count,
+                              message=f"the name `{system.name}` says {count} accelerators; the description has "
+                                      f"{per_node} per node on {nodes} node(s)")
+            return
 
 
 @rule("SYS003", "submitter-matches-folder", scope="system", needs=("system_description",))

@@ -25,8 +25,9 @@ PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SIN
 
 
 def copy_real_result(root: Path, location: str) -> None:
-    """Copy one published v5.1 result with what it depends on: its system description, and
-    its compliance and measurements folders (v5.1 keeps them beside results/)."""
+    """Copy one published v5.1 result with what it depends on: its system description, its
+    compliance and measurements folders (v5.1 keeps them beside results/), its code folder
+    and the submitter's documentation."""
     import shutil
 
     division, submitter, _, system, benchmark, scenario = location.split("/")
@@ -38,6 +39,11 @@ def copy_real_result(root: Path, location: str) -> None:
         source = base / part / system / benchmark / scenario
         if source.is_dir():
             shutil.copytree(source, target / part / system / benchmark / scenario)
+    for part in (f"code/{benchmark}", "documentation"):  # small in the slice
+        if (base / part).is_dir():
+            shutil.copytree(base / part, target / part, symlinks=True)
+    if (base / "model_mapping.json").is_file():
+        shutil.copyfile(base / "model_mapping.json", target / "model_mapping.json")
 
 
 def expand(text: str) -> str:
@@ -98,7 +104,11 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
     """One edit of a case file (see fixtures/cases/README.md)."""
     (op, target), = [(k, v) for k, v in edit.items() if k in OPS]
     path = root / expand(target)
-    if op == "replace":
+    if op == "replace" and "new_hex" in edit:  # bytes that are not text, in place of `old`
+        data, old = path.read_bytes(), expand(edit["old"]).encode()
+        assert old in data, f"{target}: {old!r} not found; the case is stale"
+        path.write_bytes(data.replace(old, bytes.fromhex(edit["new_hex"])))
+    elif op == "replace":
         text = path.read_text()
         old, new = expand(edit["old"]), expand(edit["new"])
         assert old in text, f"{target}: {old!r} not found; the case is stale"

@@ -74,3 +74,23 @@ def test_every_round_file_validates(name: str) -> None:
     document = load_round(name).data
     jsonschema.Draft202012Validator(schema).validate(document)
     assert document["round"] == name
+
+
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_system_schema_matches_the_round_file(round_name: str) -> None:
+    """The JSON Schema and the round file list the same required, meaningful, numeric and
+    network fields, so editors and the checker agree. (`division`, `system_type` and `status`
+    have rules of their own: SYS004, SYS008, AVL001.)"""
+    import json
+    from importlib import resources
+
+    from checker.rounds import load_round
+
+    facts = load_round(round_name).system_description
+    schema = json.loads(resources.files("checker.schemas").joinpath(facts["schema"]).read_text())
+    codes = {name: spec.get("x-code") for name, spec in schema["properties"].items()}
+    assert schema["required"] == facts["required"]
+    assert sorted(n for n, c in codes.items() if c == "SYS002") == sorted(
+        f for f in facts["meaningful"] if f not in facts["numeric"] + ["system_type", "status", "division"])
+    assert sorted(n for n, c in codes.items() if c == "SYS005") == sorted(facts["numeric"])
+    assert schema["allOf"][0]["then"]["required"] == facts["network"]

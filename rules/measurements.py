@@ -1,0 +1,75 @@
+"""MSR: the measurements entry of each result: the implementation description
+(`measurements.json` or `<system>.json`), `user.conf` and the README."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from checker.model import Result
+from checker.registry import Problem, rule
+from checker.rounds import Round
+from checker.tree import join
+
+
+def _description_path(result: Result) -> str | None:
+    """The implementation description: `measurements.json` (v6.x), `<system>.json` or
+    `<system>_<scenario>.json` (v5.x), else the folder's only other JSON file (published v5.1
+    results name it after the harness, as the official checker accepts)."""
+    for name in ("measurements.json", f"{result.system.name}.json",
+                 f"{result.system.name}_{result.scenario_folder}.json"):
+        rel = join(result.measurements_dir, name)
+        if result.reader.exists(rel):
+            return rel
+    others = [e.rel for e in result.tree.listdir(result.measurements_dir)
+              if e.rel.endswith(".json") and e.kind.value == "file"]
+    return others[0] if len(others) == 1 else None
+
+
+@rule("MSR001", "measurements-files", needs=("model",))
+def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
+    """The result's measurements entry has the implementation description, `user.conf` and a README.
+
+    Why: these say how to reproduce the run: the model and weights used, the loadgen
+    settings, and the commands. Endpoints results carry config.yaml instead of user.conf.
+    Fix: add the file the finding names to the result's measurements folder.
+    Policy: submission_rules.adoc, "Directory structure" (mandatory files); official checker
+    REQUIRED_MEASURE_FILES and SYSTEM_IMP_REQUIRED_FILES.
+    Example: a result without user.conf fails; an Endpoints result without one passes.
+    """
+    if _description_path(result) is None:
+        rel = join(result.measurements_dir, "measurements.json")
+        yield Problem(path=rel, expected=["measurements.json", f"{result.system.name}.json"],
+                      message=f"no implementation description (measurements.json or {result.system.name}.json)")
+    for name in round.measurements.get("required_files", []):
+        if name == "user.conf" and result.is_endpoints:
+            continue
+        rel = join(result.measurements_dir, name)
+        if not result.reader.exists(rel):
+            yield Problem(path=rel, expected=rel, message=f"{name} is missing")
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and not str(value).strip("[]{} \t\n"))
+
+
+@rule("MSR002", "implementation-fields", needs=("model",))
+def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
+    """The implementation description fills in every field the round requires.
+
+    Why: the weights used, their transformations and data types, and whether the model was
+    retrained decide whether a closed result is a closed result.
+    Fix: fill in the field the finding points at.
+    Policy: submission_rules.adoc, "model-info" (now measurements.json); official checker
+    SYSTEM_IMP_REQUIRED_FILES fields.
+    Example: `"weight_data_types": ""` fails; `"fp8"` passes.
+    """
+    rel = _description_path(result)
+    if rel is None:
+        return
+    data = result.reader.json(rel, what="implementation description")
+    if not isinstance(data, dict):
+        return
+    for name in round.measurements.get("required_fields", []):
+        if _empty(data.get(name)):
+            state = "missing" if name not in data else "empty"
+            yield Problem(path=rel, pointer=f"/{name}", expected=name, message=f"`{name}` is {state}")
