@@ -127,6 +127,42 @@ def exit_code(report: Report) -> int:
     return EXIT_FINDINGS if report.has_errors else EXIT_OK
 
 
+@app.command()
+def table(
+    path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    format: str = typer.Option("json", "--format", "-f", help="json or csv."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the table (default stdout)."),
+    publish_base: Optional[str] = typer.Option(None, "--publish-base",
+                                               help="Base URL of the published tree: adds Details, Code, ColorKey."),
+    first_id: Optional[int] = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+) -> None:
+    """The published results table (summary_results.json format): one row per valid result."""
+    from .table import publish, to_csv, to_json
+
+    if not os.path.isdir(path):
+        _fail(f"{path} is not a folder")
+    if format not in ("json", "csv"):
+        _fail(f"unknown format {format!r}; choose json or csv")
+    if (publish_base is None) != (first_id is None):
+        _fail("--publish-base and --first-id go together")
+    round_name = round or newest_round()
+    try:
+        load_round(round_name)
+    except RoundError as error:
+        _fail(str(error))
+    report = run_check(path, round_name, jobs=jobs or None)
+    rows = publish([r.row for r in report.results if r.valid and r.row], publish_base, first_id, report.round.name,
+                   report.round.layout["code"].split("/")[0])
+    with _destination(output) as out:
+        out.write(to_json(rows) if format == "json" else to_csv(rows))
+    left_out = sum(1 for r in report.results if not r.valid)
+    Console(stderr=True, highlight=False).print(
+        f"{len(rows)} rows; {left_out} invalid results left out (`mlperf-check check` says why)")
+    raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """One line per code: CODE  name  summary."""

@@ -17,6 +17,7 @@ from .findings import Finding, Severity
 from .model import Result, Submission, System, discover, results_of, systems_of
 from .registry import RULES, Problem, Rule, load_all, selected
 from .rounds import Round, load_round
+from .table import table_row
 from .tree import Tree
 from .waivers import Waiver, apply_waivers
 
@@ -35,6 +36,7 @@ class ResultRecord:
     metric: dict[str, Any] | None = None
     facts: dict[str, Any] = field(default_factory=dict)
     valid: bool = True
+    row: dict[str, Any] | None = None  # the published results-table row (checker/table.py)
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -171,6 +173,7 @@ def check_system(system: System, codes: frozenset[str]) -> UnitOutput:
             record.facts["availability"] = availability
             # Only available results in the closed division can be audited (inference_rules.adoc, "Audit").
             record.facts["auditable"] = result.division == "closed" and availability == "available"
+            record.row = table_row(result, record.metric, power)
         except Exception as error:  # noqa: BLE001
             found.append(_internal_error(RULES["INT001"], result.location, result.location, "", error))
         out.findings += result.findings + found

@@ -226,6 +226,18 @@ class Result:
         return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, required=False,
                                   what="user.conf")  # MSR001 reports it missing
 
+    @functools.cached_property
+    def implementation_path(self) -> str | None:
+        """The implementation description: `measurements.json` (v6.x), `<system>.json` or
+        `<system>_<scenario>.json` (v5.x), else the folder's only other JSON file (published
+        v5.1 results name it after the harness, as the official checker accepts)."""
+        folder = self.measurements_dir
+        for name in ("measurements.json", f"{self.system.name}.json", f"{self.system.name}_{self.scenario_folder}.json"):
+            if self.reader.exists(join(folder, name)):
+                return join(folder, name)
+        others = [e.rel for e in self.tree.listdir(folder) if e.rel.endswith(".json") and e.kind is Kind.FILE]
+        return others[0] if len(others) == 1 else None
+
     def compliance_dir(self, test: str) -> str:
         return self.path("compliance", test)
 

@@ -240,6 +240,12 @@ class Round:
             gates.append(Gate(**{k: v for k, v in gate.items() if k != "scenarios"}))
         return gates
 
+    def table_metrics(self, model: str, scenario: str) -> list[tuple[str, str]]:
+        """(name, accuracy.txt key) of each metric the published table shows: the gated
+        metrics, then the model's `table_metrics` (printed but not gated)."""
+        extra = [(m["metric"], m["key"]) for m in (self.model(model) or {}).get("table_metrics", [])]
+        return [(g.metric, g.key) for g in self.gates(model, scenario)] + extra
+
     def samples(self, model: str) -> dict[str, Any]:
         return dict((self.model(model) or {}).get("samples", {}))
 

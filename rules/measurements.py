@@ -11,20 +11,6 @@ from checker.rounds import Round
 from checker.tree import join
 
 
-def _description_path(result: Result) -> str | None:
-    """The implementation description: `measurements.json` (v6.x), `<system>.json` or
-    `<system>_<scenario>.json` (v5.x), else the folder's only other JSON file (published v5.1
-    results name it after the harness, as the official checker accepts)."""
-    for name in ("measurements.json", f"{result.system.name}.json",
-                 f"{result.system.name}_{result.scenario_folder}.json"):
-        rel = join(result.measurements_dir, name)
-        if result.reader.exists(rel):
-            return rel
-    others = [e.rel for e in result.tree.listdir(result.measurements_dir)
-              if e.rel.endswith(".json") and e.kind.value == "file"]
-    return others[0] if len(others) == 1 else None
-
-
 @rule("MSR001", "measurements-files", needs=("model",))
 def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
     """The result's measurements entry has the implementation description, `user.conf` and a README.
@@ -36,7 +22,7 @@ def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
     REQUIRED_MEASURE_FILES and SYSTEM_IMP_REQUIRED_FILES.
     Example: a result without user.conf fails; an Endpoints result without one passes.
     """
-    if _description_path(result) is None:
+    if result.implementation_path is None:
         rel = join(result.measurements_dir, "measurements.json")
         yield Problem(path=rel, expected=["measurements.json", f"{result.system.name}.json"],
                       message=f"no implementation description (measurements.json or {result.system.name}.json)")
@@ -63,7 +49,7 @@ def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
     SYSTEM_IMP_REQUIRED_FILES fields.
     Example: `"weight_data_types": ""` fails; `"fp8"` passes.
     """
-    rel = _description_path(result)
+    rel = result.implementation_path
     if rel is None:
         return
     data = result.reader.json(rel, what="implementation description")

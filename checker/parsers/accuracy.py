@@ -29,6 +29,7 @@ _MAX_DICT_CHARS = 1_000_000
 class AccuracyReport:
     values: dict[str, float] = field(default_factory=dict)
     hash: str | None = None
+    printed: dict[str, str] = field(default_factory=dict)  # each value as the script printed it
 
     def get(self, key: str) -> float | None:
         return self.values.get(key)
@@ -62,8 +63,8 @@ def _dict_values(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, float]:
-    flat: dict[str, float] = {}
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, tuple[float, str]]:
+    flat: dict[str, tuple[float, str]] = {}
     for key, value in data.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):
@@ -71,7 +72,7 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, float]:
             continue
         number = _number(value)
         if number is not None:
-            flat[name] = number
+            flat[name] = (number, str(value).strip().rstrip("%"))
     return flat
 
 
@@ -82,7 +83,7 @@ def parse_accuracy(text: str) -> tuple[AccuracyReport, list[Defect]]:
         if match:
             report.hash = match.group(1)
             continue
-        found: dict[str, float] = {}
+        found: dict[str, tuple[float, str]] = {}
         if "{" in line:
             data = _dict_values(line)
             if data is not None:
@@ -91,8 +92,10 @@ def parse_accuracy(text: str) -> tuple[AccuracyReport, list[Defect]]:
             for pair in _PAIR.finditer(line):
                 number = _number(pair.group("value"))
                 if number is not None:
-                    found.setdefault(pair.group("key").strip(), number)
-        for key, number in found.items():
-            report.values.setdefault(key, number)
+                    found.setdefault(pair.group("key").strip(), (number, pair.group("value")))
+        for key, (number, printed) in found.items():
+            if key not in report.values:
+                report.values[key] = number
+                report.printed[key] = printed
     defects = [] if report.values else [Defect("ACC001", "holds no accuracy values")]
     return report, defects
