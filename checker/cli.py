@@ -163,6 +163,34 @@ def table(
     raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
 
 
+@app.command()
+def followup(
+    previous: str = typer.Option(..., "--previous", help="The preview round: a submission tree or a results table."),
+    current: str = typer.Option(..., "--current", help="The target round: a submission tree or a results table."),
+    previous_round: Optional[str] = typer.Option(None, "--previous-round", help="Round of a --previous tree."),
+    current_round: Optional[str] = typer.Option(None, "--current-round", help="Round of --current (its benchmarks)."),
+    mapping: Optional[str] = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+) -> None:
+    """Preview results followed up as Available, at most 2% worse, in the target round."""
+    from . import followup as fu
+    from .table import table_of
+
+    if format not in ("text", "json", "csv"):
+        _fail(f"unknown format {format!r}; choose text, json or csv")
+    try:
+        before = table_of(previous, previous_round)
+        after = table_of(current, current_round)
+        names = fu.load_mapping(mapping) if mapping else None
+    except (OSError, ValueError, RoundError) as error:
+        _fail(str(error))
+    report = fu.follow_up(before, after, names, current_round)
+    with _destination(output) as out:
+        out.write({"text": fu.to_text, "json": fu.to_json, "csv": fu.to_csv}[format](report))
+    raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """One line per code: CODE  name  summary."""

@@ -1,0 +1,163 @@
+"""Preview follow-up: a Preview result must return as Available, at most 2% worse, in its
+target round (submission_rules.adoc, "Preview Systems"; reference/RULES.md PRV-01 to PRV-03).
+
+Inputs are results tables in the published format (or trees, tabled first). A preview
+system is matched to its Available successor by a mapping file, else by the same submitter,
+accelerator model and count, and node count. Power results compare performance per watt."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import yaml
+
+from .rounds import RoundError, load_round
+
+TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
+
+
+@dataclass
+class Outcome:
+    location: str
+    model: str
+    scenario: str
+    previous: float | None
+    units: str
+    status: str  # followed, degraded, missing, not-comparable
+    successor: str | None = None
+    current: float | None = None
+    delta: float | None = None  # (current - previous) / previous in the better direction
+    matched_by: str | None = None
+    basis: str = "performance"
+
+
+@dataclass
+class Followup:
+    outcomes: list[Outcome] = field(default_factory=list)
+    systems: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(o.status in ("degraded", "missing") for o in self.outcomes)
+
+
+def _system_key(row: dict[str, Any]) -> str:
+    return f"{row.get('Category')}/{row.get('Submitter')}/{row.get('Platform')}"
+
+
+def _hardware(row: dict[str, Any]) -> tuple:
+    return (str(row.get("Submitter", "")).lower(), row.get("Accelerator"), row.get("a#"), row.get("Nodes"))
+
+
+def _score(row: dict[str, Any]) -> tuple[float | None, str]:
+    """A number where higher is better: performance, or performance per watt for power rows."""
+    value, units = row.get("Performance_Result"), str(row.get("Performance_Units", ""))
+    if not isinstance(value, (int, float)) or value <= 0:
+        return None, "performance"
+    score = 1 / value if units.startswith("Latency") else float(value)
+    power = row.get("Power_Result")
+    if isinstance(power, (int, float)) and power > 0:
+        # Watts: per watt; energy per query (millijoules): less energy is better either way.
+        return score / power, "performance per watt"
+    return score, "performance"
+
+
+def _current_models(current: list[dict[str, Any]], round_name: str | None) -> set[str]:
+    """The benchmarks the current round still has: its round file's models when known,
+    else every model that appears in the current table."""
+    names = {round_name} if round_name else {str(r.get("version")) for r in current if r.get("version")}
+    models: set[str] = set()
+    for name in names:
+        try:
+            models |= set(load_round(name).models)
+        except RoundError:
+            return {str(r.get("Model")) for r in current}
+    return models or {str(r.get("Model")) for r in current}
+
+
+def load_mapping(path: str) -> dict[str, str]:
+    """`previous system -> current system`, each as `division/Submitter/Platform` or a Platform."""
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a mapping of previous system to current system is expected")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], mapping: dict[str, str] | None = None,
+              current_round: str | None = None) -> Followup:
+    result = Followup()
+    available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
+    models = _current_models(current, current_round)
+    previews: dict[str, list[dict[str, Any]]] = {}
+    for row in previous:
+        if str(row.get("Availability", "")).lower() == "preview":
+            previews.setdefault(_system_key(row), []).append(row)
+    for key, rows in sorted(previews.items()):
+        target = (mapping or {}).get(key) or (mapping or {}).get(str(rows[0].get("Platform")))
+        if target is not None:
+            successors = [r for r in available if target in (_system_key(r), r.get("Platform"))]
+            how = f"mapping file ({target})"
+        else:
+            successors = [r for r in available if _hardware(r) == _hardware(rows[0])]
+            how = "same submitter, accelerator, accelerator count and node count"
+        names = sorted({_system_key(r) for r in successors})
+        result.systems.append({"preview": key, "successors": names, "matched_by": how if names else None})
+        for row in rows:
+            result.outcomes.append(_judge(row, successors, models, how if names else None))
+    return result
+
+
+def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None) -> Outcome:
+    before, basis = _score(row)
+    outcome = Outcome(location=str(row.get("Location")), model=str(row.get("Model")), scenario=str(row.get("Scenario")),
+                      previous=row.get("Performance_Result"), units=str(row.get("Performance_Units", "")),
+                      status="missing", matched_by=how, basis=basis)
+    if outcome.model not in models:
+        outcome.status = "not-comparable"
+        return outcome
+    same = [r for r in successors if r.get("Model") == row.get("Model") and r.get("Scenario") == row.get("Scenario")]
+    scored = [(s, r) for r in same for s in [_score(r)[0]] if s is not None]
+    if not scored or before is None:
+        return outcome
+    best, chosen = max(scored, key=lambda pair: pair[0])
+    outcome.successor = str(chosen.get("Location"))
+    outcome.current = chosen.get("Performance_Result")
+    outcome.delta = round((best - before) / before, 6)
+    outcome.status = "followed" if outcome.delta >= -TOLERANCE else "degraded"
+    return outcome
+
+
+COLUMNS = ("location", "model", "scenario", "status", "delta", "previous", "current", "units", "basis", "successor",
+           "matched_by")
+
+
+def to_json(followup: Followup) -> str:
+    summary = {s: sum(1 for o in followup.outcomes if o.status == s)
+               for s in ("followed", "degraded", "missing", "not-comparable")}
+    return json.dumps({"tolerance": TOLERANCE, "summary": summary, "systems": followup.systems,
+                       "results": [asdict(o) for o in followup.outcomes]}, indent=2) + "\n"
+
+
+def to_csv(followup: Followup) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for outcome in followup.outcomes:
+        writer.writerow(asdict(outcome))
+    return buffer.getvalue()
+
+
+def to_text(followup: Followup) -> str:
+    lines = [f"Preview follow-up (Available successor, at most {TOLERANCE:.0%} worse):"]
+    for system in followup.systems:
+        found = ", ".join(system["successors"]) or "none found"
+        lines.append(f"  {system['preview']} -> {found}" + (f" [{system['matched_by']}]" if system["matched_by"] else ""))
+    for o in followup.outcomes:
+        delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
+        lines.append(f"  {o.status:<14} {o.location}{delta}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""Preview follow-up on the real CoreWeave preview results (closed/CoreWeave in the slice)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checker.followup import follow_up
+from checker.table import table_of
+
+pytestmark = pytest.mark.real
+
+PREVIEW = "closed/CoreWeave/results/GB300-NVL8-CoreWeave_TRT/deepseek-r1"
+
+
+@pytest.fixture(scope="module")
+def previous(real: Path) -> list[dict]:
+    """The real slice, checked and tabled: its preview rows are CoreWeave's deepseek-r1."""
+    rows = table_of(str(real), "v5.1", jobs=2)
+    assert sorted(r["Location"] for r in rows if r["Availability"] == "preview") == [f"{PREVIEW}/Offline",
+                                                                                     f"{PREVIEW}/Server"]
+    return rows
+
+
+def _successor(previous: list[dict], scale: dict[str, float], model: str | None = None) -> list[dict]:
+    """The next round's table: CoreWeave's preview rows come back Available, with each
+    scenario's performance scaled (a scenario absent from `scale` is not submitted)."""
+    rows = []
+    for row in previous:
+        if row["Availability"] != "preview" or row["Scenario"] not in scale:
+            continue
+        row = dict(row, Availability="available", version="v6.1",
+                   Location=row["Location"].replace("GB300-NVL8-CoreWeave_TRT", "GB300-NVL8-CoreWeave_TRT_v61"),
+                   Platform="GB300-NVL8-CoreWeave_TRT_v61")
+        row["Performance_Result"] = row["Performance_Result"] * scale[row["Scenario"]]
+        if model:
+            row["Model"] = model
+        rows.append(row)
+    return rows
+
+
+def test_followed_within_two_percent(previous: list[dict]) -> None:
+    report = follow_up(previous, _successor(previous, {"Offline": 1.05, "Server": 0.99}))
+    assert [(o.scenario, o.status, o.delta) for o in report.outcomes] == [("Offline", "followed", 0.05),
+                                                                          ("Server", "followed", -0.01)]
+    assert report.systems[0]["matched_by"] == "same submitter, accelerator, accelerator count and node count"
+    assert not report.failed
+
+
+def test_degraded_by_three_percent(previous: list[dict]) -> None:
+    report = follow_up(previous, _successor(previous, {"Offline": 1.0, "Server": 0.97}))
+    assert [(o.scenario, o.status, o.delta) for o in report.outcomes] == [("Offline", "followed", 0.0),
+                                                                          ("Server", "degraded", -0.03)]
+    assert report.failed
+
+
+def test_missing_scenario(previous: list[dict]) -> None:
+    report = follow_up(previous, _successor(previous, {"Offline": 1.0}))
+    assert [(o.scenario, o.status) for o in report.outcomes] == [("Offline", "followed"), ("Server", "missing")]
+    assert report.failed
+
+
+def test_benchmark_retired(previous: list[dict]) -> None:
+    # The next round replaced deepseek-r1; the current table has no such model, and v9.9 has no round file.
+    current = [dict(r, version="v9.9") for r in _successor(previous, {"Offline": 1.0, "Server": 1.0}, "deepseek-r2")]
+    report = follow_up(previous, current)
+    assert [(o.scenario, o.status) for o in report.outcomes] == [("Offline", "not-comparable"),
+                                                                 ("Server", "not-comparable")]
+    assert not report.failed
+
+
+def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
+    current = _successor(previous, {"Offline": 0.9, "Server": 1.0})
+    for row in current:  # another accelerator name: only the mapping file can match it
+        row["Accelerator"] = "NVIDIA GB300 (renamed)"
+    (tmp_path / "prev.json").write_text(json.dumps(previous))
+    (tmp_path / "cur.json").write_text(json.dumps(current))
+    (tmp_path / "map.yaml").write_text("closed/CoreWeave/GB300-NVL8-CoreWeave_TRT: GB300-NVL8-CoreWeave_TRT_v61\n")
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "followup", "--previous", str(tmp_path / "prev.json"),
+                           "--current", str(tmp_path / "cur.json"), "--mapping", str(tmp_path / "map.yaml"),
+                           "-f", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert data["summary"] == {"followed": 1, "degraded": 1, "missing": 0, "not-comparable": 0}
+    assert data["results"][0]["matched_by"] == "mapping file (GB300-NVL8-CoreWeave_TRT_v61)"
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "followup", "--previous", str(tmp_path / "prev.json"),
+                           "--current", str(tmp_path / "cur.json"), "-f", "csv"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[1].startswith(f"{PREVIEW}/Offline,deepseek-r1,Offline,missing,")
