@@ -78,10 +78,15 @@ def check(
     waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+    inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
+                                                 help="Clone of mlcommons/inference: runs the loadgen provenance rules."),
+    strict: bool = typer.Option(False, "--strict", help="Treat every warning as an error."),
 ) -> None:
     """Check a submission tree and print a verdict per result."""
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
+    if inference_repo is not None:
+        _repository_or_fail(inference_repo)
     round_name = round or newest_round()
     try:
         load_round(round_name)
@@ -107,7 +112,8 @@ def check(
     else:
         tick = None
     try:
-        report = run_check(path, round_name, _split(select), _split(ignore), jobs or None, waiver_list, tick)
+        report = run_check(path, round_name, _split(select), _split(ignore), jobs or None, waiver_list, tick,
+                           inference_repo=inference_repo, strict=strict)
     finally:
         if bar is not None:
             bar.stop()
@@ -189,6 +195,53 @@ def followup(
     with _destination(output) as out:
         out.write({"text": fu.to_text, "json": fu.to_json, "csv": fu.to_csv}[format](report))
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
+
+
+def _repository_or_fail(path: str) -> None:
+    from .provenance import RepositorySource
+
+    try:
+        RepositorySource(path)
+    except Exception as error:  # noqa: BLE001 - any reason a clone cannot be opened
+        _fail(f"--inference-repo {path} is not a readable git repository: {type(error).__name__}: {error}")
+
+
+@app.command()
+def provenance(
+    path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
+                                                 help="Clone of mlcommons/inference (else the bundled table)."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+) -> None:
+    """Which loadgen each result ran: its rev, and whether it descends from the seed release."""
+    from . import provenance as prv
+    from .model import discover, results_of, systems_of
+    from .tree import Tree
+
+    if not os.path.isdir(path):
+        _fail(f"{path} is not a folder")
+    if format not in ("text", "json", "csv"):
+        _fail(f"unknown format {format!r}; choose text, json or csv")
+    if inference_repo is not None:
+        _repository_or_fail(inference_repo)
+    try:
+        the_round = load_round(round or newest_round())
+    except RoundError as error:
+        _fail(str(error))
+    source = prv.RepositorySource(inference_repo) if inference_repo else prv.TableSource()
+    verdicts = []
+    for submission in discover(Tree(path), the_round):
+        for system in systems_of(submission):
+            for result in results_of(system):
+                log = result.performance_log
+                build = prv.build_of(log) if log is not None else None
+                if build is not None:
+                    verdicts.append(prv.judge(result.location, build, the_round, source))
+    with _destination(output) as out:
+        out.write({"text": prv.to_text, "json": prv.to_json, "csv": prv.to_csv}[format](verdicts, the_round))
+    raise typer.Exit(EXIT_OK)
 
 
 @app.command("rules")

@@ -7,6 +7,8 @@ so the output does not depend on the number of workers.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import traceback
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +19,7 @@ from .findings import Finding, Severity
 from .model import Result, Submission, System, discover, results_of, systems_of
 from .registry import RULES, Problem, Rule, load_all, selected
 from .rounds import Round, load_round
+from .provenance import use_repository
 from .table import table_row
 from .tree import Tree
 from .waivers import Waiver, apply_waivers
@@ -79,6 +82,7 @@ class Options:
     root: str
     round: str
     codes: frozenset[str]
+    inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
 
 
 @dataclass
@@ -195,9 +199,10 @@ _STATE: dict[str, Any] = {}
 
 
 def _setup(options: Options) -> tuple[Tree, Round]:
-    key = (options.root, options.round)
+    key = (options.root, options.round, options.inference_repo)
     if _STATE.get("key") != key:
         load_all()
+        use_repository(options.inference_repo)
         _STATE.update(key=key, tree=Tree(options.root), round=load_round(options.round), submissions={})
     return _STATE["tree"], _STATE["round"]
 
@@ -226,12 +231,16 @@ def check(
     jobs: int | None = None,
     waivers: list[Waiver] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    inference_repo: str | None = None,
+    strict: bool = False,
 ) -> Report:
+    """Check every result under `root`. With `inference_repo`, the provenance rules (PRV)
+    judge each loadgen build against that clone; `strict` makes every warning an error."""
     load_all()
     round = load_round(round_name)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, codes)
+    options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None)
     submissions = discover(tree, round)
     units: list[tuple[Options, str, str, str | None]] = []
     for submission in submissions:
@@ -255,6 +264,9 @@ def check(
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     findings = [f for o in outputs for f in o.findings if f.code in codes or f.code == "INT001"]
+    if strict:
+        findings = [dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f
+                    for f in findings]
     findings = apply_waivers(findings, waivers or [])
     findings.sort(key=Finding.sort_key)
     _judge(results, findings)

@@ -1,0 +1,163 @@
+"""Seed-release provenance against a real git repository built with gitpython, and the
+bundled table on the real v5.1 slice."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+import yaml
+
+from checker.provenance import TableSource, build_of, judge
+from checker.rounds import load_round
+from helpers import EXAMPLE, OFFLINE, SINGLE, run, set_mllog
+
+LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
+LOGS = [LOG, f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"]
+
+
+def _commit(repo: git.Repo, files: dict[str, str], message: str, date: str) -> str:
+    root = Path(repo.working_tree_dir)
+    for name, text in files.items():
+        path = root / "loadgen" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        repo.index.add([str(path)])
+    stamp = date.replace("+00:00", "")  # gitpython takes ISO 8601 without the offset (UTC)
+    return repo.index.commit(message, author_date=stamp, commit_date=stamp).hexsha
+
+
+@pytest.fixture(scope="module")
+def inference(tmp_path_factory) -> dict:
+    """A small mlcommons/inference: a commit before the seed release, the seed release, two
+    commits after it (one after the deadline), and a branch that never merged."""
+    root = tmp_path_factory.mktemp("inference")
+    repo = git.Repo.init(root, initial_branch="master")
+    revs = {}
+    revs["old"] = _commit(repo, {"loadgen.cc": "int v = 1;\n", "VERSION.txt": "6.0.1\n", "mlperf.conf": "seed = 1\n"},
+                          "loadgen 6.0.1", "2026-05-01T10:00:00+00:00")
+    revs["seed"] = _commit(repo, {"mlperf.conf": "seed = 2\n"}, "Add random seeds", "2026-07-02T10:00:00+00:00")
+    revs["after"] = _commit(repo, {"loadgen.cc": "int v = 2;\n", "VERSION.txt": "6.0.2\n"}, "loadgen 6.0.2",
+                            "2026-07-10T10:00:00+00:00")
+    revs["late"] = _commit(repo, {"loadgen.cc": "int v = 3;\n"}, "after the deadline", "2026-08-10T10:00:00+00:00")
+    fork = repo.create_head("never-merged", revs["old"])
+    fork.checkout()
+    revs["fork"] = _commit(repo, {"loadgen.cc": "int v = 99;\n"}, "a fork", "2026-07-15T10:00:00+00:00")
+    repo.heads.master.checkout()
+    sums = {}
+    for name, sha in revs.items():
+        tree = repo.commit(sha).tree / "loadgen"
+        sums[name] = {"/" + b.path[len("loadgen/"):]: hashlib.sha1(b.data_stream.read()).hexdigest()
+                      for b in tree.traverse() if b.type == "blob"}
+    round_file = root.parent / "test-round.yaml"
+    round_file.write_text(yaml.safe_dump({
+        "extends": "demo-v6.1", "round": "demo-v6.1",
+        "seed_release": {"commit": revs["seed"], "date": "2026-07-02", "deadline": "2026-07-31",
+                         "source": "the test repository's seed release"}}))
+    return {"path": str(root), "revs": revs, "sums": sums, "round": str(round_file)}
+
+
+def _submission(tmp_path: Path, version: str, sums: dict | None = None, status: str | None = None) -> Path:
+    """The bundled example with its real loadgen logs rewritten to claim another build."""
+    target = tmp_path / "submission"
+    shutil.copytree(EXAMPLE, target, symlinks=True)
+    for rel in LOGS:
+        log = target / rel
+        set_mllog(log, "loadgen_version", version)
+        if sums is not None:
+            set_mllog(log, "loadgen_file_sha1", sums)
+        if status is not None:
+            set_mllog(log, "loadgen_git_status_message", status)
+    return target
+
+
+def _prv(report) -> list[tuple[str, str, str]]:
+    return [(f.code, f.severity.value, f.path) for f in report.findings if f.code.startswith("PRV")]
+
+
+@pytest.mark.parametrize("name,codes", [
+    ("after", []),
+    ("old", ["PRV003"]),
+    ("fork", ["PRV003"]),
+    ("late", ["PRV004"]),
+])
+def test_revs_judged_by_ancestry_and_date(inference: dict, tmp_path: Path, name: str, codes: list[str]) -> None:
+    rev = inference["revs"][name]
+    root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", inference["sums"][name])
+    report = run(root, inference["round"], inference_repo=inference["path"])
+    assert _prv(report) == [(code, "error", log) for log in LOGS for code in codes]
+    assert {r.location: r.valid for r in report.results}[OFFLINE] is (not codes)
+
+
+def test_unknown_rev(inference: dict, tmp_path: Path) -> None:
+    root = _submission(tmp_path, "6.0.2 @ 0123456789", inference["sums"]["after"])
+    assert _prv(run(root, inference["round"], inference_repo=inference["path"])) == [("PRV002", "error", log)
+                                                                                       for log in LOGS]
+
+
+def test_modified_file_is_a_sha1_mismatch(inference: dict, tmp_path: Path) -> None:
+    sums = dict(inference["sums"]["after"], **{"/loadgen.cc": hashlib.sha1(b"int v = 2; // faster\n").hexdigest()})
+    root = _submission(tmp_path, f"6.0.2 @ {inference['revs']['after'][:10]}", sums)
+    report = run(root, inference["round"], inference_repo=inference["path"])
+    assert _prv(report) == [("PRV005", "error", log) for log in LOGS]
+    assert [f.observed for f in report.findings if f.code == "PRV005"] == [["/loadgen.cc"]] * 2
+
+
+def test_dirty_status_needs_no_repository(tmp_path: Path) -> None:
+    root = _submission(tmp_path, "6.0.17 @ d6147c7eb7", status=" M loadgen/loadgen.cc")
+    assert _prv(run(root, "demo-v6.1")) == [("PRV001", "error", log) for log in LOGS]
+
+
+def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
+    assert {load_round(r).severity("PRV003").value for r in ("v5.1", "v6.0")} == {"warning"}
+    assert load_round("v6.1").severity("PRV003") is None  # the rule's default: error
+    root = _submission(tmp_path, "6.0.17 @ d6147c7eb7", status=" M loadgen/loadgen.cc")
+    assert _prv(run(root, "v5.1", select=["PRV"])) == [("PRV001", "warning", log) for log in LOGS]
+    report = run(root, "v5.1", select=["PRV"], strict=True)  # the v5.1 warning, raised by --strict
+    assert _prv(report) == [("PRV001", "error", log) for log in LOGS]
+
+
+def test_na_build_identified_through_the_bundled_table() -> None:
+    from checker.parsers.mllog import parse_mllog
+
+    with open(EXAMPLE / LOG, "rb") as handle:
+        log, _ = parse_mllog(handle)
+    build = build_of(log)
+    na = type(build)(build.version, None, None, "", build.file_sha1, False)  # the same files, logged as "NA"
+    verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
+    assert (verdict.verdict, verdict.identified_as) == ("no-git-rev", "6.0.17")
+
+
+def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
+    root = _submission(tmp_path, f"6.0.1 @ {inference['revs']['old'][:10]}", inference["sums"]["old"])
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(root), "--round", inference["round"],
+                           "--inference-repo", inference["path"], "-f", "json"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
+    assert (results[OFFLINE]["verdict"], results[OFFLINE]["rev"]) == ("predates", inference["revs"]["old"][:10])
+    assert results[OFFLINE]["commit_date"].startswith("2026-05-01")
+
+
+@pytest.mark.real
+def test_real_slice_from_the_bundled_table(real: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1", "-f", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result["verdict"]] = counts.get(result["verdict"], 0) + 1
+    assert counts == {"descends": 122, "predates": 6, "unknown-commit": 5}
+    predates = {r["rev"] for r in results if r["verdict"] == "predates"}
+    assert predates == {"379ee5345a"}
+    assert not any(r["modified_files"] for r in results)
+    text = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
+                          capture_output=True, text=True, timeout=300).stdout
+    assert "      6  predates        4.1 @ 379ee5345a  2024-07-24  Intel, Lenovo" in text
