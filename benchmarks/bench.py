@@ -1,10 +1,12 @@
 """Time `mlperf-check check` on the real v5.1 slice and on a synthetic, larger tree.
 
-    python benchmarks/bench.py [--copies 12] [--jobs 2]
+    python benchmarks/bench.py [--copies 12] [--jobs 2] [--changed-since]
 
 The synthetic tree is the slice hard-linked N times under new submitter names (about the
 size of a whole round for N=12). For each tree it prints results per second, the peak
 memory of the check, and the ratio of its wall time to a plain read of the same files.
+With --changed-since it also commits the synthetic tree to a git repository, breaks one
+result, and times `check --changed-since HEAD` (the pre-submission CI case).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def plain_read(root: Path) -> tuple[float, int, int]:
     return time.perf_counter() - start, files, size
 
 
-def timed_check(root: Path, round_name: str, jobs: int) -> tuple[float, float, dict]:
+def timed_check(root: Path, round_name: str, jobs: int, *extra: str) -> tuple[float, float, dict]:
     """Wall seconds, peak RSS (MB) of the check process, and its JSON summary."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         code = (
@@ -51,7 +53,7 @@ def timed_check(root: Path, round_name: str, jobs: int) -> tuple[float, float, d
         start = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-c", code, "mlperf-check", "check", str(root), "--round", round_name, "-f",
-             "json", "-o", out.name, "-j", str(jobs), "--no-progress"],
+             "json", "-o", out.name, "-j", str(jobs), "--no-progress", *extra],
             capture_output=True, text=True,
         )
         wall = time.perf_counter() - start
@@ -78,17 +80,38 @@ def report(name: str, root: Path, jobs: int) -> None:
           f"plain read {read_s:.2f} s (check/read = {wall / read_s:.2f})")
 
 
+def changed_since(root: Path, jobs: int) -> None:
+    """Commit the tree, break one result, and time the check of what changed."""
+    import git
+
+    start = time.perf_counter()
+    repo = git.Repo.init(root)
+    repo.git.add(A=True)
+    repo.index.commit("round")
+    setup = time.perf_counter() - start
+    summary = next(root.glob("closed/*/results/*/*/*/accuracy/accuracy.txt"))
+    text = summary.read_text()
+    summary.unlink()  # hard-linked to the slice: replace, never write through the link
+    summary.write_text(text.replace("hash=", "hash=0"))
+    wall, peak, result = timed_check(root, "v5.1", jobs, "--changed-since", "HEAD")
+    print(f"--changed-since HEAD, one result changed: {result['results']} result checked in {wall:.2f} s, "
+          f"peak {peak:.0f} MB (git add + commit of the tree took {setup:.0f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=12)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--root", type=Path, default=REAL)
+    parser.add_argument("--changed-since", action="store_true", help="also time check --changed-since")
     args = parser.parse_args()
     report("real v5.1 slice", args.root, args.jobs)
     if args.copies:
         with tempfile.TemporaryDirectory() as scratch:
             big = synthetic(args.root, args.copies, Path(scratch))
             report(f"synthetic x{args.copies}", big, args.jobs)
+            if args.changed_since:
+                changed_since(big, args.jobs)
 
 
 if __name__ == "__main__":

@@ -47,9 +47,9 @@ def _destination(path: Optional[str]) -> Iterator[TextIO]:
 
 def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
     """`--format json:out.json --format text` -> [(json, out.json), (text, None)]."""
-    chosen = formats or ["text"]
-    if "auto" in chosen:
-        chosen = ["text" if f == "auto" else f for f in chosen]
+    chosen = formats or ["auto"]
+    automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    chosen = [automatic + f[len("auto"):] if f == "auto" or f.startswith("auto:") else f for f in chosen]
     targets = []
     for item in chosen:
         name, _, path = item.partition(":")
@@ -71,7 +71,8 @@ def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
     format: Optional[list[str]] = typer.Option(None, "--format", "-f",
-                                               help="text, json or csv; FORMAT:FILE writes to a file. Repeatable."),
+                                               help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
+                                                    "file. Repeatable. auto is github under GitHub Actions."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the output (default stdout)."),
     select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
@@ -81,6 +82,8 @@ def check(
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference: runs the loadgen provenance rules."),
     strict: bool = typer.Option(False, "--strict", help="Treat every warning as an error."),
+    changed_since: Optional[str] = typer.Option(None, "--changed-since",
+                                                help="Git ref: check only the results changed since it."),
 ) -> None:
     """Check a submission tree and print a verdict per result."""
     if not os.path.isdir(path):
@@ -97,6 +100,14 @@ def check(
     except WaiverError as error:
         _fail(str(error))
     targets = _targets(list(format or []), output)
+    scope = None
+    if changed_since:
+        from .changes import changed_paths, scope_of
+
+        try:
+            scope = scope_of(changed_paths(path, changed_since), load_round(round_name))
+        except ValueError as error:
+            _fail(str(error))
 
     stderr = Console(stderr=True)
     bar = None
@@ -113,11 +124,14 @@ def check(
         tick = None
     try:
         report = run_check(path, round_name, _split(select), _split(ignore), jobs or None, waiver_list, tick,
-                           inference_repo=inference_repo, strict=strict)
+                           inference_repo=inference_repo, strict=strict, scope=scope)
     finally:
         if bar is not None:
             bar.stop()
 
+    if scope is not None:
+        Console(stderr=True, highlight=False).print(
+            f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
     if not any(name == "text" for name, _ in targets):
         # Data goes to stdout or files; people still get the text report on stderr.
         WRITERS["text"](report, sys.stderr)

@@ -19,6 +19,7 @@ from .findings import Finding, Severity
 from .model import Result, Submission, System, discover, results_of, systems_of
 from .registry import RULES, Problem, Rule, load_all, selected
 from .rounds import Round, load_round
+from .changes import Scope
 from .provenance import use_repository
 from .table import table_row
 from .tree import Tree
@@ -83,6 +84,7 @@ class Options:
     round: str
     codes: frozenset[str]
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
+    scope: Scope | None = None  # --changed-since: only these results, systems and submissions
 
 
 @dataclass
@@ -156,14 +158,17 @@ def _record(result: Result) -> ResultRecord:
     )
 
 
-def check_system(system: System, codes: frozenset[str]) -> UnitOutput:
-    """System rules once, then every result of the system."""
+def check_system(system: System, codes: frozenset[str], scope: Scope | None = None) -> UnitOutput:
+    """System rules once, then every result of the system (those in `scope`, when given)."""
     out = UnitOutput()
     round = system.submission.round
     system_rules, result_rules = _by_scope(codes, "system"), _by_scope(codes, "result")
-    out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
-                               lambda name: system.description if name == "system_description" else True)
+    if scope is None or system.key in scope.systems:
+        out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
+                                   lambda name: system.description if name == "system_description" else True)
     for result in results_of(system):
+        if scope is not None and system.key not in scope.systems and not scope.has_result(result.location):
+            continue
         record = _record(result)
         found = _run_rules(result_rules, result, round, result.location, result.location, "",
                            result.artefact)
@@ -220,7 +225,7 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     submission = _submission(options, division, submitter)
     if system_name is None:
         return check_submission(submission, options.codes)
-    return check_system(System(submission, system_name), options.codes)
+    return check_system(System(submission, system_name), options.codes, options.scope)
 
 
 def check(
@@ -233,20 +238,26 @@ def check(
     progress: Callable[[int, int], None] | None = None,
     inference_repo: str | None = None,
     strict: bool = False,
+    scope: Scope | None = None,
 ) -> Report:
     """Check every result under `root`. With `inference_repo`, the provenance rules (PRV)
-    judge each loadgen build against that clone; `strict` makes every warning an error."""
+    judge each loadgen build against that clone; `strict` makes every warning an error;
+    `scope` (from --changed-since) limits the check to what a change can affect."""
     load_all()
     round = load_round(round_name)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None)
+    options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None,
+                      scope)
     submissions = discover(tree, round)
     units: list[tuple[Options, str, str, str | None]] = []
     for submission in submissions:
-        units.append((options, submission.division, submission.submitter, None))
+        if scope is None or submission.rel in scope.submissions:
+            units.append((options, submission.division, submission.submitter, None))
         for system in systems_of(submission):
-            units.append((options, submission.division, submission.submitter, system.name))
+            if scope is None or system.key in scope.systems or any(
+                    scope.has_result(r.location) for r in results_of(system)):
+                units.append((options, submission.division, submission.submitter, system.name))
 
     outputs: list[UnitOutput] = []
     jobs = jobs or os.cpu_count() or 1

@@ -19,6 +19,8 @@ import yaml
 
 from .findings import Severity
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
+
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
@@ -93,7 +95,7 @@ def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
         text = entry.read_text(encoding="utf-8")
         origin = f"rules/{name_or_path}.yaml"
     try:
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as error:
         raise RoundError(f"{origin} is not valid YAML: {error}") from None
     if not isinstance(document, dict):

@@ -130,3 +130,21 @@ def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
     assert report.value("rouge1") == 43.1
     assert report.headline == 0.71  # the one accuracy dataset; the performance one is not a score
     assert report.total_samples == 10
+
+
+def test_whole_file_and_line_by_line_readings_agree() -> None:
+    """The in-memory reading of a detail log equals the capped line-by-line one on every real
+    log of the example (values, lines, errors, warnings, defects)."""
+    from checker.parsers.mllog import _parse_lines, parse_mllog
+    from helpers import EXAMPLE
+
+    logs = sorted(EXAMPLE.rglob("mlperf_log_detail.txt"))
+    assert len(logs) == 6
+    for path in logs:
+        fast, fast_defects = parse_mllog(open(path, "rb"))
+        slow, slow_defects = _parse_lines(open(path, "rb"))
+        assert (fast.values, fast.last, fast.lines, fast.line_count) == (slow.values, slow.last, slow.lines,
+                                                                         slow.line_count)
+        assert [(r.key, r.value, r.line) for r in fast.errors + fast.warnings] == \
+            [(r.key, r.value, r.line) for r in slow.errors + slow.warnings]
+        assert fast_defects == slow_defects

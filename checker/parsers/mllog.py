@@ -7,7 +7,10 @@ records whose key is wanted or which loadgen flagged as an error or a warning.
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable
 
@@ -99,7 +102,129 @@ def _read_lines(stream: IO[bytes]) -> Iterable[tuple[int, bytes, bool]]:
         yield number, line, True
 
 
+FAST_LIMIT = 64 * 1024 * 1024
+_HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
+
+
 def parse_mllog(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
+    """Read the wanted records of a detail log. Logs up to FAST_LIMIT without NUL bytes are
+    read whole and split in C; anything else goes line by line with capped line lengths."""
+    head = stream.read(FAST_LIMIT + 1)
+    if len(head) <= FAST_LIMIT and b"\x00" not in head:
+        return _parse_whole(head, wanted)
+    rest = io.BytesIO(head) if len(head) <= FAST_LIMIT else _Chain(head, stream)
+    return _parse_lines(rest, wanted)
+
+
+class _Chain(io.RawIOBase):
+    """The bytes already read, then the rest of the stream."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self._parts = itertools.chain([head], iter(lambda: stream.read(1 << 20), b""))
+        self._buffer = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, target) -> int:
+        while not self._buffer:
+            self._buffer = next(self._parts, None)
+            if self._buffer is None:
+                self._buffer = b""
+                return 0
+        size = min(len(target), len(self._buffer))
+        target[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        return size
+
+
+def _parse_whole(data: bytes, wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
+    """The same reading as _parse_lines, for a log held in memory (no NUL bytes, no line
+    longer than FAST_LIMIT), with the per-line work kept small."""
+    log = LoadgenLog()
+    defects: list[Defect] = []
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    log.line_count = len(lines)
+    decided: dict[bytes, tuple[str, bool]] = {}
+    seen_records = 0
+    values, last, where = log.values, log.last, log.lines
+    for number, line in enumerate(lines, 1):
+        if len(line) >= MAX_LINE:
+            _defect(defects, "FIL009", f"line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB and was skipped",
+                    number)
+            continue
+        if line.startswith(_HEADS):
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line.endswith(b"}"):
+                _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
+                continue
+            body = line[line.index(b"{"):]
+            end = body.find(b'"', len(KEY_HEAD))
+            raw_key = body[len(KEY_HEAD):end] if end > 0 else b""
+            seen_records += 1
+            known = decided.get(raw_key)
+            if known is None:
+                key = raw_key.decode("utf-8", "replace")
+                known = decided[raw_key] = (key, wanted(key))
+            key, is_wanted_key = known
+            is_error = ERROR_MARK in body
+            is_warning = not is_error and WARNING_MARK in body
+            if not (is_wanted_key or is_error or is_warning):
+                continue
+            try:
+                value = _value(body)
+            except (ValueError, KeyError, TypeError):
+                _defect(defects, "LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
+                continue
+            if is_error:
+                log.errors.append(Record(key, value, number))
+            elif is_warning:
+                log.warnings.append(Record(key, value, number))
+            if is_wanted_key:
+                if key not in values:
+                    values[key] = value
+                    where[key] = number
+                last[key] = value
+            continue
+        stripped = line.rstrip(b"\r")
+        if not stripped.strip():
+            continue
+        if stripped.startswith(PREFIXES):
+            _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(stripped)}", number)
+        else:
+            _defect(defects, "LOG001", f"line {number} is not a loadgen record: {_show(stripped)}", number)
+    if seen_records == 0 and not defects:
+        defects.append(Defect("LOG002", "holds no loadgen records", line=None))
+    return log, defects
+
+
+_DECODER = json.JSONDecoder()
+_VALUE_HEAD = '"value": '
+
+
+def _value(body: bytes) -> Any:
+    """A record's value. Only the value is decoded when the record has loadgen's usual shape
+    (`{"key": "...", "value": <json>, "time_ms": ...}`): the metadata after it is not needed."""
+    text = body.decode("utf-8")
+    at = text.find(_VALUE_HEAD)
+    if at > 0:
+        value, end = _DECODER.raw_decode(text, at + len(_VALUE_HEAD))
+        if text.startswith(', "', end):
+            return value
+    return json.loads(text)["value"]
+
+
+def _defect(defects: list[Defect], code: str, message: str, line: int) -> None:
+    if len(defects) < MAX_DEFECTS:
+        defects.append(Defect(code, message, line=line))
+    elif len(defects) == MAX_DEFECTS:
+        defects.append(Defect(code, "more defects in this log were not listed", line=line))
+
+
+def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
     log = LoadgenLog()
     defects: list[Defect] = []
 

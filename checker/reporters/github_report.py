@@ -1,0 +1,100 @@
+"""GitHub Actions: workflow-command annotations on the files that break rules, and every
+finding in the job summary ($GITHUB_STEP_SUMMARY).
+
+GitHub shows at most 10 error and 10 warning annotations per step, so one finding per
+rule code comes first, then the rest in order. The summary holds a table per submitter and
+every finding, and stays under GitHub's 1 MiB limit (cut with a note)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from typing import TextIO
+
+from ..engine import Report
+from ..findings import Finding, Severity
+from .common import line_of, repository_prefix
+
+ANNOTATIONS_PER_LEVEL = 10
+SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding, prefix: str) -> str:
+    properties = [f"file={_escape_property(prefix + finding.path)}"]
+    line = line_of(finding.pointer)
+    if line is not None:
+        properties.append(f"line={line}")
+    properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
+    message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "")
+    return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
+
+
+def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[Finding]:
+    """Per severity, the first finding of each code, then the others in order, up to `limit`."""
+    picked: list[Finding] = []
+    for severity in Severity:
+        level = [f for f in findings if f.severity is severity and not f.waived]
+        seen: set[str] = set()
+        first = [f for f in level if not (f.code in seen or seen.add(f.code))]
+        rest = [f for f in level if f not in first]
+        picked += (first + rest)[:limit]
+    return picked
+
+
+def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
+    valid = sum(1 for r in report.results if r.valid)
+    counts = report.counts()
+    parts = [f"## mlperf-check, round {report.round.name}\n\n",
+             f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
+             f"{counts['warning']} warnings, {counts['note']} notes\n\n"]
+    codes: dict[str, set[str]] = defaultdict(set)
+    for finding in report.findings:
+        if not finding.waived:
+            codes[finding.location].add(finding.code)
+    by_submitter: dict[str, list] = defaultdict(list)
+    for result in report.results:
+        by_submitter["/".join(result.location.split("/")[:2])].append(result)
+    for submitter, results in sorted(by_submitter.items()):
+        parts.append(f"### {submitter}\n\n| result | verdict | codes |\n|---|---|---|\n")
+        for result in results:
+            verdict = "valid" if result.valid else "**invalid**"
+            relative = result.location[len(submitter) + 1:]
+            parts.append(f"| `{relative}` | {verdict} | {' '.join(sorted(codes.get(result.location, ())))} |\n")
+        parts.append("\n")
+    parts.append("### Findings\n\n")
+    for finding in report.findings:
+        where = f"`{prefix}{finding.path}`" + (f" ({finding.pointer})" if finding.pointer else "")
+        waived = f" (waived: {finding.waived})" if finding.waived else ""
+        parts.append(f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}\n")
+    text, size = [], 0
+    for index, part in enumerate(parts):
+        size += len(part.encode())
+        if size > limit:
+            left = len(parts) - index
+            text.append(f"\n_The summary stops here to stay under GitHub's 1 MiB limit; {left} more lines are in "
+                        f"the JSON report (`--format json:FILE`)._\n")
+            break
+        text.append(part)
+    return "".join(text)
+
+
+def write(report: Report, out: TextIO) -> None:
+    prefix = repository_prefix(report.root)
+    for finding in chosen(report.findings):
+        out.write(annotation(finding, prefix) + "\n")
+    hidden = sum(1 for f in report.findings if not f.waived) - len(chosen(report.findings))
+    if hidden > 0:
+        out.write(f"{hidden} more findings are in the job summary.\n")
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(summary(report, prefix))

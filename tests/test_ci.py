@@ -1,0 +1,217 @@
+"""Pre-submission CI: GitHub annotations and job summary, SARIF, JUnit, and --changed-since."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import git
+import jsonschema
+import pytest
+
+from checker.findings import Finding, Severity
+from checker.registry import RULES
+from checker.reporters import github_report, sarif_report
+from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, run
+
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
+
+
+def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, timeout=300,
+                          env=full_env, cwd=cwd)
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    """The example with a few errors and warnings of different codes."""
+    root = tmp_path / "repo" / "submission"
+    shutil.copytree(EXAMPLE, root, symlinks=True)
+    (root / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=80.000%\nhash=00ff\n")  # ACC002
+    (root / SINGLE / "user.conf").unlink()  # MSR001
+    (root / "closed/MLCheckDemo/documentation/notes").mkdir()  # STR007, a warning
+    return root
+
+
+def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    done = _cli("check", str(broken), "--round", "demo-v6.1",
+                env={"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(broken.parent), "GITHUB_STEP_SUMMARY": str(summary)})
+    assert done.returncode == 1
+    lines = [line for line in done.stdout.splitlines() if line.startswith("::")]
+    assert lines == [
+        f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,title=ACC002 accuracy-within-gate::acc 80 < 88.1719 "
+        "(0.99 x reference 89.0625 = 88.1719, round demo-v6.1) [accuracy]",
+        f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing",
+        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
+    ]
+    text = summary.read_text()
+    assert "| `results/cpu-1x-numpy/demo-mlp-99/Offline` | **invalid** | ACC002 |" in text
+    assert "**0 of 2 results valid** - 2 errors, 1 warnings, 0 notes" in text
+    assert f"- error **MSR001** `submission/{SINGLE}/user.conf`: user.conf is missing" in text
+
+
+def _finding(code: str, severity: Severity, n: int) -> Finding:
+    return Finding(code=code, severity=severity, path=f"closed/X/f{n}.txt", message=f"m{n}", name=RULES[code].name)
+
+
+def test_github_limits_pick_one_finding_per_code_first() -> None:
+    findings = [_finding("FIL001", Severity.ERROR, n) for n in range(15)] + [_finding("FIL002", Severity.ERROR, 99)]
+    findings += [_finding("STR007", Severity.WARNING, n) for n in range(12)]
+    picked = github_report.chosen(findings)
+    errors = [f for f in picked if f.severity is Severity.ERROR]
+    assert len(errors) == 10 and [f.code for f in errors[:2]] == ["FIL001", "FIL002"]
+    assert len([f for f in picked if f.severity is Severity.WARNING]) == 10
+
+
+def test_github_escapes_commands() -> None:
+    finding = Finding(code="FIL007", severity=Severity.ERROR, path="closed/A,b/x:y.json", message="50% bad\nline",
+                      pointer="line 4", name="malformed-json")
+    assert github_report.annotation(finding, "") == (
+        "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline")
+
+
+def test_github_summary_stays_under_the_limit(broken: Path) -> None:
+    report = run(broken, "demo-v6.1")
+    text = github_report.summary(report, "", limit=400)
+    assert len(text.encode()) < 400 + 200
+    assert "The summary stops here to stay under GitHub's 1 MiB limit" in text
+
+
+def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.sarif"
+    done = _cli("check", str(broken), "--round", "demo-v6.1", "--format", f"sarif:{out}", "--format",
+                f"json:{tmp_path / 'out.json'}", cwd=broken.parent)
+    assert done.returncode == 1
+    document = json.loads(out.read_text())
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert {r["id"] for r in driver["rules"]} == set(RULES)
+    acc = next(r for r in driver["rules"] if r["id"] == "ACC002")
+    assert acc["help"]["text"].startswith("Why: closed results must be as accurate")
+    results = document["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == [
+        ("STR007", "warning", "submission/closed/MLCheckDemo/documentation/notes"),
+        ("ACC002", "error", f"submission/{OFFLINE}/accuracy/accuracy.txt"),
+        ("MSR001", "error", f"submission/{SINGLE}/user.conf"),
+    ]
+    assert json.loads((tmp_path / "out.json").read_text())["summary"]["invalid"] == 2
+
+
+@pytest.mark.real
+def test_sarif_of_the_real_slice_validates_with_line_regions(real: Path, tmp_path: Path) -> None:
+    report = run(real, "v5.1", jobs=2)
+    document = sarif_report.document(report)
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    regions = [r["locations"][0]["physicalLocation"].get("region") for r in document["runs"][0]["results"]
+               if r["ruleId"] == "ACC007"]
+    assert regions == [{"startLine": 14}] * 4
+
+
+def test_junit_has_one_case_per_result(broken: Path, tmp_path: Path) -> None:
+    out = tmp_path / "junit.xml"
+    _cli("check", str(broken), "--round", "demo-v6.1", "--format", f"junit:{out}")
+    suites = ET.parse(out).getroot()
+    suite = suites.find("testsuite")
+    assert suite.get("name") == "closed/MLCheckDemo"
+    cases = [(c.get("name"), c.find("failure") is not None) for c in suite.findall("testcase")]
+    assert cases == [("submission and systems", False), ("demo-mlp-99/Offline", True), ("demo-mlp-99/SingleStream", True)]
+    assert suite.get("failures") == "2" and suite.get("tests") == "3"
+
+
+# --- --changed-since -------------------------------------------------------------------
+TWO = ("closed/RedHat", "closed/The_Stage")
+
+
+@pytest.fixture
+def submission_repo(real: Path, tmp_path: Path) -> tuple[Path, git.Repo]:
+    root = tmp_path / "submissions"
+    for folder in TWO:
+        shutil.copytree(real / folder, root / folder, symlinks=True)
+    repo = git.Repo.init(root)
+    repo.git.add(A=True)
+    repo.index.commit("v5.1 submission")
+    return root, repo
+
+
+@pytest.mark.real
+def test_changed_since_checks_exactly_the_broken_result(submission_repo) -> None:
+    root, repo = submission_repo
+    broken = "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Server"
+    (root / broken / "accuracy" / "accuracy.txt").write_text("{'rouge1': 10.0}\nhash=00\n")
+    repo.git.add(A=True)
+    repo.index.commit("a worse model")
+    done = _cli("check", str(root), "--round", "v5.1", "--changed-since", "HEAD~1", "-f", "json", "-j", "1")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(r["location"], r["valid"]) for r in report["results"]] == [(broken, False)]
+    assert {f["code"] for f in report["findings"] if f["severity"] == "error"} == {"ACC002", "ACC003"}
+    assert "1 changed files; checked 1 results" in done.stderr
+
+
+@pytest.mark.real
+def test_changed_system_description_pulls_in_its_results(submission_repo) -> None:
+    root, repo = submission_repo
+    description = root / "closed/RedHat/systems/XE8640_4xH100_vLLM.json"
+    data = json.loads(description.read_text())
+    description.write_text(json.dumps(dict(data, framework="vLLM 0.10.0 (rebuilt)"), indent=2))
+    done = _cli("check", str(root), "--round", "v5.1", "--changed-since", "HEAD", "-f", "json")  # uncommitted too
+    assert done.returncode == 0, done.stderr
+    locations = [r["location"] for r in json.loads(done.stdout)["results"]]
+    assert locations == ["closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Offline",
+                         "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Server"]
+
+
+def test_changed_since_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "plain")
+    done = _cli("check", str(tmp_path / "plain"), "--round", "demo-v6.1", "--changed-since", "HEAD")
+    assert done.returncode == 2
+    assert "not inside a git repository" in done.stderr
+
+
+def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subprocess.CompletedProcess:
+    """Run one step of the composite action as the runner would: its env expressions filled in."""
+    import re
+
+    filled = {}
+    for key, value in step.get("env", {}).items():
+        value = re.sub(r"\$\{\{ inputs\.([\w-]+) \}\}", lambda m: str(inputs[m.group(1)]), str(value))
+        value = re.sub(r"\$\{\{ steps\.check\.outputs\.(\w+) \}\}", lambda m: outputs.get(m.group(1), ""), value)
+        filled[key] = value
+    return subprocess.run(["bash", "-e", "-c", step["run"]], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env, **filled}, cwd=env["GITHUB_WORKSPACE"])
+
+
+@pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
+def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
+    """The action's check and fail steps on the example with one warning (an empty folder)."""
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert set(action["inputs"]) == {"path", "round", "fail-on", "changed-since", "sarif-file", "version"}
+    assert all(step.get("shell") == "bash" for step in action["runs"]["steps"])
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
+    (workspace / "sub/closed/MLCheckDemo/documentation/drafts").mkdir()
+    out = tmp_path / "github_output"
+    env = {"GITHUB_WORKSPACE": str(workspace), "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(out),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_ACTIONS": "true",
+           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    inputs = {"path": "sub", "round": "demo-v6.1", "fail-on": fail_on, "changed-since": "", "sarif-file": "x.sarif",
+              "version": "action"}
+    check = _action_step(action["runs"]["steps"][1], inputs, {}, env)
+    assert check.returncode == 0, check.stderr
+    assert "::warning file=sub/closed/MLCheckDemo/documentation/drafts,title=STR007 empty-folder::empty folder" \
+        in check.stdout
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "1"}
+    assert json.loads((workspace / "x.sarif").read_text())["version"] == "2.1.0"
+    fail = _action_step(action["runs"]["steps"][2], inputs, outputs, env)
+    assert (fail.returncode != 0) is breaks
