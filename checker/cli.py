@@ -258,6 +258,125 @@ def provenance(
     raise typer.Exit(EXIT_OK)
 
 
+@app.command()
+def compare(
+    inputs: list[str] = typer.Argument(..., help="Results tables (JSON or CSV) or submission trees; merged."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round of the submission trees."),
+    tolerance: float = typer.Option(0.04, "--tolerance", help="Within tolerance when mean |deviation| <= this."),
+    outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
+    reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
+    min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json, csv or html."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
+) -> None:
+    """How close comparable results of different submitters are, with outliers and why."""
+    from . import compare as cmp
+    from .table import table_of
+
+    if format not in ("text", "json", "csv", "html"):
+        _fail(f"unknown format {format!r}; choose text, json, csv or html")
+    if reference != "median" and not reference.startswith("submitter:"):
+        _fail("--reference is median or submitter:NAME")
+    rows = []
+    for item in inputs:
+        try:
+            rows += table_of(item, round, with_description=True)
+        except (OSError, ValueError, RoundError) as error:
+            _fail(f"{item}: {error}")
+    options = cmp.Options(tolerance, outlier, reference, min_submitters)
+    groups = cmp.compare(rows, options)
+    with _destination(output) as out:
+        out.write({"text": cmp.to_text, "json": cmp.to_json, "csv": cmp.to_csv, "html": cmp.to_html}[format](
+            groups, options))
+    if plot:
+        try:
+            cmp.plot(groups, options, plot)
+        except ImportError:
+            _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
+    raise typer.Exit(EXIT_OK)
+
+
+def _round_or_fail(name: Optional[str]):
+    try:
+        return load_round(name or newest_round())
+    except RoundError as error:
+        _fail(str(error))
+
+
+@app.command()
+def reproduce(
+    original: str = typer.Argument(..., help="The original result folder (.../<system>/<benchmark>/<scenario>)."),
+    reproduction: str = typer.Argument(..., help="The reproduction's result folder."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name or round file."),
+    tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
+    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+) -> None:
+    """Check a reproduction, its settings against the original's, and compare the numbers."""
+    from . import reproduce as rep
+
+    if format not in ("text", "json"):
+        _fail(f"unknown format {format!r}; choose text or json")
+    the_round = _round_or_fail(round)
+    try:
+        result = rep.reproduce(original, reproduction, the_round, tolerance)
+    except rep.ResultPathError as error:
+        _fail(str(error))
+    with _destination(output) as out:
+        out.write(rep.to_json(result) if format == "json" else rep.to_text(result))
+    raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+@app.command()
+def rerun(
+    result_path: str = typer.Argument(..., metavar="RESULT", help="The result folder to re-run."),
+    command: Optional[str] = typer.Option(None, "--command",
+                                          help="Your harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT."),
+    builtin: bool = typer.Option(False, "--builtin", help="The built-in CPU harness (the bundled example's)."),
+    workdir: Optional[str] = typer.Option(None, "--workdir", help="Where the re-run goes (default a new temp folder)."),
+    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name or round file."),
+    tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
+    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+) -> None:
+    """Re-run a result (your harness, or the built-in one) and compare it with the original."""
+    import tempfile
+    import time
+
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from . import reproduce as rep
+
+    if (command is None) == (not builtin):
+        _fail("give either --command CMD or --builtin")
+    the_round = _round_or_fail(round)
+    work = workdir or tempfile.mkdtemp(prefix="mlperf-check-rerun-")
+    stderr = Console(stderr=True, highlight=False)
+    try:
+        copy = rep.prepare_copy(result_path, the_round, work)
+    except (rep.ResultPathError, OSError) as error:
+        _fail(str(error))
+    start = time.perf_counter()
+    if builtin:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr,
+                      transient=True, disable=not stderr.is_terminal) as bar:
+            task = bar.add_task("re-running", total=None)
+            try:
+                rep.rerun_builtin(copy, the_round, lambda what: bar.update(task, description=f"re-running: {what}"))
+            except (ValueError, ImportError) as error:
+                _fail(f"{error} (the built-in harness needs: pip install 'mlperf-check[harness]')"
+                      if isinstance(error, ImportError) else str(error))
+        status = 0
+    else:
+        status, _ = rep.rerun_command(copy, command, lambda line: stderr.print(f"  | {line}", markup=False))
+    stderr.print(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
+    if status != 0:
+        _fail(f"the command exited with {status}")
+    result = rep.reproduce(result_path, copy, the_round, tolerance)
+    typer.echo(rep.to_json(result) if format == "json" else rep.to_text(result), nl=False)
+    raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
 @app.command("rules")
 def list_rules() -> None:
     """One line per code: CODE  name  summary."""

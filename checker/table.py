@@ -170,15 +170,36 @@ def load_table(path: str) -> list[dict[str, Any]]:
     return data
 
 
-def table_of(path: str, round_name: str | None, jobs: int | None = None) -> list[dict[str, Any]]:
-    """The valid rows of a submission tree (checked with the round), or of a table file."""
+DESCRIPTION_FIELDS = ("framework", "other_software_stack", "host_processor_model_name", "host_memory_capacity",
+                      "host_memory_configuration", "cooling", "hw_notes", "sw_notes")
+
+
+def table_of(path: str, round_name: str | None, jobs: int | None = None,
+             with_description: bool = False) -> list[dict[str, Any]]:
+    """The valid rows of a submission tree (checked with the round), or of a table file.
+    `with_description` adds the system-description fields that explain differences between
+    systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
     import os
 
     from .engine import check
     from .rounds import newest_round
 
-    if os.path.isdir(path):
-        report = check(path, round_name or newest_round(), jobs=jobs)
-        return publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
-                       report.round.layout["code"].split("/")[0])
-    return load_table(path)
+    if not os.path.isdir(path):
+        return load_table(path)
+    report = check(path, round_name or newest_round(), jobs=jobs)
+    rows = publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
+                   report.round.layout["code"].split("/")[0])
+    if with_description:
+        for row in rows:
+            division, submitter = row["Location"].split("/")[:2]
+            try:
+                with open(os.path.join(path, division, submitter, "systems", f"{row['Platform']}.json"),
+                          encoding="utf-8") as handle:
+                    description = json.load(handle)
+            except (OSError, ValueError):
+                continue
+            if isinstance(description, dict):
+                row.update({f: description[f] if isinstance(description.get(f), (str, int, float)) else
+                            json.dumps(description.get(f), sort_keys=True)
+                            for f in DESCRIPTION_FIELDS if f in description})
+    return rows

@@ -1,0 +1,247 @@
+"""Cross-partner reproducibility: how close are comparable results of different submitters?
+
+The definition (printed with every output, and changed visibly by every option):
+- a comparable group is closed-division results with the same Model, Scenario, Nodes,
+  performance units and hardware: (Accelerator, a#) for accelerated systems, (Processor, p#)
+  when a# is 0 or Accelerator is empty or "N/A";
+- a group counts when it has results from at least `min_submitters` distinct submitters;
+- the reference is the group median of Performance_Result, or one submitter's result
+  (their median when they have several) with `reference="submitter:NAME"`;
+- deviation = (x - ref) / ref for throughput, (ref - x) / ref for latency: positive is better;
+- per group: n, submitters, ref, mean |deviation|, max |deviation|, the coefficient of
+  variation (population std / mean) and the outliers (|deviation| > `outlier`); the group is
+  within tolerance when mean |deviation| <= `tolerance`.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+# Description fields that explain an outlier: table keys, and description fields when the
+# input was a submission tree.
+EXPLAINING = ("Software", "framework", "other_software_stack", "Processor", "host_processor_model_name",
+              "host_processors_per_node", "host_memory_capacity", "host_memory_configuration", "cooling",
+              "operating_system", "weight_data_types", "Notes", "hw_notes", "sw_notes")
+CSV_COLUMNS = ("model", "scenario", "kind", "hardware", "per_node", "nodes", "n", "submitters", "reference",
+               "mean_abs_dev", "max_abs_dev", "cv", "outliers", "within_tolerance")
+NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None")
+
+
+@dataclass
+class Options:
+    tolerance: float = 0.04
+    outlier: float = 0.10
+    reference: str = "median"  # or "submitter:NAME"
+    min_submitters: int = 2
+
+    def definition(self) -> str:
+        reference = ("the group median of Performance_Result" if self.reference == "median"
+                     else f"the result of submitter {self.reference.split(':', 1)[1]} (their median if several)")
+        return (
+            "Comparable group: closed division, same Model, Scenario, Nodes and units, and the same hardware "
+            "(Accelerator and a#, or Processor and p# for CPU-only systems). "
+            f"Groups need results from at least {self.min_submitters} submitters. "
+            f"Reference: {reference}. Deviation = (x - ref) / ref for throughput and (ref - x) / ref for latency, "
+            f"so positive is better. Outliers: |deviation| > {self.outlier:.0%}. "
+            f"Within tolerance: mean |deviation| <= {self.tolerance:.0%}."
+        )
+
+
+@dataclass
+class Group:
+    key: dict[str, Any]
+    reference: float
+    members: list[dict[str, Any]]
+    n: int
+    submitters: int
+    mean_abs_dev: float
+    max_abs_dev: float
+    cv: float
+    outliers: list[dict[str, Any]] = field(default_factory=list)
+    within_tolerance: bool = True
+
+
+def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    for column in ("Category", "Model", "Scenario", "Nodes", "Accelerator", "a#", "Processor", "p#", "Submitter",
+                   "Performance_Result", "Performance_Units", "Location"):
+        if column not in frame:
+            frame[column] = None
+    frame = frame[(frame["Category"] == "closed") & pd.to_numeric(frame["Performance_Result"], errors="coerce").gt(0)]
+    frame = frame.copy()
+    frame["Performance_Result"] = frame["Performance_Result"].astype(float)
+    accelerators = pd.to_numeric(frame["a#"], errors="coerce").fillna(0)
+    accelerator = frame["Accelerator"].fillna("").astype(str).str.strip()
+    cpu = (accelerators == 0) | accelerator.isin(NOT_APPLICABLE)
+    frame["kind"] = cpu.map({True: "cpu", False: "accelerator"})
+    frame["hardware"] = accelerator.where(~cpu, frame["Processor"].fillna("").astype(str).str.strip())
+    frame["per_node"] = accelerators.where(~cpu, pd.to_numeric(frame["p#"], errors="coerce").fillna(0)).astype(int)
+    frame["nodes"] = pd.to_numeric(frame["Nodes"], errors="coerce").fillna(1).astype(int)
+    frame["latency"] = frame["Performance_Units"].fillna("").astype(str).str.startswith("Latency")
+    return frame
+
+
+KEYS = ["Model", "Scenario", "Performance_Units", "kind", "hardware", "per_node", "nodes"]
+
+
+def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
+    frame = _frame(rows)
+    groups: list[Group] = []
+    for values, members in frame.groupby(KEYS, sort=True, dropna=False):
+        key = dict(zip(KEYS, values))
+        if members["Submitter"].nunique() < options.min_submitters:
+            continue
+        if options.reference == "median":
+            reference = float(members["Performance_Result"].median())
+        else:
+            name = options.reference.split(":", 1)[1].lower()
+            own = members[members["Submitter"].astype(str).str.lower() == name]
+            if own.empty:
+                continue
+            reference = float(own["Performance_Result"].median())
+        x = members["Performance_Result"]
+        deviation = (reference - x) / reference if bool(members["latency"].iloc[0]) else (x - reference) / reference
+        members = members.assign(deviation=deviation, abs_dev=deviation.abs())
+        outlying = members[members["abs_dev"] > options.outlier]
+        group = Group(
+            key={"model": key["Model"], "scenario": key["Scenario"], "units": key["Performance_Units"],
+                 "kind": key["kind"], "hardware": key["hardware"], "per_node": int(key["per_node"]),
+                 "nodes": int(key["nodes"])},
+            reference=reference,
+            members=_records(members),
+            n=len(members),
+            submitters=int(members["Submitter"].nunique()),
+            mean_abs_dev=float(members["abs_dev"].mean()),
+            max_abs_dev=float(members["abs_dev"].max()),
+            cv=float(x.std(ddof=0) / x.mean()),
+        )
+        group.within_tolerance = group.mean_abs_dev <= options.tolerance
+        group.outliers = [dict(member, differs=_differences(member, members)) for member in _records(outlying)]
+        groups.append(group)
+    return groups
+
+
+def _records(members: pd.DataFrame) -> list[dict[str, Any]]:
+    keep = ["Submitter", "Location", "System", "Performance_Result", "deviation"]
+    columns = [c for c in keep if c in members] + [c for c in EXPLAINING if c in members]
+    records = members[columns].to_dict("records")
+    return [{k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in r.items()} for r in records]
+
+
+def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """The explaining fields where the member differs from the group's majority value."""
+    found = {}
+    for column in EXPLAINING:
+        if column not in members:
+            continue
+        counts = members[column].dropna().astype(str).value_counts()
+        if counts.empty:
+            continue
+        majority = counts.index[0]
+        value = member.get(column)
+        if value is not None and str(value) != majority:
+            found[column] = {"this": value, "majority": majority}
+    return found
+
+
+# --- outputs ---------------------------------------------------------------------------------
+def _hardware(group: Group) -> str:
+    return f"{group.key['per_node']}x {group.key['hardware']}" + (f" x {group.key['nodes']} nodes"
+                                                                   if group.key["nodes"] > 1 else "")
+
+
+def summary(groups: list[Group]) -> dict[str, Any]:
+    means = pd.Series([g.mean_abs_dev for g in groups], dtype=float)
+    return {"groups": len(groups), "within_tolerance": sum(g.within_tolerance for g in groups),
+            "median_mean_abs_dev": float(means.median()) if len(means) else None}
+
+
+def to_json(groups: list[Group], options: Options) -> str:
+    return json.dumps({
+        "definition": options.definition(),
+        "options": {"tolerance": options.tolerance, "outlier": options.outlier, "reference": options.reference,
+                    "min_submitters": options.min_submitters},
+        "summary": summary(groups),
+        "groups": [{**g.key, "reference": g.reference, "n": g.n, "submitters": g.submitters,
+                    "mean_abs_dev": g.mean_abs_dev, "max_abs_dev": g.max_abs_dev, "cv": g.cv,
+                    "within_tolerance": g.within_tolerance, "members": g.members, "outliers": g.outliers}
+                   for g in groups],
+    }, indent=2, default=str) + "\n"
+
+
+def csv_rows(groups: list[Group]) -> list[dict[str, Any]]:
+    return [{"model": g.key["model"], "scenario": g.key["scenario"], "kind": g.key["kind"],
+             "hardware": g.key["hardware"], "per_node": g.key["per_node"], "nodes": g.key["nodes"], "n": g.n,
+             "submitters": g.submitters, "reference": round(g.reference, 6), "mean_abs_dev": round(g.mean_abs_dev, 6),
+             "max_abs_dev": round(g.max_abs_dev, 6), "cv": round(g.cv, 6),
+             "outliers": " ".join(f"{o['Submitter']}:{o['deviation']:+.4f}" for o in g.outliers),
+             "within_tolerance": g.within_tolerance} for g in groups]
+
+
+def to_csv(groups: list[Group], options: Options) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(csv_rows(groups))
+    return buffer.getvalue()
+
+
+def to_text(groups: list[Group], options: Options) -> str:
+    lines = [options.definition(), ""]
+    for g in groups:
+        verdict = "within" if g.within_tolerance else "OUTSIDE"
+        lines.append(f"{g.key['model']} {g.key['scenario']}, {_hardware(g)}: n={g.n} ({g.submitters} submitters), "
+                     f"ref {g.reference:.6g} {g.key['units']}, mean |dev| {g.mean_abs_dev:.1%}, "
+                     f"max {g.max_abs_dev:.1%}, CV {g.cv:.1%} - {verdict} {options.tolerance:.0%}")
+        for o in g.outliers:
+            why = "; ".join(f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in o["differs"].items())
+            lines.append(f"    outlier {o['Submitter']} {o['deviation']:+.1%} {o['Location']}" + (f" - {why}" if why else ""))
+    s = summary(groups)
+    median = f"{s['median_mean_abs_dev']:.1%}" if s["median_mean_abs_dev"] is not None else "n/a"
+    lines += ["", f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: "
+                  f"{median}"]
+    return "\n".join(lines) + "\n"
+
+
+def to_html(groups: list[Group], options: Options) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in CSV_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in CSV_COLUMNS) + "</tr>"
+                   for row in csv_rows(groups))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>mlperf-check compare</title></head><body>"
+            f"<h1>Comparable results</h1><p>{html.escape(options.definition())}</p>"
+            f"<table border='1'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></body></html>\n")
+
+
+def plot(groups: list[Group], options: Options, path: str) -> None:
+    """One row per group: each member's deviation, the tolerance band shaded, outliers labelled."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    height = max(2.0, 0.45 * len(groups) + 1.2)
+    figure, axes = plt.subplots(figsize=(10, height))
+    axes.axvspan(-options.tolerance * 100, options.tolerance * 100, color="tab:green", alpha=0.15,
+                 label=f"tolerance ±{options.tolerance:.0%}")
+    axes.axvline(0, color="grey", linewidth=0.8)
+    for row, group in enumerate(groups):
+        deviations = [m["deviation"] * 100 for m in group.members]
+        axes.scatter(deviations, [row] * len(deviations), s=18, color="tab:blue", zorder=3)
+        for outlier in group.outliers:
+            axes.annotate(outlier["Submitter"], (outlier["deviation"] * 100, row), textcoords="offset points",
+                          xytext=(4, 4), fontsize=7, color="tab:red")
+    axes.set_yticks(range(len(groups)))
+    axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}" for g in groups], fontsize=7)
+    axes.set_xlabel("deviation from the reference (%), positive is better")
+    axes.invert_yaxis()
+    axes.legend(loc="lower right", fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

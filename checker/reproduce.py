@@ -1,0 +1,194 @@
+"""Is one result a reproduction of another? And re-running a result to find out.
+
+`reproduce` checks the reproduction itself, then that it ran the same benchmark, scenario
+and round settings (seeds, sample counts, latency targets) as the original, then compares
+the performance metric and every accuracy metric. The audit rule decides: more than 2%
+worse is materially different."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .changes import Scope
+from .engine import check
+from .model import Result, Submission, System
+from .rounds import Round
+from .tree import Tree
+
+TOLERANCE = 0.02  # audit: "more than 2% worse" is materially different
+# Loadgen settings that must match between an original and its reproduction.
+SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_index_rng_seed",
+            "effective_schedule_rng_seed", "effective_performance_sample_count", "effective_target_latency_ns",
+            "effective_target_latency_percentile", "requested_server_ttft_latency", "requested_server_tpot_latency",
+            "effective_sample_concatenate_permutation")
+
+
+class ResultPathError(ValueError):
+    pass
+
+
+def locate(path: str, round: Round) -> tuple[str, str]:
+    """(checked root, result location) of a `.../<division>/<submitter>/<results>/<system>/<benchmark>/<scenario>` folder."""
+    parts = Path(os.path.abspath(path)).parts
+    for index in range(len(parts) - 5):
+        if parts[index] in round.divisions and parts[index + 2] == round.results_root and len(parts) == index + 6:
+            return str(Path(*parts[:index])), "/".join(parts[index:])
+    raise ResultPathError(f"{path} is not a result folder (.../<division>/<submitter>/"
+                          f"{round.results_root}/<system>/<benchmark>/<scenario>)")
+
+
+def result_at(root: str, location: str, round: Round) -> Result:
+    division, submitter, _, system, benchmark, scenario = location.split("/")
+    return Result(System(Submission(Tree(root), round, division, submitter), system), benchmark, scenario)
+
+
+@dataclass
+class Reproduction:
+    original: str
+    reproduction: str
+    deviation: float | None
+    accuracy_deltas: dict[str, dict[str, Any]]
+    within_tolerance: bool
+    mismatched_settings: list[dict[str, Any]]
+    tolerance: float = TOLERANCE
+    original_metric: dict[str, Any] | None = None
+    reproduction_metric: dict[str, Any] | None = None
+    reproduction_valid: bool = True
+    reproduction_errors: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return not self.within_tolerance or bool(self.mismatched_settings) or not self.reproduction_valid
+
+
+def reproduce(original: str, reproduction: str, rules: Round, tolerance: float = TOLERANCE) -> Reproduction:
+    root_a, where_a = locate(original, rules)
+    root_b, where_b = locate(reproduction, rules)
+    # One result is judged, not its benchmark's set of scenarios (STR003).
+    report = check(root_b, rules.origin if os.path.isfile(rules.origin) else rules.name, ignore=["STR003"], jobs=1,
+                   scope=Scope(results=frozenset({where_b})))
+    checked = [r for r in report.results if r.location == where_b]
+    errors = [f"{f.code} {f.path}: {f.message}" for f in report.findings
+              if f.severity.value == "error" and not f.waived and f.location in ("", where_b)]
+    a, b = result_at(root_a, where_a, rules), result_at(root_b, where_b, rules)
+    mismatched = []
+    for what, left, right in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
+        if left != right:
+            mismatched.append({"setting": what, "original": left, "reproduction": right})
+    log_a, log_b = a.performance_log, b.performance_log
+    if log_a is not None and log_b is not None:
+        for key in SETTINGS:
+            left, right = log_a.get(key), log_b.get(key)
+            if left != right:
+                mismatched.append({"setting": key, "original": left, "reproduction": right})
+    metric_a, metric_b = a.metric(), b.metric()
+    deviation = None
+    if metric_a and metric_b and metric_a["units"] == metric_b["units"] and metric_a["value"]:
+        x, ref = metric_b["value"], metric_a["value"]
+        deviation = (ref - x) / ref if metric_a["units"].startswith("Latency") else (x - ref) / ref
+        deviation = round(deviation, 6)
+    deltas = {}
+    report_a, report_b = a.accuracy_report, b.accuracy_report
+    if report_a is not None and report_b is not None and a.model:
+        for gate in rules.gates(a.model, a.scenario or ""):
+            left, right = report_a.get(gate.key), report_b.get(gate.key)
+            if left is not None and right is not None:
+                deltas[gate.metric] = {"original": left, "reproduction": right, "delta": round(right - left, 6),
+                                       "relative": round((right - left) / left, 6) if left else None}
+    return Reproduction(
+        original=where_a, reproduction=where_b, deviation=deviation, accuracy_deltas=deltas,
+        within_tolerance=deviation is not None and deviation >= -tolerance, mismatched_settings=mismatched,
+        tolerance=tolerance, original_metric=metric_a, reproduction_metric=metric_b,
+        reproduction_valid=bool(checked and checked[0].valid), reproduction_errors=errors)
+
+
+def to_json(result: Reproduction) -> str:
+    return json.dumps(asdict(result), indent=2, default=str) + "\n"
+
+
+def to_text(result: Reproduction) -> str:
+    lines = [f"original:     {result.original}", f"reproduction: {result.reproduction}"]
+    lines.append("reproduction check: " + ("valid" if result.reproduction_valid else "INVALID"))
+    lines += [f"  {e}" for e in result.reproduction_errors]
+    for m in result.mismatched_settings:
+        lines.append(f"setting differs: {m['setting']}: {m['original']!r} -> {m['reproduction']!r}")
+    if result.deviation is None:
+        lines.append("performance: not comparable (a metric is missing or the units differ)")
+    else:
+        a, b = result.original_metric, result.reproduction_metric
+        lines.append(f"performance: {a['value']:.6g} -> {b['value']:.6g} {a['units']} ({result.deviation:+.2%}, "
+                     f"positive is better)")
+    for name, d in result.accuracy_deltas.items():
+        lines.append(f"accuracy {name}: {d['original']:.6g} -> {d['reproduction']:.6g} ({d['delta']:+.6g})")
+    verdict = "within tolerance" if result.within_tolerance else "materially different"
+    lines.append(f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
+                 + ("; settings differ" if result.mismatched_settings else ""))
+    return "\n".join(lines) + "\n"
+
+
+# --- rerun -------------------------------------------------------------------------------------
+def prepare_copy(original: str, round: Round, workdir: str) -> str:
+    """A private copy of the original result (and its system description) to re-run into;
+    the original stays untouched. Returns the copy's result folder."""
+    root, location = locate(original, round)
+    division, submitter, _, system, _, _ = location.split("/")
+    target = Path(workdir)
+    (target / division / submitter / "systems").mkdir(parents=True, exist_ok=True)
+    description = Path(root, division, submitter, "systems", f"{system}.json")
+    if description.is_file():
+        shutil.copyfile(description, target / division / submitter / "systems" / f"{system}.json")
+    copy = target / location
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(Path(root, location), copy, symlinks=False)
+    for folder in ("src", "code", "documentation"):
+        source = Path(root, division, submitter, folder)
+        if source.is_dir() and not (target / division / submitter / folder).exists():
+            shutil.copytree(source, target / division / submitter / folder, symlinks=False)
+    return str(copy)
+
+
+def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
+    """Run the built-in harness (real loadgen, the numpy demo model) into the copy."""
+    from . import harness
+
+    root, location = locate(copy, round)
+    result = result_at(root, location, round)
+    if result.benchmark != harness.MODEL or result.scenario not in ("Offline", "SingleStream"):
+        raise ValueError(f"--builtin re-runs {harness.MODEL} Offline or SingleStream, not "
+                         f"{result.benchmark} {result.scenario_folder}")
+    minimum = round.min_duration_ms(harness.MODEL)
+    performance, accuracy = Path(copy, "performance", "run_1"), Path(copy, "accuracy")
+    step("performance run")
+    for stale in performance.glob("mlperf_log_*"):
+        stale.unlink()
+    harness.run(harness.RunSpec(result.scenario, "performance", min_duration_ms=minimum), performance)
+    (performance / "mlperf_log_accuracy.json").unlink(missing_ok=True)
+    step("accuracy run")
+    harness.run(harness.RunSpec(result.scenario, "accuracy", min_duration_ms=minimum), accuracy)
+    harness.write_accuracy_txt(accuracy / "mlperf_log_accuracy.json", accuracy / "accuracy.txt")
+
+
+def rerun_command(copy: str, command: str, echo: Callable[[str], None]) -> tuple[int, float]:
+    """Run the user's harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT (the copy's
+    performance/run_1). Its output is streamed; returns (exit status, seconds)."""
+    output = Path(copy, "performance", "run_1")
+    for stale in output.glob("mlperf_log_*"):
+        stale.unlink()
+    output.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, MLPERF_CHECK_OUTPUT=str(output), MLPERF_CHECK_RESULT=copy)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, bufsize=1)
+    assert process.stdout is not None
+    for line in process.stdout:
+        echo(line.rstrip("\n"))
+    status = process.wait()
+    return status, time.perf_counter() - start
