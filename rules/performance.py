@@ -82,6 +82,14 @@ def violations(result: Result) -> list[Violation]:
     return found
 
 
+def _problems(result: Result, *keys: str, prefixes: tuple[str, ...] = ()) -> Iterator[Problem]:
+    """The violations of the keys (or key prefixes) one rule owns, as its problems."""
+    for violation in violations(result):
+        if violation.key in keys or (prefixes and violation.key.startswith(prefixes)):
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
+
+
 @rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
 def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
     """Loadgen judged the performance run VALID, and each of its constraint flags holds.
@@ -118,10 +126,7 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     constraints); loadgen mlperf.conf target_latency.
     Example: resnet Server p99 14 ms passes (15 ms target); 16 ms fails.
     """
-    for violation in violations(result):
-        if violation.key == "result_99.00_percentile_latency_ns":
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    yield from _problems(result, "result_99.00_percentile_latency_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
     configured = result.performance_log.get("effective_target_latency_ns")
     if "target_ns" in limits and isinstance(configured, (int, float)) and configured > limits["target_ns"]:
@@ -144,10 +149,7 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     Example: llama2-70b Interactive TTFT p99 430 ms passes (450 ms); 1.5 s fails although
     it is below the Server limit of 2 s.
     """
-    for violation in violations(result):
-        if violation.key.startswith(("result_first_token", "result_time_per_output_token")):
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    yield from _problems(result, prefixes=("result_first_token", "result_time_per_output_token"))
     limits = round.latency(result.model, result.scenario or "") or {}
     log = result.performance_log
     for name, key, limit_key in (("TTFT", "requested_server_ttft_latency", "ttft_ns"),
@@ -198,10 +200,7 @@ def min_duration(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "Scenarios" (minimum duration); loadgen mlperf.conf min_duration.
     Example: `effective_min_duration_ms` 600000 passes in v6.1; 60000 fails.
     """
-    for violation in violations(result):
-        if violation.key == "effective_min_duration_ms":
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    yield from _problems(result, "effective_min_duration_ms")
 
 
 @rule("PRF006", "min-query-count", needs=("performance_log", "model"))
@@ -214,10 +213,7 @@ def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "Scenarios"; loadgen mlperf.conf min_query_count.
     Example: an Offline run with 1 query passes (minimum 1).
     """
-    for violation in violations(result):
-        if violation.key == "result_query_count":
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    yield from _problems(result, "result_query_count")
 
 
 @rule("PRF007", "offline-samples-per-query", needs=("performance_log", "model"))
@@ -230,10 +226,7 @@ def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]
     Policy: inference_rules.adoc, "Scenarios" (Offline footnote).
     Example: llama2-70b Offline with 24576 samples passes; 10000 fails.
     """
-    for violation in violations(result):
-        if violation.key == "effective_samples_per_query":
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    yield from _problems(result, "effective_samples_per_query")
 
 
 @rule("PRF008", "performance-sample-count", needs=("performance_log", "model"))
