@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from checker.findings import Severity
-from checker.model import Result
+from checker.model import Result, System, results_of
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
@@ -71,25 +71,26 @@ def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
                       observed=0)
 
 
-@rule("PWR004", "power-description-fields", severity=Severity.WARNING, needs=("model", "system_description"))
-def power_description_fields(result: Result, round: Round) -> Iterator[Problem]:
-    """The system description of a power result fills in the power fields.
+@rule("PWR004", "power-description-fields", scope="system", severity=Severity.WARNING,
+      needs=("system_description",))
+def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
+    """The system description of a system with power results fills in the power fields.
 
     Why: power results depend on the power supplies, firmware and power management of the
     system; the description must say what they were. Published v5.1 power systems leave many
-    of these empty, so this is a warning.
+    of these empty, so this is a warning, given once per system.
     Fix: fill in the fields the finding names in systems/<system>.json.
     Policy: power_measurement.adoc, "Platform Description"; the official checker's
     SYSTEM_DESC_REQUIRED_FIELDS_POWER.
-    Example: a power result whose description has `power_supply_details` "" gets a warning.
+    Example: a system with power results whose description has `power_supply_details` "" gets a warning.
     """
-    if not result.has_power:
+    if round.power is None or not any(result.has_power for result in results_of(system)):
         return
-    description = result.system.description
+    description = system.description
     missing = [f for f in round.system_description.get("power", [])
                if not isinstance(description.get(f), (str, int, float, bool)) or str(description.get(f)).strip() == ""]
     if missing:
-        yield Problem(path=result.system.json_path, pointer="/" + missing[0],
-                      message=f"power result, but the description leaves {len(missing)} power fields empty or "
+        yield Problem(path=system.json_path, pointer="/" + missing[0],
+                      message=f"power results, but the description leaves {len(missing)} power fields empty or "
                               f"missing: {', '.join(missing)}",
                       observed=missing)
