@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable
@@ -20,6 +21,7 @@ PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
 ERROR_MARK = b'"is_error": true'
 WARNING_MARK = b'"is_warning": true'
+META_HEAD = b'"metadata": '
 MAX_LINE = 16 * 1024 * 1024
 MAX_DEFECTS = 20
 
@@ -109,7 +111,12 @@ _HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
 def parse_mllog(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
     """Read the wanted records of a detail log. Logs up to FAST_LIMIT without NUL bytes are
     read whole and split in C; anything else goes line by line with capped line lengths."""
-    head = stream.read(FAST_LIMIT + 1)
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        size = None
+    # read() with no size reads exactly the file; read(n) would allocate n bytes first.
+    head = stream.read() if size is not None and size <= FAST_LIMIT else stream.read(FAST_LIMIT + 1)
     if len(head) <= FAST_LIMIT and b"\x00" not in head:
         return _parse_whole(head, wanted)
     rest = io.BytesIO(head) if len(head) <= FAST_LIMIT else _Chain(head, stream)
@@ -161,19 +168,23 @@ def _parse_whole(data: bytes, wanted=is_wanted) -> tuple[LoadgenLog, list[Defect
             if not line.endswith(b"}"):
                 _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
                 continue
-            body = line[line.index(b"{"):]
-            end = body.find(b'"', len(KEY_HEAD))
-            raw_key = body[len(KEY_HEAD):end] if end > 0 else b""
+            brace = line.index(b"{")
+            end = line.find(b'"', brace + len(KEY_HEAD))
+            raw_key = line[brace + len(KEY_HEAD):end] if end > 0 else b""
             seen_records += 1
             known = decided.get(raw_key)
             if known is None:
                 key = raw_key.decode("utf-8", "replace")
                 known = decided[raw_key] = (key, wanted(key))
             key, is_wanted_key = known
-            is_error = ERROR_MARK in body
-            is_warning = not is_error and WARNING_MARK in body
+            # The flags live in the metadata at the end of the record; a string value cannot
+            # hold them (its quotes are escaped), so only the tail is searched.
+            meta = max(line.rfind(META_HEAD), brace)
+            is_error = line.find(ERROR_MARK, meta) >= 0
+            is_warning = not is_error and line.find(WARNING_MARK, meta) >= 0
             if not (is_wanted_key or is_error or is_warning):
                 continue
+            body = line[brace:]
             try:
                 value = _value(body)
             except (ValueError, KeyError, TypeError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -93,19 +95,23 @@ def _stamp(text: str) -> float | None:
 
     Only differences between stamps are used, so the epoch is irrelevant; parsed by slicing,
     because spl.txt has a line per second of a run that can last hours."""
+    days = _days(text[:10])
+    if days is None:
+        return None
     try:
-        month, day, year = int(text[0:2]), int(text[3:5]), int(text[6:10])
         hour, minute, second = int(text[11:13]), int(text[14:16]), float(text[17:])
     except (ValueError, IndexError):
         return None
-    # Days from a fixed origin (proleptic Gregorian, as datetime.toordinal does).
-    import datetime
-
-    try:
-        days = datetime.date(year, month, day).toordinal()
-    except ValueError:
-        return None
     return days * 86400.0 + hour * 3600 + minute * 60 + second
+
+
+@functools.lru_cache(maxsize=64)
+def _days(date: str) -> int | None:
+    """Days of `MM-DD-YYYY` from a fixed origin (proleptic Gregorian, as date.toordinal)."""
+    try:
+        return datetime.date(int(date[6:10]), int(date[0:2]), int(date[3:5])).toordinal()
+    except (ValueError, IndexError):
+        return None
 
 
 def parse_timestamp(text: object) -> float | None:
