@@ -38,11 +38,19 @@ def _text(value: Any) -> str:
 def _accuracy(result: Result) -> str:
     """`METRIC: value` for each of the model's table metrics, as the accuracy script printed
     the value, joined by two spaces."""
+    if result.model is None:
+        return ""
+    metrics = result.round.table_metrics(result.model, result.scenario or "")
+    if result.is_endpoints:  # accuracy_results.json: the numbers as JSON gave them
+        endpoints = result.endpoints_accuracy
+        found = [(metric, endpoints.value(key, metric)) for metric, key in metrics] if endpoints else []
+        return "  ".join(f"{metric}: {int(value) if value.is_integer() else value}" for metric, value in found
+                         if value is not None)
     report = result.accuracy_report
-    if report is None or result.model is None:
+    if report is None:
         return ""
     parts = []
-    for metric, key in result.round.table_metrics(result.model, result.scenario or ""):
+    for metric, key in metrics:
         printed = report.printed.get(key)
         if printed is not None:
             parts.append(f"{metric}: {printed}")

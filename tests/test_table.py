@@ -101,3 +101,13 @@ def test_table_of_the_example_without_publication_keys(tmp_path: Path) -> None:
     assert (offline["Suite"], offline["Nodes"], offline["a#"], offline["Accelerator"], offline["p#"]) == ("edge", 1, "", "", 1)
     assert offline["Unique ID (e.g. for Audit)"] == "edge/closed/MLCheckDemo/cpu-1x-numpy"
     assert (offline["inferred"], offline["compliance"], offline["has_power"], offline["weight_data_types"]) == (0, 1, False, "int8")
+
+
+def test_table_of_an_endpoints_submission() -> None:
+    from helpers import ENDPOINTS
+
+    report = run(ENDPOINTS, "v6.1")
+    rows = publish([r.row for r in report.results if r.valid], None, None, "v6.1", "src")
+    assert [(r["Scenario"], r["Performance_Result"], r["Performance_Units"]) for r in rows] == [
+        ("Interactive", 2370.5, "Tokens/s"), ("Offline", 12510.0, "Tokens/s")]
+    assert rows[0]["Accuracy"] == "ROUGE1: 43.12  ROUGE2: 20.31  ROUGEL: 30.05  GEN_LEN: 8204113"
