@@ -21,6 +21,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 app = typer.Typer(
     add_completion=False,
+    pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Check MLPerf Inference submissions against their round's rules.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -45,8 +46,15 @@ def _destination(path: Optional[str]) -> Iterator[TextIO]:
         yield handle
 
 
+# Without --format, -o FILE picks the format from the file's extension.
+EXTENSIONS = {".json": "json", ".csv": "csv", ".sarif": "sarif", ".xml": "junit", ".txt": "text"}
+
+
 def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
-    """`--format json:out.json --format text` -> [(json, out.json), (text, None)]."""
+    """`--format json:out.json --format text` -> [(json, out.json), (text, None)]. Without
+    --format, `-o out.json` writes JSON (the extension decides), else the `auto` format."""
+    if not formats and output is not None:
+        formats = [EXTENSIONS.get(os.path.splitext(output)[1].lower(), "auto")]
     chosen = formats or ["auto"]
     automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     chosen = [automatic + f[len("auto"):] if f == "auto" or f.startswith("auto:") else f for f in chosen]
@@ -72,7 +80,8 @@ def check(
     round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
     format: Optional[list[str]] = typer.Option(None, "--format", "-f",
                                                help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
-                                                    "file. Repeatable. auto is github under GitHub Actions."),
+                                                    "file. Repeatable. auto is github under GitHub Actions. "
+                                                    "Without it, -o FILE.json writes JSON (the extension decides)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the output (default stdout)."),
     select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
@@ -417,6 +426,11 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+    except Exception as error:  # noqa: BLE001 - an internal error is exit 3, never a bare traceback with 1
+        Console(stderr=True, highlight=False).print(
+            f"[bold red]internal error:[/] {type(error).__name__}: {error}\n"
+            "Please report it with the command line; findings about the input are never this error.")
+        raise SystemExit(EXIT_INTERNAL) from None
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import dataclasses
 import os
 import traceback
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -262,12 +263,17 @@ def check(
     outputs: list[UnitOutput] = []
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(units) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
-            for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
-                outputs.append(output)
-                if progress:
-                    progress(done, len(units))
-    else:
+        try:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
+                for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
+                    outputs.append(output)
+                    if progress:
+                        progress(done, len(units))
+        except (OSError, BrokenProcessPool):
+            # No worker processes here (a sandbox without semaphores, a killed worker):
+            # the same units, in this process.
+            outputs = []
+    if len(outputs) < len(units):
         for done, unit in enumerate(units, 1):
             outputs.append(_run_unit(unit))
             if progress:

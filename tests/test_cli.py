@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
+import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
@@ -129,3 +130,32 @@ def test_real_subprocess_run_leaves_the_tree_untouched(tmp_path: Path) -> None:
                                                       "findings": {"error": 0, "warning": 0, "note": 0}}
     assert "mlperf-check, round demo-v6.1" in done.stderr
     assert tree_digest(EXAMPLE) == before
+
+
+def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp_path: Path) -> None:
+    (example / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=10.000%\nhash=00\n")
+    for name, check in (("out.json", lambda t: json.loads(t)["summary"]["invalid"] == 1),
+                        ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
+                        ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
+                        ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t)):
+        out = tmp_path / name
+        result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
+        assert result.exit_code == 1, name
+        assert check(out.read_text()), name
+
+
+@pytest.mark.real
+def test_real_slice_json_via_output_extension(real: Path, tmp_path: Path) -> None:
+    """The smoke run: `check ../shared/real/v5.1 --round v5.1 -o FILE.json` writes strict JSON."""
+    out = tmp_path / "real.json"
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(real), "--round", "v5.1", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    data = json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"non-standard JSON {name}"))
+    assert (data["summary"]["results"], data["summary"]["valid"]) == (137, 131)
+
+
+def test_non_finite_numbers_are_written_as_strings() -> None:
+    from checker.reporters.json_report import _finite
+
+    assert _finite({"a": [float("inf"), 1.5, {"b": float("nan")}]}) == {"a": ["inf", 1.5, {"b": "nan"}]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, TextIO
 
 from .. import __version__
@@ -28,6 +29,17 @@ def document(report: Report) -> dict[str, Any]:
     }
 
 
+def _finite(value: Any) -> Any:
+    """Strict JSON has no NaN or Infinity: such numbers are written as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def write(report: Report, out: TextIO) -> None:
-    json.dump(document(report), out, indent=1, default=str)
+    json.dump(_finite(document(report)), out, indent=1, default=str, allow_nan=False)
     out.write("\n")
