@@ -133,8 +133,8 @@ def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
 
 
 def test_whole_file_and_line_by_line_readings_agree() -> None:
-    """The in-memory reading of a detail log equals the capped line-by-line one on every real
-    log of the example (values, lines, errors, warnings, defects)."""
+    """Split in memory or read line by line with capped lengths (logs past FAST_LIMIT), the
+    same reader gives the same log for every real log of the example."""
     from checker.parsers.mllog import _parse_lines, parse_mllog
     from helpers import EXAMPLE
 

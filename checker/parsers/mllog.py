@@ -11,7 +11,6 @@ import io
 import itertools
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable
 
@@ -85,23 +84,21 @@ class LoadgenLog:
         return self.values.get("effective_test_mode")
 
 
-def _read_lines(stream: IO[bytes]) -> Iterable[tuple[int, bytes, bool]]:
-    """Yield (line number, line, complete) with lines capped at MAX_LINE bytes. An
+def _lines_of(stream: IO[bytes]) -> Iterable[tuple[bytes, bool]]:
+    """Yield (line without its newline, complete) with lines capped at MAX_LINE bytes. An
     over-long line is yielded once, truncated, with complete=False, and the rest skipped."""
-    number = 0
     while True:
         line = stream.readline(MAX_LINE)
         if not line:
             return
-        number += 1
         if len(line) == MAX_LINE and not line.endswith(b"\n"):
             while True:
                 rest = stream.readline(MAX_LINE)
                 if not rest or rest.endswith(b"\n"):
                     break
-            yield number, line[:200], False
+            yield line[:200], False
             continue
-        yield number, line, True
+        yield (line[:-1] if line.endswith(b"\n") else line), True
 
 
 FAST_LIMIT = 64 * 1024 * 1024
@@ -109,18 +106,25 @@ _HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
 
 
 def parse_mllog(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
-    """Read the wanted records of a detail log. Logs up to FAST_LIMIT without NUL bytes are
-    read whole and split in C; anything else goes line by line with capped line lengths."""
+    """Read the wanted records of a detail log. Logs up to FAST_LIMIT are read whole and
+    split in C; larger ones line by line with capped line lengths. Both feed one reader."""
     try:
         size = os.fstat(stream.fileno()).st_size
     except (AttributeError, OSError, io.UnsupportedOperation):
         size = None
     # read() with no size reads exactly the file; read(n) would allocate n bytes first.
     head = stream.read() if size is not None and size <= FAST_LIMIT else stream.read(FAST_LIMIT + 1)
-    if len(head) <= FAST_LIMIT and b"\x00" not in head:
-        return _parse_whole(head, wanted)
-    rest = io.BytesIO(head) if len(head) <= FAST_LIMIT else _Chain(head, stream)
-    return _parse_lines(rest, wanted)
+    if len(head) > FAST_LIMIT:
+        return _records(_lines_of(_Chain(head, stream)), wanted, check_nul=True)
+    lines = head.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return _records(((line, len(line) < MAX_LINE) for line in lines), wanted, check_nul=b"\x00" in head)
+
+
+def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
+    """The line-by-line reading of any stream (what parse_mllog does past FAST_LIMIT)."""
+    return _records(_lines_of(stream), wanted, check_nul=True)
 
 
 class _Chain(io.RawIOBase):
@@ -145,68 +149,65 @@ class _Chain(io.RawIOBase):
         return size
 
 
-def _parse_whole(data: bytes, wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
-    """The same reading as _parse_lines, for a log held in memory (no NUL bytes, no line
-    longer than FAST_LIMIT), with the per-line work kept small."""
+def _records(lines: Iterable[tuple[bytes, bool]], wanted, check_nul: bool) -> tuple[LoadgenLog, list[Defect]]:
+    """The one reading of a log's lines (without newlines; `complete` is False for a line
+    cut at MAX_LINE), with the per-line work kept small: the key is read without decoding
+    the record, and only wanted or flagged records are decoded, their value alone."""
     log = LoadgenLog()
     defects: list[Defect] = []
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    log.line_count = len(lines)
     decided: dict[bytes, tuple[str, bool]] = {}
     seen_records = 0
+    number = 0
     values, last, where = log.values, log.last, log.lines
-    for number, line in enumerate(lines, 1):
-        if len(line) >= MAX_LINE:
+    for number, (line, complete) in enumerate(lines, 1):
+        if not complete:
             _defect(defects, "FIL009", f"line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB and was skipped",
                     number)
             continue
-        if line.startswith(_HEADS):
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if not line.endswith(b"}"):
-                _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
-                continue
-            brace = line.index(b"{")
-            end = line.find(b'"', brace + len(KEY_HEAD))
-            raw_key = line[brace + len(KEY_HEAD):end] if end > 0 else b""
-            seen_records += 1
-            known = decided.get(raw_key)
-            if known is None:
-                key = raw_key.decode("utf-8", "replace")
-                known = decided[raw_key] = (key, wanted(key))
-            key, is_wanted_key = known
-            # The flags live in the metadata at the end of the record; a string value cannot
-            # hold them (its quotes are escaped), so only the tail is searched.
-            meta = max(line.rfind(META_HEAD), brace)
-            is_error = line.find(ERROR_MARK, meta) >= 0
-            is_warning = not is_error and line.find(WARNING_MARK, meta) >= 0
-            if not (is_wanted_key or is_error or is_warning):
-                continue
-            body = line[brace:]
-            try:
-                value = _value(body)
-            except (ValueError, KeyError, TypeError):
-                _defect(defects, "LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
-                continue
-            if is_error:
-                log.errors.append(Record(key, value, number))
-            elif is_warning:
-                log.warnings.append(Record(key, value, number))
-            if is_wanted_key:
-                if key not in values:
-                    values[key] = value
-                    where[key] = number
-                last[key] = value
+        if line.endswith(b"\r"):
+            line = line.rstrip(b"\r")
+        if check_nul and b"\x00" in line:
+            _defect(defects, "FIL004", f"line {number} holds binary data (NUL bytes)", number)
             continue
-        stripped = line.rstrip(b"\r")
-        if not stripped.strip():
+        if not line.startswith(_HEADS):
+            if line.strip():
+                kind = "is a truncated or malformed record" if line.startswith(PREFIXES) else "is not a loadgen record"
+                _defect(defects, "LOG001", f"line {number} {kind}: {_show(line)}", number)
             continue
-        if stripped.startswith(PREFIXES):
-            _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(stripped)}", number)
-        else:
-            _defect(defects, "LOG001", f"line {number} is not a loadgen record: {_show(stripped)}", number)
+        if not line.endswith(b"}"):
+            _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
+            continue
+        brace = line.index(b"{")
+        end = line.find(b'"', brace + len(KEY_HEAD))
+        raw_key = line[brace + len(KEY_HEAD):end] if end > 0 else b""
+        seen_records += 1
+        known = decided.get(raw_key)
+        if known is None:
+            key = raw_key.decode("utf-8", "replace")
+            known = decided[raw_key] = (key, wanted(key))
+        key, is_wanted_key = known
+        # The flags live in the metadata at the end of the record; a string value cannot
+        # hold them (its quotes are escaped), so only the tail is searched.
+        meta = max(line.rfind(META_HEAD), brace)
+        is_error = line.find(ERROR_MARK, meta) >= 0
+        is_warning = not is_error and line.find(WARNING_MARK, meta) >= 0
+        if not (is_wanted_key or is_error or is_warning):
+            continue
+        try:
+            value = _value(line[brace:])
+        except (ValueError, KeyError, TypeError):
+            _defect(defects, "LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
+            continue
+        if is_error:
+            log.errors.append(Record(key, value, number))
+        elif is_warning:
+            log.warnings.append(Record(key, value, number))
+        if is_wanted_key:
+            if key not in values:
+                values[key] = value
+                where[key] = number
+            last[key] = value
+    log.line_count = number
     if seen_records == 0 and not defects:
         defects.append(Defect("LOG002", "holds no loadgen records", line=None))
     return log, defects
@@ -233,63 +234,6 @@ def _defect(defects: list[Defect], code: str, message: str, line: int) -> None:
         defects.append(Defect(code, message, line=line))
     elif len(defects) == MAX_DEFECTS:
         defects.append(Defect(code, "more defects in this log were not listed", line=line))
-
-
-def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
-    log = LoadgenLog()
-    defects: list[Defect] = []
-
-    def defect(code: str, message: str, line: int) -> None:
-        if len(defects) < MAX_DEFECTS:
-            defects.append(Defect(code, message, line=line))
-        elif len(defects) == MAX_DEFECTS:
-            defects.append(Defect(code, "more defects in this log were not listed", line=line))
-
-    seen_records = 0
-    for number, raw, complete in _read_lines(stream):
-        log.line_count = number
-        line = raw.rstrip(b"\r\n")
-        if not line.strip():
-            continue
-        if not complete:
-            defect("FIL009", f"line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB and was skipped", number)
-            continue
-        if b"\x00" in line:
-            defect("FIL004", f"line {number} holds binary data (NUL bytes)", number)
-            continue
-        prefix = next((p for p in PREFIXES if line.startswith(p)), None)
-        if prefix is None:
-            defect("LOG001", f"line {number} is not a loadgen record: {_show(line)}", number)
-            continue
-        body = line[len(prefix):]
-        if not body.startswith(KEY_HEAD) or not body.endswith(b"}"):
-            defect("LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
-            continue
-        end = body.find(b'"', len(KEY_HEAD))
-        key = body[len(KEY_HEAD):end].decode("utf-8", "replace") if end > 0 else ""
-        is_error = ERROR_MARK in body
-        is_warning = WARNING_MARK in body
-        seen_records += 1
-        if not (is_error or is_warning or wanted(key)):
-            continue
-        try:
-            record = json.loads(body)
-            value = record["value"]
-        except (ValueError, KeyError, TypeError):
-            defect("LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
-            continue
-        if is_error:
-            log.errors.append(Record(key, value, number))
-        elif is_warning:
-            log.warnings.append(Record(key, value, number))
-        if wanted(key):
-            if key not in log.values:
-                log.values[key] = value
-                log.lines[key] = number
-            log.last[key] = value
-    if seen_records == 0 and not defects:
-        defects.append(Defect("LOG002", "holds no loadgen records", line=None))
-    return log, defects
 
 
 def _show(line: bytes, width: int = 80) -> str:
