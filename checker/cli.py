@@ -74,6 +74,14 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     return targets
 
 
+def _round_or_fail(name: Optional[str]):
+    """The round file (a name or a path; the newest round by default), or a usage error."""
+    try:
+        return load_round(name or newest_round())
+    except RoundError as error:
+        _fail(str(error))
+
+
 @app.command()
 def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
@@ -100,10 +108,7 @@ def check(
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
     round_name = round or newest_round()
-    try:
-        load_round(round_name)
-    except RoundError as error:
-        _fail(str(error))
+    the_round = _round_or_fail(round_name)
     try:
         waiver_list = load_waivers(waivers) if waivers else []
     except WaiverError as error:
@@ -114,7 +119,7 @@ def check(
         from .changes import changed_paths, scope_of
 
         try:
-            scope = scope_of(changed_paths(path, changed_since), load_round(round_name))
+            scope = scope_of(changed_paths(path, changed_since), the_round)
         except ValueError as error:
             _fail(str(error))
 
@@ -177,10 +182,7 @@ def table(
     if (publish_base is None) != (first_id is None):
         _fail("--publish-base and --first-id go together")
     round_name = round or newest_round()
-    try:
-        load_round(round_name)
-    except RoundError as error:
-        _fail(str(error))
+    _round_or_fail(round_name)
     report = run_check(path, round_name, jobs=jobs or None)
     rows = publish([r.row for r in report.results if r.valid and r.row], publish_base, first_id, report.round.name,
                    report.round.layout["code"].split("/")[0])
@@ -249,10 +251,7 @@ def provenance(
         _fail(f"unknown format {format!r}; choose text, json or csv")
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
-    try:
-        the_round = load_round(round or newest_round())
-    except RoundError as error:
-        _fail(str(error))
+    the_round = _round_or_fail(round)
     source = prv.RepositorySource(inference_repo) if inference_repo else prv.TableSource()
     verdicts = []
     for submission in discover(Tree(path), the_round):
@@ -304,13 +303,6 @@ def compare(
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
     raise typer.Exit(EXIT_OK)
-
-
-def _round_or_fail(name: Optional[str]):
-    try:
-        return load_round(name or newest_round())
-    except RoundError as error:
-        _fail(str(error))
 
 
 @app.command()

@@ -22,6 +22,10 @@ KEYS = ("ID", "Submitter", "Availability", "Category", "Suite", "System", "Platf
         "Unique ID (e.g. for Audit)", "ColorKey", "Performance_Result", "Performance_Units", "Power_Result",
         "Power_Units")
 PUBLICATION_KEYS = ("ID", "Details", "Code", "ColorKey")
+# Description fields that explain differences between systems (compare); rows carry them,
+# and publish() leaves them out of the published table unless asked.
+DESCRIPTION_FIELDS = ("framework", "other_software_stack", "host_processor_model_name", "host_memory_capacity",
+                      "host_memory_configuration", "cooling", "hw_notes", "sw_notes")
 
 
 def _count(value: Any) -> int | str:
@@ -110,11 +114,15 @@ def table_row(result: Result, metric: dict[str, Any] | None, power: dict[str, An
     if power is not None:
         row["Power_Result"] = power["value"]
         row["Power_Units"] = power["units"]
+    for name in DESCRIPTION_FIELDS:
+        if name in description:
+            value = description[name]
+            row[name] = value if isinstance(value, (str, int, float)) else json.dumps(value, sort_keys=True)
     return row
 
 
 def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str,
-            code_folder: str = "code") -> list[dict[str, Any]]:
+            code_folder: str = "code", with_description: bool = False) -> list[dict[str, Any]]:
     """The rows in published order (by the parts of Location), with ID, Details, Code and
     ColorKey when a publication base URL and a first ID are given. IDs number the distinct
     Unique IDs in order; `code_folder` is the round's (code in v5.x, src from v6.0)."""
@@ -131,7 +139,8 @@ def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, 
             row["Details"] = f"{base.rstrip('/')}/{division}/{submitter}/results/{row['Platform']}"
             row["Code"] = f"{base.rstrip('/')}/{division}/{submitter}/{code_folder}"
             row["ColorKey"] = f"{row['Availability']}{row['Submitter']}"
-        out.append({key: row[key] for key in KEYS if key in row})
+        keys = KEYS + DESCRIPTION_FIELDS if with_description else KEYS
+        out.append({key: row[key] for key in keys if key in row})
     return out
 
 
@@ -178,10 +187,6 @@ def load_table(path: str) -> list[dict[str, Any]]:
     return data
 
 
-DESCRIPTION_FIELDS = ("framework", "other_software_stack", "host_processor_model_name", "host_memory_capacity",
-                      "host_memory_configuration", "cooling", "hw_notes", "sw_notes")
-
-
 def table_of(path: str, round_name: str | None, jobs: int | None = None,
              with_description: bool = False) -> list[dict[str, Any]]:
     """The valid rows of a submission tree (checked with the round), or of a table file.
@@ -196,18 +201,5 @@ def table_of(path: str, round_name: str | None, jobs: int | None = None,
         return load_table(path)
     report = check(path, round_name or newest_round(), jobs=jobs)
     rows = publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
-                   report.round.layout["code"].split("/")[0])
-    if with_description:
-        for row in rows:
-            division, submitter = row["Location"].split("/")[:2]
-            try:
-                with open(os.path.join(path, division, submitter, "systems", f"{row['Platform']}.json"),
-                          encoding="utf-8") as handle:
-                    description = json.load(handle)
-            except (OSError, ValueError):
-                continue
-            if isinstance(description, dict):
-                row.update({f: description[f] if isinstance(description.get(f), (str, int, float)) else
-                            json.dumps(description.get(f), sort_keys=True)
-                            for f in DESCRIPTION_FIELDS if f in description})
+                   report.round.layout["code"].split("/")[0], with_description)
     return rows
