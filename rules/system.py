@@ -10,7 +10,7 @@ from typing import Any, Iterator
 import jsonschema
 
 from checker.findings import Severity
-from checker.model import System, results_of
+from checker.model import System
 from checker.registry import Problem, rule
 from checker.rounds import Round, _schema
 
@@ -239,6 +239,14 @@ def name_contradicts_description(system: System, round: Round) -> Iterator[Probl
             return
 
 
+def _matches_folder(system: System, field: str, folder: str) -> Iterator[Problem]:
+    """A description field that must name its folder (case does not matter)."""
+    value = system.description.get(field)
+    if not isinstance(value, str) or value.strip().lower() != folder.lower():
+        yield Problem(path=system.json_path, pointer=f"/{field}",
+                      message=f"{field} is {value!r}, but the folder is {folder!r}", observed=value, expected=folder)
+
+
 @rule("SYS003", "submitter-matches-folder", scope="system", needs=("system_description",))
 def submitter_matches_folder(system: System, round: Round) -> Iterator[Problem]:
     """The description's `submitter` is the submitter folder's name (case does not matter).
@@ -249,12 +257,7 @@ def submitter_matches_folder(system: System, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (submitter).
     Example: `"submitter": "AMD"` under closed/AMD passes; `"submitter": "Acme"` fails.
     """
-    value = system.description.get("submitter")
-    folder = system.submission.submitter
-    if not isinstance(value, str) or value.strip().lower() != folder.lower():
-        yield Problem(path=system.json_path, pointer="/submitter",
-                      message=f"submitter is {value!r}, but the folder is {folder!r}",
-                      observed=value, expected=folder)
+    yield from _matches_folder(system, "submitter", system.submission.submitter)
 
 
 @rule("SYS004", "division-matches-folder", scope="system", needs=("system_description",))
@@ -267,9 +270,4 @@ def division_matches_folder(system: System, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (division).
     Example: `"division": "closed"` under closed/ passes; `"division": "open"` fails.
     """
-    value = system.description.get("division")
-    folder = system.submission.division
-    if not isinstance(value, str) or value.strip().lower() != folder.lower():
-        yield Problem(path=system.json_path, pointer="/division",
-                      message=f"division is {value!r}, but the folder is {folder!r}",
-                      observed=value, expected=folder)
+    yield from _matches_folder(system, "division", system.submission.division)
