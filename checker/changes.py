@@ -39,13 +39,16 @@ def changed_paths(root: str, ref: str) -> list[str]:
         raise ValueError(f"{root} is not inside a git repository") from error
     try:
         repo.commit(ref)
-    except (git.BadName, ValueError) as error:
+    except (git.BadName, ValueError, git.GitError) as error:
         raise ValueError(f"{ref!r} is not a commit of {repo.working_tree_dir}") from error
     top = os.path.realpath(repo.working_tree_dir)
     inside = os.path.relpath(os.path.realpath(root), top).replace(os.sep, "/")
     inside = "" if inside == "." else inside + "/"
-    names = repo.git.diff("--name-only", "--no-renames", ref, "--", inside or ".").splitlines()
-    names += [n for n in repo.untracked_files if n.startswith(inside)]
+    try:
+        names = repo.git.diff("--name-only", "--no-renames", ref, "--", inside or ".").splitlines()
+        names += [n for n in repo.untracked_files if n.startswith(inside)]
+    except git.GitError as error:  # no git executable, or git refused (e.g. an unsafe directory)
+        raise ValueError(f"git cannot list the changes since {ref!r}: {error}") from error
     return sorted({n[len(inside):] for n in names if n.startswith(inside)})
 
 

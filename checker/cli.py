@@ -29,7 +29,7 @@ app = typer.Typer(
 
 
 def _fail(message: str) -> None:
-    Console(stderr=True, highlight=False).print(f"[bold red]error:[/] {message}")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}")
     raise typer.Exit(EXIT_USAGE)
 
 

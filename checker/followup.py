@@ -81,8 +81,11 @@ def _current_models(current: list[dict[str, Any]], round_name: str | None) -> se
 
 def load_mapping(path: str) -> dict[str, str]:
     """`previous system -> current system`, each as `division/Submitter/Platform` or a Platform."""
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path} is not valid YAML: {str(error).splitlines()[0]}") from error
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a mapping of previous system to current system is expected")
     return {str(k): str(v) for k, v in data.items()}

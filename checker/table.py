@@ -178,7 +178,10 @@ def load_table(path: str) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     if path.endswith(".csv"):
-        rows = list(csv.DictReader(io.StringIO(text)))
+        try:
+            rows = list(csv.DictReader(io.StringIO(text)))
+        except csv.Error as error:
+            raise ValueError(f"{path} is not a readable CSV table: {error}") from error
         return [{k: (v if k in TEXT_KEYS else _typed(v)) for k, v in row.items() if v != "" or k in TEXT_KEYS}
                 for row in rows]
     data = json.loads(text)

@@ -231,7 +231,11 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
             yield Problem(path=path, expected=path, message=f"{test} requires {path.rpartition('/')[2]}, which is missing")
             continue
         audit = result.reader.json(path, what=f"{test} audit")
+        if audit is None:
+            continue  # unreadable: the reader's finding says why
         if not isinstance(audit, dict):
+            yield Problem(path=path, observed=type(audit).__name__, expected="object",
+                          message=f"{test} audit {name} is JSON but not an object with `test` and `passed`")
             continue
         if audit.get("test") != name or audit.get("passed") is not True:
             yield Problem(path=path, pointer="passed", observed={"test": audit.get("test"), "passed": audit.get("passed")},

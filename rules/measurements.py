@@ -53,7 +53,11 @@ def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
     if rel is None:
         return
     data = result.reader.json(rel, what="implementation description")
+    if data is None:
+        return  # unreadable: the reader's finding says why
     if not isinstance(data, dict):
+        yield Problem(path=rel, observed=type(data).__name__, expected="object",
+                      message="the implementation description is JSON but not an object of fields")
         return
     for name in round.measurements.get("required_fields", []):
         if _empty(data.get(name)):

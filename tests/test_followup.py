@@ -92,3 +92,13 @@ def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
                           timeout=120)
     assert done.returncode == 1
     assert done.stdout.splitlines()[1].startswith(f"{PREVIEW}/Offline,deepseek-r1,Offline,missing,")
+
+
+def test_bad_mapping_file_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text("[]")
+    (tmp_path / "map.yaml").write_text("a: [b\n")
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "followup", "--previous", str(tmp_path / "t.json"),
+                           "--current", str(tmp_path / "t.json"), "--mapping", str(tmp_path / "map.yaml")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "is not valid YAML" in done.stderr
