@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from .findings import Finding
 from .parsers.accuracy import AccuracyReport, parse_accuracy
@@ -244,6 +244,16 @@ class Result:
     def compliance_log(self, test: str) -> LoadgenLog | None:
         return self.reader.mllog(join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt"),
                                  what=f"{test} performance detail log")
+
+    def compliance_logs(self) -> Iterator[tuple[str, LoadgenLog]]:
+        """(path, log) of each compliance run's performance detail log that is present, for
+        the tests the round lists for the model."""
+        for test in self.round.compliance_tests(self.model) if self.model else []:
+            rel = join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
+            if self.reader.exists(rel):
+                log = self.compliance_log(test)
+                if log is not None:
+                    yield rel, log
 
     def compliance_verdict(self, test: str, kind: str, name: str | None = None) -> Verdict | None:
         name = name or f"verify_{kind}.txt"

@@ -147,8 +147,7 @@ def accuracy_run_is_not_a_compliance_run(result: Result, round: Round) -> Iterat
     "LoadGen Operation".
     Example: an accuracy log with the warning "Found Audit Config file (audit.config)" fails.
     """
-    for record in result.accuracy_log.warnings:
-        if isinstance(record.value, str) and "audit.config" in record.value:
-            yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer=f"line {record.line}",
-                          message=f"the accuracy run read an audit.config: {record.value}")
-            return
+    record = result.accuracy_log.audit_config
+    if record is not None:
+        yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer=f"line {record.line}",
+                      message=f"the accuracy run read an audit.config: {record.value}")

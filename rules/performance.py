@@ -10,7 +10,6 @@ from checker.model import Result
 from checker.parsers.mllog import LoadgenLog
 from checker.registry import Problem, rule
 from checker.rounds import Round
-from checker.tree import join
 
 FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_constraints_met", "early_stopping_met")
 
@@ -306,16 +305,10 @@ def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
     """
     for log, path, mode in ((result.performance_log, _perf_path(result), "PerformanceOnly"),
                             (result.accuracy_log, result.path("accuracy", "mlperf_log_detail.txt"), "AccuracyOnly")):
-        if log is not None and log.test_mode != mode and not read_audit_config(log):
+        if log is not None and log.test_mode != mode and log.audit_config is None:  # ACC007 for those
             yield Problem(path=path, pointer="effective_test_mode",
                           message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
                           observed=log.test_mode, expected=mode)
-
-
-def read_audit_config(log: LoadgenLog) -> bool:
-    """Whether loadgen applied an audit.config (a compliance run; ACC007 reports it where it
-    does not belong)."""
-    return any(isinstance(r.value, str) and "audit.config" in r.value for r in log.warnings)
 
 
 def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, bool]]:
@@ -325,16 +318,8 @@ def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, bool]]:
         yield _perf_path(result), result.performance_log, False
     if result.accuracy_log is not None:
         yield result.path("accuracy", "mlperf_log_detail.txt"), result.accuracy_log, False
-    for test in round_tests(result):
-        rel = join(result.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
-        if result.reader.exists(rel):
-            log = result.compliance_log(test)
-            if log is not None:
-                yield rel, log, True
-
-
-def round_tests(result: Result) -> list[str]:
-    return result.round.compliance_tests(result.model) if result.model else []
+    for rel, log in result.compliance_logs():
+        yield rel, log, True
 
 
 @rule("PRF012", "loadgen-errors", needs=("model", "loadgen"))

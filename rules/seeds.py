@@ -27,12 +27,7 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog]]:
     """The main performance log and the performance logs of the compliance runs present."""
     if result.performance_log is not None:
         yield result.path("performance", "mlperf_log_detail.txt"), result.performance_log
-    for test in result.round.compliance_tests(result.model or ""):
-        rel = join(result.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
-        if result.reader.exists(rel):
-            log = result.compliance_log(test)
-            if log is not None:
-                yield rel, log
+    yield from result.compliance_logs()
 
 
 @rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))

@@ -83,6 +83,11 @@ class LoadgenLog:
     def test_mode(self) -> str | None:
         return self.values.get("effective_test_mode")
 
+    @property
+    def audit_config(self) -> Record | None:
+        """loadgen's warning that it applied an audit.config: the log is a compliance run."""
+        return next((r for r in self.warnings if isinstance(r.value, str) and "audit.config" in r.value), None)
+
 
 def _lines_of(stream: IO[bytes]) -> Iterable[tuple[bytes, bool]]:
     """Yield (line without its newline, complete) with lines capped at MAX_LINE bytes. An
