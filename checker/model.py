@@ -44,9 +44,13 @@ class Submission:
 
     @functools.cached_property
     def model_mapping(self) -> dict[str, str]:
-        """The open division's benchmark-name mapping, when present and readable."""
-        rel = join(self.rel, "model_mapping.json")
-        data = self.reader.json(rel, required=False, what="model_mapping.json")
+        """The submitter's benchmark-name mapping, in the divisions where the round reads it
+        (the open division), when present and readable."""
+        spec = self.round.submitter_model_mapping
+        if not spec or self.division not in spec.get("divisions", []):
+            return {}
+        rel = join(self.rel, spec["file"])
+        data = self.reader.json(rel, required=False, what=spec["file"])
         if not isinstance(data, dict):
             return {}
         return {str(k): v for k, v in data.items() if isinstance(v, str)}
@@ -209,11 +213,17 @@ class Result:
             return None
         return self.reader.mllog(self.path("accuracy", "mlperf_log_detail.txt"), what="accuracy detail log")
 
+    def read_accuracy(self, rel: str, what: str = "accuracy.txt", required: bool = True) -> AccuracyReport | None:
+        """An accuracy.txt-shaped file, read with the round's patterns for this result's model."""
+        patterns = self.round.accuracy_patterns(self.model, self.scenario or "") if self.model else {}
+        return self.reader.parsed(rel, lambda text: parse_accuracy(text, patterns), required=required, what=what,
+                                  key="accuracy")
+
     @functools.cached_property
     def accuracy_report(self) -> AccuracyReport | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(self.path("accuracy", "accuracy.txt"), parse_accuracy, what="accuracy.txt")
+        return self.read_accuracy(self.path("accuracy", "accuracy.txt"))
 
     @functools.cached_property
     def measurements_dir(self) -> str:

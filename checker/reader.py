@@ -141,7 +141,9 @@ class Reader:
         return self._cached("json", rel, load)
 
     def parsed(self, rel: str, parser: Callable[[str], tuple[T, list[Defect]]], required: bool = True,
-               what: str = "file") -> T | None:
+               what: str = "file", key: str | None = None) -> T | None:
+        """A text file through a parser, once per (parser, file); `key` names the parser in
+        the cache when it is a closure."""
         def load() -> T | None:
             text = self.text(rel, required, what)
             if text is None:
@@ -150,7 +152,7 @@ class Reader:
             self._defects(rel, defects)
             return None if any(RULES[d.code].severity is Severity.ERROR for d in defects if d.code in RULES) else value
 
-        return self._cached(f"parsed:{getattr(parser, '__name__', parser)}", rel, load)
+        return self._cached(f"parsed:{key or getattr(parser, '__name__', parser)}", rel, load)
 
     def mllog(self, rel: str, required: bool = True, what: str = "loadgen log") -> LoadgenLog | None:
         """A streamed loadgen detail log. Malformed records are findings; the log is still

@@ -98,7 +98,7 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float =
     report_a, report_b = a.accuracy_report, b.accuracy_report
     if report_a is not None and report_b is not None and a.model:
         for gate in rules.gates(a.model, a.scenario or ""):
-            left, right = report_a.get(gate.key), report_b.get(gate.key)
+            left, right = report_a.get(gate.metric), report_b.get(gate.metric)
             if left is not None and right is not None:
                 deltas[gate.metric] = {"original": left, "reproduction": right, "delta": round(right - left, 6),
                                        "relative": round((right - left) / left, 6) if left else None}

@@ -28,12 +28,22 @@ class RoundError(Exception):
 
 @dataclass(frozen=True)
 class Gate:
+    """An accuracy bound: reference x factor below, and an upper bound where set.
+
+    `metric` names the round's accuracy pattern (accuracy.txt); `key` names the value in an
+    Endpoints accuracy_results.json. `applied` is False for a bound that the written policy
+    states but the round's checker did not apply: it only warns. `policy` is the written
+    policy's own bound where it is stricter than the one the round applied."""
+
     metric: str
-    key: str
     reference: float
+    key: str | None = None
     factor: float | None = None
     upper_factor: float | None = None
     upper: float | None = None
+    applied: bool = True
+    policy: "Gate | None" = None
+    source: str | None = None
 
     @property
     def lower_bound(self) -> float | None:
@@ -53,6 +63,16 @@ class Metric:
     key: str
     units: str
     scale: float = 1.0
+
+
+def _gate(spec: dict[str, Any]) -> Gate:
+    """A gate from its round-file entry; the written policy's bound takes the applied one's
+    fields unless it states its own."""
+    fields = {k: v for k, v in spec.items() if k not in ("scenarios", "policy")}
+    policy = spec.get("policy")
+    if policy:
+        fields["policy"] = Gate(**{**{k: v for k, v in fields.items() if k != "source"}, **policy})
+    return Gate(**fields)
 
 
 def _schema(name: str) -> dict[str, Any]:
@@ -180,14 +200,28 @@ class Round:
         return None
 
     def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
-        """The round's model for a benchmark folder name, or None when the round has none."""
-        if benchmark in self.data["models"]:
+        """The round's model for a benchmark folder name, or None when the round has none: the
+        name itself, the round's mapping, the submitter's mapping, then the round's substring
+        guesses (looked up in the round's mapping again), in the order its checker tries them."""
+        models = self.data["models"]
+        if benchmark in models:
             return benchmark
-        for mapping in (extra_mapping or {}, self._mapping):
+        for mapping in (self._mapping, extra_mapping or {}):
             target = mapping.get(benchmark)
-            if isinstance(target, str) and target in self.data["models"]:
-                return target
-        return None
+            if isinstance(target, str) and target:
+                return target if target in models else None
+        guessed = benchmark
+        for guess in self.data.get("model_guesses", {}).get("rules", []):
+            if any(part in benchmark for part in guess["contains"]):
+                guessed = guess["model"]
+                break
+        guessed = self._mapping.get(guessed, guessed)
+        return guessed if guessed in models else None
+
+    @property
+    def submitter_model_mapping(self) -> dict[str, Any]:
+        """Where a submitter maps its own benchmark names, and in which divisions it counts."""
+        return self.data.get("submitter_model_mapping", {})
 
     def model(self, name: str) -> dict[str, Any] | None:
         return self.data["models"].get(name)
@@ -233,20 +267,38 @@ class Round:
             rules = table.get(",".join(reversed(system_type.split(","))))
         return rules
 
-    def gates(self, model: str, scenario: str) -> list[Gate]:
+    def gates(self, model: str, scenario: str, applied: bool | None = True) -> list[Gate]:
+        """The model's accuracy bounds for a scenario: those the round applied (default),
+        the policy-only ones (`applied=False`), or all (`applied=None`)."""
         facts = self.model(model) or {}
         gates = []
         for gate in facts.get("accuracy", []):
             if "scenarios" in gate and scenario not in gate["scenarios"]:
                 continue
-            gates.append(Gate(**{k: v for k, v in gate.items() if k != "scenarios"}))
+            made = _gate(gate)
+            if applied is None or made.applied is applied:
+                gates.append(made)
         return gates
 
-    def table_metrics(self, model: str, scenario: str) -> list[tuple[str, str]]:
-        """(name, accuracy.txt key) of each metric the published table shows: the gated
-        metrics, then the model's `table_metrics` (printed but not gated)."""
-        extra = [(m["metric"], m["key"]) for m in (self.model(model) or {}).get("table_metrics", [])]
-        return [(g.metric, g.key) for g in self.gates(model, scenario)] + extra
+    def accuracy_patterns(self, model: str, scenario: str) -> dict[str, str]:
+        """metric -> the round's accuracy.txt pattern, for every metric the model's gates
+        and table name (its checker's ACC_PATTERN)."""
+        table = {k: v for k, v in self.data.get("accuracy_patterns", {}).items() if k != "source"}
+        names = [g.metric for g in self.gates(model, scenario, applied=None)]
+        names += [m for m, _ in self.table_metrics(model, scenario)]
+        return {name: table[name] for name in names if name in table}
+
+    @property
+    def accuracy_divisions(self) -> list[str]:
+        """Divisions whose accuracy is gated; elsewhere it is only reported."""
+        return list(self.data.get("accuracy_gated_in", self.divisions))
+
+    def table_metrics(self, model: str, scenario: str) -> list[tuple[str, str | None]]:
+        """(metric, Endpoints key) of each metric the published table shows: those with a
+        lower bound the round applied (its checker prints its accuracy targets), then the
+        model's `table_metrics` (printed but not gated)."""
+        extra = [(m["metric"], m.get("key")) for m in (self.model(model) or {}).get("table_metrics", [])]
+        return [(g.metric, g.key) for g in self.gates(model, scenario) if g.factor is not None] + extra
 
     def samples(self, model: str) -> dict[str, Any]:
         return dict((self.model(model) or {}).get("samples", {}))
@@ -322,7 +374,14 @@ class Round:
     def severity(self, code: str) -> Severity | None:
         """The round's own severity for a rule, where its file sets one (`severities:`)."""
         value = self.data.get("severities", {}).get(code)
+        if isinstance(value, dict):
+            value = value.get("severity")
         return Severity(value) if value else None
+
+    def severity_reason(self, code: str) -> str | None:
+        """Why the round gives a rule its own severity, where the round file says."""
+        value = self.data.get("severities", {}).get(code)
+        return value.get("why") if isinstance(value, dict) else None
 
     def uses_early_stopping(self, scenario: str) -> bool:
         return scenario in self.run.get("early_stopping_scenarios", [])

@@ -54,8 +54,8 @@ def _accuracy(result: Result) -> str:
     if report is None:
         return ""
     parts = []
-    for metric, key in metrics:
-        printed = report.printed.get(key)
+    for metric, _ in metrics:
+        printed = report.printed(metric)
         if printed is not None:
             parts.append(f"{metric}: {printed}")
     return "  ".join(parts)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from checker.model import Result
-from checker.parsers.accuracy import parse_accuracy
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
@@ -107,22 +106,22 @@ def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
         return
     if not all(result.reader.exists(f) for f in fallback):
         return  # CMP003 reports the failed verdict
-    baseline = result.reader.parsed(fallback[0], parse_accuracy, what="TEST01 baseline accuracy")
-    compliance = result.reader.parsed(fallback[1], parse_accuracy, what="TEST01 compliance accuracy")
+    baseline = result.read_accuracy(fallback[0], what="TEST01 baseline accuracy")
+    compliance = result.read_accuracy(fallback[1], what="TEST01 compliance accuracy")
     if baseline is None or compliance is None:
         return
     for gate in round.gates(result.model, result.scenario or ""):
-        base, comp = baseline.get(gate.key), compliance.get(gate.key)
+        base, comp = baseline.get(gate.metric), compliance.get(gate.metric)
         delta = round.test01_delta_percent(result.model, gate)
         if delta is None:
             continue
         if base is None or comp is None:
-            yield Problem(path=fallback[1] if comp is None else fallback[0], pointer=gate.key,
-                          message=f"{gate.metric} (`{gate.key}`) is missing, so TEST01's accuracy cannot be compared")
+            yield Problem(path=fallback[1] if comp is None else fallback[0], pointer=gate.metric,
+                          message=f"{gate.metric} is missing, so TEST01's accuracy cannot be compared")
             continue
         difference = abs(1 - base / comp) * 100 if comp else float("inf")
         if difference > delta:
-            yield Problem(path=fallback[1], pointer=gate.key,
+            yield Problem(path=fallback[1], pointer=gate.metric,
                           message=f"{gate.metric} differs by {difference:.3f}% from the baseline ({comp:.6g} vs "
                                   f"{base:.6g}); at most {delta:g}% is allowed",
                           observed=round_(difference), expected=delta)

@@ -12,7 +12,8 @@ from checker.engine import Report, check
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
 CASES = ROOT / "fixtures" / "cases"
-REAL = (ROOT.parent / "shared" / "real" / "v5.1").resolve()
+REAL_ROOT = (ROOT.parent / "shared" / "real").resolve()
+REAL = REAL_ROOT / "v5.1"
 
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
@@ -24,14 +25,15 @@ PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SIN
           "ep_offline": f"{EP_RESULT}/Offline", "ep_interactive": f"{EP_RESULT}/Interactive"}
 
 
-def copy_real_result(root: Path, location: str) -> None:
-    """Copy one published v5.1 result with what it depends on: its system description, its
-    compliance and measurements folders (v5.1 keeps them beside results/), its code folder
-    and the submitter's documentation."""
+def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
+    """Copy one published result (of the v5.1 slice unless `source` names another) with what
+    it depends on: its system description, its compliance and measurements folders (v5.1
+    keeps them beside results/), its code folder (code/<benchmark>, or the whole src/ of
+    v6.x, which the slices keep small) and the submitter's documentation."""
     import shutil
 
     division, submitter, _, system, benchmark, scenario = location.split("/")
-    base = REAL / division / submitter
+    base = source / division / submitter
     target = root / division / submitter
     (target / "systems").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(base / "systems" / f"{system}.json", target / "systems" / f"{system}.json")
@@ -39,7 +41,7 @@ def copy_real_result(root: Path, location: str) -> None:
         source = base / part / system / benchmark / scenario
         if source.is_dir():
             shutil.copytree(source, target / part / system / benchmark / scenario)
-    for part in (f"code/{benchmark}", "documentation"):  # small in the slice
+    for part in (f"code/{benchmark}", "src", "documentation"):  # small in the slices
         if (base / part).is_dir():
             shutil.copytree(base / part, target / part, symlinks=True)
     if (base / "model_mapping.json").is_file():

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
+from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
 
 
 def _cases():
@@ -23,11 +23,12 @@ def _base(case: dict, tmp_path: Path) -> Path:
     base = case.get("base", "example")
     if base in ("example", "endpoints"):
         shutil.copytree(EXAMPLE if base == "example" else ENDPOINTS, target, symlinks=True)
-    else:  # real:<a v5.1 result location>: that result and what it depends on, copied
-        if not REAL.is_dir():
-            pytest.skip("../shared/real/v5.1 is not present")
-        location = base.split(":", 1)[1]
-        copy_real_result(target, location)
+    else:  # real:<a v5.1 result location> or real-<round>:<location>: that result and what it depends on
+        kind, location = base.split(":", 1)
+        source = REAL if kind == "real" else REAL_ROOT / kind.removeprefix("real-")
+        if not source.is_dir():
+            pytest.skip(f"{source} is not present")
+        copy_real_result(target, location, source)
         division, submitter, _, system, _, _ = location.split("/")
         PLACES.update(real=location, real_compliance=location.replace("/results/", "/compliance/", 1),
                       real_measurements=location.replace("/results/", "/measurements/", 1),
@@ -44,8 +45,12 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
     before = tree_digest(root)
     # A real base holds one scenario of a published benchmark, so the benchmark's required
     # scenarios (STR003) are not judged there; STR003's own cases cover that rule.
-    ignore = ["STR003"] if case.get("base", "example").startswith("real:") else []
-    report = run(root, case.get("round", document.get("round", "demo-v6.1")), ignore=ignore)
+    ignore = ["STR003"] if case.get("base", "example").startswith("real") else []
+    ignore += case.get("ignore_codes", [])  # a rule another case file pins, changing on this base
+    round_name = case.get("round", document.get("round", "demo-v6.1"))
+    if round_name.endswith(".yaml"):  # a test profile beside the case files
+        round_name = str(CASES / round_name)
+    report = run(root, round_name, ignore=ignore)
     assert tree_digest(root) == before, "the check wrote into the checked tree"
     try:
         expected = [(code, expand(path)) for code, path in case["expect"]]

@@ -70,29 +70,51 @@ def test_verify_files() -> None:
     assert empty.passed is None and [d.code for d in defects] == ["CMP001"]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("{'rouge1': 44.4542, 'rouge2': 22.0419, 'gen_len': 29579723, 'tokens_per_sample': 301.1}\n",
-     {"rouge1": 44.4542, "rouge2": 22.0419, "gen_len": 29579723.0, "tokens_per_sample": 301.1}),
-    ("Accuracy Results: {'FID_SCORE': '23.691320200021494', 'CLIP_SCORE': '31.80903629362583'}\n",
-     {"FID_SCORE": 23.691320200021494, "CLIP_SCORE": 31.80903629362583}),
-    ("accuracy=76.064%, good=38032, total=50000\n", {"accuracy": 76.064, "good": 38032.0, "total": 50000.0}),
-    ("mAP=54.234%\n", {"mAP": 54.234}),
-    ("AUC=80.23785974349185\n", {"AUC": 80.23785974349185}),
-    ("Accuracy: mean = 0.86114, kidney = 0.9347, tumor = 0.7876\n", {"mean": 0.86114, "kidney": 0.9347, "tumor": 0.7876}),
-    ("Word Error Rate: 2.1679339912635496%, accuracy=97.83206600873645%\n",
-     {"Word Error Rate": 2.1679339912635496, "accuracy": 97.83206600873645}),
-    ('{"exact_match": 83.6, "f1": 90.9}\n', {"exact_match": 83.6, "f1": 90.9}),
-    ("metric/lifetime_ne/rating: 0.8671\n", {"metric/lifetime_ne/rating": 0.8671}),
+def _patterns(round_name: str, *metrics: str) -> dict[str, str]:
+    from checker.rounds import load_round
+
+    table = load_round(round_name).data["accuracy_patterns"]
+    return {metric: table[metric] for metric in metrics}
+
+
+@pytest.mark.parametrize("round_name,text,expected", [
+    # Lines as the reference scripts print them, read with the round's own patterns.
+    ("v6.0", "{'rouge1': 44.5433, 'rouge2': 22.1372, 'rougeL': 28.9134, 'rougeLsum': 42.1085, "
+             "'gen_len': np.int64(27277346), 'gen_num': 24576, 'tokens_per_sample': 282.9}\n",
+     {"ROUGE1": "44.5433", "ROUGE2": "22.1372", "ROUGEL": "28.9134", "TOKENS_PER_SAMPLE": "282.9"}),
+    ("v6.0", "Printing for submission_checker:\n\n'exact_match': 83.396\n", {"exact_match": "83.396"}),
+    ("v6.0", '{"f1": 0.7890600786539296}\n', {"F1_HIERARCHICAL": "0.7890600786539296"}),
+    ("v6.0", " 'vbench_score': 69.98\n", {"vbench_score": "69.98"}),
+    ("v5.1", "Accuracy Results: {'FID_SCORE': '23.691320200021494', 'CLIP_SCORE': '31.80903629362583'}\n",
+     {"FID_SCORE": "23.691320200021494", "CLIP_SCORE": "31.80903629362583"}),
+    ("v5.1", "accuracy=76.064%, good=38032, total=50000\n", {"acc": "76.064"}),
+    ("v5.1", "mAP=54.234%\n", {"mAP": "54.234"}),
+    ("v5.1", "AUC=80.23785974349185\n", {"AUC": "80.23785974349185"}),
+    ("v5.1", "Accuracy: mean = 0.86114, kidney = 0.9347, tumor = 0.7876\n", {"DICE": "0.86114"}),
+    ("v5.1", "Word Error Rate: 2.1679339912635496%, accuracy=97.83206600873645%\n", {"ACCURACY": "97.83206600873645"}),
+    ("v5.1", '{"exact_match": 83.6, "f1": 90.9}\n', {"F1": "90.9"}),
+    ("v6.0", "WARNING:main:metric/lifetime_ne/rating: 0.8671\n", {"DLRM_NE": "0.8671"}),
 ])
-def test_accuracy_formats(text: str, expected: dict) -> None:
-    report, defects = parse_accuracy(text + "hash=abc123\n")
+def test_accuracy_lines_read_with_the_rounds_patterns(round_name: str, text: str, expected: dict) -> None:
+    patterns = _patterns(round_name, *expected, "GEN_LEN")
+    report, defects = parse_accuracy(text + "hash=abc123\n", patterns)
     assert defects == [] and report.hash == "abc123"
-    assert report.values == expected
+    assert {metric: report.printed(metric) for metric in expected} == expected
+    assert report.printed("GEN_LEN") is None  # np.int64(...) and absent values are not read, as in the round
 
 
-def test_accuracy_without_values_is_a_defect() -> None:
-    report, defects = parse_accuracy("hash=abc\n")
-    assert report.values == {} and [d.code for d in defects] == ["ACC001"]
+def test_every_match_is_kept_and_the_last_is_printed() -> None:
+    patterns = _patterns("v6.0", "acc")
+    report, _ = parse_accuracy("accuracy=76.100%\nnoise\naccuracy=75.000%\nhash=ab\n", patterns)
+    assert [(m.printed, m.value, m.line) for m in report.found("acc")] == [("76.100", 76.1, 1), ("75.000", 75.0, 3)]
+    assert (report.printed("acc"), report.get("acc")) == ("75.000", 75.0)
+
+
+def test_accuracy_without_values() -> None:
+    report, defects = parse_accuracy("hash=abc\n", _patterns("v6.0", "acc"))
+    assert report.empty and report.hash == "abc" and defects == []
+    odd, _ = parse_accuracy("accuracy=1.2.3%\n", _patterns("v6.0", "acc"))
+    assert [(m.printed, m.value) for m in odd.found("acc")] == [("1.2.3", None)]
 
 
 def test_conf_lines() -> None:
@@ -104,9 +126,14 @@ def test_conf_lines() -> None:
 def test_every_real_accuracy_file_parses(real: Path) -> None:
     files = sorted(real.glob("*/*/results/*/*/*/accuracy/accuracy.txt"))
     assert len(files) == 137
+    from checker.rounds import load_round
+
+    round = load_round("v5.1")
     for path in files:
-        report, defects = parse_accuracy(path.read_text(errors="replace"))
+        model = round.canonical_model(path.parts[-4]) or "llama2-70b-99.9"  # open names mapped by model_mapping.json
+        report, defects = parse_accuracy(path.read_text(errors="replace"), round.accuracy_patterns(model, "Offline"))
         assert defects == [] and report.hash, path
+        assert not report.empty, path
 
 
 def test_endpoints_percentile_keys_hold_dots() -> None:

@@ -1,101 +1,88 @@
 """`accuracy.txt`: whatever the reference accuracy script printed, plus `hash=...`.
 
-The scripts print in several shapes: Python or JSON dict lines (`{'rouge1': 44.45, ...}`,
-`Accuracy Results: {'FID_SCORE': '23.69'}`), `name=value%` pairs (`accuracy=76.064%,
-good=38032`, `mAP=54.234%`, `AUC=80.23`), and `name = value` or `name: value` phrases
-(`Accuracy: mean = 0.86114`, `Word Error Rate: 2.17%, accuracy=97.83%`). The parser collects
-every numeric value under the name it was printed with; the round file says which name each
-accuracy metric is read from.
+The round's checker reads it line by line with one regular expression per accuracy metric
+(`accuracy_patterns` in the round file), anchored at the start of the line, and keeps the
+first group as the value. The scripts print in many shapes (Python dicts with `np.int64(...)`
+values, `'exact_match': 83.396` after a banner, `accuracy=72.540%`, JSON), so reading each
+metric with the round's own pattern is what makes a file pass here exactly when it passed
+there. Every match is kept, in order: the round fails a metric when any match misses its
+target, and the results table prints the last one.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Mapping
 
 from . import Defect
 
-_HASH = re.compile(r"^\s*hash\s*=\s*([0-9A-Za-z]+)\s*$")
-_PAIR = re.compile(
-    r"(?P<key>[A-Za-z_][\w./\-]*(?: [A-Za-z_][\w./\-]*)*)\s*[=:]\s*'?(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'?"
-)
-_MAX_DICT_CHARS = 1_000_000
+_HASH = re.compile(r"^hash=([\w\d]+)$")
+
+
+@dataclass(frozen=True)
+class Match:
+    printed: str  # the value as the script printed it (the table shows this)
+    value: float | None  # None when the printed text is not a number (`1.2.3`)
+    line: int
 
 
 @dataclass
 class AccuracyReport:
-    values: dict[str, float] = field(default_factory=dict)
+    matches: dict[str, list[Match]] = field(default_factory=dict)
     hash: str | None = None
-    printed: dict[str, str] = field(default_factory=dict)  # each value as the script printed it
 
-    def get(self, key: str) -> float | None:
-        return self.values.get(key)
+    def found(self, metric: str) -> list[Match]:
+        return self.matches.get(metric, [])
+
+    def printed(self, metric: str) -> str | None:
+        """The last value printed for the metric, as printed."""
+        found = self.found(metric)
+        return found[-1].printed if found else None
+
+    def get(self, metric: str) -> float | None:
+        """The last value printed for the metric, as a number."""
+        found = [m for m in self.found(metric) if m.value is not None]
+        return found[-1].value if found else None
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.matches.values())
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as Python's text mode reads them (universal newlines), each with its newline,
+    because the round's patterns were written against such lines."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.splitlines(keepends=True) if "\n" in text else [text]
+
+
+def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tuple[AccuracyReport, list[Defect]]:
+    """Read every line with each metric's pattern (`re.match`), and the `hash=` line.
+
+    Without patterns only the hash is read. An invalid pattern is the round file's fault;
+    it is skipped (the round schema tests compile every pattern)."""
+    compiled = {}
+    for metric, pattern in (patterns or {}).items():
         try:
-            return float(value.strip().rstrip("%"))
-        except ValueError:
-            return None
-    return None
-
-
-def _dict_values(text: str) -> dict[str, Any] | None:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start or end - start > _MAX_DICT_CHARS:
-        return None
-    body = text[start : end + 1]
-    for load in (json.loads, ast.literal_eval):
-        try:
-            value = load(body)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            compiled[metric] = re.compile(pattern)
+        except re.error:
             continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, tuple[float, str]]:
-    flat: dict[str, tuple[float, str]] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, name + "/"))
-            continue
-        number = _number(value)
-        if number is not None:
-            flat[name] = (number, str(value).strip().rstrip("%"))
-    return flat
-
-
-def parse_accuracy(text: str) -> tuple[AccuracyReport, list[Defect]]:
     report = AccuracyReport()
-    for line in text.splitlines():
+    for number, line in enumerate(_lines(text), 1):
         match = _HASH.match(line)
         if match:
             report.hash = match.group(1)
-            continue
-        found: dict[str, tuple[float, str]] = {}
-        if "{" in line:
-            data = _dict_values(line)
-            if data is not None:
-                found = _flatten(data)
-        if not found:
-            for pair in _PAIR.finditer(line):
-                number = _number(pair.group("value"))
-                if number is not None:
-                    found.setdefault(pair.group("key").strip(), (number, pair.group("value")))
-        for key, (number, printed) in found.items():
-            if key not in report.values:
-                report.values[key] = number
-                report.printed[key] = printed
-    defects = [] if report.values else [Defect("ACC001", "holds no accuracy values")]
-    return report, defects
+        for metric, regex in compiled.items():
+            found = regex.match(line)
+            if found and found.groups():
+                printed = found.group(1)
+                report.matches.setdefault(metric, []).append(Match(printed, _number(printed), number))
+    return report, []
