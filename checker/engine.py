@@ -95,11 +95,15 @@ class UnitOutput:
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
+    message = problem.message
+    own = round.severity(rule.code)
+    if problem.severity is None and own is not None and own is not rule.severity and round.severity_reason(rule.code):
+        message += f" ({own.value} in {round.name}: {round.severity_reason(rule.code)})"
     return Finding(
         code=rule.code,
-        severity=problem.severity or round.severity(rule.code) or rule.severity,
+        severity=problem.severity or own or rule.severity,
         path=problem.path,
-        message=problem.message,
+        message=message,
         location=location,
         pointer=problem.pointer,
         observed=problem.observed,

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result, Submission, System, results_of, systems_of
 from checker.registry import Problem, rule
 from checker.rounds import Round
-from checker.tree import join
+from checker.tree import Kind, join
 
 
 @rule("STR001", "unknown-benchmark", scope="result")
@@ -125,20 +126,79 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
             yield Problem(path=system.json_path, message=f"system {system.name} has no results under {results_root}")
 
 
+def _implementation(submission: Submission, round: Round) -> dict:
+    return round.data.get("implementation", {})
+
+
 @rule("STR005", "code-for-benchmark")
 def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
-    """Every benchmark with results has its implementation folder (`code/<benchmark>` or `src/<benchmark>`).
+    """The implementation folder the round's checker requires is there (v5.1 `code/<benchmark>`, from v6.0 `src/`).
 
     Why: others must be able to see and rerun the implementation that produced a result.
-    Every result of the benchmark is reported, since none can be reproduced without it.
+    Every result that depends on the folder is reported, since none can be reproduced
+    without it. In v5.1 a file `code/<benchmark>` may name the folder that holds the code.
     Fix: add the implementation (or a README pointing at a public commit) under the folder named.
-    Policy: submission_rules.adoc, "Source code requirements for replication"; inference_rules.adoc
-    ("Benchmark implementations must be shared").
-    Example: results for llama2-70b-99 without code/llama2-70b-99 fail.
+    Policy: submission_rules.adoc, "Source code requirements for replication"; the round
+    checker's code-folder check (v5.1 check_measurement_dir; v6.x directory_exist_check).
+    Example: v5.1 results for llama2-70b-99 without code/llama2-70b-99 fail; v6.0 results
+    pass with any src/ folder.
     """
-    folder = result.submission.path("code", benchmark=result.benchmark)
-    if folder and result.tree.entry(folder).kind.value != "dir":
-        yield Problem(path=folder, expected=folder, message=f"no implementation folder for {result.benchmark}")
+    spec = _implementation(result.submission, round)
+    if not spec:
+        return
+    folder = join(result.submission.rel, spec["required"].format(benchmark=result.benchmark))
+    kind = result.tree.entry(folder).kind
+    if kind is Kind.DIR:
+        return
+    if kind is Kind.FILE and spec.get("redirect_file"):
+        text = result.reader.text(folder, what="code redirect file")
+        target = join(folder.rsplit("/", 1)[0], text.strip()) if text and text.strip() else None
+        if target and result.tree.entry(target).kind is Kind.DIR:
+            return
+        yield Problem(path=folder, observed=(text or "").strip()[:200],
+                      message=f"{folder} is a file that should name the folder holding the code, and "
+                              f"{target or 'its content'} is not a folder")
+        return
+    yield Problem(path=folder, expected=folder,
+                  message=f"no implementation folder {folder} for {result.benchmark} ({round.name})")
+
+
+def _variant(name: str, pattern: str | None) -> str:
+    return re.sub(pattern, "", name) if pattern else name
+
+
+@rule("STR010", "implementation-folder-per-benchmark", scope="submission", severity=Severity.WARNING)
+def implementation_folder_per_benchmark(submission: Submission, round: Round) -> Iterator[Problem]:
+    """Each benchmark with results has the implementation folder the written rules ask for, where the round's checker asked less.
+
+    Why: from v6.0 the rules ask for src/<benchmark>/<implementation>, but the round's checker
+    only requires src/, and it accepted results without a per-benchmark folder; so this warns,
+    once per benchmark. A folder for the other accuracy tier of the same model, or for the
+    model's official name, serves it (src/llama2-70b-99 for llama2-70b-99.9).
+    Fix: put each benchmark's code under src/<benchmark>, or a README there that points at it.
+    Policy: submission_rules.adoc, "Directory structure" (src/<benchmark_name per reference>);
+    the round checker's directory_exist_check (src/ only).
+    Example: results for whisper with only src/SE455i_V3 get a warning; src/whisper passes.
+    """
+    spec = _implementation(submission, round)
+    if not spec.get("policy"):
+        return
+    tree, suffix = submission.tree, spec.get("variant_suffix")
+    base = join(submission.rel, spec["policy"].split("{")[0].rstrip("/"))
+    if tree.entry(base).kind is not Kind.DIR:
+        return  # STR005: the folder the round requires is missing
+    present = {_variant(name, suffix) for name in tree.subdirs(base)} | set(tree.subdirs(base))
+    benchmarks: dict[str, str | None] = {}
+    for system in systems_of(submission):
+        for result in results_of(system):
+            benchmarks.setdefault(result.benchmark, result.model)
+    for benchmark, model in sorted(benchmarks.items()):
+        names = {benchmark, _variant(benchmark, suffix)} | ({model, _variant(model, suffix)} if model else set())
+        if not names & present:
+            folder = join(submission.rel, spec["policy"].format(benchmark=benchmark))
+            yield Problem(path=folder, expected=folder,
+                          message=f"no {folder} for the results of {benchmark}; the round's checker requires only "
+                                  f"{spec['required']}/, the written rules ask for one folder per benchmark")
 
 
 @rule("STR006", "calibration-document", scope="submission")

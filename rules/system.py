@@ -11,6 +11,7 @@ import jsonschema
 
 from checker.findings import Severity
 from checker.model import System
+from checker.parsers.counts import per_part
 from checker.registry import Problem, rule
 from checker.rounds import Round, _schema
 
@@ -57,14 +58,37 @@ def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
             if (code, field) in seen:
                 continue
             seen.add((code, field))
+            severity, note = _as_applied(code, field, value, round)
+            if note is None:
+                continue
             expected = properties.get(field, {}).get("description")
             found.append((code, Problem(path=system.json_path, pointer=_pointer(error.absolute_path), observed=value,
-                                        expected=expected, message=_message(code, field, value, expected))))
+                                        expected=expected, severity=severity,
+                                        message=_message(code, field, value, expected) + note)))
     system.cache["schema"] = found
     return found
 
 
+def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severity | None, str | None]:
+    """(severity, note) of a schema violation in the round, or (None, None) to drop it.
+
+    The schema states the written rules; the round's checker applied less. It accepts any
+    non-empty text as a meaningful value, and it computes only with the counts the round file
+    lists under `integer` (nodes x accelerators per node, processors per node). Another count
+    written as text warns, unless it reads as one count per part of a mixed system."""
+    if code == "SYS002" and isinstance(value, str) and value:
+        return Severity.WARNING, "; the round's checker accepts any non-empty text here"
+    if code == "SYS005" and field not in round.system_description.get("integer", []):
+        if per_part(value):
+            return None, None
+        return Severity.WARNING, (f"; the round requires whole numbers only in "
+                                  f"{', '.join(round.system_description.get('integer', [])) or 'no field'}")
+    return None, ""
+
+
 def _message(code: str, field: str, value: Any, expected: str | None) -> str:
+    if code == "SYS002" and isinstance(value, str) and value:
+        return f"`{field}` holds only whitespace ({value!r}); it needs a meaningful value"
     if code == "SYS002":
         return f"`{field}` needs a meaningful value, and it is empty"
     if code == "SYS006":
