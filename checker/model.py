@@ -255,15 +255,20 @@ class Result:
         return self.reader.mllog(join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt"),
                                  what=f"{test} performance detail log")
 
-    def compliance_logs(self) -> Iterator[tuple[str, LoadgenLog]]:
-        """(path, log) of each compliance run's performance detail log that is present, for
-        the tests the round lists for the model."""
+    def compliance_runs(self) -> Iterator[tuple[str, str, LoadgenLog]]:
+        """(test, path, log) of each compliance run's performance detail log that is
+        present, for the tests the round lists for the model."""
         for test in self.round.compliance_tests(self.model) if self.model else []:
             rel = join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
             if self.reader.exists(rel):
                 log = self.compliance_log(test)
                 if log is not None:
-                    yield rel, log
+                    yield test, rel, log
+
+    def compliance_logs(self) -> Iterator[tuple[str, LoadgenLog]]:
+        """(path, log) of each compliance run's performance detail log that is present."""
+        for _, rel, log in self.compliance_runs():
+            yield rel, log
 
     def compliance_verdict(self, test: str, kind: str, name: str | None = None) -> Verdict | None:
         name = name or f"verify_{kind}.txt"

@@ -23,11 +23,13 @@ def _seed_mismatches(log: LoadgenLog, round: Round) -> list[tuple[str, object, i
     return wrong
 
 
-def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog]]:
-    """The main performance log and the performance logs of the compliance runs present."""
+def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
+    """The main performance log and the performance logs of the compliance runs present,
+    each with its compliance test (None for the main run)."""
     if result.performance_log is not None:
-        yield result.path("performance", "mlperf_log_detail.txt"), result.performance_log
-    yield from result.compliance_logs()
+        yield result.path("performance", "mlperf_log_detail.txt"), result.performance_log, None
+    for test, rel, log in result.compliance_runs():
+        yield rel, log, test
 
 
 @rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))
@@ -36,23 +38,31 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
 
     Why: the seeds fix which samples are issued and when; they are announced shortly before
     the deadline so that no one can tune for them. A run with other seeds is not a run of
-    this round.
+    this round. No audit.config sets seeds, so compliance runs use the round's seeds too;
+    the round's checker checked them only in the runs it puts through its performance checks
+    (the compliance tests with `performance_log` in the round file), so elsewhere (a TEST07
+    run with seeds 0, published in v6.0) this warns.
     Fix: build loadgen from the round's seed release (its mlperf.conf carries the seeds) and
     run again; never set seeds in user.conf.
     Policy: inference_rules.adoc, "Non-determinism is restricted"; the round's seeds
     (loadgen/mlperf.conf at the seed release).
     Example: `effective_qsl_rng_seed` 1780908523862526354 passes in v5.1 and fails in v6.1.
     """
-    for path, log in _logs(result):
-        if path != result.path("performance", "mlperf_log_detail.txt") and result.division not in round.compliance_divisions:
+    for path, log, test in _logs(result):
+        if test is not None and result.division not in round.compliance_divisions:
             continue  # compliance runs are optional in the open division
+        checked = test is None or (round.compliance_spec(test) or {}).get("performance_log")
+        note = "" if checked else (f"; a warning: the round's checker runs its performance checks (seeds among them) "
+                                   f"only on the main run and the TEST01/TEST04-style runs, and judges {test} by its "
+                                   f"verify file")
         for name, observed, expected in _seed_mismatches(log, round):
             yield Problem(
                 path=path,
                 pointer=f"effective_{name}",
-                message=f"effective_{name} is {observed}, the round's is {expected} ({round.name})",
+                message=f"effective_{name} is {observed}, the round's is {expected} ({round.name}){note}",
                 observed=observed,
                 expected=expected,
+                severity=None if checked else Severity.WARNING,
             )
 
 
