@@ -137,6 +137,10 @@ class RepositorySource(Source):
         import git  # gitpython
 
         self.repo = git.Repo(path)
+        # A bare clone without a `config` file is taken by gitpython for a work tree's .git
+        # and its commands run in the parent folder, where git finds no repository; naming
+        # the git folder makes every command read the right one, bare or not.
+        self.repo.git.update_environment(GIT_DIR=self.repo.git_dir)
         self._table: TableSource | None = None  # identifies "NA" builds by their files; read on first use
 
     @property

@@ -14,7 +14,7 @@ import git
 import pytest
 import yaml
 
-from checker.provenance import TableSource, build_of, judge
+from checker.provenance import RepositorySource, TableSource, build_of, judge
 from checker.rounds import load_round
 from helpers import EXAMPLE, OFFLINE, SINGLE, run, set_mllog
 
@@ -161,3 +161,17 @@ def test_real_slice_from_the_bundled_table(real: Path) -> None:
     text = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
                           capture_output=True, text=True, timeout=300).stdout
     assert "      6  predates        4.1 @ 379ee5345a  2024-07-24  Intel, Lenovo" in text
+
+
+def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> None:
+    """A bare clone whose `config` is gone (as the shared mirror is) is still read: gitpython
+    takes such a folder for a work tree's .git unless the git folder is named."""
+    bare = tmp_path / "inference.git"
+    git.Repo(inference["path"]).clone(str(bare), bare=True)
+    (bare / "config").unlink()
+    source = RepositorySource(str(bare))
+    seed = inference["revs"]["seed"]
+    commit = source.commit(inference["revs"]["after"][:10], load_round(inference["round"]))
+    assert commit is not None and commit.sha == inference["revs"]["after"]
+    assert source.commit("0123456789", load_round(inference["round"])) is None
+    assert source.files(seed[:10], None) == inference["sums"]["seed"]
