@@ -1,8 +1,12 @@
 """Seed-release provenance: did a result run loadgen from the round's seed release, unmodified?
 
 Loadgen logs `loadgen_version` ("VERSION @ <10-char rev>"), `loadgen_git_commit_date`,
-`loadgen_git_status_message` (non-empty: a dirty tree) and `loadgen_file_sha1` (the SHA-1 of
-each loadgen source file). A build from the PyPI package logs "NA" for the git fields.
+`loadgen_git_status_message` and `loadgen_file_sha1` (the SHA-1 of each file in loadgen/ and
+loadgen/bindings/ of the tree it was built from). Its build step (loadgen/version_generator.py)
+writes the output of `git status -s -uno .` as the status: empty for a clean checkout, one
+`XY path` line per changed tracked file for a dirty one. A build outside a git checkout (the
+PyPI package, a wheel) logs "NA" for every git field; that is no git, not a dirty tree, and
+such a build is identified by its file SHA-1s.
 
 The facts about revisions come from a local clone of mlcommons/inference (`--inference-repo`,
 read with gitpython: ancestry, commit dates, file contents) or, without one, from the bundled
@@ -28,6 +32,10 @@ VERDICTS = ("descends", "predates", "unknown-commit", "no-git-rev")
 # Written by the build from mlperf.conf (loadgen setup.py and CMakeLists.txt), so not in git;
 # its content follows /mlperf.conf, whose SHA-1 is compared.
 GENERATED = frozenset({"/mlperf_conf.h"})
+NO_GIT = "NA"  # what version_generator.py logs for every git field outside a git checkout
+# One line of `git status -s`: two status letters (index, work tree; `??` and `!!`, untracked
+# and ignored, are not changes, and `-uno` leaves them out anyway), a space and a path.
+_CHANGED = re.compile(r"^(?! {2})[ MTADRCU]{2} \S")
 
 
 @dataclass(frozen=True)
@@ -42,8 +50,13 @@ class Build:
     uncommitted_error: bool
 
     @property
+    def changes(self) -> list[str]:
+        """The lines of the git status that name a changed tracked file: none when clean or "NA"."""
+        return [line.rstrip() for line in self.status.splitlines() if _CHANGED.match(line)]
+
+    @property
     def dirty(self) -> bool:
-        return bool(self.status.strip()) or self.uncommitted_error
+        return bool(self.changes) or self.uncommitted_error
 
 
 def build_of(log: LoadgenLog) -> Build | None:
@@ -52,7 +65,7 @@ def build_of(log: LoadgenLog) -> Build | None:
         return None
     match = _VERSION.match(raw)
     version, rev = (match.group("version"), match.group("rev")) if match else (raw.strip() or None, None)
-    if rev is not None and (rev.upper() == "NA" or not re.fullmatch(r"[0-9a-fA-F]{7,40}", rev)):
+    if rev is not None and (rev.upper() == NO_GIT or not re.fullmatch(r"[0-9a-fA-F]{7,40}", rev)):
         rev = None
     sha1 = log.get("loadgen_file_sha1")
     status = log.get("loadgen_git_status_message")

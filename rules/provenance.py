@@ -30,17 +30,21 @@ def _verdict(result: Result) -> Verdict | None:
 
 @rule("PRV001", "loadgen-dirty", needs=("performance_log",))
 def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
-    """Loadgen was built from a clean checkout: no git status message, no uncommitted-changes error.
+    """Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.
 
     Why: the rules require loadgen unmodified from the seed release; a dirty tree means the
-    source that ran is not the source anyone can check out.
+    source that ran is not the source anyone can check out. Loadgen logs the output of
+    `git status -s -uno .` (loadgen/version_generator.py): a line `XY path` per changed file.
+    A build outside git (the PyPI package) logs "NA", which is no git, not a dirty tree; its
+    file SHA-1s identify it (`mlperf-check provenance`).
     Fix: build loadgen from a clean checkout (or the PyPI package) and run again.
     Policy: inference_rules.adoc, "LoadGen" (use the round's loadgen, unmodified); the round's seed release.
-    Example: `loadgen_git_status_message` " M loadgen/loadgen.cc" fails; "" passes.
+    Example: `loadgen_git_status_message` " M loadgen.cc" fails; "" and "NA" pass.
     """
     build = build_of(result.performance_log)
     if build is not None and build.dirty:
-        what = f"git status {build.status.strip()!r}" if build.status.strip() else "error_uncommitted_loadgen_changes"
+        changed = "\n".join(build.changes)  # the changed-file lines, as git printed them
+        what = f"git status {changed!r}" if changed else "error_uncommitted_loadgen_changes"
         yield Problem(path=_path(result), pointer="loadgen_git_status_message", observed=build.status,
                       expected="", message=f"loadgen was built from a modified checkout ({what})")
 

@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
 CASES = ROOT / "fixtures" / "cases"
 REAL = (ROOT.parent / "shared" / "real" / "v5.1").resolve()
+REAL_V60 = (ROOT.parent / "shared" / "real" / "v6.0").resolve()
 
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
@@ -24,14 +25,14 @@ PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SIN
           "ep_offline": f"{EP_RESULT}/Offline", "ep_interactive": f"{EP_RESULT}/Interactive"}
 
 
-def copy_real_result(root: Path, location: str) -> None:
-    """Copy one published v5.1 result with what it depends on: its system description, its
-    compliance and measurements folders (v5.1 keeps them beside results/), its code folder
-    and the submitter's documentation."""
+def copy_real_result(root: Path, location: str, real: Path = REAL) -> None:
+    """Copy one published result (of v5.1, or of the slice `real` names) with what it depends
+    on: its system description, its compliance and measurements folders (v5.1 keeps them
+    beside results/), its code folder and the submitter's documentation."""
     import shutil
 
     division, submitter, _, system, benchmark, scenario = location.split("/")
-    base = REAL / division / submitter
+    base = real / division / submitter
     target = root / division / submitter
     (target / "systems").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(base / "systems" / f"{system}.json", target / "systems" / f"{system}.json")

@@ -1,5 +1,5 @@
 """Seed-release provenance against a real git repository built with gitpython, and the
-bundled table on the real v5.1 slice."""
+bundled table on the real v5.1 and v6.0 slices."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ import yaml
 
 from checker.provenance import RepositorySource, TableSource, build_of, judge
 from checker.rounds import load_round
-from helpers import EXAMPLE, OFFLINE, SINGLE, run, set_mllog
+from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, run, set_mllog
 
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 LOGS = [LOG, f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"]
+# A real v6.0 result that ran a PyPI build of loadgen (every git field "NA").
+NA_BUILD = "closed/Lenovo/results/SR675iV3/whisper/Offline"
 
 
 def _commit(repo: git.Repo, files: dict[str, str], message: str, date: str) -> str:
@@ -81,6 +83,21 @@ def _prv(report) -> list[tuple[str, str, str]]:
     return [(f.code, f.severity.value, f.path) for f in report.findings if f.code.startswith("PRV")]
 
 
+def _real_v60(tmp_path: Path, location: str) -> Path:
+    if not REAL_V60.is_dir():
+        pytest.skip("../shared/real/v6.0 is not present")
+    root = tmp_path / "submission"
+    copy_real_result(root, location, REAL_V60)
+    return root
+
+
+def _parsed(path: Path):
+    from checker.parsers.mllog import parse_mllog
+
+    with open(path, "rb") as handle:
+        return parse_mllog(handle)[0]
+
+
 @pytest.mark.parametrize("name,codes", [
     ("after", []),
     ("old", ["PRV003"]),
@@ -124,14 +141,44 @@ def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
 
 
 def test_na_build_identified_through_the_bundled_table() -> None:
-    from checker.parsers.mllog import parse_mllog
-
-    with open(EXAMPLE / LOG, "rb") as handle:
-        log, _ = parse_mllog(handle)
-    build = build_of(log)
-    na = type(build)(build.version, None, None, "", build.file_sha1, False)  # the same files, logged as "NA"
+    build = build_of(_parsed(EXAMPLE / LOG))
+    na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
     verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
-    assert (verdict.verdict, verdict.identified_as) == ("no-git-rev", "6.0.17")
+    assert (verdict.verdict, verdict.identified_as, verdict.dirty) == ("no-git-rev", "6.0.17", False)
+
+
+@pytest.mark.parametrize("status,dirty", [
+    ("", False),
+    ("NA", False),  # no git: the PyPI package
+    (" M loadgen.cc", True),
+    ("M  bindings/python_api.cc\n M loadgen.cc\n", True),
+    ("R  issue_query_controller.h -> query_controller.h", True),
+    ("?? mlperf_loadgen.whl", False),  # untracked; `git status -uno` never shows it
+    ("fatal: not a git repository", False),  # not the output of git status
+])
+def test_a_dirty_status_is_told_by_its_lines(status: str, dirty: bool) -> None:
+    build = build_of(_parsed(EXAMPLE / LOG))
+    assert type(build)(build.version, build.rev, None, status, {}, False).dirty is dirty
+
+
+@pytest.mark.real
+def test_real_pypi_build_logging_na_is_not_dirty(tmp_path: Path) -> None:
+    root = _real_v60(tmp_path, NA_BUILD)
+    log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
+    build = build_of(_parsed(root / log))
+    assert (build.version, build.rev, build.status, build.changes, build.dirty) == ("6.0.8", None, "NA", [], False)
+    assert _prv(run(root, "v6.0", select=["PRV"])) == []
+
+
+@pytest.mark.real
+def test_real_log_with_a_dirty_status(tmp_path: Path) -> None:
+    root = _real_v60(tmp_path, NA_BUILD)
+    log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
+    set_mllog(root / log, "loadgen_git_status_message", " M loadgen.cc\nM  bindings/python_api.cc")
+    report = run(root, "v6.0", select=["PRV"])
+    assert [(f.code, f.severity.value, f.path, f.pointer, f.message) for f in report.findings] == [
+        ("PRV001", "warning", log, "loadgen_git_status_message",
+         "loadgen was built from a modified checkout (git status ' M loadgen.cc\\nM  bindings/python_api.cc')")]
 
 
 def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
