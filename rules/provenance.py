@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from checker.findings import Severity
 from checker.model import Result
 from checker.provenance import Verdict, active_source, build_of, judge
 from checker.registry import Problem, rule
@@ -106,13 +107,27 @@ def loadgen_files_modified(result: Result, round: Round) -> Iterator[Problem]:
     """Every loadgen file's SHA-1 equals that file's content at the logged revision.
 
     Why: a mismatch means loadgen was modified before it was built, whatever the git status says.
+    A logged file that git does not have at the revision at all (a built `.so` or `.whl` left
+    in loadgen/) is untracked, not modified: it is reported as a note and fails nothing.
     Fix: build loadgen from an unmodified checkout of the logged revision.
     Policy: inference_rules.adoc, "LoadGen" (unmodified loadgen).
-    Example: `/loadgen.cc` with a SHA-1 that differs from the file at the rev fails.
+    Example: `/loadgen.cc` with a SHA-1 that differs from the file at the rev fails;
+    `/mlperf_loadgen.cpython-312-x86_64-linux-gnu.so`, not in git, is a note.
     """
     verdict = _verdict(result)
-    if verdict is not None and verdict.modified_files:
+    if verdict is None:
+        return
+    where = f"rev {verdict.rev}" if verdict.rev else f"release {verdict.identified_as}"
+    if verdict.modified_files:
         files = verdict.modified_files
         yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files,
-                      message=f"{len(files)} loadgen file(s) differ from rev {verdict.rev}: {', '.join(files[:5])}"
-                              + (" ..." if len(files) > 5 else ""))
+                      message=f"{len(files)} loadgen file(s) differ from {where}: {_listed(files)}")
+    if verdict.untracked_files:
+        files = verdict.untracked_files
+        yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files, severity=Severity.NOTE,
+                      message=f"{len(files)} loadgen file(s) not in git at {where} (untracked, e.g. built; "
+                              f"not a modification): {_listed(files)}")
+
+
+def _listed(files: list[str]) -> str:
+    return ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")
