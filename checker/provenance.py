@@ -1,8 +1,13 @@
 """Seed-release provenance: did a result run loadgen from the round's seed release, unmodified?
 
 Loadgen logs `loadgen_version` ("VERSION @ <10-char rev>"), `loadgen_git_commit_date`,
-`loadgen_git_status_message` (non-empty: a dirty tree) and `loadgen_file_sha1` (the SHA-1 of
-each loadgen source file). A build from the PyPI package logs "NA" for the git fields.
+`loadgen_git_status_message` and `loadgen_file_sha1` (the SHA-1 of each file in loadgen/ and
+loadgen/bindings/ of the tree it was built from). Its build step (loadgen/version_generator.py)
+writes the output of `git status -s -uno .` as the status: empty for a clean checkout, one
+`XY path` line per changed tracked file for a dirty one. A build outside a git checkout (the
+PyPI package, a wheel) logs "NA" for every git field; that is no git, not a dirty tree, and
+such a build is identified by its file SHA-1s. A logged file that git does not have at the
+commit (a built `.so` or `.whl` beside the sources) is untracked, not modified.
 
 The facts about revisions come from a local clone of mlcommons/inference (`--inference-repo`,
 read with gitpython: ancestry, commit dates, file contents) or, without one, from the bundled
@@ -28,6 +33,10 @@ VERDICTS = ("descends", "predates", "unknown-commit", "no-git-rev")
 # Written by the build from mlperf.conf (loadgen setup.py and CMakeLists.txt), so not in git;
 # its content follows /mlperf.conf, whose SHA-1 is compared.
 GENERATED = frozenset({"/mlperf_conf.h"})
+NO_GIT = "NA"  # what version_generator.py logs for every git field outside a git checkout
+# One line of `git status -s`: two status letters (index, work tree; `??` and `!!`, untracked
+# and ignored, are not changes, and `-uno` leaves them out anyway), a space and a path.
+_CHANGED = re.compile(r"^(?! {2})[ MTADRCU]{2} \S")
 
 
 @dataclass(frozen=True)
@@ -42,8 +51,13 @@ class Build:
     uncommitted_error: bool
 
     @property
+    def changes(self) -> list[str]:
+        """The lines of the git status that name a changed tracked file: none when clean or "NA"."""
+        return [line.rstrip() for line in self.status.splitlines() if _CHANGED.match(line)]
+
+    @property
     def dirty(self) -> bool:
-        return bool(self.status.strip()) or self.uncommitted_error
+        return bool(self.changes) or self.uncommitted_error
 
 
 def build_of(log: LoadgenLog) -> Build | None:
@@ -52,7 +66,7 @@ def build_of(log: LoadgenLog) -> Build | None:
         return None
     match = _VERSION.match(raw)
     version, rev = (match.group("version"), match.group("rev")) if match else (raw.strip() or None, None)
-    if rev is not None and (rev.upper() == "NA" or not re.fullmatch(r"[0-9a-fA-F]{7,40}", rev)):
+    if rev is not None and (rev.upper() == NO_GIT or not re.fullmatch(r"[0-9a-fA-F]{7,40}", rev)):
         rev = None
     sha1 = log.get("loadgen_file_sha1")
     status = log.get("loadgen_git_status_message")
@@ -117,11 +131,14 @@ class TableSource(Source):
         return self.trees.get(entry.get("loadgen") or "")
 
     def identify(self, file_sha1: dict[str, str]) -> str | None:
+        """The release whose tree has every logged file that it tracks with the logged SHA-1
+        (untracked files do not count), the one with fewest untracked files first."""
+        found = []
         for version, release in self.releases.items():
-            known = self.trees.get(release.get("loadgen") or "", {})
-            if file_sha1 and all(known.get(path) == sha for path, sha in file_sha1.items() if path not in GENERATED):
-                return version
-        return None
+            modified, untracked = compare_files(file_sha1, self.trees.get(release.get("loadgen") or "", {}))
+            if not modified and len(untracked) < len(set(file_sha1) - GENERATED):
+                found.append((len(untracked), version))
+        return min(found, key=lambda item: item[0])[1] if found else None
 
     def release_commit(self, version: str) -> str | None:
         release = self.releases.get(version)
@@ -137,6 +154,10 @@ class RepositorySource(Source):
         import git  # gitpython
 
         self.repo = git.Repo(path)
+        # A bare clone without a `config` file is taken by gitpython for a work tree's .git
+        # and its commands run in the parent folder, where git finds no repository; naming
+        # the git folder makes every command read the right one, bare or not.
+        self.repo.git.update_environment(GIT_DIR=self.repo.git_dir)
         self._table: TableSource | None = None  # identifies "NA" builds by their files; read on first use
 
     @property
@@ -198,7 +219,8 @@ class Verdict:
     rev: str | None
     verdict: str
     commit_date: str | None
-    modified_files: list[str] = field(default_factory=list)
+    modified_files: list[str] = field(default_factory=list)  # in git at the commit, with another SHA-1
+    untracked_files: list[str] = field(default_factory=list)  # not in git at the commit at all (built files)
     dirty: bool = False
     after_deadline: bool = False
     identified_as: str | None = None  # the release an "NA" build's files match
@@ -216,6 +238,14 @@ def _after(date: str | None, deadline: str | None) -> bool:
     return when.date() > limit
 
 
+def compare_files(logged: dict[str, str], tracked: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The logged files git has at the commit with another SHA-1 (modified), and those git
+    does not have there at all (untracked), each sorted; generated files are neither."""
+    checked = [path for path in logged if path not in GENERATED]
+    return (sorted(path for path in checked if path in tracked and tracked[path] != logged[path]),
+            sorted(path for path in checked if path not in tracked))
+
+
 def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
     verdict = Verdict(location, build.version, build.rev, "no-git-rev", None, dirty=build.dirty, source=source.name)
     if build.rev is None:
@@ -225,6 +255,9 @@ def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
             commit = source.commit(first, round) if first else None
             if commit is not None:
                 verdict.commit_date = commit.date
+            tracked = source.files(first, verdict.identified_as) if first else None
+            if tracked is not None:  # identified: nothing tracked differs, some files may be untracked
+                verdict.untracked_files = compare_files(build.file_sha1, tracked)[1]
         return verdict
     commit = source.commit(build.rev, round)
     if commit is None:
@@ -236,8 +269,7 @@ def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
     verdict.after_deadline = _after(commit.date, (round.seed_release or {}).get("deadline"))
     expected = source.files(build.rev, build.version)
     if expected is not None:
-        verdict.modified_files = sorted(path for path, sha in build.file_sha1.items()
-                                        if path not in GENERATED and expected.get(path) != sha)
+        verdict.modified_files, verdict.untracked_files = compare_files(build.file_sha1, expected)
     return verdict
 
 
@@ -259,7 +291,7 @@ def active_source() -> Source | None:
 
 # --- reports ---------------------------------------------------------------------------
 FIELDS = ("location", "loadgen_version", "rev", "verdict", "commit_date", "modified_files", "dirty", "after_deadline",
-          "identified_as", "source")
+          "identified_as", "source", "untracked_files")  # new columns go last
 
 
 def to_json(verdicts: list[Verdict], round: Round) -> str:
@@ -281,6 +313,7 @@ def to_csv(verdicts: list[Verdict], round: Round) -> str:
     for verdict in verdicts:
         row = asdict(verdict)
         row["modified_files"] = " ".join(row["modified_files"])
+        row["untracked_files"] = " ".join(row["untracked_files"])
         writer.writerow(row)
     return buffer.getvalue()
 
@@ -299,6 +332,8 @@ def to_text(verdicts: list[Verdict], round: Round) -> str:
         submitters = sorted({v.location.split("/")[1] for v in members})
         flags = [f"{sum(v.dirty for v in members)} dirty"] if any(v.dirty for v in members) else []
         flags += [f"{sum(bool(v.modified_files) for v in members)} modified"] if any(v.modified_files for v in members) else []
+        flags += [f"{sum(bool(v.untracked_files) for v in members)} with untracked files"] \
+            if any(v.untracked_files for v in members) else []
         flags += [f"identified as {first.identified_as}"] if first.identified_as else []
         lines.append(f"  {len(members):>5}  {first.verdict:<15} {version or '?'} @ {rev or 'NA':<10}  "
                      f"{(first.commit_date or '')[:10]:<10}  {', '.join(submitters)}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from checker.findings import Severity
 from checker.model import Result
 from checker.provenance import Verdict, active_source, build_of, judge
 from checker.registry import Problem, rule
@@ -30,17 +31,21 @@ def _verdict(result: Result) -> Verdict | None:
 
 @rule("PRV001", "loadgen-dirty", needs=("performance_log",))
 def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
-    """Loadgen was built from a clean checkout: no git status message, no uncommitted-changes error.
+    """Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.
 
     Why: the rules require loadgen unmodified from the seed release; a dirty tree means the
-    source that ran is not the source anyone can check out.
+    source that ran is not the source anyone can check out. Loadgen logs the output of
+    `git status -s -uno .` (loadgen/version_generator.py): a line `XY path` per changed file.
+    A build outside git (the PyPI package) logs "NA", which is no git, not a dirty tree; its
+    file SHA-1s identify it (`mlperf-check provenance`).
     Fix: build loadgen from a clean checkout (or the PyPI package) and run again.
     Policy: inference_rules.adoc, "LoadGen" (use the round's loadgen, unmodified); the round's seed release.
-    Example: `loadgen_git_status_message` " M loadgen/loadgen.cc" fails; "" passes.
+    Example: `loadgen_git_status_message` " M loadgen.cc" fails; "" and "NA" pass.
     """
     build = build_of(result.performance_log)
     if build is not None and build.dirty:
-        what = f"git status {build.status.strip()!r}" if build.status.strip() else "error_uncommitted_loadgen_changes"
+        changed = "\n".join(build.changes)  # the changed-file lines, as git printed them
+        what = f"git status {changed!r}" if changed else "error_uncommitted_loadgen_changes"
         yield Problem(path=_path(result), pointer="loadgen_git_status_message", observed=build.status,
                       expected="", message=f"loadgen was built from a modified checkout ({what})")
 
@@ -102,13 +107,27 @@ def loadgen_files_modified(result: Result, round: Round) -> Iterator[Problem]:
     """Every loadgen file's SHA-1 equals that file's content at the logged revision.
 
     Why: a mismatch means loadgen was modified before it was built, whatever the git status says.
+    A logged file that git does not have at the revision at all (a built `.so` or `.whl` left
+    in loadgen/) is untracked, not modified: it is reported as a note and fails nothing.
     Fix: build loadgen from an unmodified checkout of the logged revision.
     Policy: inference_rules.adoc, "LoadGen" (unmodified loadgen).
-    Example: `/loadgen.cc` with a SHA-1 that differs from the file at the rev fails.
+    Example: `/loadgen.cc` with a SHA-1 that differs from the file at the rev fails;
+    `/mlperf_loadgen.cpython-312-x86_64-linux-gnu.so`, not in git, is a note.
     """
     verdict = _verdict(result)
-    if verdict is not None and verdict.modified_files:
+    if verdict is None:
+        return
+    where = f"rev {verdict.rev}" if verdict.rev else f"release {verdict.identified_as}"
+    if verdict.modified_files:
         files = verdict.modified_files
         yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files,
-                      message=f"{len(files)} loadgen file(s) differ from rev {verdict.rev}: {', '.join(files[:5])}"
-                              + (" ..." if len(files) > 5 else ""))
+                      message=f"{len(files)} loadgen file(s) differ from {where}: {_listed(files)}")
+    if verdict.untracked_files:
+        files = verdict.untracked_files
+        yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files, severity=Severity.NOTE,
+                      message=f"{len(files)} loadgen file(s) not in git at {where} (untracked, e.g. built; "
+                              f"not a modification): {_listed(files)}")
+
+
+def _listed(files: list[str]) -> str:
+    return ", ".join(files[:5]) + (" ..." if len(files) > 5 else "")

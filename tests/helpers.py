@@ -14,6 +14,7 @@ EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
 CASES = ROOT / "fixtures" / "cases"
 REAL_ROOT = (ROOT.parent / "shared" / "real").resolve()
 REAL = REAL_ROOT / "v5.1"
+REAL_V60 = REAL_ROOT / "v6.0"
 
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"

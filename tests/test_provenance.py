@@ -1,5 +1,5 @@
 """Seed-release provenance against a real git repository built with gitpython, and the
-bundled table on the real v5.1 slice."""
+bundled table on the real v5.1 and v6.0 slices."""
 
 from __future__ import annotations
 
@@ -14,12 +14,21 @@ import git
 import pytest
 import yaml
 
-from checker.provenance import TableSource, build_of, judge
+from checker.provenance import RepositorySource, TableSource, build_of, judge, to_csv, to_text
 from checker.rounds import load_round
-from helpers import EXAMPLE, OFFLINE, SINGLE, run, set_mllog
+from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, run, set_mllog
 
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 LOGS = [LOG, f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"]
+# A wheel built in loadgen/ (`pip wheel .`): loadgen logs the SHA-1 of every file there, and git
+# has no such file at any commit.
+WHEEL = "/mlperf_loadgen-6.0.2-cp312-cp312-linux_x86_64.whl"
+# Real v6.0 results: a PyPI build of loadgen (every git field "NA"), and a git build whose
+# loadgen/ held three built Python modules when it was built.
+NA_BUILD = "closed/Lenovo/results/SR675iV3/whisper/Offline"
+BUILT_MODULES = "closed/RedHat/results/8xH200_whisper/whisper/Offline"
+MODULES = ["/mlperf_loadgen.cpython-310-x86_64-linux-gnu.so", "/mlperf_loadgen.cpython-312-x86_64-linux-gnu.so",
+           "/mlperf_loadgen.cpython-39-x86_64-linux-gnu.so"]
 
 
 def _commit(repo: git.Repo, files: dict[str, str], message: str, date: str) -> str:
@@ -81,6 +90,21 @@ def _prv(report) -> list[tuple[str, str, str]]:
     return [(f.code, f.severity.value, f.path) for f in report.findings if f.code.startswith("PRV")]
 
 
+def _real_v60(tmp_path: Path, location: str) -> Path:
+    if not REAL_V60.is_dir():
+        pytest.skip("../shared/real/v6.0 is not present")
+    root = tmp_path / "submission"
+    copy_real_result(root, location, REAL_V60)
+    return root
+
+
+def _parsed(path: Path):
+    from checker.parsers.mllog import parse_mllog
+
+    with open(path, "rb") as handle:
+        return parse_mllog(handle)[0]
+
+
 @pytest.mark.parametrize("name,codes", [
     ("after", []),
     ("old", ["PRV003"]),
@@ -109,6 +133,48 @@ def test_modified_file_is_a_sha1_mismatch(inference: dict, tmp_path: Path) -> No
     assert [f.observed for f in report.findings if f.code == "PRV005"] == [["/loadgen.cc"]] * 2
 
 
+def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: Path) -> None:
+    """A file git has at the rev with another content is modified; a file git does not have
+    there at all (a built wheel) is untracked: a note beside the modified files' finding."""
+    rev = inference["revs"]["after"]
+    sums = dict(inference["sums"]["after"], **{"/loadgen.cc": hashlib.sha1(b"int v = 2; // faster\n").hexdigest(),
+                                               WHEEL: hashlib.sha1(b"PK a wheel").hexdigest()})
+    root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", sums)
+    verdict = judge(OFFLINE, build_of(_parsed(root / LOG)), load_round(inference["round"]),
+                    RepositorySource(inference["path"]))
+    assert (verdict.verdict, verdict.modified_files, verdict.untracked_files) == ("descends", ["/loadgen.cc"], [WHEEL])
+    assert to_csv([verdict], load_round(inference["round"])).splitlines() == [
+        "location,loadgen_version,rev,verdict,commit_date,modified_files,dirty,after_deadline,identified_as,source,"
+        "untracked_files",
+        f"{OFFLINE},6.0.2,{rev[:10]},descends,2026-07-10T10:00:00+00:00,/loadgen.cc,False,False,,repository,{WHEEL}"]
+    assert to_text([verdict], load_round(inference["round"])).splitlines()[1] == \
+        f"      1  descends        6.0.2 @ {rev[:10]}  2026-07-10  MLCheckDemo  [1 modified; 1 with untracked files]"
+    report = run(root, inference["round"], inference_repo=inference["path"])
+    assert [(f.code, f.severity.value, f.path, f.pointer, f.observed, f.message) for f in report.findings] == [
+        finding for log in LOGS for finding in [
+            ("PRV005", "error", log, "loadgen_file_sha1", ["/loadgen.cc"],
+             f"1 loadgen file(s) differ from rev {rev[:10]}: /loadgen.cc"),
+            ("PRV005", "note", log, "loadgen_file_sha1", [WHEEL],
+             f"1 loadgen file(s) not in git at rev {rev[:10]} (untracked, e.g. built; not a modification): {WHEEL}")]]
+    assert {r.location: r.valid for r in report.results} == {OFFLINE: False, SINGLE: False}
+    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(root), "--round", inference["round"],
+                           "--inference-repo", inference["path"], "-f", "json"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
+    assert {k: results[OFFLINE][k] for k in ("modified_files", "untracked_files", "dirty")} == {
+        "modified_files": ["/loadgen.cc"], "untracked_files": [WHEEL], "dirty": False}
+
+
+def test_untracked_files_alone_fail_nothing(inference: dict, tmp_path: Path) -> None:
+    rev = inference["revs"]["after"]
+    root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", dict(inference["sums"]["after"], **{WHEEL: "0" * 40}))
+    report = run(root, inference["round"], inference_repo=inference["path"], strict=True)
+    assert [(f.code, f.severity.value, f.path, f.pointer, f.observed) for f in report.findings] == [
+        ("PRV005", "note", log, "loadgen_file_sha1", [WHEEL]) for log in LOGS]
+    assert {r.location: r.valid for r in report.results} == {OFFLINE: True, SINGLE: True}
+
+
 def test_dirty_status_needs_no_repository(tmp_path: Path) -> None:
     root = _submission(tmp_path, "6.0.17 @ d6147c7eb7", status=" M loadgen/loadgen.cc")
     assert _prv(run(root, "demo-v6.1")) == [("PRV001", "error", log) for log in LOGS]
@@ -124,14 +190,61 @@ def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
 
 
 def test_na_build_identified_through_the_bundled_table() -> None:
-    from checker.parsers.mllog import parse_mllog
-
-    with open(EXAMPLE / LOG, "rb") as handle:
-        log, _ = parse_mllog(handle)
-    build = build_of(log)
-    na = type(build)(build.version, None, None, "", build.file_sha1, False)  # the same files, logged as "NA"
+    build = build_of(_parsed(EXAMPLE / LOG))
+    na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
     verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
-    assert (verdict.verdict, verdict.identified_as) == ("no-git-rev", "6.0.17")
+    assert (verdict.verdict, verdict.identified_as, verdict.dirty, verdict.untracked_files) == \
+        ("no-git-rev", "6.0.17", False, [])
+    with_wheel = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{WHEEL: "0" * 40}), False)
+    verdict = judge(OFFLINE, with_wheel, load_round("v6.1"), TableSource())
+    assert (verdict.identified_as, verdict.modified_files, verdict.untracked_files) == ("6.0.17", [], [WHEEL])
+    changed = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{"/loadgen.cc": "0" * 40}), False)
+    assert judge(OFFLINE, changed, load_round("v6.1"), TableSource()).identified_as is None
+
+
+@pytest.mark.parametrize("status,dirty", [
+    ("", False),
+    ("NA", False),  # no git: the PyPI package
+    (" M loadgen.cc", True),
+    ("M  bindings/python_api.cc\n M loadgen.cc\n", True),
+    ("R  issue_query_controller.h -> query_controller.h", True),
+    ("?? mlperf_loadgen.whl", False),  # untracked; `git status -uno` never shows it
+    ("fatal: not a git repository", False),  # not the output of git status
+])
+def test_a_dirty_status_is_told_by_its_lines(status: str, dirty: bool) -> None:
+    build = build_of(_parsed(EXAMPLE / LOG))
+    assert type(build)(build.version, build.rev, None, status, {}, False).dirty is dirty
+
+
+@pytest.mark.real
+def test_real_pypi_build_logging_na_is_not_dirty(tmp_path: Path) -> None:
+    root = _real_v60(tmp_path, NA_BUILD)
+    log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
+    build = build_of(_parsed(root / log))
+    assert (build.version, build.rev, build.status, build.changes, build.dirty) == ("6.0.8", None, "NA", [], False)
+    assert _prv(run(root, "v6.0", select=["PRV"])) == []
+
+
+@pytest.mark.real
+def test_real_log_with_a_dirty_status(tmp_path: Path) -> None:
+    root = _real_v60(tmp_path, NA_BUILD)
+    log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
+    set_mllog(root / log, "loadgen_git_status_message", " M loadgen.cc\nM  bindings/python_api.cc")
+    report = run(root, "v6.0", select=["PRV"])
+    assert [(f.code, f.severity.value, f.path, f.pointer, f.message) for f in report.findings] == [
+        ("PRV001", "warning", log, "loadgen_git_status_message",
+         "loadgen was built from a modified checkout (git status ' M loadgen.cc\\nM  bindings/python_api.cc')")]
+
+
+@pytest.mark.real
+def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
+    """RedHat's v6.0 whisper loadgen (6.0.9 @ 4b4a3ffc89, status "") logs three built Python
+    modules that git does not have at that rev: untracked, so a note and no failure."""
+    root = _real_v60(tmp_path, BUILT_MODULES)
+    log = f"{BUILT_MODULES}/performance/run_1/mlperf_log_detail.txt"
+    verdict = judge(BUILT_MODULES, build_of(_parsed(root / log)), load_round("v6.0"), TableSource())
+    assert (verdict.verdict, verdict.rev, verdict.dirty, verdict.modified_files, verdict.untracked_files) == \
+        ("descends", "4b4a3ffc89", False, [], MODULES)
 
 
 def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
@@ -157,7 +270,43 @@ def test_real_slice_from_the_bundled_table(real: Path) -> None:
     assert counts == {"descends": 122, "predates": 6, "unknown-commit": 5}
     predates = {r["rev"] for r in results if r["verdict"] == "predates"}
     assert predates == {"379ee5345a"}
-    assert not any(r["modified_files"] for r in results)
+    assert not any(r["modified_files"] or r["untracked_files"] or r["dirty"] for r in results)
     text = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
                           capture_output=True, text=True, timeout=300).stdout
     assert "      6  predates        4.1 @ 379ee5345a  2024-07-24  Intel, Lenovo" in text
+
+
+def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> None:
+    """A bare clone whose `config` is gone (as the shared mirror is) is still read: gitpython
+    takes such a folder for a work tree's .git unless the git folder is named."""
+    bare = tmp_path / "inference.git"
+    git.Repo(inference["path"]).clone(str(bare), bare=True)
+    (bare / "config").unlink()
+    source = RepositorySource(str(bare))
+    seed = inference["revs"]["seed"]
+    commit = source.commit(inference["revs"]["after"][:10], load_round(inference["round"]))
+    assert commit is not None and commit.sha == inference["revs"]["after"]
+    assert source.commit("0123456789", load_round(inference["round"])) is None
+    assert source.files(seed[:10], None) == inference["sums"]["seed"]
+
+
+@pytest.mark.real
+def test_real_v60_slice_from_the_bundled_table() -> None:
+    """v6.0: eight Lenovo results ran the PyPI loadgen 6.0.8 (every git field "NA"): not dirty.
+    One RedHat result ran a loadgen whose folder held built modules: untracked, not modified."""
+    if not REAL_V60.is_dir():
+        pytest.skip("../shared/real/v6.0 is not present")
+    command = [sys.executable, "-m", "checker.cli", "provenance", str(REAL_V60), "--round", "v6.0"]
+    done = subprocess.run(command + ["-f", "json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)["results"]
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result["verdict"]] = counts.get(result["verdict"], 0) + 1
+    assert counts == {"descends": 58, "no-git-rev": 8, "unknown-commit": 4}
+    assert [r["location"] for r in results if r["dirty"] or r["modified_files"]] == []
+    assert {r["location"]: r["untracked_files"] for r in results if r["untracked_files"]} == {BUILT_MODULES: MODULES}
+    assert {r["identified_as"] for r in results if r["verdict"] == "no-git-rev"} == {"6.0.8"}
+    text = subprocess.run(command, capture_output=True, text=True, timeout=300).stdout
+    assert "      8  no-git-rev      6.0.8 @ NA          2026-01-28  Lenovo  [identified as 6.0.8]\n" in text
+    assert "      1  descends        6.0.9 @ 4b4a3ffc89  2026-02-06  RedHat  [1 with untracked files]\n" in text
