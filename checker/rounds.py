@@ -386,6 +386,12 @@ class Round:
     def uses_early_stopping(self, scenario: str) -> bool:
         return scenario in self.run.get("early_stopping_scenarios", [])
 
+    def early_stopping(self) -> dict[str, float] | None:
+        """Loadgen's early-stopping constants {confidence, tolerance}, or None when the round
+        file does not state them."""
+        facts = self.run.get("early_stopping")
+        return {k: v for k, v in facts.items() if k != "source"} if facts else None
+
     def inference(self, logged: str, folder: str) -> dict[str, Any] | None:
         """How a `folder` scenario's metric is inferred from a run of the `logged` scenario,
         or None when the round does not allow that inference."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from checker import earlystop
 from checker.findings import Severity
 from checker.model import Result
 from checker.parsers.mllog import LoadgenLog
@@ -77,6 +78,7 @@ def violations(result: Result) -> list[Violation]:
             found.append(Violation("effective_samples_per_query",
                                    f"Offline query holds {spq:.0f} samples < {spq_min} required for {model} ({round.name})",
                                    spq, spq_min))
+        found.extend(_early_stopping_violations(result))
     result.cache["violations"] = found
     return found
 
@@ -417,3 +419,68 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
         yield Problem(path=result.path("performance", "mlperf_log_summary.txt"), pointer="Result is",
                       message=f"the summary says {summary!r}, the detail log says {detail!r}",
                       observed=summary, expected=detail)
+
+
+def _early_stopping_violations(result: Result) -> list[Violation]:
+    """Early stopping recomputed from the performance log's counts (PRF015's violation, which
+    violations() lists so that PRF004 counts it too). Empty when it holds or cannot be judged."""
+    log, round, scenario = result.performance_log, result.round, result.scenario
+    facts = round.early_stopping()
+    percentile = _number(log, "effective_target_latency_percentile")  # a fraction: 0.99, not 99
+    queries = _number(log, "result_query_count")
+    if facts is None or scenario is None or not round.uses_early_stopping(scenario) or percentile is None \
+            or queries is None or log.scenario != result.logged_scenario:  # PRF009/PRF010 judge those
+        return []
+    p, confidence = percentile - facts["tolerance"], facts["confidence"]
+    if not 0 < p < 1:
+        return []
+    seen, even = f"{queries:.0f} queries", ""
+    if log.scenario == "Server":
+        over = _number(log, "result_overlatency_query_count")
+        if over is None or log.get("requested_use_token_latencies") is True:
+            # TTFT and TPOT are judged apart, on over-latency counts the log does not hold (its
+            # own count is against a target of 0); with none over, h(0) is still needed.
+            needed, even = earlystop.server_min_queries(0, p, confidence), " even with none over the latency targets"
+        else:
+            needed = earlystop.server_min_queries(int(over), p, confidence)
+            seen += f" with {over:.0f} over the latency target"
+    elif log.scenario in ("SingleStream", "MultiStream"):
+        needed = earlystop.stream_min_queries(p, confidence)
+        seen = f"{queries:.0f} {scenario} queries"
+    else:
+        return []
+    if queries >= needed:
+        return []
+    tolerance = f", tolerance {facts['tolerance']:g}" if facts["tolerance"] else ""
+    message = (f"{seen}; early stopping needs at least {needed}{even} "
+               f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})")
+    if log.get("early_stopping_met") is True:
+        message += ", although the log says early_stopping_met true"
+    # Keyed by the flag the counts contradict: result_query_count is PRF006's key.
+    return [Violation("early_stopping_met", message, queries, needed)]
+
+
+@rule("PRF015", "early-stopping-recomputed", needs=("performance_log", "model"))
+def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]:
+    """A run judged by early stopping issued the queries early stopping needs, recomputed from its counts.
+
+    Why: loadgen accepts a Server run's percentile only when, with t of its queries over the
+    target, it issued at least h(t) + t: h(t) is the fewest queries within the target for which
+    t or fewer over it would have had less than a 1% chance, were only 99% of all queries
+    within it. A SingleStream or MultiStream run needs h(1) + 1 (64 at p90, 662 at p99). A log
+    whose `early_stopping_met` says true while its counts fall short was edited. LLM runs
+    (`requested_use_token_latencies`) are judged on TTFT and TPOT, whose over-latency counts are
+    not logged (`result_overlatency_query_count` counts against a target of 0), so for them only
+    the necessary h(0) (459 at p99) is checked.
+    Fix: run longer, or at a lower load, until loadgen reports early stopping met, and
+    submit its logs untouched.
+    Policy: inference_rules.adoc, Appendix "Early Stopping"; loadgen results.cc
+    PerformanceSummary::EarlyStopping and early_stopping.cc (confidence and tolerance in the
+    round file).
+    Example: a p99 Server run with 0 queries over the target passes with 459 queries and
+    fails with 458; a p90 SingleStream run passes with 64 and fails with 63.
+    """
+    for violation in violations(result):
+        if violation.key == "early_stopping_met":
+            yield Problem(path=_perf_path(result), pointer="result_query_count", message=violation.message,
+                          observed=violation.observed, expected=violation.expected)
