@@ -165,15 +165,18 @@ def exit_code(report: Report) -> int:
 def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
-    format: str = typer.Option("json", "--format", "-f", help="json or csv."),
+    format: str = typer.Option("json", "--format", "-f",
+                               help="json (the round's published file: summary_results.json up to v6.0, "
+                                    "summary.json from v6.1) or csv (the same rows and keys)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the table (default stdout)."),
     publish_base: Optional[str] = typer.Option(None, "--publish-base",
-                                               help="Base URL of the published tree: adds Details, Code, ColorKey."),
+                                               help="Base URL of the published tree: adds Details, Code, ColorKey "
+                                                    "(where the round's table has them)."),
     first_id: Optional[int] = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
 ) -> None:
-    """The published results table (summary_results.json format): one row per valid result."""
-    from .table import publish, to_csv, to_json
+    """The published results table in the round's format: one row per valid result."""
+    from .table import TableFormat, dumps, render, to_csv
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
@@ -182,15 +185,21 @@ def table(
     if (publish_base is None) != (first_id is None):
         _fail("--publish-base and --first-id go together")
     round_name = round or newest_round()
-    _round_or_fail(round_name)
+    the_round = _round_or_fail(round_name)
+    fmt = TableFormat.of(the_round)
+    if fmt is None:
+        _fail(f"round {the_round.name} has no results-table format (`table:` in its round file)")
+    if publish_base is not None and not fmt.publication:
+        _fail(f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
+              "leave out --publish-base and --first-id")
     report = run_check(path, round_name, jobs=jobs or None)
-    rows = publish([r.row for r in report.results if r.valid and r.row], publish_base, first_id, report.round.name,
-                   report.round.layout["code"].split("/")[0])
+    rows = render([r.row for r in report.results if r.valid and r.row], fmt, publish_base, first_id)
     with _destination(output) as out:
-        out.write(to_json(rows) if format == "json" else to_csv(rows))
+        out.write(dumps(rows, fmt) if format == "json" else to_csv(rows, fmt.all_keys()))
     left_out = sum(1 for r in report.results if not r.valid)
-    Console(stderr=True, highlight=False).print(
-        f"{len(rows)} rows; {left_out} invalid results left out (`mlperf-check check` says why)")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
+        f"{left_out} invalid results left out (`mlperf-check check` says why)")
     raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
 
 

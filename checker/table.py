@@ -1,41 +1,47 @@
-"""The published results table: one row per valid result, in the format of the round's
-`summary_results.json` (same keys, types and value formats), built from the checked tree.
+"""The published results table, per round, built from the checked tree.
 
-Where the published table and the official checker's CSV differ, the published table wins:
-`compliance` is 1 for a published (valid) result, not the division, and `inferred` is 1
-exactly when the scenario's numbers come from another scenario's run."""
+Two steps. `table_row` gathers the round-independent facts of one result once (engine.py
+stores them as `record.row`); they carry the key names of the v5.1/v6.0 tables
+(`Submitter`, `Category`, `Performance_Result`, ...). `render` writes rows in a round's
+published format, as the round file's `table:` block describes it: the keys, their names and
+order, the file's shape, how `Location`, `compliance`, `inferred` and `Scenario` are written,
+the producer's value fixes, and numbers as pandas writes them. `load_table` reads any of the
+published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key names.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+from dataclasses import dataclass
 from typing import Any
 
 from .model import Result
+from .rounds import Round, RoundError, available_rounds, load_round
 
-# The published column order.
-KEYS = ("ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform", "UsedModel", "Model",
-        "Scenario", "Accuracy", "Nodes", "Processor", "host_processors_per_node", "host_processor_core_count",
-        "Accelerator", "a#", "Location", "Software", "operating_system", "Notes", "compliance", "errors",
-        "version", "inferred", "has_power", "weight_data_types", "p#", "Details", "Code",
-        "Unique ID (e.g. for Audit)", "ColorKey", "Performance_Result", "Performance_Units", "Power_Result",
-        "Power_Units")
-PUBLICATION_KEYS = ("ID", "Details", "Code", "ColorKey")
 # Description fields that explain differences between systems (compare); rows carry them,
-# and publish() leaves them out of the published table unless asked.
+# and the published table leaves them out unless asked.
 DESCRIPTION_FIELDS = ("framework", "other_software_stack", "host_processor_model_name", "host_memory_capacity",
                       "host_memory_configuration", "cooling", "hw_notes", "sw_notes")
 
 
+# --- the facts of one result ------------------------------------------------------------
+
 def _count(value: Any) -> int | str:
-    """Counts are numbers in the table; a count that is not a whole number is left blank."""
-    text = str(value).strip() if value is not None else ""
-    return int(text) if text.isdigit() else ""
+    """A count as the table has it: a number when the description gives a whole number,
+    else the text as written."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return value
+    text = "" if value is None else str(value)
+    return int(text.strip()) if text.strip().isdigit() else text
 
 
 def _text(value: Any) -> str:
-    """A description value as published: as written, spaces included."""
+    """A description value as the checker's CSV writes it: str() of it, spaces included."""
     return "" if value is None else str(value)
 
 
@@ -67,20 +73,36 @@ def _weight_data_types(result: Result) -> str:
     return _text(data.get("weight_data_types")) if isinstance(data, dict) else ""
 
 
+def _effective_scenario(result: Result) -> str | None:
+    """The scenario the run says it ran: loadgen's `effective_scenario`; for an Endpoints
+    result, the config.yaml key the round's table names (`type`, as written: "online")."""
+    if result.is_endpoints:
+        key = ((result.round.data.get("table") or {}).get("inferred") or {}).get("endpoints")
+        config = result.endpoints_config
+        value = config.get(key) if key and config is not None else None
+        return value if isinstance(value, str) else None
+    log = result.performance_log
+    return log.scenario if log is not None else None
+
+
 def table_row(result: Result, metric: dict[str, Any] | None, power: dict[str, Any] | None) -> dict[str, Any]:
-    """The published row of one result (without the keys only publication assigns)."""
+    """The round-independent facts of one result's row. Keys starting with `_` are facts a
+    round's format may write (the scenario folder, the performance folder, the run's own
+    scenario); the others carry the v5.1/v6.0 key names."""
     description = result.system.description or {}
-    division = result.division
+    division, submitter = result.division, result.submission.submitter
     suite = _text(description.get("system_type")).replace(" ", "")  # "datacenter,edge" stays one suite
+    nodes = _count(description.get("number_of_nodes"))
     accelerators = _count(description.get("accelerators_per_node"))
     processors = _count(description.get("host_processors_per_node"))
-    cores = description.get("host_processor_core_count")
-    unique = f"{suite}/{division}/{result.submission.submitter}/{result.system.name}"
+    unique = f"{suite}/{division}/{submitter}/{result.system.name}"
     if division == "open":
         unique += f"/{result.benchmark}"
-    notes = ". ".join(n for n in (_text(description.get("hw_notes")), _text(description.get("sw_notes"))) if n.strip())
+    notes = _text(description.get("hw_notes"))
+    if description.get("sw_notes"):  # ResultExporter / log_result: "hw. sw"
+        notes = (notes + ". " if notes else "") + _text(description.get("sw_notes"))
     row: dict[str, Any] = {
-        "Submitter": _text(description.get("submitter")) or result.submission.submitter,
+        "Submitter": submitter,  # the folder's name, in every round (published 'Dell' where the JSON says 'DELL')
         "Availability": _text(description.get("status")).strip().lower(),
         "Category": division,
         "Suite": suite,
@@ -90,29 +112,35 @@ def table_row(result: Result, metric: dict[str, Any] | None, power: dict[str, An
         "Model": result.model or result.benchmark,
         "Scenario": result.scenario or result.scenario_folder,
         "Accuracy": _accuracy(result),
-        "Nodes": _count(description.get("number_of_nodes")),
+        "Nodes": nodes,
         "Processor": _text(description.get("host_processor_model_name")),
         "host_processors_per_node": processors,
-        "host_processor_core_count": str(_count(cores)),
-        "Accelerator": _text(description.get("accelerator_model_name")) if accelerators else "",
-        "a#": accelerators if accelerators else "",
+        "host_processor_core_count": _text(description.get("host_processor_core_count")),
+        "Accelerator": _text(description.get("accelerator_model_name")),
+        "a#": accelerators,
+        "Total Accelerators": (nodes * accelerators if isinstance(nodes, int) and isinstance(accelerators, int)
+                               else ""),
         "Location": result.location,
         "Software": _text(description.get("framework")),
         "operating_system": _text(description.get("operating_system")),
         "Notes": notes,
-        "compliance": 1,
         "errors": 0,
         "version": result.round.name,
-        "inferred": 1 if result.inferred_from else 0,
+        "inferred": 1 if result.inferred_from else 0,  # the round's inferred_scenarios rules
         "has_power": bool(result.has_power and power is not None),
         "weight_data_types": _weight_data_types(result),
         "p#": processors,
         "Unique ID (e.g. for Audit)": unique,
-        "Performance_Result": metric["value"] if metric else None,
+        "Performance_Result": float(metric["value"]) if metric else None,
         "Performance_Units": metric["units"] if metric else None,
+        "design_power_watts": "",
+        "PrivateID": "",
+        "_scenario_folder": result.scenario_folder,
+        "_performance": result.path("performance") or result.location,
+        "_effective_scenario": _effective_scenario(result),
     }
     if power is not None:
-        row["Power_Result"] = power["value"]
+        row["Power_Result"] = float(power["value"])
         row["Power_Units"] = power["units"]
     for name in DESCRIPTION_FIELDS:
         if name in description:
@@ -121,41 +149,217 @@ def table_row(result: Result, metric: dict[str, Any] | None, power: dict[str, An
     return row
 
 
-def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str,
-            code_folder: str = "code", with_description: bool = False) -> list[dict[str, Any]]:
-    """The rows in published order (by the parts of Location), with ID, Details, Code and
-    ColorKey when a publication base URL and a first ID are given. IDs number the distinct
-    Unique IDs in order; `code_folder` is the round's (code in v5.x, src from v6.0)."""
-    rows = sorted(rows, key=lambda r: r["Location"].split("/"))
+# --- a round's published format ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class TableFormat:
+    """A round's `table:` block (rules/<round>.yaml)."""
+
+    round: str
+    spec: dict[str, Any]
+
+    @classmethod
+    def of(cls, round: Round) -> "TableFormat | None":
+        spec = round.data.get("table")
+        return cls(round.name, spec) if isinstance(spec, dict) else None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.spec[name]
+
+    @property
+    def shape(self) -> str:
+        return self.spec["shape"]
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self.spec["keys"])
+
+    @property
+    def names(self) -> dict[str, str]:
+        return dict(self.spec.get("names") or {})
+
+    @property
+    def power(self) -> dict[str, Any]:
+        return dict(self.spec.get("power") or {})
+
+    @property
+    def publication(self) -> dict[str, str]:
+        return dict(self.spec.get("publication") or {})
+
+    @property
+    def blank(self) -> str | None:
+        return self.spec["blank"]
+
+    def fact(self, key: str) -> str:
+        """The row fact a published key writes."""
+        return self.names.get(key, key)
+
+    def key(self, fact: str) -> str:
+        """The published key of a row fact."""
+        return next((key for key, name in self.names.items() if name == fact), fact)
+
+    def all_keys(self, power: bool = True) -> list[str]:
+        """The published keys in order, with the power pair where a power row has it."""
+        keys = self.keys
+        pair = self.power.get("keys")
+        if power and pair:
+            at = keys.index(self.power["before"])
+            keys[at:at] = pair
+        return keys
+
+    def inferred_of(self, row: dict[str, Any]) -> int:
+        rule = self["inferred"]
+        if rule["rule"] == "inferred_scenarios":
+            return row["inferred"]
+        effective, folder = row.get("_effective_scenario"), row["_scenario_folder"]
+        if effective is None:
+            return 0
+        exempt = any((e["effective"], e["folder"]) == (effective, folder) for e in rule.get("except", []))
+        return 1 if folder != effective and not exempt else 0
+
+
+def published_numbers(values: list[float], precision: int = 10) -> list[float]:
+    """Numbers as the published tables hold them: pandas' JSON encoder writes each with at
+    most `precision` decimals (and its own rules for very large and very small values), and
+    json.loads reads the text back, as generate_final_report.py does. The encoder itself
+    does it, so the digits are pandas' to the last one."""
+    if not values:
+        return []
+    import pandas as pd
+
+    text = pd.Series(values, dtype="float64").to_json(orient="values", double_precision=precision)
+    return json.loads(text)
+
+
+def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
+    """Each fact the round writes, as it writes it, still under the fact's name."""
+    values = {fmt.fact(key): row.get(fmt.fact(key)) for key in fmt.all_keys() if key not in fmt.publication}
+    values.update({fact: row.get(fact) for fact in fmt.power.get("row", {}).values()})
+    values["Location"] = fmt["location"].format(result=row["Location"], performance=row["_performance"])
+    compliance = fmt["compliance"]
+    values["compliance"] = compliance.format(division=row["Category"]) if isinstance(compliance, str) else compliance
+    values["inferred"] = fmt.inferred_of(row)
+    if fmt["scenario"] == "folder":
+        values["Scenario"] = row["_scenario_folder"]
+    values["Model"] = fmt.spec.get("model_labels", {}).get(row["Model"], row["Model"])
+    na_values = set(fmt.spec.get("na_values", []))  # what pandas read_csv reads as missing
+    for fact, value in values.items():
+        if value is None or (isinstance(value, str) and value in na_values):
+            values[fact] = fmt.blank
+    for fix in fmt.spec.get("fixes", []):
+        fact = fmt.fact(fix["key"])
+        if type(values.get(fact)) is type(fix["value"]) and values[fact] == fix["value"]:
+            values[fact] = fix["becomes"]
+    return values
+
+
+def _publication(fmt: TableFormat, values: dict[str, Any], base: str, number: int) -> dict[str, str]:
+    fields = {"base": base.rstrip("/"), "number": number, "division": values["Category"],
+              "submitter": values["Submitter"], "system": values["Platform"],
+              "availability": values["Availability"]}
+    return {key: template.format(**fields) for key, template in fmt.publication.items()}
+
+
+def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(published values, facts) of each row, in the round's published order."""
+    def order(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple:
+        return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt["order"])
+
+    return sorted(((_as_published(fmt, row), row) for row in rows), key=order)
+
+
+def render(rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None,
+           first_id: int | None = None) -> list[dict[str, Any]]:
+    """The rows in the round's published format and order: its keys, names and values. With
+    `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order)."""
     numbers: dict[str, int] = {}
-    out = []
-    for row in rows:
-        row = dict(row)
-        if base is not None and first_id is not None:
-            unique = row["Unique ID (e.g. for Audit)"]
+    out: list[dict[str, Any]] = []
+    for values, row in _in_order(rows, fmt):
+        if base is not None and first_id is not None and fmt.publication:
+            unique = values["Unique ID (e.g. for Audit)"]
             numbers.setdefault(unique, first_id + len(numbers))
-            division, submitter = row["Location"].split("/")[:2]
-            row["ID"] = f"{round_name.lstrip('v')}-{numbers[unique]:04d}"
-            row["Details"] = f"{base.rstrip('/')}/{division}/{submitter}/results/{row['Platform']}"
-            row["Code"] = f"{base.rstrip('/')}/{division}/{submitter}/{code_folder}"
-            row["ColorKey"] = f"{row['Availability']}{row['Submitter']}"
-        keys = KEYS + DESCRIPTION_FIELDS if with_description else KEYS
-        out.append({key: row[key] for key in keys if key in row})
+            values.update(_publication(fmt, values, base, numbers[unique]))
+        has_power = row.get("Power_Result") is not None
+        keys = [k for k in fmt.all_keys(power=has_power) if k not in fmt.publication or k in values]
+        published = {key: values[fmt.fact(key)] for key in keys}
+        out.append(published)
+        if has_power and "row" in fmt.power:  # a second row: the same, with the power metric
+            out.append({**published, **{key: values[fact] for key, fact in fmt.power["row"].items()}})
+    places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
+    for (row, key), number in zip(places, published_numbers([row[key] for row, key in places],
+                                                             fmt["double_precision"])):
+        row[key] = number
     return out
 
 
-def to_json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(rows, indent=2) + "\n"
+def dumps(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
+    """The file the round publishes: a list of rows, or an object keyed "0", "1", ..."""
+    data: Any = rows if fmt.shape == "list" else {str(i): row for i, row in enumerate(rows)}
+    return json.dumps(data, indent=fmt.spec.get("indent", 2)) + "\n"
 
 
-def to_csv(rows: list[dict[str, Any]]) -> str:
-    columns = [key for key in KEYS if any(key in row for row in rows)]
+def to_json(rows: list[dict[str, Any]], fmt: TableFormat | None = None) -> str:
+    return dumps(rows, fmt) if fmt is not None else json.dumps(rows, indent=2) + "\n"
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    """Every key of the rows, in the order of the row that has the most of them, then the rest."""
+    widest = max(rows, key=len, default={})
+    columns = list(widest)
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    return columns
+
+
+def to_csv(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
+    columns = [c for c in columns if any(c in row for row in rows)] if columns else _columns(rows)
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
-        writer.writerow({key: row.get(key, "") for key in columns})
+        writer.writerow({key: "" if row.get(key) is None else row.get(key, "") for key in columns})
     return buffer.getvalue()
+
+
+# --- reading tables back -----------------------------------------------------------------
+
+def formats() -> list[TableFormat]:
+    """The table formats of the bundled rounds (one per distinct `table:` block)."""
+    found: list[TableFormat] = []
+    for name in available_rounds():
+        try:
+            fmt = TableFormat.of(load_round(name))
+        except RoundError:
+            continue
+        if fmt is not None and all(fmt.spec != other.spec for other in found):
+            found.append(fmt)
+    return found
+
+
+def _format_of(keys: set[str], shape: str | None) -> TableFormat | None:
+    """The bundled format whose keys a table's rows use most."""
+    candidates = [f for f in formats() if shape is None or f.shape == shape]
+    scored = [(len(keys & set(f.all_keys())), -i, f) for i, f in enumerate(candidates)]
+    return max(scored, key=lambda s: s[:2])[2] if scored else None
+
+
+def normalise(rows: list[dict[str, Any]], fmt: TableFormat | None) -> list[dict[str, Any]]:
+    """Rows of a round's format with the v5.1/v6.0 key names: published keys renamed to their
+    facts, and a separate power row merged into its performance row."""
+    if fmt is None:
+        return rows
+    power_row, power_units = fmt.power.get("row"), set(fmt.power.get("units", []))
+    units, location = fmt.key("Performance_Units"), fmt.key("Location")
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if power_row and row.get(units) in power_units and out and out[-1].get("Location") == row.get(location):
+            out[-1].update({fact: row.get(key) for key, fact in power_row.items()})
+            continue
+        named = {fmt.fact(key): value for key, value in row.items()}
+        if "p#" not in named and isinstance(named.get("host_processors_per_node"), int):
+            named["p#"] = named["host_processors_per_node"]  # generate_final_report.py: p# = host_processors_per_node
+        out.append(named)
+    return out
 
 
 def _typed(value: str) -> Any:
@@ -174,7 +378,8 @@ TEXT_KEYS = ("host_processor_core_count", "Notes", "System", "Accelerator", "Pro
 
 
 def load_table(path: str) -> list[dict[str, Any]]:
-    """A results table in the published format, from JSON (a list of rows) or CSV."""
+    """A results table in any round's published format (a JSON list of rows, an object keyed
+    "0", "1", ...) or the CSV of `table`, as rows with the v5.1/v6.0 key names."""
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
     if path.endswith(".csv"):
@@ -182,12 +387,35 @@ def load_table(path: str) -> list[dict[str, Any]]:
             rows = list(csv.DictReader(io.StringIO(text)))
         except csv.Error as error:
             raise ValueError(f"{path} is not a readable CSV table: {error}") from error
-        return [{k: (v if k in TEXT_KEYS else _typed(v)) for k, v in row.items() if v != "" or k in TEXT_KEYS}
-                for row in rows]
+        fmt = _format_of(set(rows[0]) if rows else set(), None)
+        text_keys = {fmt.key(k) for k in TEXT_KEYS} if fmt is not None else set(TEXT_KEYS)
+        typed = [{k: (v if k in text_keys else _typed(v)) for k, v in row.items() if v != "" or k in text_keys}
+                 for row in rows]
+        return normalise(typed, fmt)
     data = json.loads(text)
+    shape = "list"
+    if isinstance(data, dict) and all(key.isdigit() for key in data):
+        data, shape = [data[key] for key in sorted(data, key=int)], "index"
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ValueError(f"{path} is not a results table (a JSON list of rows)")
-    return data
+        raise ValueError(f"{path} is not a results table (a JSON list of rows, or an object keyed \"0\", \"1\", ...)")
+    keys = {key for row in data for key in row}
+    return normalise(data, _format_of(keys, shape))
+
+
+def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str,
+            with_description: bool = False) -> list[dict[str, Any]]:
+    """The rows as `round_name` publishes them (order, values), with the v5.1/v6.0 key names:
+    what compare and followup read. With `base` and `first_id`, the publication keys too
+    where the round's table has them."""
+    fmt = TableFormat.of(load_round(round_name))
+    if fmt is None:
+        raise RoundError(f"round {round_name} has no `table:` block")
+    ordered = [row for _, row in _in_order(rows, fmt)]
+    canonical = normalise(render(ordered, fmt, base, first_id), fmt)  # one row per result again
+    if with_description:
+        for published, row in zip(canonical, ordered):
+            published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
+    return canonical
 
 
 def table_of(path: str, round_name: str | None, jobs: int | None = None,
@@ -195,14 +423,11 @@ def table_of(path: str, round_name: str | None, jobs: int | None = None,
     """The valid rows of a submission tree (checked with the round), or of a table file.
     `with_description` adds the system-description fields that explain differences between
     systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
-    import os
-
     from .engine import check
     from .rounds import newest_round
 
     if not os.path.isdir(path):
         return load_table(path)
     report = check(path, round_name or newest_round(), jobs=jobs)
-    rows = publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
-                   report.round.layout["code"].split("/")[0], with_description)
-    return rows
+    return publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
+                   with_description)
