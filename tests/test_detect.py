@@ -8,10 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from checker.cli import app
 from checker.detect import HEAD_LINES, detect, detect_result
 from checker.rounds import is_profile, load_round, real_rounds
 from helpers import EXAMPLE, ENDPOINTS, OFFLINE, REAL, SINGLE, copy_real_result, set_mllog, tree_digest
 
+runner = CliRunner()
 SHARED = REAL.parent
 HINT = "demo-mlp-99 is a benchmark of the profile demo-v6.1 only: give --round demo-v6.1 to use it"
 V51_SEEDS = load_round("v5.1").seeds
@@ -74,7 +78,41 @@ def test_real_v61_endpoints_results_are_v61() -> None:
 
 
 @pytest.mark.real
+def test_a_tree_mixing_v51_and_v60_names_both(tmp_path: Path) -> None:
+    _shared("v5.1")
+    v60 = _shared("v6.0")
+    copy_real_result(tmp_path, V51_RESULT)
+    division, submitter, _, system, _, _ = V60_RESULT.split("/")
+    shutil.copytree(v60 / V60_RESULT, tmp_path / V60_RESULT)
+    (tmp_path / division / submitter / "systems").mkdir(parents=True)
+    shutil.copyfile(v60 / division / submitter / "systems" / f"{system}.json",
+                    tmp_path / division / submitter / "systems" / f"{system}.json")
+    message = (f"the tree mixes rounds: v5.1 (1 result, e.g. {V51_RESULT}), v6.0 (1 result, e.g. {V60_RESULT}); "
+               "give --round")
+    found = detect(str(tmp_path))
+    assert (found.round, found.reason, found.line) == (None, message, message)
+
+    done = runner.invoke(app, ["check", str(tmp_path), "-f", "json", "-j", "1"])
+    assert done.exit_code == 2
+    assert done.stdout == ""
+    assert " ".join(done.stderr.split()) == f"error: {message}"
+    done = runner.invoke(app, ["check", str(tmp_path), "--round", "v5.1", "-f", "json", "-j", "1"])
+    assert done.exit_code == 1 and json.loads(done.stdout)["round"] == "v5.1"  # --round still decides
+
+
 @pytest.mark.real
+def test_check_real_v51_without_round() -> None:
+    real = _shared("v5.1")
+    done = runner.invoke(app, ["check", str(real), "-f", "json", "-j", "2"])
+    assert done.exit_code == 1
+    data = json.loads(done.stdout)  # the detection line is not on stdout
+    assert data["round"] == "v5.1"
+    assert (data["summary"]["valid"], data["summary"]["results"]) == (131, 137)
+    assert done.stderr.splitlines()[0] == (
+        "round v5.1 (detected: the seeds of 133 of 137 results are v5.1's; 4 have no readable seeds; "
+        "loadgen 5.1.x in 74, 5.0.x in 53, 4.1.x in 6)")
+
+
 @pytest.mark.real
 def test_v51_layout_without_logs(tmp_path: Path) -> None:
     _shared("v5.1")
@@ -120,6 +158,18 @@ def test_seeds_of_no_round_are_ignored_but_counted(example: Path) -> None:
     assert detect(str(example)).line == (
         "round v6.1 (detected: the seeds of 1 of 2 results are v6.1's; 1 carries seeds of no known round "
         f"(ignored, e.g. {SINGLE}); loadgen 6.0.x in 2; {HINT})")
+
+
+def test_two_rounds_of_seeds_is_a_usage_error(example: Path) -> None:
+    _set_seeds(_perf_log(example, SINGLE), V51_SEEDS)
+    message = f"the tree mixes rounds: v5.1 (1 result, e.g. {SINGLE}), v6.1 (1 result, e.g. {OFFLINE}); give --round"
+    assert detect(str(example)).reason == message
+    for command in (["check", str(example)], ["table", str(example)], ["provenance", str(example)],
+                    ["compare", str(example)], ["followup", "--previous", str(example), "--current", str(EXAMPLE)]):
+        done = runner.invoke(app, command)
+        assert done.exit_code == 2, command
+        prefix = {"compare": f"{example}: ", "followup": "--previous: "}.get(command[0], "")
+        assert " ".join(done.stderr.split()) == f"error: {prefix}{message}", command
 
 
 def test_seeds_decide_over_layout_and_loadgen_version(example: Path) -> None:
@@ -179,3 +229,25 @@ def test_submitter_folders_with_different_layouts_decide_nothing(example: Path) 
         "round v6.1 (not detected: no result carries a round's seeds: 4 have no readable seeds; the layout fits "
         "no single round (code/, src/ in 2 of 2 submitter folders); the newest round is used)")
 
+
+# --- the command line -----------------------------------------------------------------------
+def test_explicit_round_prints_no_detection() -> None:
+    done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-f", "json", "-j", "1"])
+    assert done.exit_code == 0
+    assert json.loads(done.stdout)["round"] == "demo-v6.1"
+    assert "detected" not in done.stderr
+
+
+def test_csv_stdout_stays_clean() -> None:
+    done = runner.invoke(app, ["check", str(EXAMPLE), "-f", "csv", "-j", "1"])
+    assert done.exit_code == 1
+    assert done.stdout.splitlines()[0].startswith("location,valid,code,name,severity,path")
+    assert done.stderr.splitlines()[0] == (
+        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})")
+
+
+def test_reproduce_detects_from_the_original() -> None:
+    done = runner.invoke(app, ["reproduce", str(EXAMPLE / OFFLINE), str(EXAMPLE / OFFLINE), "-f", "json"])
+    assert done.stderr.splitlines()[0] == (
+        f"round v6.1 (detected: the seeds of 1 of 1 results are v6.1's; loadgen 6.0.x in 1; {HINT})")
+    assert json.loads(done.stdout)["original"] == OFFLINE
