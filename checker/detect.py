@@ -10,16 +10,17 @@ Evidence, strongest first:
 - **Layout.** The folders beside `results/` that a round's `layout` names (v5.x: `code/`,
   `compliance/`, `measurements/`; v6.x: `src/`), and Endpoints results, which only rounds
   whose layout sets `endpoints` have. Used only when no result carries a round's seeds.
-- **loadgen_version**, major.minor. Reported, never decisive: the PyPI loadgen 6.0.x runs
-  with the v6.1 seeds (the bundled example was made with it).
+- **loadgen_version**, major.minor. Reported, never decisive: published v5.1 results ran
+  loadgen 4.1.x, 5.0.x and 5.1.x builds with the v5.1 seeds, and the bundled example ran the
+  PyPI mlcommons-loadgen 6.0.17 with the v6.1 seeds.
 
 Profiles (`demo-v6.1`) carry their real round's seeds and relax its rules, so they are never
 detected; they are used only when asked for with `--round`.
 
 `gather` reads the evidence and never writes; `decide` is a pure function of the evidence and
-the round files. Every main log head is read: a head is a few KiB up to about 22 KiB (the git
-log and file hashes come before the seeds), so reading all of them is cheap, and a mixed tree
-is always caught.
+the round files. The head of every main log is read, not a sample: the seeds lie within the
+first 22 KiB (after the git log and file hashes), one read of HEAD_CHUNK bytes, so reading all
+of them stays cheap, and a tree that mixes rounds is always caught.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from .rounds import Round, available_rounds, load_round
 from .tree import Kind, Tree, join
 
 # Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
-# 22 KiB into the real v5.1 and v6.0 logs); these bounds leave ample room and never read a
-# whole large log.
-HEAD_LINES = 400
+# 22 KiB into the real v5.1 and v6.0 logs); a log is read in chunks until the seeds are found,
+# and never past HEAD_BYTES.
+HEAD_CHUNK = 32 * 1024
 HEAD_BYTES = 256 * 1024
 MAX_CONFIG_BYTES = 1024 * 1024
 LOADGEN_VERSION = "loadgen_version"
@@ -80,34 +81,55 @@ class Detection:
 
 # --- reading -----------------------------------------------------------------------------
 def read_head(path: str, keys: frozenset[str]) -> dict[str, Any]:
-    """The first value of each of `keys` in the head of a detail log (HEAD_LINES lines,
-    HEAD_BYTES bytes), reading no further once all are found. A record that cannot be
+    """The first value of each of `keys` in the head of a detail log: read HEAD_CHUNK bytes at
+    a time, no further once all are found, never past HEAD_BYTES. A record that cannot be
     decoded, or a file that cannot be read, gives nothing."""
     found: dict[str, Any] = {}
+    marks = {key: KEY_HEAD + key.encode() + b'"' for key in keys}
     try:
         with open(path, "rb") as handle:
-            budget = HEAD_BYTES
-            for _ in range(HEAD_LINES):
-                line = handle.readline(budget)
-                if not line:
-                    break
-                budget -= len(line)
-                brace = line.find(b"{")
-                if line.startswith(PREFIXES) and line.startswith(KEY_HEAD, brace):
-                    end = line.find(b'"', brace + len(KEY_HEAD))
-                    key = line[brace + len(KEY_HEAD):end].decode("utf-8", "replace") if end > 0 else ""
-                    if key in keys and key not in found:
-                        try:
-                            found[key] = json.loads(line[brace:])["value"]
-                        except (ValueError, KeyError, TypeError, RecursionError):
-                            pass
-                        if len(found) == len(keys):
-                            break
-                if budget <= 0:
+            head = b""
+            while marks and len(head) < HEAD_BYTES:
+                chunk = handle.read(HEAD_CHUNK)
+                head += chunk
+                for key, mark in list(marks.items()):
+                    value = _first_value(head, mark, at_end=not chunk)
+                    if value is not _PENDING:
+                        del marks[key]
+                        if value is not _NOTHING:
+                            found[key] = value
+                if not chunk:
                     break
     except OSError:
         pass
     return found
+
+
+_PENDING, _NOTHING = object(), object()
+_DECODER = json.JSONDecoder()
+
+
+def _first_value(head: bytes, mark: bytes, at_end: bool) -> Any:
+    """The value of the first record in `head` whose key is `mark`; _PENDING while it may
+    still come (or its line is not complete yet), _NOTHING when it cannot be decoded."""
+    at = head.find(mark)
+    while at >= 0:
+        start = head.rfind(b"\n", 0, at) + 1
+        end = head.find(b"\n", at)
+        if end < 0 and not at_end:
+            return _PENDING
+        line = head[start:end if end >= 0 else len(head)]
+        if line.startswith(PREFIXES) and line.find(b"{") == at - start:
+            try:
+                text = line[at - start:].decode("utf-8")
+                value_at = text.find('"value": ')
+                if value_at < 0:
+                    return _NOTHING
+                return _DECODER.raw_decode(text, value_at + len('"value": '))[0]
+            except (ValueError, RecursionError):
+                return _NOTHING
+        at = head.find(mark, at + 1)
+    return _NOTHING if at_end else _PENDING
 
 
 def _integers(values: dict[str, Any]) -> dict[str, int]:

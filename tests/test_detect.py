@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
-from checker.detect import HEAD_LINES, detect, detect_result
+from checker.detect import HEAD_BYTES, detect, detect_result, read_head
 from checker.rounds import is_profile, load_round, real_rounds
 from helpers import EXAMPLE, ENDPOINTS, OFFLINE, REAL, SINGLE, copy_real_result, set_mllog, tree_digest
 
@@ -190,12 +190,19 @@ def test_layout_decides_without_seeds(example: Path) -> None:
         f"{HINT})")
 
 
+def test_the_head_of_a_log_gives_its_seeds_and_loadgen_version() -> None:
+    keys = frozenset({"loadgen_version", "effective_qsl_rng_seed", "effective_schedule_rng_seed", "no_such_key"})
+    assert read_head(str(_perf_log(EXAMPLE, OFFLINE)), keys) == {
+        "loadgen_version": "6.0.17 @ d6147c7eb7", "effective_qsl_rng_seed": 2085463073848966840,
+        "effective_schedule_rng_seed": 16159082839903944936}
+
+
 def test_unreadable_logs_are_no_evidence(example: Path) -> None:
     """A FIFO is never opened, garbage and a folder give nothing, and seeds after the head
     are not looked for: each is no evidence, and nothing stops the others."""
     offline, single = _perf_log(example, OFFLINE), _perf_log(example, SINGLE)
     lines = offline.read_text().splitlines(keepends=True)
-    filler = lines[0] * HEAD_LINES  # the seeds now lie past the head
+    filler = lines[0] * (HEAD_BYTES // len(lines[0]) + 1)  # the seeds now lie past the head
     offline.write_text(filler + "".join(lines))
     single.unlink()
     os.mkfifo(single)
