@@ -74,6 +74,23 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     return targets
 
 
+def _round_name(given: Optional[str], path: str, label: str = "", result: bool = False) -> str:
+    """--round when given. Without it, the round detected from the tree at `path` (a result
+    folder when `result`): one line on stderr says which and why; a tree that mixes rounds
+    is a usage error."""
+    if given is not None:
+        return given
+    from rich.markup import escape
+
+    from .detect import detect, detect_result
+
+    found = (detect_result if result else detect)(path)
+    if found.round is None:
+        _fail(escape(label + found.reason))
+    typer.echo(label + found.line, err=True)
+    return found.round
+
+
 def _round_or_fail(name: Optional[str]):
     """The round file (a name or a path; the newest round by default), or a usage error."""
     try:
@@ -85,7 +102,8 @@ def _round_or_fail(name: Optional[str]):
 @app.command()
 def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
     format: Optional[list[str]] = typer.Option(None, "--format", "-f",
                                                help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
                                                     "file. Repeatable. auto is github under GitHub Actions. "
@@ -107,7 +125,7 @@ def check(
         _fail(f"{path} is not a folder")
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
-    round_name = round or newest_round()
+    round_name = _round_name(round, path)
     the_round = _round_or_fail(round_name)
     try:
         waiver_list = load_waivers(waivers) if waivers else []
@@ -164,7 +182,8 @@ def exit_code(report: Report) -> int:
 @app.command()
 def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
     format: str = typer.Option("json", "--format", "-f",
                                help="json (the round's published file: summary_results.json up to v6.0, "
                                     "summary.json from v6.1) or csv (the same rows and keys)."),
@@ -184,7 +203,7 @@ def table(
         _fail(f"unknown format {format!r}; choose json or csv")
     if (publish_base is None) != (first_id is None):
         _fail("--publish-base and --first-id go together")
-    round_name = round or newest_round()
+    round_name = _round_name(round, path)
     the_round = _round_or_fail(round_name)
     fmt = TableFormat.of(the_round)
     if fmt is None:
@@ -207,8 +226,10 @@ def table(
 def followup(
     previous: str = typer.Option(..., "--previous", help="The preview round: a submission tree or a results table."),
     current: str = typer.Option(..., "--current", help="The target round: a submission tree or a results table."),
-    previous_round: Optional[str] = typer.Option(None, "--previous-round", help="Round of a --previous tree."),
-    current_round: Optional[str] = typer.Option(None, "--current-round", help="Round of --current (its benchmarks)."),
+    previous_round: Optional[str] = typer.Option(None, "--previous-round",
+                                                 help="Round of a --previous tree; default: detected."),
+    current_round: Optional[str] = typer.Option(None, "--current-round",
+                                                help="Round of --current (its benchmarks); default: detected."),
     mapping: Optional[str] = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
@@ -219,6 +240,10 @@ def followup(
 
     if format not in ("text", "json", "csv"):
         _fail(f"unknown format {format!r}; choose text, json or csv")
+    if os.path.isdir(previous):
+        previous_round = _round_name(previous_round, previous, "--previous: ")
+    if os.path.isdir(current):
+        current_round = _round_name(current_round, current, "--current: ")
     try:
         before = table_of(previous, previous_round)
         after = table_of(current, current_round)
@@ -243,7 +268,8 @@ def _repository_or_fail(path: str) -> None:
 @app.command()
 def provenance(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name (e.g. v6.1) or a round file."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference (else the bundled table)."),
     format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
@@ -260,7 +286,7 @@ def provenance(
         _fail(f"unknown format {format!r}; choose text, json or csv")
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
-    the_round = _round_or_fail(round)
+    the_round = _round_or_fail(_round_name(round, path))
     source = prv.RepositorySource(inference_repo) if inference_repo else prv.TableSource()
     verdicts = []
     for submission in discover(Tree(path), the_round):
@@ -278,7 +304,8 @@ def provenance(
 @app.command()
 def compare(
     inputs: list[str] = typer.Argument(..., help="Results tables (JSON or CSV) or submission trees; merged."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round of the submission trees."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round of the submission trees (default: detected per tree)."),
     tolerance: float = typer.Option(0.04, "--tolerance", help="Within tolerance when mean |deviation| <= this."),
     outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
@@ -298,7 +325,8 @@ def compare(
     rows = []
     for item in inputs:
         try:
-            rows += table_of(item, round, with_description=True)
+            rows += table_of(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
+                             with_description=True)
         except (OSError, ValueError, RoundError) as error:
             _fail(f"{item}: {error}")
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
@@ -318,7 +346,8 @@ def compare(
 def reproduce(
     original: str = typer.Argument(..., help="The original result folder (.../<system>/<benchmark>/<scenario>)."),
     reproduction: str = typer.Argument(..., help="The reproduction's result folder."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name or round file."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name or round file (default: detected from the original result)."),
     tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
@@ -328,7 +357,7 @@ def reproduce(
 
     if format not in ("text", "json"):
         _fail(f"unknown format {format!r}; choose text or json")
-    the_round = _round_or_fail(round)
+    the_round = _round_or_fail(_round_name(round, original, result=True))
     try:
         result = rep.reproduce(original, reproduction, the_round, tolerance)
     except rep.ResultPathError as error:
@@ -345,7 +374,8 @@ def rerun(
                                           help="Your harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT."),
     builtin: bool = typer.Option(False, "--builtin", help="The built-in CPU harness (the bundled example's)."),
     workdir: Optional[str] = typer.Option(None, "--workdir", help="Where the re-run goes (default a new temp folder)."),
-    round: Optional[str] = typer.Option(None, "--round", "-r", help="Round name or round file."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name or round file (default: detected from the result)."),
     tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),
 ) -> None:
@@ -359,7 +389,7 @@ def rerun(
 
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")
-    the_round = _round_or_fail(round)
+    the_round = _round_or_fail(_round_name(round, result_path, result=True))
     work = workdir or tempfile.mkdtemp(prefix="mlperf-check-rerun-")
     stderr = Console(stderr=True, highlight=False)
     try:

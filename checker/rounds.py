@@ -94,9 +94,21 @@ def _round_order(name: str) -> tuple:
     return (numbers, 0 if "-" in name else 1, name)
 
 
+@functools.lru_cache(maxsize=None)
+def is_profile(name: str) -> bool:
+    """Whether a bundled round file is a profile (it sets `profile:` or `extends:`): it adapts
+    a real round for a purpose, such as a demo with short runs, and is never a round itself."""
+    document, _ = _read_document(name)
+    return "profile" in document or "extends" in document
+
+
+def real_rounds() -> list[str]:
+    """The bundled round files that are real rounds (no profiles), oldest first."""
+    return [name for name in available_rounds() if not is_profile(name)]
+
+
 def newest_round() -> str:
-    real = [name for name in available_rounds() if re.fullmatch(r"v\d+(\.\d+)*", name)]
-    return real[-1]
+    return real_rounds()[-1]
 
 
 def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
@@ -169,6 +181,11 @@ class Round:
 
     def __repr__(self) -> str:
         return f"Round({self.name!r})"
+
+    @property
+    def is_profile(self) -> bool:
+        """A profile of a real round (see `is_profile`), not a round of its own."""
+        return "profile" in self.data or "extends" in self.data
 
     # --- names -------------------------------------------------------------------------
     @property

@@ -1,0 +1,359 @@
+"""Which round a tree was made for, when `--round` is not given.
+
+Evidence, strongest first:
+
+- **Seeds.** Each round's loadgen RNG seeds are announced shortly before its deadline, so the
+  seeds a run used name the round it was made for. They are read from the head of each
+  result's main performance detail log (compliance and accuracy runs are not read: a
+  compliance run may legitimately carry other seeds), or, for MLPerf Endpoints results, from
+  `config.yaml` (the keys the round file's `endpoints.seed_keys` names).
+- **Layout.** The folders beside `results/` that a round's `layout` names (v5.x: `code/`,
+  `compliance/`, `measurements/`; v6.x: `src/`), and Endpoints results, which only rounds
+  whose layout sets `endpoints` have. Used only when no result carries a round's seeds.
+- **loadgen_version**, major.minor. Reported, never decisive: published v5.1 results ran
+  loadgen 4.1.x, 5.0.x and 5.1.x builds with the v5.1 seeds, and the bundled example ran the
+  PyPI mlcommons-loadgen 6.0.17 with the v6.1 seeds.
+
+Profiles (`demo-v6.1`) carry their real round's seeds and relax its rules, so they are never
+detected; they are used only when asked for with `--round`.
+
+`gather` reads the evidence and never writes; `decide` is a pure function of the evidence and
+the round files. The head of every main log is read, not a sample: the seeds lie within the
+first 22 KiB (after the git log and file hashes), one read of HEAD_CHUNK bytes, so reading all
+of them stays cheap, and a tree that mixes rounds is always caught.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .model import discover, results_of, systems_of
+from .parsers.endpoints import parse_endpoints_config
+from .parsers.mllog import KEY_HEAD, PREFIXES
+from .rounds import Round, available_rounds, load_round
+from .tree import Kind, Tree, join
+
+# Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
+# 22 KiB into the real v5.1 and v6.0 logs); a log is read in chunks until the seeds are found,
+# and never past HEAD_BYTES.
+HEAD_CHUNK = 32 * 1024
+HEAD_BYTES = 256 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024
+LOADGEN_VERSION = "loadgen_version"
+
+
+@dataclass(frozen=True)
+class ResultEvidence:
+    """What one result says about its round. `source` is "loadgen" (the main performance
+    detail log), "endpoints" (config.yaml) or "" (neither could be read); `seeds` maps the
+    log key or config.yaml key to the integer read there."""
+
+    location: str
+    benchmark: str
+    source: str = ""
+    seeds: dict[str, int] = field(default_factory=dict)
+    loadgen: str | None = None  # "5.1.x"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    results: list[ResultEvidence] = field(default_factory=list)
+    folders: dict[str, frozenset[str]] = field(default_factory=dict)  # submitter folder -> its subfolders
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The round chosen and why; `round` is None when the tree mixes rounds (a usage error,
+    `reason` names them)."""
+
+    round: str | None
+    reason: str
+
+    @property
+    def line(self) -> str:
+        return f"round {self.round} ({self.reason})" if self.round else self.reason
+
+
+# --- reading -----------------------------------------------------------------------------
+def read_head(path: str, keys: frozenset[str]) -> dict[str, Any]:
+    """The first value of each of `keys` in the head of a detail log: read HEAD_CHUNK bytes at
+    a time, no further once all are found, never past HEAD_BYTES. A record that cannot be
+    decoded, or a file that cannot be read, gives nothing."""
+    found: dict[str, Any] = {}
+    marks = {key: KEY_HEAD + key.encode() + b'"' for key in keys}
+    try:
+        with open(path, "rb") as handle:
+            head = b""
+            while marks and len(head) < HEAD_BYTES:
+                chunk = handle.read(HEAD_CHUNK)
+                head += chunk
+                for key, mark in list(marks.items()):
+                    value = _first_value(head, mark, at_end=not chunk)
+                    if value is not _PENDING:
+                        del marks[key]
+                        if value is not _NOTHING:
+                            found[key] = value
+                if not chunk:
+                    break
+    except OSError:
+        pass
+    return found
+
+
+_PENDING, _NOTHING = object(), object()
+_DECODER = json.JSONDecoder()
+
+
+def _first_value(head: bytes, mark: bytes, at_end: bool) -> Any:
+    """The value of the first record in `head` whose key is `mark`; _PENDING while it may
+    still come (or its line is not complete yet), _NOTHING when it cannot be decoded."""
+    at = head.find(mark)
+    while at >= 0:
+        start = head.rfind(b"\n", 0, at) + 1
+        end = head.find(b"\n", at)
+        if end < 0 and not at_end:
+            return _PENDING
+        line = head[start:end if end >= 0 else len(head)]
+        if line.startswith(PREFIXES) and line.find(b"{") == at - start:
+            try:
+                text = line[at - start:].decode("utf-8")
+                value_at = text.find('"value": ')
+                if value_at < 0:
+                    return _NOTHING
+                return _DECODER.raw_decode(text, value_at + len('"value": '))[0]
+            except (ValueError, RecursionError):
+                return _NOTHING
+        at = head.find(mark, at + 1)
+    return _NOTHING if at_end else _PENDING
+
+
+def _integers(values: dict[str, Any]) -> dict[str, int]:
+    return {k: v for k, v in values.items() if type(v) is int}  # not bool, not a quoted number
+
+
+def _loadgen_series(version: Any) -> str | None:
+    match = re.match(r"\s*(\d+)\.(\d+)", version) if isinstance(version, str) else None
+    return f"{match[1]}.{match[2]}.x" if match else None
+
+
+def _read_result(tree: Tree, location: str, benchmark: str, logs: list[str], log_keys: frozenset[str],
+                 config_keys: frozenset[str]) -> ResultEvidence:
+    for rel in logs:
+        if tree.entry(rel).kind is Kind.FILE:
+            values = read_head(tree.real(rel), log_keys | {LOADGEN_VERSION})
+            return ResultEvidence(location, benchmark, "loadgen", _integers(values),
+                                  _loadgen_series(values.get(LOADGEN_VERSION)))
+    config = join(location, "config.yaml")
+    entry = tree.entry(config)
+    if config_keys and entry.kind is Kind.FILE and entry.size <= MAX_CONFIG_BYTES:
+        try:
+            with open(tree.real(config), "rb") as handle:
+                text = handle.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ResultEvidence(location, benchmark)
+        parsed, _ = parse_endpoints_config(text)
+        return ResultEvidence(location, benchmark, "endpoints",
+                              _integers({key: parsed.get(key) for key in config_keys}))
+    return ResultEvidence(location, benchmark)
+
+
+def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -> Evidence:
+    """The evidence of every result under `root` (a tree `discover` accepts), or of the
+    results in `only`, found with each round's layout."""
+    tree = Tree(root)
+    logs: dict[str, tuple[str, list[str]]] = {}  # location -> (benchmark, main performance logs)
+    folders: dict[str, frozenset[str]] = {}
+    layouts = set()
+    for round in rounds:
+        signature = (tuple(round.divisions), round.layout["result"], round.layout["performance"])
+        if signature in layouts:
+            continue
+        layouts.add(signature)
+        for submission in discover(tree, round):
+            if only is not None and not any(location.startswith(submission.rel + "/") for location in only):
+                continue
+            folders.setdefault(submission.rel, frozenset(tree.subdirs(submission.rel)))
+            for system in systems_of(submission):
+                for result in results_of(system):
+                    if only is not None and result.location not in only:
+                        continue
+                    benchmark, paths = logs.setdefault(result.location, (result.benchmark, []))
+                    path = result.path("performance", "mlperf_log_detail.txt")
+                    if path not in paths:
+                        paths.append(path)
+    log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds)
+    config_keys = frozenset(key for round in rounds for key in round.endpoints.get("seed_keys", {}).values())
+    results = [_read_result(tree, location, benchmark, paths, log_keys, config_keys)
+               for location, (benchmark, paths) in sorted(logs.items())]
+    return Evidence(results, folders)
+
+
+# --- deciding ----------------------------------------------------------------------------
+def carries_seeds_of(result: ResultEvidence, round: Round) -> bool:
+    """Whether every seed the result's source records is there and is the round's."""
+    if result.source == "loadgen":
+        keys = {name: f"effective_{name}" for name in round.seeds}
+    elif result.source == "endpoints" and round.layout.get("endpoints"):
+        keys = dict(round.endpoints.get("seed_keys", {}))
+    else:
+        return False
+    return bool(keys) and all(result.seeds.get(key) == round.seeds.get(name) for name, key in keys.items())
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _layout_folders(round: Round) -> frozenset[str]:
+    """The folders of a submitter folder that the round's layout names (`results`, `src`, ...)."""
+    return frozenset(value.split("/")[0] for key, value in round.layout.items()
+                     if key != "source" and isinstance(value, str) and not value.startswith("{"))
+
+
+def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str, bool]:
+    """(the rounds the layout fits, what in the tree says so, whether submitter folders
+    disagree). A submitter folder fits a round when it has a folder only some rounds name,
+    and each of its folders that a round names is one this round names."""
+    named = {round.name: _layout_folders(round) for round in real}
+    if not named:
+        return [], "", False
+    known = frozenset().union(*named.values())
+    common = frozenset.intersection(*named.values())
+    fits: dict[str, set[str]] = {}
+    telling: set[str] = set()
+    for submitter, present in evidence.folders.items():
+        used = present & known
+        chosen = {name for name, folders in named.items() if used <= folders and used & (folders - common)}
+        if chosen:
+            fits[submitter] = chosen
+            telling |= used - common
+    candidates = set.intersection(*fits.values()) if fits else {r.name for r in real}
+    said = []
+    if fits:
+        said.append(f"{', '.join(f + '/' for f in sorted(telling))} in {len(fits)} of "
+                    f"{_count(len(evidence.folders), 'submitter folder', 'submitter folders')}")
+    endpoints = sum(1 for r in evidence.results if r.source == "endpoints")
+    if endpoints:
+        candidates &= {r.name for r in real if r.layout.get("endpoints")}
+        said.append(_count(endpoints, "Endpoints result", "Endpoints results"))
+    if not fits and not endpoints:
+        return [], "", False
+    return [r for r in real if r.name in candidates], "; ".join(said), bool(fits) and not candidates
+
+
+def _seedless(unknown: list[ResultEvidence], unread: list[ResultEvidence]) -> list[str]:
+    parts = []
+    if unknown:
+        parts.append(f"{_count(len(unknown), 'carries', 'carry')} seeds of no known round "
+                     f"(ignored, e.g. {unknown[0].location})")
+    if unread:
+        parts.append(f"{len(unread)} {'has' if len(unread) == 1 else 'have'} no readable seeds")
+    return parts
+
+
+def _loadgen_clause(results: list[ResultEvidence]) -> list[str]:
+    series: dict[str, int] = {}
+    for result in results:
+        if result.loadgen:
+            series[result.loadgen] = series.get(result.loadgen, 0) + 1
+    if not series:
+        return []
+    ordered = sorted(series.items(), key=lambda item: (-item[1], item[0]))
+    return ["loadgen " + ", ".join(f"{name} in {n}" for name, n in ordered)]
+
+
+def _profile_hints(results: list[ResultEvidence], chosen: Round, rounds: list[Round]) -> list[str]:
+    """Benchmarks the chosen round lacks but one of its profiles has: the profile is meant."""
+    hints = []
+    for profile in rounds:
+        if profile.is_profile and profile.data.get("extends") == chosen.name:
+            only = sorted({r.benchmark for r in results
+                           if chosen.canonical_model(r.benchmark) is None and profile.canonical_model(r.benchmark)})
+            if only:
+                hints.append(f"{', '.join(only)} {'is a benchmark' if len(only) == 1 else 'are benchmarks'} of the "
+                             f"profile {profile.name} only: give --round {profile.name} to use it")
+    return hints
+
+
+def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
+    """The round of a tree: the one real round whose seeds every seed-bearing result
+    carries; a usage error when results carry the seeds of several rounds; else the one
+    the layout fits (the newest, when it fits several); else the newest real round."""
+    real = [r for r in rounds if not r.is_profile]
+    by_round: dict[str, list[ResultEvidence]] = {}
+    unknown, unread = [], []
+    for result in evidence.results:
+        matched = [r.name for r in real if carries_seeds_of(result, r)]
+        if matched:
+            by_round.setdefault(matched[-1], []).append(result)  # round files keep their seeds distinct
+        elif result.seeds:
+            unknown.append(result)
+        else:
+            unread.append(result)
+    total = len(evidence.results)
+    if len(by_round) > 1:
+        named = [f"{name} ({_count(len(by_round[name]), 'result', 'results')}, e.g. {by_round[name][0].location})"
+                 for name in (r.name for r in real) if name in by_round]
+        return Detection(None, f"the tree mixes rounds: {', '.join(named)}; give --round")
+    loadgen = _loadgen_clause(evidence.results)
+    fit, said, disagree = _layout_fit(evidence, real)
+    if by_round:
+        (name, matched), = by_round.items()
+        chosen = next(r for r in real if r.name == name)
+        seeds = f"the seeds of {len(matched)} of {total} results are {name}'s"
+        endpoints = sum(1 for r in matched if r.source == "endpoints")
+        if endpoints:
+            seeds += f" ({endpoints} of them in Endpoints config.yaml)"
+        parts = [seeds] + _seedless(unknown, unread)
+        if fit and chosen not in fit:
+            parts.append(f"the layout ({said}) fits {', '.join(r.name for r in fit)}, not {name}")
+        parts += loadgen + _profile_hints(evidence.results, chosen, rounds)
+        return Detection(name, "detected: " + "; ".join(parts))
+    seeds = (f"no result carries a round's seeds: {', '.join(_seedless(unknown, unread))}" if total
+             else "no results found")
+    if fit:
+        chosen = fit[-1]
+        which = (f"fits {', '.join(r.name for r in fit)}, the newest of them" if len(fit) > 1
+                 else f"fits {chosen.name}")
+        parts = [f"the layout ({said}) {which}", seeds] + loadgen + _profile_hints(evidence.results, chosen, rounds)
+        return Detection(chosen.name, "detected from the layout, weaker evidence than seeds: " + "; ".join(parts))
+    newest = real[-1].name
+    layout = f"the layout fits no single round ({said})" if disagree else "the layout fits no round"
+    return Detection(newest, "not detected: " + "; ".join([seeds, layout] + loadgen + ["the newest round is used"]))
+
+
+# --- entry points ------------------------------------------------------------------------
+def _rounds() -> list[Round]:
+    return [load_round(name) for name in available_rounds()]
+
+
+def detect(root: str) -> Detection:
+    """The round of the tree at `root`, from its evidence."""
+    rounds = _rounds()
+    return decide(gather(root, [r for r in rounds if not r.is_profile]), rounds)
+
+
+def locate_result(path: str, rounds: list[Round]) -> tuple[str, str] | None:
+    """(checked root, location) of a `.../<division>/<submitter>/<results>/<system>/<benchmark>/<scenario>`
+    folder under the layout of any of the rounds, or None."""
+    parts = Path(os.path.abspath(path)).parts
+    for round in rounds:
+        for index in range(len(parts) - 5):
+            if (parts[index] in round.divisions and parts[index + 2] == round.results_root
+                    and len(parts) == index + 6):
+                return str(Path(*parts[:index])), "/".join(parts[index:])
+    return None
+
+
+def detect_result(path: str) -> Detection:
+    """The round of one result folder (for `reproduce` and `rerun`), from its own evidence."""
+    rounds = _rounds()
+    real = [r for r in rounds if not r.is_profile]
+    found = locate_result(path, real)
+    evidence = gather(found[0], real, only=frozenset({found[1]})) if found else Evidence()
+    return decide(evidence, rounds)
