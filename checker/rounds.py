@@ -317,6 +317,11 @@ class Round:
         extra = [(m["metric"], m.get("key")) for m in (self.model(model) or {}).get("table_metrics", [])]
         return [(g.metric, g.key) for g in self.gates(model, scenario) if g.factor is not None] + extra
 
+    def policy(self, model: str) -> dict[str, Any]:
+        """What the written policy states more strictly than the round applied, for a model
+        (its `policy:` block); each fact there only warns."""
+        return dict((self.model(model) or {}).get("policy", {}))
+
     def samples(self, model: str) -> dict[str, Any]:
         return dict((self.model(model) or {}).get("samples", {}))
 

@@ -83,6 +83,53 @@ def violations(result: Result) -> list[Violation]:
     return found
 
 
+def policy_violations(result: Result) -> list[Violation]:
+    """The limits the written policy states more strictly than the round applied (the round
+    file's `policy:` facts) that the log breaks while it meets the applied ones: warnings."""
+    if "policy_violations" in result.cache:
+        return result.cache["policy_violations"]
+    found: list[Violation] = []
+    log, round, model, scenario = result.performance_log, result.round, result.model, result.scenario
+    applied = {v.key for v in violations(result)}
+    if log is not None and model is not None and scenario is not None and not result.inferred_from:
+        limits = round.latency(model, scenario) or {}
+        policy, facts = limits.get("policy", {}), round.policy(model)
+        checks = [("result_99.00_percentile_latency_ns", "99th percentile latency", policy.get("target_ns"),
+                   limits.get("target_ns"), "above", policy.get("source")),
+                  ("result_first_token_99.00_percentile_latency_ns", "TTFT p99", policy.get("ttft_ns"),
+                   limits.get("ttft_ns"), "above", policy.get("source")),
+                  ("result_time_per_output_token_99.00_percentile_ns", "TPOT p99", policy.get("tpot_ns"),
+                   limits.get("tpot_ns"), "above", policy.get("source")),
+                  ("effective_min_duration_ms", "minimum duration", facts.get("min_duration_ms"),
+                   round.min_duration_ms(model), "below", facts.get("source"))]
+        if scenario == "Offline" and result.division != "open":
+            checks.append(("effective_samples_per_query", "Offline samples per query",
+                           facts.get("offline_min_samples_per_query"), round.offline_min_samples_per_query(model),
+                           "below", facts.get("source")))
+        checks.append(("effective_performance_sample_count", "performance sample count",
+                       facts.get("samples", {}).get("performance"), round.samples(model).get("performance"), "below",
+                       facts.get("source")))
+        for key, name, stricter, held, side, source in checks:
+            value = _number(log, key)
+            if stricter is None or value is None or key in applied:
+                continue
+            if (side == "above" and value > stricter) or (side == "below" and value < stricter):
+                unit = (lambda v: f"{v / 1e6:.3f} ms") if key.endswith("_ns") else (lambda v: f"{v:.0f}")
+                found.append(Violation(key, f"{name} {unit(value)} is {side} {unit(stricter)}, the written policy's "
+                                            f"limit ({source}); the round applied "
+                                            f"{unit(held) if held is not None else 'none'}, which it meets ({round.name})",
+                                       value, stricter))
+    result.cache["policy_violations"] = found
+    return found
+
+
+def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
+    for violation in policy_violations(result):
+        if violation.key in keys:
+            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                          observed=violation.observed, expected=violation.expected, severity=Severity.WARNING)
+
+
 def _problems(result: Result, *keys: str, prefixes: tuple[str, ...] = ()) -> Iterator[Problem]:
     """The violations of the keys (or key prefixes) one rule owns, as its problems."""
     for violation in violations(result):
@@ -128,6 +175,7 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     Example: resnet Server p99 14 ms passes (15 ms target); 16 ms fails.
     """
     yield from _problems(result, "result_99.00_percentile_latency_ns")
+    yield from _policy_problems(result, "result_99.00_percentile_latency_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
     configured = result.performance_log.get("effective_target_latency_ns")
     if "target_ns" in limits and isinstance(configured, (int, float)) and configured > limits["target_ns"]:
@@ -151,6 +199,8 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     it is below the Server limit of 2 s.
     """
     yield from _problems(result, prefixes=("result_first_token", "result_time_per_output_token"))
+    yield from _policy_problems(result, "result_first_token_99.00_percentile_latency_ns",
+                                "result_time_per_output_token_99.00_percentile_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
     log = result.performance_log
     for name, key, limit_key in (("TTFT", "requested_server_ttft_latency", "ttft_ns"),
@@ -202,6 +252,7 @@ def min_duration(result: Result, round: Round) -> Iterator[Problem]:
     Example: `effective_min_duration_ms` 600000 passes in v6.1; 60000 fails.
     """
     yield from _problems(result, "effective_min_duration_ms")
+    yield from _policy_problems(result, "effective_min_duration_ms")
 
 
 @rule("PRF006", "min-query-count", needs=("performance_log", "model"))
@@ -228,6 +279,7 @@ def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]
     Example: llama2-70b Offline with 24576 samples passes; 10000 fails.
     """
     yield from _problems(result, "effective_samples_per_query")
+    yield from _policy_problems(result, "effective_samples_per_query")
 
 
 @rule("PRF008", "performance-sample-count", needs=("performance_log", "model"))
@@ -246,6 +298,8 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
         yield Problem(path=_perf_path(result), pointer="effective_performance_sample_count",
                       message=f"performance sample count {observed} < {required} for {result.model} ({round.name})",
                       observed=observed, expected=required)
+    elif not result.inferred_from:
+        yield from _policy_problems(result, "effective_performance_sample_count")
 
 
 @rule("PRF009", "scenario-matches-folder", needs=("performance_log",))

@@ -99,14 +99,28 @@ def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
         yield Problem(path=folder, observed=system.system_type,
                       message=f"{result.model} is not a {system.system_type} benchmark in {round.name}")
         return
-    missing = [s for s in rules.get("required", []) if s not in scenarios]
-    either = rules.get("one_of", [])
-    if either and not scenarios.intersection(either):
-        missing.append(" or ".join(either))
+    missing = _missing_scenarios(rules, scenarios)
     if missing:
         yield Problem(path=folder, observed=sorted(scenarios), expected=missing,
                       message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
                               f"(has {', '.join(sorted(scenarios))})")
+        return
+    policy = round.policy(result.model)
+    stricter = policy.get("scenarios", {}).get(system.system_type)
+    missing = _missing_scenarios(stricter, scenarios) if stricter else []
+    if missing:
+        yield Problem(path=folder, observed=sorted(scenarios), expected=missing, severity=Severity.WARNING,
+                      message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)}, which "
+                              f"the written policy requires ({policy['source']}); the round's checker required "
+                              f"less, and it has {', '.join(sorted(scenarios))} ({round.name})")
+
+
+def _missing_scenarios(rules: dict, scenarios: set[str]) -> list[str]:
+    missing = [s for s in rules.get("required", []) if s not in scenarios]
+    either = rules.get("one_of", [])
+    if either and not scenarios.intersection(either):
+        missing.append(" or ".join(either))
+    return missing
 
 
 @rule("STR004", "system-without-results", scope="submission", severity=Severity.WARNING)
