@@ -83,6 +83,16 @@ class EndpointsAccuracy:
             return []
         return [e for e in entries if isinstance(e, dict) and e.get("dataset_type", "accuracy") == "accuracy"]
 
+    @property
+    def score(self) -> Any:
+        """The first dataset entry's `score`, as the round's checker reads it (its
+        `accuracy_score`, whatever the entry's dataset type), or None."""
+        entries = self.data.get("accuracy_scores")
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and entry.get("score") is not None:
+                return entry["score"]
+        return None
+
     def value(self, *names: str) -> float | None:
         """A named metric: at the top level, or in a dataset entry or its `breakdown`."""
         places = [self.data] + [place for e in self.scores for place in (e, e.get("breakdown"))]
