@@ -9,6 +9,7 @@ Paths inside a submission come from the round's `layout`, so a round that moves
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -360,7 +361,7 @@ class Result:
         if not window or not window[0]:
             return None
         watts, seconds = window
-        average = sum(watts) / len(watts)
+        average = math.fsum(watts) / len(watts)  # the round's checker sums in Python 3.12, which is compensated
         if self.scenario in self.round.power.get("energy_scenarios", []):
             queries = self.performance_log.get("result_query_count")
             if not isinstance(queries, int) or queries <= 0:

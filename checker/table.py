@@ -51,11 +51,14 @@ def _accuracy(result: Result) -> str:
     if result.model is None:
         return ""
     metrics = result.round.table_metrics(result.model, result.scenario or "")
-    if result.is_endpoints:  # accuracy_results.json: the numbers as JSON gave them
-        endpoints = result.endpoints_accuracy
-        found = [(metric, endpoints.value(key, metric)) for metric, key in metrics] if endpoints else []
-        return "  ".join(f"{metric}: {int(value) if value.is_integer() else value}" for metric, value in found
-                         if value is not None)
+    if result.is_endpoints:
+        # The round's checker keeps the first accuracy_scores[].score as the accuracy and
+        # prints it as JSON with quotes, braces and commas dropped: "0.8723618090452261".
+        score = result.endpoints_accuracy.score if result.endpoints_accuracy else None
+        if score is None:
+            return ""
+        text = json.dumps(score).replace(",", " ").replace('"', "").replace("{", "").replace("}", "")
+        return text.strip()
     report = result.accuracy_report
     if report is None:
         return ""
