@@ -183,15 +183,17 @@ def _other_benchmark(result: Result, test: str, check: dict) -> str | None:
 
 
 def _judge(check: dict, scenario: str, ref: float, test: float) -> tuple[bool, float, str]:
-    """(passes, threshold, why) of a verify script's comparison."""
-    threshold, why = check["threshold"], f"{check['threshold'] * 100:g}%"
+    """(passes, threshold, rule) of a verify script's comparison; `rule` says what passes."""
+    threshold, why = check["threshold"], ""
     relaxed = check.get("relaxed")
     if relaxed and scenario in relaxed["at_most"] and ref <= relaxed["at_most"][scenario]:
         threshold = relaxed["threshold"]
-        why = f"{threshold * 100:g}%, relaxed because the reference score {ref:.6g} <= {relaxed['at_most'][scenario]:g}"
+        why = f", relaxed because the reference score {ref:.6g} <= {relaxed['at_most'][scenario]:g}"
     if check["passes"] == "within":
-        return ref * (1 - threshold) <= test <= ref * (1 + threshold), threshold, why
-    return test < ref * (1 + threshold), threshold, why
+        rule = f"scores within {threshold * 100:g}% of the main run's either way{why}"
+        return ref * (1 - threshold) <= test <= ref * (1 + threshold), threshold, rule
+    rule = f"scores less than {threshold * 100:g}% above the main run's{why}"
+    return test < ref * (1 + threshold), threshold, rule
 
 
 @rule("CMP005", "compliance-performance-recomputed", needs=("performance_log", "model", "loadgen"))
@@ -262,13 +264,13 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
         if not passes:
             yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=accepted,
                           observed=round_(ratio), expected=threshold,
-                          message=f"{test} score {value:.6g} is {ratio:.4g} x the main run's {ref:.6g}; "
-                                  f"{check['passes'].replace('_', ' ')} {why} passes ({round.name}){claim}{note}")
+                          message=f"{test} score {value:.6g} is {ratio:.4g} x the main run's {ref:.6g}; its verify "
+                                  f"script passes only {why} ({round.name}){claim}{note}")
         elif check.get("intended") and threshold > check["intended"]["threshold"]:
             intended = {**check, "threshold": check["intended"]["threshold"], "relaxed": None}
             if not _judge(intended, scenario, ref, value)[0]:
                 yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=Severity.WARNING,
                               observed=round_(ratio), expected=check["intended"]["threshold"],
                               message=f"{test} score {value:.6g} is {ratio:.4g} x the main run's {ref:.6g}: the "
-                                      f"verify script passes it ({why}), but the test's intent is at most "
+                                      f"verify script passes it (it passes {why}), but the test's intent is at most "
                                       f"{check['intended']['threshold'] * 100:g}% ({check['intended']['source']})")

@@ -171,3 +171,91 @@ def test_cli_subprocess_on_the_real_slice(tmp_path: Path) -> None:
     summary = json.loads(out.read_text())["summary"]
     assert (summary["results"], summary["valid"], summary["invalid"]) == (137, 131, 6)
     assert tree_digest(real) == before
+
+
+# --- the whole published tables: what other submitters of these rounds passed -------------
+
+WHOLE = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
+
+
+def _whole(round_name: str) -> list[dict]:
+    from checker.table import load_table
+
+    path = REAL_ROOT.parent / "tables" / WHOLE[round_name]
+    if not path.is_file():
+        pytest.skip(f"{path} is not present")
+    return load_table(str(path))
+
+
+def _printed(accuracy: str) -> dict[str, float]:
+    """`KEY: value  KEY2: value2` of a published Accuracy cell (the values the checker matched)."""
+    pairs = [part.split(": ", 1) for part in accuracy.split("  ") if ": " in part]
+    return {key.strip(): float(value) for key, value in pairs}
+
+
+@pytest.mark.parametrize("round_name, rows, gated", [("v5.1", 1448, 609), ("v6.0", 520, 504), ("v6.1", 492, 402)])
+def test_every_published_accuracy_meets_the_bounds_the_round_applied(round_name: str, rows: int, gated: int) -> None:
+    """No published closed result misses an applied accuracy bound of the round file (else
+    ACC002 would reject what the round accepted); the written policy's bounds may warn."""
+    from checker.rounds import load_round
+
+    round = load_round(round_name)
+    table = _whole(round_name)
+    assert len(table) == rows
+    checked, misses = 0, []
+    for row in table:
+        model = round.canonical_model(row["UsedModel"])
+        printed = _printed(row.get("Accuracy") or "")
+        if row["Category"] not in round.accuracy_divisions or model is None or not printed:
+            continue
+        for gate in round.gates(model, round.scenario_name(row["Scenario"]) or row["Scenario"]):
+            value = printed.get(gate.metric)
+            if value is None:
+                continue  # an Endpoints result prints its own score names
+            low, high = gate.lower_bound, gate.upper_bound
+            if (low is not None and value < low) or (high is not None and value > high):
+                misses.append((row["Location"], gate.metric, value))
+        checked += 1
+    assert (checked, misses) == (gated, [])
+
+
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_every_published_name_maps_to_its_published_model(round_name: str) -> None:
+    """The round's name lookup (exact, mapping, guesses) gives the published Model for every
+    published row, except open-division names that only a submitter's model_mapping.json maps."""
+    from checker.rounds import load_round
+
+    round = load_round(round_name)
+    labels = round.data.get("table", {}).get("model_labels", {})
+    unmapped = set()
+    for row in _whole(round_name):
+        model = round.canonical_model(row["UsedModel"])
+        if model is None:
+            assert row["Category"] == "open", row["Location"]
+            unmapped.add(row["UsedModel"])
+            continue
+        assert labels.get(model, model) == row["Model"] or model == row["Model"], row["Location"]
+    assert unmapped == {"v5.1": {"llama3_1-70b-fp8_dyn", "llama3_1-70b-fp8_pre", "llama3_1-70b-fp8_trtllm",
+                                 "llama3_1-405b_finetuned", "llama3_1-405b_pruned", "llama2-70b-fp8_quark"},
+                        "v6.0": {"llama3_1-70b-fp8_dyn"}, "v6.1": set()}[round_name]
+
+
+@pytest.mark.parametrize("round_name, systems", [("v5.1", 291), ("v6.0", 240), ("v6.1", 234)])
+def test_every_published_system_has_the_scenarios_the_round_requires(round_name: str, systems: int) -> None:
+    from checker.rounds import load_round
+
+    round = load_round(round_name)
+    scenarios: dict[tuple, set] = {}
+    suites: dict[tuple, str] = {}
+    for row in _whole(round_name):
+        if row["Category"] not in round.compliance_divisions:
+            continue
+        key = (row["Submitter"], row["Platform"], round.canonical_model(row["UsedModel"]))
+        scenarios.setdefault(key, set()).add(round.scenario_name(row["Scenario"]))
+        suites[key] = row["Suite"].replace(" ", "")
+    assert len(scenarios) == systems
+    for key, present in scenarios.items():
+        rules = round.scenario_rules(key[2], suites[key])
+        assert rules is not None, key
+        assert all(s in present for s in rules.get("required", [])), (key, present)
+        assert not rules.get("one_of") or present & set(rules["one_of"]), (key, present)

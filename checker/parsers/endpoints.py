@@ -95,7 +95,7 @@ class EndpointsAccuracy:
 
     def value(self, *names: str) -> float | None:
         """A named metric: at the top level, or in a dataset entry or its `breakdown`."""
-        places = [self.data] + [place for e in self.scores for place in (e, e.get("breakdown"))]
+        places = [self.data] + [place for e in self.scores for place in (e, e.get("score"), e.get("breakdown"))]
         for place in places:
             if isinstance(place, dict):
                 for name in names:
