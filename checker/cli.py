@@ -277,7 +277,7 @@ def provenance(
 ) -> None:
     """Which loadgen each result ran: its rev, and whether it descends from the seed release."""
     from . import provenance as prv
-    from .model import discover, results_of, systems_of
+    from .model import discover, locate, results_of, systems_of
     from .tree import Tree
 
     if not os.path.isdir(path):
@@ -289,7 +289,8 @@ def provenance(
     the_round = _round_or_fail(_round_name(round, path))
     source = prv.RepositorySource(inference_repo) if inference_repo else prv.TableSource()
     verdicts = []
-    for submission in discover(Tree(path), the_round):
+    top, part = locate(path, the_round)
+    for submission in discover(Tree(top), the_round, part):
         for system in systems_of(submission):
             for result in results_of(system):
                 log = result.performance_log

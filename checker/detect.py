@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import discover, results_of, systems_of
+from .model import discover, locate, results_of, systems_of
 from .parsers.endpoints import parse_endpoints_config
 from .parsers.mllog import KEY_HEAD, PREFIXES
 from .rounds import Round, available_rounds, load_round
@@ -174,7 +174,9 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
         if signature in layouts:
             continue
         layouts.add(signature)
-        for submission in discover(tree, round):
+        top, part = locate(root, round)
+        tree = Tree(top)
+        for submission in discover(tree, round, part):
             if only is not None and not any(location.startswith(submission.rel + "/") for location in only):
                 continue
             folders.setdefault(submission.rel, frozenset(tree.subdirs(submission.rel)))

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .findings import Finding, Severity
-from .model import Result, Submission, System, discover, results_of, systems_of
+from .model import (Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
+                    unfollowed_folders)
 from .registry import RULES, Problem, Rule, load_all, selected
 from .rounds import Round, load_round
 from .changes import Scope
@@ -198,6 +199,7 @@ def check_system(system: System, codes: frozenset[str], scope: Scope | None = No
 
 def check_submission(submission: Submission, codes: frozenset[str]) -> UnitOutput:
     out = UnitOutput()
+    out.findings += unfollowed_folders(submission)
     out.findings += _run_rules(_by_scope(codes, "submission"), submission, submission.round, submission.rel,
                                "", submission.rel, lambda name: True)
     out.findings += submission.findings
@@ -250,11 +252,13 @@ def check(
     `scope` (from --changed-since) limits the check to what a change can affect."""
     load_all()
     round = load_round(round_name)
+    root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
     options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None,
                       scope)
-    submissions = discover(tree, round)
+    submissions = discover(tree, round, only)
+    found_first = discovery_findings(tree, round, only)
     units: list[tuple[Options, str, str, str | None]] = []
     for submission in submissions:
         if scope is None or submission.rel in scope.submissions:
@@ -284,7 +288,7 @@ def check(
                 progress(done, len(units))
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
-    findings = [f for o in outputs for f in o.findings if f.code in codes or f.code == "INT001"]
+    findings = [f for f in found_first + [g for o in outputs for g in o.findings] if f.code in codes or f.code == "INT001"]
     if strict:
         findings = [dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f
                     for f in findings]

@@ -13,8 +13,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import yaml
 
+from . import yamlsafe
 from .rounds import RoundError, load_round
 
 TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
@@ -81,11 +81,7 @@ def _current_models(current: list[dict[str, Any]], round_name: str | None) -> se
 
 def load_mapping(path: str) -> dict[str, str]:
     """`previous system -> current system`, each as `division/Submitter/Platform` or a Platform."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path} is not valid YAML: {str(error).splitlines()[0]}") from error
+    data = yamlsafe.load_file(path, what="mapping file")  # YamlError is a ValueError
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a mapping of previous system to current system is expected")
     return {str(k): str(v) for k, v in data.items()}

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from .findings import Finding
+from .findings import Finding, Severity
 from .parsers.accuracy import AccuracyReport, parse_accuracy
 from .parsers.endpoints import (EndpointsAccuracy, EndpointsConfig, EndpointsSummary, parse_accuracy_results,
                                parse_endpoints_config, parse_result_summary)
 from .parsers.mllog import LoadgenLog
 from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
 from .reader import Reader
+from .registry import RULES
 from .rounds import Round
 from .tree import Kind, Tree, join
 
@@ -296,20 +298,13 @@ class Result:
             return None
         if self.is_endpoints:
             return self._endpoints_metric()
-        if self.performance_log is None:
+        source = self.metric_source()
+        if self.performance_log is None or source is None:
             return None
-        log = self.performance_log
-        if self.inferred_from:
-            rule = self.round.inference(self.inferred_from, self.scenario)
-            key, units, scale, numerator = rule["key"], rule["units"], rule.get("scale", 1.0), rule.get("numerator")
-        else:
-            chosen = self.round.metric(self.model, self.scenario)
-            if chosen is None:
-                return None
-            key, units, scale, numerator = chosen.key, chosen.units, chosen.scale, None
-        value = log.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
+        key, units, scale, numerator = source
+        value = self.performance_log.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None  # PRF016 says why
         if numerator is not None:
             if value == 0:
                 return None
@@ -318,6 +313,17 @@ class Result:
         if self.inferred_from:
             metric["inferred_from"] = self.inferred_from
         return metric
+
+    def metric_source(self) -> tuple[str, str, float, float | None] | None:
+        """(log key, units, scale, numerator) of the headline metric of a loadgen result, as
+        the round defines it for the folder's scenario or for the inference it allows."""
+        if self.model is None or self.scenario is None:
+            return None
+        if self.inferred_from:
+            rule = self.round.inference(self.inferred_from, self.scenario)
+            return rule["key"], rule["units"], rule.get("scale", 1.0), rule.get("numerator")
+        chosen = self.round.metric(self.model, self.scenario)
+        return (chosen.key, chosen.units, chosen.scale, None) if chosen else None
 
     def _endpoints_metric(self) -> dict[str, Any] | None:
         summary = self.endpoints_summary
@@ -328,7 +334,7 @@ class Result:
         if value is None and chosen.key == "qps":  # the official parser's fallback
             issued, duration = summary.number("n_samples_issued"), summary.number("duration_ns")
             value = issued / (duration / 1e9) if issued is not None and duration else None
-        if value is None:
+        if value is None or not math.isfinite(value):
             return None
         return {"value": value * chosen.scale, "units": chosen.units, "key": chosen.key}
 
@@ -378,15 +384,72 @@ class Result:
         return getattr(self, name)
 
 
-def discover(tree: Tree, round: Round) -> list[Submission]:
-    """The `<division>/<submitter>` folders under the root, whether the root is a whole
-    round, one division, or one submitter's folder."""
+def locate(path: str, round: Round) -> tuple[str, tuple[str, ...]]:
+    """The root to check for `path`, and the part of it `path` names: () for a root holding
+    division folders, (division,) for one division folder, (division, submitter) for one
+    submitter's folder. Findings keep their paths relative to the root, as in a whole check."""
+    real = os.path.realpath(path)
+    parent, name = os.path.split(real)
+    grandparent, parent_name = os.path.split(parent)
+    divisions = set(round.divisions)
+    if os.path.isdir(real) and not any(os.path.isdir(os.path.join(real, d)) for d in divisions):
+        if name in divisions:
+            return parent, (name,)
+        marks = (round.results_root, "systems")
+        if parent_name in divisions and any(os.path.isdir(os.path.join(real, m)) for m in marks):
+            return grandparent, (parent_name, name)
+    return path, ()
+
+
+LINK_KINDS = {Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the checked folder; it was not followed"),
+              Kind.BROKEN: ("FIL010", "is a broken symlink"),
+              Kind.OTHER: ("FIL011", "is not a regular file or folder")}
+
+
+def _unfollowed(tree: Tree, rel: str, what: str) -> list[Finding]:
+    """Findings for the entries of a folder that discovery cannot enter: links out of the
+    tree, broken links, FIFOs and devices. Plain files beside the folders are fine."""
+    found = []
+    for entry in tree.listdir(rel):
+        if entry.kind in LINK_KINDS:
+            code, text = LINK_KINDS[entry.kind]
+            found.append(Finding(code=code, severity=Severity.ERROR, path=entry.rel, message=f"{what} {entry.rel} {text}",
+                                 name=RULES[code].name if code in RULES else "", subject=entry.rel))
+    return found
+
+
+def discover(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> list[Submission]:
+    """The `<division>/<submitter>` folders under the root (those `only` names, when given)."""
     divisions = set(round.divisions)
     top = tree.subdirs("")
-    if any(name in divisions for name in top):
-        found = [(div, sub) for div in top if div in divisions for sub in tree.subdirs(div)]
-        return [Submission(tree, round, div, sub) for div, sub in found]
-    return []
+    found = [(div, sub) for div in top if div in divisions for sub in tree.subdirs(div)]
+    return [Submission(tree, round, div, sub) for div, sub in found if (div, sub)[: len(only)] == only]
+
+
+def discovery_findings(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> list[Finding]:
+    """What discovery could not enter at the division and submitter levels."""
+    found: list[Finding] = []
+    for division in tree.subdirs(""):
+        if division in round.divisions and (division,)[: len(only)] == only[:1]:
+            found += [f for f in _unfollowed(tree, division, "submitter folder")
+                      if (division, f.path.rpartition("/")[2])[: len(only)] == only]
+    return found
+
+
+def unfollowed_folders(submission: Submission) -> list[Finding]:
+    """Folders of the submission's results and systems that discovery could not enter."""
+    tree, round = submission.tree, submission.round
+    base = join(submission.rel, round.results_root)
+    with_results = set(tree.subdirs(base))
+    # A description of a system with results is reported where it is read (the reader).
+    found = _unfollowed(tree, base, "system folder") + [
+        f for f in _unfollowed(tree, join(submission.rel, "systems"), "system description")
+        if f.path.rpartition("/")[2].removesuffix(".json") not in with_results]
+    for system in sorted(with_results):
+        found += _unfollowed(tree, join(base, system), "benchmark folder")
+        for benchmark in tree.subdirs(join(base, system)):
+            found += _unfollowed(tree, join(base, system, benchmark), "scenario folder")
+    return found
 
 
 def systems_of(submission: Submission) -> list[System]:

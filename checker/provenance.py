@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
 
+from . import yamlsafe
 from .parsers.mllog import LoadgenLog
 from .rounds import Round
 
@@ -115,7 +115,7 @@ class TableSource(Source):
     def __init__(self, data: dict[str, Any] | None = None) -> None:
         if data is None:
             text = resources.files("checker.rules").joinpath("loadgen_releases.yaml").read_text(encoding="utf-8")
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            data = yamlsafe.loads(text, "rules/loadgen_releases.yaml")
         self.revs: dict[str, dict[str, Any]] = data.get("revs", {})
         self.releases: dict[str, dict[str, Any]] = data.get("releases", {})
         self.trees: dict[str, dict[str, str]] = data.get("loadgen_trees", {})

@@ -15,12 +15,9 @@ from importlib import resources
 from typing import Any
 
 import jsonschema
-import yaml
 
+from . import yamlsafe
 from .findings import Severity
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
-
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
@@ -114,10 +111,9 @@ def newest_round() -> str:
 def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
     if os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml")):
         try:
-            with open(name_or_path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            raise RoundError(f"cannot read round file {name_or_path}: {error.strerror}") from None
+            text = yamlsafe.read_regular(name_or_path, what="round file")
+        except yamlsafe.YamlError as error:
+            raise RoundError(str(error)) from None
         origin = name_or_path
     else:
         entry = resources.files("checker.rules").joinpath(f"{name_or_path}.yaml")
@@ -127,9 +123,9 @@ def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
         text = entry.read_text(encoding="utf-8")
         origin = f"rules/{name_or_path}.yaml"
     try:
-        document = yaml.load(text, Loader=_LOADER)
-    except yaml.YAMLError as error:
-        raise RoundError(f"{origin} is not valid YAML: {error}") from None
+        document = yamlsafe.loads(text, origin)
+    except yamlsafe.YamlError as error:
+        raise RoundError(str(error)) from None
     if not isinstance(document, dict):
         raise RoundError(f"{origin} does not hold a mapping")
     return document, origin

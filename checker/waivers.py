@@ -16,8 +16,8 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-import yaml
 
+from . import yamlsafe
 from .findings import Finding, Severity
 from .registry import RULES
 
@@ -42,12 +42,9 @@ class Waiver:
 
 def load_waivers(path: str) -> list[Waiver]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = yaml.safe_load(handle)
-    except OSError as error:
-        raise WaiverError(f"cannot read waivers file {path}: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        raise WaiverError(f"waivers file {path} is not valid YAML: {error}") from None
+        document = yamlsafe.load_file(path, what="waivers file")
+    except yamlsafe.YamlError as error:
+        raise WaiverError(str(error)) from None
     entries = document.get("waivers") if isinstance(document, dict) else None
     if not isinstance(entries, list):
         raise WaiverError(f"waivers file {path} needs a top-level `waivers:` list")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from checker.findings import Severity
@@ -151,6 +152,8 @@ def _score(source, spec: dict, reads: str) -> float | None:
         value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     else:
         value = _summary_score(source, spec)
+    if value is not None and not math.isfinite(value):
+        return None  # PRF016 reports a main run's; a compliance run's has no score to compare
     if value is not None and spec.get("invert"):
         value = spec["invert"] / value if value else None
     return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -538,3 +539,33 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
         if violation.key == "early_stopping_met":
             yield Problem(path=_perf_path(result), pointer="result_query_count", message=violation.message,
                           observed=violation.observed, expected=violation.expected)
+
+
+@rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
+def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
+    """The performance log holds the round's headline metric for the result as a finite, positive number.
+
+    Why: the metric is what the results table publishes and what comparisons rank; a log
+    without it, or with NaN, Infinity or a value of zero or less, has no result to publish,
+    however valid its flags say the run was.
+    Fix: submit the detail log loadgen wrote for the run, unedited; rerun if the metric is missing.
+    Policy: submission_rules.adoc, "Directory structure" (mlperf_log_detail.txt); the round's
+    metric per scenario (the round checker's RESULT_FIELD tables).
+    Example: `result_samples_per_second` 522.2 passes; NaN fails.
+    """
+    source = result.metric_source()
+    if source is None:
+        return
+    key = source[0]
+    value = result.performance_log.get(key)
+    if value is None:
+        yield Problem(path=_perf_path(result), pointer=key, expected=key,
+                      message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} "
+                              f"({round.name})")
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
+                      message=f"{key} is {value!r}, not a number")
+    elif not math.isfinite(value) or value <= 0:
+        yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
+                      message=f"{key} is {value!r}: the headline metric must be a finite number above zero")
+

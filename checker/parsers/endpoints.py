@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from .. import yamlsafe
 from . import Defect
 
 
@@ -124,6 +125,8 @@ class EndpointsAccuracy:
 def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
     try:
         data = load(text)
+    except yamlsafe.YamlError as error:
+        return {}, [Defect("FIL007", f"cannot be read as {what}: {error}")]
     except (ValueError, yaml.YAMLError) as error:
         mark = getattr(error, "problem_mark", None)
         line = (mark.line + 1) if mark is not None else getattr(error, "lineno", None)
@@ -141,7 +144,7 @@ def parse_result_summary(text: str) -> tuple[EndpointsSummary, list[Defect]]:
 
 
 def parse_endpoints_config(text: str) -> tuple[EndpointsConfig, list[Defect]]:
-    data, defects = _object(text, "YAML", yaml.safe_load)
+    data, defects = _object(text, "YAML", lambda t: yamlsafe.loads(t, "the file"))
     return EndpointsConfig(data), defects
 
 

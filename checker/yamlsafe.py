@@ -1,0 +1,116 @@
+"""The one way YAML is read: round files, waivers, mappings, claims and Endpoints config.yaml.
+
+YAML can describe a document far larger than its text (an alias bomb: ten anchors that each
+repeat the one before nine times stand for a billion nodes) and a path can name a FIFO that
+blocks forever. So a document is read only from a regular file of bounded size, its event
+stream is counted before anything is built (aliases and nodes), and the document is built
+by the safe loader (libyaml's when the wheel has it). Every refusal is a `YamlError` whose
+message names the file and the limit.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+import yaml
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_ALIASES = 1_000
+MAX_NODES = 2_000_000
+MAX_DEPTH = 200
+
+
+class YamlError(ValueError):
+    """A YAML input that cannot be read within the limits; the message says why."""
+
+
+def read_regular(path: str, max_bytes: int = MAX_BYTES, what: str = "file") -> str:
+    """The UTF-8 text of a regular file of at most `max_bytes`; FIFOs, devices and folders
+    are refused without blocking."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise YamlError(f"cannot read {what} {path}: {error.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise YamlError(f"{what} {path} is not a regular file")
+        if info.st_size > max_bytes:
+            raise YamlError(f"{what} {path} has {info.st_size} bytes, more than the {max_bytes} read")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > max_bytes:
+                raise YamlError(f"{what} {path} has more than the {max_bytes} bytes read")
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise YamlError(f"{what} {path} is not UTF-8 text (bad byte at offset {error.start})") from None
+
+
+def _count(text: str, origin: str) -> None:
+    """Walk the event stream (no document is built) and refuse what would expand."""
+    aliases = nodes = depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise YamlError(f"{origin} uses more than {MAX_ALIASES} aliases (*name); write the values out")
+            elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                nodes += 1
+                if nodes > MAX_NODES:
+                    raise YamlError(f"{origin} has more than {MAX_NODES} nodes")
+                if not isinstance(event, yaml.ScalarEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        raise YamlError(f"{origin} nests deeper than {MAX_DEPTH} levels")
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as error:
+        raise YamlError(f"{origin} is not valid YAML: {str(error).splitlines()[0]}") from None
+
+
+def _shared(document: Any) -> bool:
+    """Whether any container is reached twice (an alias to a mapping or list), which makes a
+    small text a huge tree for whatever walks it."""
+    seen: set[int] = set()
+    stack = [document]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            if id(item) in seen:
+                return True
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
+
+
+def loads(text: str, origin: str = "YAML", allow_shared: bool = False) -> Any:
+    """A YAML document from text, within the limits. Aliases to scalars are fine; an alias
+    to a mapping or list is refused unless `allow_shared` (a document then stays a tree)."""
+    _count(text, origin)
+    try:
+        document = yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError as error:
+        raise YamlError(f"{origin} is not valid YAML: {str(error).splitlines()[0]}") from None
+    except RecursionError:
+        raise YamlError(f"{origin} nests too deeply to read") from None
+    if not allow_shared and _shared(document):
+        raise YamlError(f"{origin} repeats a mapping or list through an alias; write it out")
+    return document
+
+
+def load_file(path: str, what: str = "YAML file", max_bytes: int = MAX_BYTES) -> Any:
+    """A YAML document from a regular file, within the limits."""
+    return loads(read_regular(path, max_bytes, what), f"{what} {path}")
