@@ -306,9 +306,11 @@ class Result:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return None  # PRF016 says why
         if numerator is not None:
-            if value == 0:
+            factor_key = (self.round.inference(self.inferred_from, self.scenario) or {}).get("numerator_key")
+            factor = self.performance_log.get(factor_key) if factor_key else 1
+            if value == 0 or isinstance(factor, bool) or not isinstance(factor, (int, float)):
                 return None
-            value = numerator / value
+            value = numerator * factor / value
         metric = {"value": value * scale, "units": units, "key": key}
         if self.inferred_from:
             metric["inferred_from"] = self.inferred_from

@@ -422,6 +422,20 @@ class Round:
     def inference_system_types(self) -> list[str]:
         return list(self.data.get("inferred_scenarios", {}).get("system_types", []))
 
+    def inference_allowed(self, system_type: str | None, policy: bool = False) -> bool:
+        """Whether a system of this type may infer results: as the round's checker judged it,
+        or (`policy`) as the written rules say, where they are stricter."""
+        facts = self.data.get("inferred_scenarios", {})
+        types = facts.get("policy_system_types" if policy else "system_types", [])
+        if policy and not types:
+            return True
+        if not types:
+            return True
+        kind = (system_type or "").replace(" ", "").lower()
+        if facts.get("system_type_match") == "contains" and not policy:
+            return any(t in kind for t in types)
+        return kind in types
+
     def layout_path(self, name: str, **parts: str) -> str | None:
         """A layout template filled in; None when the round has no such path."""
         template = self.layout.get(name)

@@ -194,9 +194,13 @@ def accuracy_dataset_covered(result: Result, round: Round) -> Iterator[Problem]:
     Example: llama2-70b with `qsl_reported_total_count` 24576 passes; 24000 fails.
     """
     expected = round.accuracy_sample_count(result.model, result.scenario or "")
-    observed = result.accuracy_log.get("qsl_reported_total_count")
+    # The round's checker reads effective_accuracy_sample_count where the log has it (an
+    # accuracy_sample_count_override, e.g. gpt-oss-120b's 4395 of 6396), else the QSL's size.
+    key = ("effective_accuracy_sample_count" if "effective_accuracy_sample_count" in result.accuracy_log
+           else "qsl_reported_total_count")
+    observed = result.accuracy_log.get(key)
     if expected and observed != expected:
-        yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer="qsl_reported_total_count",
+        yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer=key,
                       message=f"the accuracy run used {observed} samples; {result.model} has {expected} ({round.name})",
                       observed=observed, expected=expected)
 

@@ -134,6 +134,11 @@ def round_(value: float) -> float:
     return float(f"{value:.6g}")
 
 
+def _times(ratio: float) -> str:
+    """A ratio as people read it: 1.0988 x, 0.5 x, 11523 x."""
+    return f"{ratio:.4g} x" if ratio < 1000 else f"{ratio:,.0f} x"
+
+
 def _summary_score(summary, spec: dict) -> float | None:
     for name, value in reversed(list(summary.fields.items())):
         if name.lstrip(" *").strip() in spec.get("fields", []):
@@ -267,13 +272,13 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
         if not passes:
             yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=accepted,
                           observed=round_(ratio), expected=threshold,
-                          message=f"{test} score {value:.6g} is {ratio:.4g} x the main run's {ref:.6g}; its verify "
+                          message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}; its verify "
                                   f"script passes only {why} ({round.name}){claim}{note}")
         elif check.get("intended") and threshold > check["intended"]["threshold"]:
             intended = {**check, "threshold": check["intended"]["threshold"], "relaxed": None}
             if not _judge(intended, scenario, ref, value)[0]:
                 yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=Severity.WARNING,
                               observed=round_(ratio), expected=check["intended"]["threshold"],
-                              message=f"{test} score {value:.6g} is {ratio:.4g} x the main run's {ref:.6g}: the "
+                              message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}: the "
                                       f"verify script passes it (it passes {why}), but the test's intent is at most "
                                       f"{check['intended']['threshold'] * 100:g}% ({check['intended']['source']})")

@@ -100,31 +100,45 @@ def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
         limit = limits[limit_key]
         if value is None:
             yield Problem(path=_summary_path(result), pointer=key, expected=limit,
-                          message=f"result_summary.json has no {name} p99 ({block}.percentiles.99.0)")
+                          message=f"result_summary.json has no early-stopping {name} p99 ({key}), which the round's "
+                                  f"checker compares with the limit")
         elif value > limit:
             yield Problem(path=_summary_path(result), pointer=key, observed=value, expected=limit,
                           message=f"{name} p99 {value / 1e6:.3f} ms > {limit / 1e6:.3f} ms "
                                   f"({result.scenario} limit of {result.model}, round {round.name})")
 
 
-@rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "model"))
+@rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "endpoints_config", "model"))
 def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
-    """The Endpoints performance run lasted at least the round's minimum duration.
+    """The Endpoints run was configured for at least the round's minimum duration, and lasted it.
 
-    Why: short runs hide thermal throttling and warm-up effects; the minimum holds for every harness.
+    Why: short runs hide thermal throttling and warm-up effects; the minimum holds for every
+    harness. The round's checker judges the configured minimum (config.yaml
+    settings.runtime.min_duration_ms, as loadgen's effective_min_duration_ms); a run that
+    ended sooner than that (measured duration_ns) warns.
     Fix: raise `settings.runtime.min_duration_ms` in config.yaml to the round's minimum and run again.
-    Policy: inference_rules.adoc, "Scenarios" (minimum run duration).
-    Example: duration_ns 600e9 passes in v6.1; 300e9 fails.
+    Policy: inference_rules.adoc, "Scenarios" (minimum run duration); the round checker's
+    min_duration_check through ENDPOINTS_YAML_FIELD_MAP.
+    Example: min_duration_ms 600000 passes in v6.1; 300000 fails; a 590 s run configured for
+    600 s warns.
     """
     minimum_ms = round.min_duration_ms(result.model)
+    configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
+    config = join(result.location, "config.yaml")
+    if isinstance(configured, bool) or not isinstance(configured, (int, float)):
+        yield Problem(path=config, pointer="settings.runtime.min_duration_ms", expected=minimum_ms,
+                      message="config.yaml has no settings.runtime.min_duration_ms, which the round's checker reads")
+    elif configured < minimum_ms:
+        yield Problem(path=config, pointer="settings.runtime.min_duration_ms", observed=configured,
+                      expected=minimum_ms,
+                      message=f"the run was configured for {configured / 1e3:g} s, less than {minimum_ms / 1e3:g} s "
+                              f"({round.name})")
     duration = result.endpoints_summary.number("duration_ns")
-    if duration is None:
-        yield Problem(path=_summary_path(result), pointer="duration_ns", expected=minimum_ms * 1e6,
-                      message="result_summary.json has no duration_ns")
-    elif duration < minimum_ms * 1e6:
+    if duration is not None and duration < minimum_ms * 1e6:
         yield Problem(path=_summary_path(result), pointer="duration_ns", observed=duration,
-                      expected=minimum_ms * 1e6,
-                      message=f"the run lasted {duration / 1e9:.1f} s, less than {minimum_ms / 1e3:g} s ({round.name})")
+                      expected=minimum_ms * 1e6, severity=Severity.WARNING,
+                      message=f"the run lasted {duration / 1e9:.1f} s, less than {minimum_ms / 1e3:g} s ({round.name}); "
+                              f"a warning: the round's checker judges the configured minimum")
 
 
 def _gate_value(result: Result, gate) -> float | None:
@@ -217,19 +231,34 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
 
 @rule("EPT008", "endpoints-scenario", needs=("endpoints_config",))
 def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
-    """config.yaml's run type matches the scenario folder (offline for Offline, online for Server or Interactive).
+    """config.yaml's run type is one the round's checker accepts for the scenario folder.
 
-    Why: an online run filed as Offline (or the reverse) is judged by the wrong limits and metric.
+    Why: an online run filed as Offline (or the reverse) is judged by the wrong limits and
+    metric. The round's checker takes the scenario from SingleStream and Interactive folders
+    and from the run type elsewhere (`online` is Server), and fails a result whose scenario is
+    not its folder's: those are errors. A type the written layout does not pair with the
+    folder, where the checker took the folder's scenario, warns.
     Fix: move the result to the folder of the scenario it ran, or run the right type.
-    Policy: submission_rules.adoc, "Directory structure" (the scenario folder names the scenario).
-    Example: `type: offline` under Offline passes; under Server fails.
+    Policy: submission_rules.adoc, "Directory structure" (the scenario folder names the
+    scenario); the round checker's map_endpoints_scenario and inferred_check.
+    Example: `type: offline` under Offline passes; `type: online` under Offline fails;
+    `type: offline` under SingleStream warns.
     """
     run_type = result.endpoints_config.scenario_type
-    allowed = round.endpoints.get("scenario_types", {}).get(run_type or "", [])
-    if run_type is None or result.scenario not in allowed:
-        yield Problem(path=join(result.location, "config.yaml"), pointer="type", observed=run_type,
-                      expected=result.scenario,
-                      message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} scenario")
+    facts = round.endpoints
+    path = join(result.location, "config.yaml")
+    if result.scenario in facts.get("folder_decides", []):
+        if result.scenario not in facts.get("scenario_types", {}).get(run_type or "", []):
+            yield Problem(path=path, pointer="type", observed=run_type, expected=result.scenario,
+                          severity=Severity.WARNING,
+                          message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} "
+                                  f"scenario; a warning: the round's checker takes the scenario from the folder")
+        return
+    judged = facts.get("type_scenario", {}).get(run_type or "")
+    if judged != result.scenario:
+        yield Problem(path=path, pointer="type", observed=run_type, expected=result.scenario,
+                      message=f"config.yaml `type` is {run_type!r}, which the round's checker reads as "
+                              f"{judged or 'no scenario'}, not {result.scenario}")
 
 
 @rule("EPT009", "endpoints-audits", needs=("endpoints_summary", "model"))
@@ -275,3 +304,33 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
                           expected={"test": name, "passed": True},
                           message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
                                   f"passed {audit.get('passed')!r})")
+    bounds = round.endpoints.get("output_tokens", {}).get(result.model)
+    if bounds and "TEST09" in round.compliance_tests(result.model):
+        mean = result.endpoints_summary.number("output_sequence_lengths.avg")
+        low, high = bounds
+        if mean is None or not low <= mean <= high:
+            yield Problem(path=_summary_path(result), pointer="output_sequence_lengths.avg", observed=mean,
+                          expected=bounds,
+                          message=f"TEST09: the mean output length is {mean}, outside [{low:g}, {high:g}] tokens "
+                                  f"for {result.model} ({round.name})")
+
+
+@rule("EPT010", "endpoints-accuracy-samples", needs=("endpoints_accuracy", "model"))
+def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem]:
+    """The Endpoints accuracy run scored the round's accuracy sample count.
+
+    Why: accuracy on a subset says nothing about the model on the validation set; the round's
+    checker sums the accuracy datasets' `total_samples` (else `response_counts.issued`) and
+    compares it with the model's count, as it does for loadgen accuracy runs (ACC006).
+    Fix: run the accuracy datasets whole (no sample cap in config.yaml).
+    Policy: inference_rules.adoc, "LoadGen Operation"; the round checker's dataset_check and
+    _endpoint_accuracy_sample_count.
+    Example: qwen3.6-27b with total_samples 995 passes; 900 fails.
+    """
+    expected = round.accuracy_sample_count(result.model, result.scenario or "")
+    observed = result.endpoints_accuracy.sample_count
+    if expected and observed is not None and observed != expected:
+        yield Problem(path=join(result.location, "accuracy", "accuracy_results.json"), pointer="accuracy_scores",
+                      observed=observed, expected=expected,
+                      message=f"the accuracy run scored {observed} samples; {result.model} has {expected} ({round.name})")
+

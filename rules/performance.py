@@ -75,7 +75,8 @@ def violations(result: Result) -> list[Violation]:
                                    queries, min_queries))
         spq_min = round.offline_min_samples_per_query(model)
         spq = _number(log, "effective_samples_per_query")
-        if scenario == "Offline" and spq_min and spq is not None and spq < spq_min and result.division != "open":
+        if (scenario == "Offline" and spq_min and spq is not None and spq < spq_min
+                and result.division in round.run.get("offline_samples_per_query_in", ["closed"])):
             found.append(Violation("effective_samples_per_query",
                                    f"Offline query holds {spq:.0f} samples < {spq_min} required for {model} ({round.name})",
                                    spq, spq_min))
@@ -103,7 +104,7 @@ def policy_violations(result: Result) -> list[Violation]:
                    limits.get("tpot_ns"), "above", policy.get("source")),
                   ("effective_min_duration_ms", "minimum duration", facts.get("min_duration_ms"),
                    round.min_duration_ms(model), "below", facts.get("source"))]
-        if scenario == "Offline" and result.division != "open":
+        if scenario == "Offline" and result.division in round.run.get("offline_samples_per_query_in", ["closed"]):
             checks.append(("effective_samples_per_query", "Offline samples per query",
                            facts.get("offline_min_samples_per_query"), round.offline_min_samples_per_query(model),
                            "below", facts.get("source")))
@@ -341,13 +342,21 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
     metric = result.metric()
     shown = f"{metric['value']:.6g} {metric['units']}" if metric else "not computable from the log"
     system_type = result.system.system_type
-    allowed = system_type in round.inference_system_types
-    yield Problem(path=_perf_path(result), pointer="effective_scenario",
-                  severity=None if allowed else Severity.ERROR,
-                  message=f"{result.scenario} inferred from a {logged} run: {shown}"
-                  + ("" if allowed else f"; inference is allowed only on {', '.join(round.inference_system_types)} "
-                                        f"systems, and this one is {system_type!r}"),
-                  observed=logged, expected=result.scenario)
+    path = _perf_path(result)
+    if not round.inference_allowed(system_type):
+        yield Problem(path=path, pointer="effective_scenario", severity=Severity.ERROR, observed=logged,
+                      expected=result.scenario,
+                      message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
+                              f"{', '.join(round.inference_system_types)} systems infer, and this one is {system_type!r}")
+    elif not round.inference_allowed(system_type, policy=True):
+        yield Problem(path=path, pointer="effective_scenario", severity=Severity.WARNING, observed=logged,
+                      expected=result.scenario,
+                      message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
+                              f"inference only on {', '.join(round.data['inferred_scenarios']['policy_system_types'])} "
+                              f"systems, and this one is {system_type!r} (the round's checker allowed it)")
+    else:
+        yield Problem(path=path, pointer="effective_scenario", observed=logged, expected=result.scenario,
+                      message=f"{result.scenario} inferred from a {logged} run: {shown}")
 
 
 @rule("PRF011", "test-mode-matches-folder", needs=("model", "loadgen"))

@@ -34,7 +34,7 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
 
 @rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))
 def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
-    """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run.
+    """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run (one finding per log).
 
     Why: the seeds fix which samples are issued and when; they are announced shortly before
     the deadline so that no one can tune for them. A run with other seeds is not a run of
@@ -55,13 +55,15 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
         note = "" if checked else (f"; a warning: the round's checker runs its performance checks (seeds among them) "
                                    f"only on the main run and the TEST01/TEST04-style runs, and judges {test} by its "
                                    f"verify file")
-        for name, observed, expected in _seed_mismatches(log, round):
+        wrong = _seed_mismatches(log, round)
+        if wrong:
             yield Problem(
                 path=path,
-                pointer=f"effective_{name}",
-                message=f"effective_{name} is {observed}, the round's is {expected} ({round.name}){note}",
-                observed=observed,
-                expected=expected,
+                pointer=f"effective_{wrong[0][0]}",
+                message="; ".join(f"effective_{name} is {observed}, the round's is {expected}"
+                                  for name, observed, expected in wrong) + f" ({round.name}){note}",
+                observed={f"effective_{name}": observed for name, observed, _ in wrong},
+                expected={f"effective_{name}": expected for name, _, expected in wrong},
                 severity=None if checked else Severity.WARNING,
             )
 

@@ -78,12 +78,14 @@ def _scenarios_by_model(system: System) -> dict[str, set[str]]:
 
 @rule("STR003", "required-scenarios", needs=("model", "system_description"))
 def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
-    """Each benchmark of a closed or network system has the scenarios its system type requires.
+    """Each benchmark of a closed or network system has the scenarios its system type requires, and no other.
 
     Why: a benchmark's result set is only comparable when every required scenario is
     there; where a model allows either of two (Server or Interactive), one is enough. A
     "datacenter,edge" system needs both sets. Every result of the incomplete benchmark is
-    reported, since none of them can be published alone.
+    reported, since none of them can be published alone. A scenario the round neither
+    requires nor allows fails too: that result in v5.1, the whole benchmark from v6.0 (the
+    round file's `unknown_scenarios`).
     Fix: add the missing scenario's results, or drop the benchmark.
     Policy: inference_rules.adoc, "Benchmarks" (required scenarios per category); the
     official checker's required-scenarios tables.
@@ -99,6 +101,14 @@ def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
         yield Problem(path=folder, observed=system.system_type,
                       message=f"{result.model} is not a {system.system_type} benchmark in {round.name}")
         return
+    offered = set(rules.get("required", [])) | set(rules.get("one_of", [])) | set(rules.get("optional", []))
+    unknown = sorted(s for s in scenarios if s not in offered)
+    whole = round.run.get("unknown_scenarios", "result") == "benchmark"
+    if unknown and (whole or result.scenario in unknown):
+        yield Problem(path=folder if whole else result.location, observed=unknown, expected=sorted(offered),
+                      message=f"{result.model} on system type {system.system_type} offers no {', '.join(unknown)} "
+                              f"scenario ({round.name}: {', '.join(sorted(offered))})"
+                              + ("; the round's checker fails the whole benchmark" if whole else ""))
     missing = _missing_scenarios(rules, scenarios)
     if missing:
         yield Problem(path=folder, observed=sorted(scenarios), expected=missing,

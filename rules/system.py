@@ -92,7 +92,7 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     if code == "SYS002":
         return f"`{field}` needs a meaningful value, and it is empty"
     if code == "SYS006":
-        return f"`{field}` is {value!r}; the results table needs a number"
+        return f"`{field}` is {value!r}, not a count; the published table leaves it blank"
     wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
     return f"`{field}` is {value!r}: {wanted}"
 
@@ -259,7 +259,7 @@ def name_contradicts_description(system: System, round: Round) -> Iterator[Probl
                 yield Problem(path=system.json_path, pointer="/accelerators_per_node", observed=per_node,
                               expected=count,
                               message=f"the name `{system.name}` says {count} accelerators; the description has "
-                                      f"{per_node} per node on {nodes} node(s)")
+                                      f"{per_node} per node on {nodes} node(s), {per_node * nodes} in all")
             return
 
 

@@ -159,7 +159,10 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
     elif op == "copy":
         import shutil
 
-        shutil.copyfile(path, root / expand(edit["to"]))
+        if path.is_dir():
+            shutil.copytree(path, root / expand(edit["to"]), symlinks=True)
+        else:
+            shutil.copyfile(path, root / expand(edit["to"]))
     elif op == "rename":
         path.rename(root / expand(edit["to"]))
     elif op == "set_mllog":

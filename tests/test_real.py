@@ -259,3 +259,37 @@ def test_every_published_system_has_the_scenarios_the_round_requires(round_name:
         assert rules is not None, key
         assert all(s in present for s in rules.get("required", [])), (key, present)
         assert not rules.get("one_of") or present & set(rules["one_of"]), (key, present)
+
+
+def test_the_v61_rows_once_the_files_missing_txt_lists_are_there(tmp_path: Path) -> None:
+    """The two published v6.1 results lack only their README.md (MISSING.txt); with one in
+    place they are valid and `table` writes the two published rows, field for field."""
+    import shutil
+
+    real = _slice("v6.1")
+    root = tmp_path / "v6.1"
+    shutil.copytree(real, root)
+    for line in (real / "MISSING.txt").read_text().splitlines():
+        if line.strip().endswith("README.md"):
+            (root / line.strip()).write_text("How to run.\n")
+    report = run(root, "v6.1", jobs=1)
+    assert [r.valid for r in report.results] == [True, True]
+    fmt = TableFormat.of(report.round)
+    built = {_location(row): row for row in render([r.row for r in report.results if r.valid and r.row], fmt)}
+    published = {_location(row): row for row in _published(real, "v6.1")}
+    assert sorted(built) == sorted(published) and len(built) == 2
+    for location, row in published.items():
+        assert {k: v for k, v in built[location].items() if k in row} == row, location
+
+
+def test_inference_is_allowed_where_each_round_allowed_it() -> None:
+    from checker.rounds import load_round
+
+    v51, v60 = load_round("v5.1"), load_round("v6.0")
+    # v5.1's checker lets any system infer; its rules say edge only (a warning).
+    assert [v51.inference_allowed(t) for t in ("edge", "datacenter", "datacenter,edge")] == [True, True, True]
+    assert [v51.inference_allowed(t, policy=True) for t in ("edge", "datacenter", "datacenter,edge")] == [
+        True, False, False]
+    # v6.x: "edge" in the system type.
+    assert [v60.inference_allowed(t) for t in ("edge", "datacenter", "datacenter,edge", "edge,datacenter")] == [
+        True, False, True, True]

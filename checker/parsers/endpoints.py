@@ -47,12 +47,10 @@ class EndpointsSummary:
         return _number(self.get(dotted))
 
     def p99(self, block: str) -> tuple[float | None, str]:
-        """The p99 of a latency block (`ttft`, `tpot`, `latency`): the early-stopping estimate
-        when the harness could compute one, else the plain percentile; and which it was."""
-        early = self.number(f"{block}.early_stopping_percentiles.99.0")
-        if early is not None:
-            return early, f"{block}.early_stopping_percentiles.99.0"
-        return self.number(f"{block}.percentiles.99.0"), f"{block}.percentiles.99.0"
+        """The p99 of a latency block (`ttft`, `tpot`, `latency`) as the round's checker reads
+        it: the early-stopping estimate (ENDPOINTS_MAPPINGS), and where it was read."""
+        key = f"{block}.early_stopping_percentiles.99.0"
+        return self.number(key), key
 
 
 @dataclass
@@ -113,6 +111,19 @@ class EndpointsAccuracy:
             return average
         scores = [_number(e.get("score")) for e in self.scores]
         return scores[0] if len(scores) == 1 else None
+
+    @property
+    def sample_count(self) -> int | None:
+        """The accuracy datasets' samples as the round's checker counts them: the sum of each
+        `accuracy` (or untyped) entry's total_samples, else its response_counts.issued."""
+        counts = []
+        for entry in self.scores:
+            value = entry.get("total_samples")
+            if value is None and isinstance(entry.get("response_counts"), dict):
+                value = entry["response_counts"].get("issued")
+            if isinstance(value, int) and not isinstance(value, bool):
+                counts.append(value)
+        return sum(counts) if counts else None
 
     @property
     def total_samples(self) -> int | None:
