@@ -1,0 +1,197 @@
+"""The same hardware across rounds, and the same accelerator across node counts.
+
+- Across rounds: for each benchmark (model, scenario) and hardware key (the accelerator, or
+  the processor of a CPU-only system, with the count per node and the node count) found in
+  two or more rounds, the best closed result of each round and the ratio of each round's best
+  to the first round's (above 1 is faster: the same hardware made faster by software). The
+  same per submitter, where one submitter has the key in two or more rounds.
+- Scaling: for each round, benchmark and accelerator with results at two or more total
+  accelerator counts, each count's best result per accelerator against the smallest count's
+  (the efficiency; 1 is linear scaling).
+A system that mixes accelerators keeps its own hardware key.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .published import Row, best, faster
+
+
+def _order(name: str) -> tuple:
+    return tuple(int(p) for p in name.lstrip("v").split(".") if p.isdigit())
+
+
+@dataclass
+class Series:
+    """One benchmark on one hardware key, round after round."""
+
+    model: str
+    scenario: str
+    hardware: str
+    per_node: int
+    nodes: int
+    units: str
+    submitter: str | None  # None: every submitter's best
+    best: dict[str, Row] = field(default_factory=dict)  # round -> best row
+
+    def ratios(self) -> dict[str, float]:
+        rounds = sorted(self.best, key=_order)
+        first = self.best[rounds[0]]
+        return {name: faster(first, self.best[name]) for name in rounds}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "scenario": self.scenario, "hardware": self.hardware, "per_node": self.per_node,
+                "nodes": self.nodes, "units": self.units, "submitter": self.submitter or "all",
+                "rounds": {name: {**row.summary(), "ratio": self.ratios()[name]}
+                           for name, row in sorted(self.best.items(), key=lambda item: _order(item[0]))}}
+
+
+@dataclass
+class Scaling:
+    round: str
+    model: str
+    scenario: str
+    hardware: str
+    units: str
+    points: dict[int, Row] = field(default_factory=dict)  # total accelerators -> best row
+
+    def efficiency(self) -> dict[int, float]:
+        smallest = min(self.points)
+        base = self.points[smallest]
+        return {count: faster(base, row) * smallest / count for count, row in sorted(self.points.items())}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "model": self.model, "scenario": self.scenario, "hardware": self.hardware,
+                "units": self.units,
+                "points": [{"accelerators": count, **row.summary(), "efficiency": self.efficiency()[count]}
+                           for count, row in sorted(self.points.items())]}
+
+
+def across_rounds(rows: list[Row]) -> list[Series]:
+    """Series of every benchmark and hardware key in two or more rounds: overall, then per
+    submitter where one submitter has it in two or more rounds."""
+    groups: dict[tuple, list[Row]] = defaultdict(list)
+    for row in rows:
+        if row.division == "closed" and row.result and row.hardware:
+            groups[(row.model, row.scenario, row.kind, row.hardware, row.per_node, row.nodes, row.units)].append(row)
+    found = []
+    for (model, scenario, _, hardware, per_node, nodes, units), members in sorted(groups.items()):
+        for submitter in [None] + sorted({r.submitter for r in members}):
+            chosen = [r for r in members if submitter is None or r.submitter == submitter]
+            by_round: dict[str, list[Row]] = defaultdict(list)
+            for row in chosen:
+                by_round[row.round].append(row)
+            if len(by_round) < 2:
+                continue
+            found.append(Series(model, scenario, hardware, per_node, nodes, units, submitter,
+                                {name: best(rs) for name, rs in by_round.items()}))
+    return found
+
+
+def scaling(rows: list[Row]) -> list[Scaling]:
+    groups: dict[tuple, dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.division == "closed" and row.result and row.kind == "accelerator" and not row.latency \
+                and row.accelerators:
+            groups[(row.round, row.model, row.scenario, row.hardware, row.units)][row.accelerators].append(row)
+    found = []
+    for (name, model, scenario, hardware, units), by_count in sorted(groups.items()):
+        if len(by_count) >= 2:
+            found.append(Scaling(name, model, scenario, hardware, units,
+                                 {count: best(rs) for count, rs in by_count.items()}))
+    return found
+
+
+def to_json(series: list[Series], scalings: list[Scaling]) -> str:
+    return json.dumps({"across_rounds": [s.to_dict() for s in series],
+                       "scaling": [s.to_dict() for s in scalings]}, indent=2, allow_nan=False) + "\n"
+
+
+def to_text(series: list[Series], scalings: list[Scaling]) -> str:
+    lines = ["Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
+             "above 1 is faster)."]
+    for s in series:
+        who = s.submitter or "all submitters"
+        lines.append(f"{s.model} {s.scenario}, {s.per_node}x {s.hardware}" + (f" x {s.nodes} nodes" if s.nodes > 1 else "")
+                     + f" ({who}):")
+        for name, ratio in s.ratios().items():
+            row = s.best[name]
+            lines.append(f"    {name}: {row.result:.6g} {row.units} x{ratio:.3f}  {row.location} ({row.submitter})")
+    lines += ["", "Scaling: the best result per accelerator at each count against the smallest count's."]
+    for s in scalings:
+        lines.append(f"{s.round} {s.model} {s.scenario}, {s.hardware}:")
+        for count, efficiency in s.efficiency().items():
+            row = s.points[count]
+            lines.append(f"    {count} accelerators: {row.result:.6g} {row.units}, efficiency {efficiency:.1%}  "
+                         f"{row.location} ({row.submitter})")
+    lines += ["", f"{len(series)} series across rounds, {len(scalings)} scaling series"]
+    return "\n".join(lines) + "\n"
+
+
+CSV_COLUMNS = ("kind", "model", "scenario", "hardware", "per_node", "nodes", "submitter", "round", "accelerators",
+               "result", "units", "ratio", "location")
+
+
+def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for s in series:
+        for name, ratio in s.ratios().items():
+            row = s.best[name]
+            writer.writerow({"kind": "across_rounds", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
+                             "per_node": s.per_node, "nodes": s.nodes, "submitter": s.submitter or "all", "round": name,
+                             "accelerators": row.accelerators, "result": row.result, "units": row.units,
+                             "ratio": round(ratio, 6), "location": row.location})
+    for s in scalings:
+        for count, efficiency in s.efficiency().items():
+            row = s.points[count]
+            writer.writerow({"kind": "scaling", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
+                             "per_node": row.per_node, "nodes": row.nodes, "submitter": row.submitter,
+                             "round": s.round, "accelerators": count, "result": row.result, "units": row.units,
+                             "ratio": round(efficiency, 6), "location": row.location})
+    return buffer.getvalue()
+
+
+PER_PAGE = 30
+
+
+def plot(series: list[Series], path: str, title: str = "The same hardware across rounds") -> list[str]:
+    """One bar group per hardware key and benchmark (all submitters), one bar per round: the
+    ratio to the first round. Pages of PER_PAGE groups: `path`, then `<stem>-2.png`, ...;
+    returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    overall = [s for s in series if s.submitter is None]
+    rounds = sorted({name for s in overall for name in s.best}, key=_order)
+    stem = path[:-4] if path.lower().endswith(".png") else path
+    written = []
+    pages = [overall[i:i + PER_PAGE] for i in range(0, len(overall), PER_PAGE)] or [[]]
+    for number, page in enumerate(pages, 1):
+        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.32 * len(page) * max(1, len(rounds)) / 1.5 + 1.5)))
+        width = 0.8 / max(1, len(rounds))
+        for i, name in enumerate(rounds):
+            values = [s.ratios().get(name, 0.0) for s in page]
+            axes.barh([y + i * width for y in range(len(page))], values, height=width, label=name)
+        axes.axvline(1.0, color="grey", linewidth=0.8)
+        axes.set_yticks([y + width * (len(rounds) - 1) / 2 for y in range(len(page))])
+        axes.set_yticklabels([f"{s.model} {s.scenario} {s.per_node}x {s.hardware[:40]}" for s in page], fontsize=7)
+        axes.set_xlabel("best result against the first round (above 1 is faster)")
+        axes.set_title(f"{title} ({', '.join(rounds)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
+        axes.invert_yaxis()
+        axes.legend(fontsize=7)
+        figure.tight_layout()
+        target = path if number == 1 else f"{stem}-{number}.png"
+        figure.savefig(target, dpi=110)
+        plt.close(figure)
+        written.append(target)
+    return written

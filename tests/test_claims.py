@@ -1,0 +1,175 @@
+"""Claims checked against the published tables (../shared/tables), each against a computation
+written here independently from the raw published rows; and the same hardware across rounds."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from checker import across, claims
+from checker.published import normalise
+from checker.table import load_table
+from helpers import ROOT
+
+TABLES = ROOT.parent / "shared" / "tables"
+FILES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
+
+pytestmark = pytest.mark.real
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict[str, list[dict]]:
+    """The published rows as published (v6.1 in its own key names), read with json alone."""
+    if not TABLES.is_dir():
+        pytest.skip(f"{TABLES} is not present")
+    out = {}
+    for name, rel in FILES.items():
+        data = json.loads((TABLES / rel).read_text())
+        out[name] = list(data.values()) if isinstance(data, dict) else data
+    return out
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict:
+    return {name: normalise(load_table(str(TABLES / rel))) for name, rel in FILES.items()}
+
+
+def _mine(raw: list[dict], model: str, scenario: str, accelerator: str, per_node: int | None = None,
+          nodes: int | None = None, division: str = "closed") -> list[tuple[float, dict]]:
+    """The independent selection: published keys of either format, read directly."""
+    found = []
+    for row in raw:
+        get = lambda *keys: next((row[k] for k in keys if k in row), None)  # noqa: E731
+        if division != "any" and get("Category", "Division") != division:
+            continue
+        if get("MlperfModel", "Model") != model and get("Model", "UsedModel") != model:
+            continue
+        if str(get("Scenario")).lower() != scenario.lower():
+            continue
+        if accelerator.lower() not in str(get("Accelerator", "accelerator_model_name")).lower():
+            continue
+        if per_node is not None and get("a#", "accelerators_per_node") != per_node:
+            continue
+        if nodes is not None and get("Nodes", "number_of_nodes") != nodes:
+            continue
+        found.append((float(get("Performance_Result", "Result")), row))
+    return found
+
+
+def _check(claim: dict, rows: dict) -> claims.Verdict:
+    return claims.judge(claim, rows)
+
+
+def test_spread_partners_within_4_percent(raw, rows) -> None:
+    selection = {"round": "v6.1", "model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X",
+                 "per_node": 8, "nodes": 1}
+    verdict = _check({"id": "s", "kind": "spread", "expect": 0.04, "in": selection}, rows)
+    values = [v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)]
+    median = statistics.median(values)
+    expected = sum(abs(v - median) / median for v in values) / len(values)
+    assert len(values) == 8 and verdict.verdict == "holds"
+    assert verdict.measured == pytest.approx(expected, rel=1e-12)
+    assert verdict.detail["max"] == pytest.approx(max(abs(v - median) / median for v in values), rel=1e-12)
+    assert len(verdict.rows) == 8
+
+
+def test_a_spread_claim_that_fails(raw, rows) -> None:
+    selection = {"round": "v6.1", "model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X",
+                 "per_node": 8, "nodes": 1}
+    verdict = _check({"id": "tight", "kind": "spread", "expect": 0.005, "in": selection}, rows)
+    assert verdict.verdict == "fails" and verdict.measured > 0.005
+
+
+def test_speedup_on_the_same_hardware_since_the_last_round(raw, rows) -> None:
+    side = {"model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X", "per_node": 8, "nodes": 1}
+    verdict = _check({"id": "up", "kind": "speedup", "expect": 1.28, "from": {"round": "v6.0", **side},
+                      "to": {"round": "v6.1", **side}}, rows)
+    before = max(v for v, _ in _mine(raw["v6.0"], "gpt-oss-120b", "Offline", "MI355X", 8, 1))
+    after = max(v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1))
+    assert verdict.measured == pytest.approx(after / before, rel=1e-12)
+    assert (verdict.verdict, [r["round"] for r in verdict.rows]) == ("holds", ["v6.0", "v6.1"])
+    assert verdict.notes == []  # both best rows: AMD, closed, available
+
+
+def test_ratio_of_latencies_is_inverted(raw, rows) -> None:
+    """A latency that halves is a 2x speedup: best = lowest latency, ratio = from / to."""
+    side = {"model": "yolo-95", "scenario": "SingleStream", "accelerator": "GB10"}
+    verdict = _check({"id": "lat", "kind": "ratio", "expect": 44.1, "margin": 0.01, "from": {"round": "v6.0", **side},
+                      "to": {"round": "v6.1", **side}}, rows)
+    before = min(v for v, _ in _mine(raw["v6.0"], "yolo-95", "SingleStream", "GB10"))
+    after = min(v for v, _ in _mine(raw["v6.1"], "yolo-95", "singlestream", "GB10"))
+    assert verdict.measured == pytest.approx(before / after, rel=1e-12)
+    assert verdict.verdict == ("holds" if abs(before / after / 44.1 - 1) <= 0.01 else "fails")
+
+
+def test_scaling_efficiency_per_accelerator(raw, rows) -> None:
+    side = {"model": "llama2-70b-99", "scenario": "Offline", "accelerator": "MI355X"}
+    verdict = _check({"id": "scale", "kind": "scaling", "expect": 0.95, "at_least": True,
+                      "from": {"round": "v6.0", **side, "nodes": 1, "per_node": 8},
+                      "to": {"round": "v6.0", **side, "accelerators": 88}}, rows)
+    one = max(v for v, _ in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X", 8, 1))
+    cluster = [(v, r) for v, r in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X")
+               if r["Total Accelerators"] == 88]
+    many = max(v for v, _ in cluster)
+    assert verdict.measured == pytest.approx((many / 88) / (one / 8), rel=1e-12)
+    assert verdict.verdict == ("holds" if verdict.measured >= 0.95 * 0.99 else "fails")
+
+
+def test_value_up_to_claim(raw, rows) -> None:
+    selection = {"round": "v6.1", "model": "deepseek-r1", "scenario": "Offline", "accelerator": "B200"}
+    top = max(v for v, _ in _mine(raw["v6.1"], "deepseek-r1", "offline", "B200"))
+    verdict = _check({"id": "v", "kind": "value", "expect": top * 1.005, "at_least": True, "in": selection}, rows)
+    assert verdict.measured == top and verdict.verdict == "holds"  # within the 1% margin below the claim
+
+
+def test_a_claim_without_data(rows) -> None:
+    verdict = _check({"id": "none", "kind": "value", "expect": 1.0,
+                      "in": {"round": "v6.1", "model": "resnet", "scenario": "Offline", "accelerator": "NoSuchChip"}}, rows)
+    assert (verdict.verdict, verdict.measured, verdict.notes) == (
+        "no-data", None, ["no row of v6.1 matches the selection"])
+
+
+def test_best_rows_from_different_divisions_are_noted(raw, rows) -> None:
+    side = {"model": "deepseek-r1", "scenario": "Offline", "accelerator": "B300", "division": "any"}
+    verdict = _check({"id": "div", "kind": "ratio", "expect": 1.0, "from": {"round": "v6.1", **side, "division": "open"},
+                      "to": {"round": "v6.1", **side, "division": "closed"}}, rows)
+    divisions = [r["division"] for r in verdict.rows]
+    assert divisions == ["open", "closed"]
+    assert "the two sides' best rows come from different divisions: open, closed" in verdict.notes
+
+
+def test_claims_file_errors_are_usage_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("claims:\n- {id: a, kind: speedup, expect: 2, in: {round: v6.1}}\n")
+    with pytest.raises(claims.ClaimsError, match="needs from and to"):
+        claims.load_claims(str(bad))
+    bad.write_text("claims:\n- {id: a, kind: guess, expect: 2, in: {round: v6.1}}\n")
+    with pytest.raises(claims.ClaimsError, match="does not match schemas/claims.schema.json at claims/0/kind"):
+        claims.load_claims(str(bad))
+    bad.write_text("claims:\n- {id: a, kind: value, expect: 2, in: {round: v6.1}}\n- {id: a, kind: value, expect: 3, in: {round: v6.1}}\n")
+    with pytest.raises(claims.ClaimsError, match="claim id 'a' is used twice"):
+        claims.load_claims(str(bad))
+
+
+def test_the_same_hardware_across_rounds(raw, rows) -> None:
+    series = across.across_rounds([r for table in rows.values() for r in table])
+    chosen = [s for s in series if (s.model, s.scenario, s.per_node, s.nodes, s.submitter) ==
+              ("gpt-oss-120b", "Offline", 8, 1, "AMD") and "MI355X" in s.hardware]
+    assert len(chosen) == 1
+    ratios = chosen[0].ratios()
+    before = max(v for v, r in _mine(raw["v6.0"], "gpt-oss-120b", "Offline", "MI355X", 8, 1) if r["Submitter"] == "AMD")
+    after = max(v for v, r in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1) if r["Organization"] == "AMD")
+    assert ratios == {"v6.0": 1.0, "v6.1": pytest.approx(after / before, rel=1e-12)}
+    mixed = [s for s in series if "MI300X" in s.hardware and "MI325X" in s.hardware]
+    assert mixed == []  # a mixed system is its own key: no two rounds share it
+
+
+def test_scaling_series_across_node_counts(rows) -> None:
+    found = [s for s in across.scaling(rows["v6.0"]) if (s.model, s.scenario) == ("llama2-70b-99", "Offline")
+             and "MI355X" in s.hardware]
+    assert len(found) == 1
+    efficiency = found[0].efficiency()
+    assert min(efficiency) == 8 and efficiency[8] == 1.0 and 88 in efficiency
