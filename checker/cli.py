@@ -1,23 +1,37 @@
-"""The `mlperf-check` command line."""
+"""The `mlperf-check` command line.
+
+Every command ends by saying why: a report, or one line on stderr. Usage and configuration
+errors (exit 2) are one line that names the file, the row or the folder to give instead; an
+unexpected exception is one line and exit 3; a closed stdout (`| head`) ends quietly. Output
+files are written whole or not at all (a temporary file in the same folder, then
+os.replace), and what people read is `visible` (no control character reaches a terminal)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
+import stat
 import sys
-from typing import Iterator, Optional, TextIO
+import tempfile
+from typing import Any, Callable, Iterator, NoReturn, Optional, TextIO
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
 from .engine import Report, check as run_check
 from .registry import RULES, load_all
+from .reproduce import TIMEOUT as RERUN_TIMEOUT
 from .reporters import WRITERS
-from .rounds import RoundError, available_rounds, load_round, newest_round
+from .reporters.common import strict_json, visible, visible_lines
+from .rounds import Round, RoundError, available_rounds, load_round, newest_round
 from .waivers import WaiverError, load_waivers
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_PIPE = 128 + 13  # stdout closed by its reader: as a process ended by SIGPIPE
 
 app = typer.Typer(
     add_completion=False,
@@ -28,22 +42,87 @@ app = typer.Typer(
 )
 
 
-def _fail(message: str) -> None:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {message}")
+def _one_line(message: str) -> str:
+    return visible(" ".join(part.strip() for part in str(message).splitlines() if part.strip()))
+
+
+def _fail(message: str) -> NoReturn:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(_one_line(message))}")
     raise typer.Exit(EXIT_USAGE)
+
+
+def _say(message: str) -> None:
+    """One line for people on stderr."""
+    print(_one_line(message), file=sys.stderr)
 
 
 def _split(values: Optional[list[str]]) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
+def _check_output(path: Optional[str], option: str = "-o") -> None:
+    """A usage error, before any work, when `path` cannot be written: its folder is missing
+    or not writable, or it is a folder itself."""
+    if path is None or path == "-":
+        return
+    folder = os.path.dirname(path) or "."
+    given = f"{option}{path}" if option.endswith(":") else f"{option} {path}"
+    if os.path.isdir(path):
+        _fail(f"{given}: that is a folder; give a file name")
+    if not os.path.isdir(folder):
+        _fail(f"{given}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        _fail(f"{given}: the folder {folder} is not writable")
+
+
+def _mode(path: str) -> int:
+    """The permissions of the file `path` replaces, or those a new file gets (0666 & ~umask)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 @contextlib.contextmanager
-def _destination(path: Optional[str]) -> Iterator[TextIO]:
+def _atomic(path: str, option: str = "-o") -> Iterator[str]:
+    """A temporary file beside `path`, moved onto it (os.replace) when the block ends without
+    an exception, else removed: `path` is written whole or not at all."""
+    _check_output(path, option)
+    try:
+        # The file's own extension last: a writer that picks its format from the name (a plot) still can.
+        handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
+                                             suffix=os.path.splitext(path)[1] or ".tmp",
+                                             dir=os.path.dirname(path) or ".")
+        os.close(handle)
+    except OSError as error:
+        _fail(f"{option} {path}: cannot write there: {error.strerror or error}")
+    try:
+        yield temporary
+        os.chmod(temporary, _mode(path))
+        os.replace(temporary, path)
+    except OSError as error:
+        _fail(f"{option} {path}: cannot write it: {error.strerror or error}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+@contextlib.contextmanager
+def _destination(path: Optional[str], option: str = "-o") -> Iterator[TextIO]:
     if path is None or path == "-":
         yield sys.stdout
         return
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        yield handle
+    with _atomic(path, option) as temporary:
+        # backslashreplace: the writers escape what UTF-8 cannot hold; this is the last guard.
+        with open(temporary, "w", encoding="utf-8", newline="", errors="backslashreplace") as handle:
+            yield handle
+
+
+def _write(path: Optional[str], text: str) -> None:
+    with _destination(path) as out:
+        out.write(text)
 
 
 # Without --format, -o FILE picks the format from the file's extension.
@@ -71,6 +150,8 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
         targets = [(name, path if path is not None else output) for name, path in targets]
     elif sum(1 for name, path in targets if path is None) > 1:
         _fail("several formats would write to stdout; give each a file (--format json:out.json)")
+    for name, path in targets:
+        _check_output(path, "-o" if path == output else f"--format {name}:")
     return targets
 
 
@@ -80,22 +161,66 @@ def _round_name(given: Optional[str], path: str, label: str = "", result: bool =
     is a usage error."""
     if given is not None:
         return given
-    from rich.markup import escape
-
     from .detect import detect, detect_result
 
     found = (detect_result if result else detect)(path)
     if found.round is None:
-        _fail(escape(label + found.reason))
-    typer.echo(label + found.line, err=True)
+        _fail(label + found.reason)
+    _say(label + found.line)
     return found.round
 
 
-def _round_or_fail(name: Optional[str]):
+def _round_or_fail(name: Optional[str]) -> Round:
     """The round file (a name or a path; the newest round by default), or a usage error."""
     try:
         return load_round(name or newest_round())
     except RoundError as error:
+        _fail(str(error))
+
+
+def _no_results(path: str, the_round: Round) -> NoReturn:
+    """The usage error of a tree that holds no results: it names the folder to give."""
+    divisions = list(the_round.divisions)
+    holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
+    present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
+    if present:
+        _fail(f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
+              f"{'holds' if len(present) == 1 else 'hold'} no "
+              f"<submitter>/{the_round.results_root}/<system>/<benchmark>/<scenario> folder")
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    inside = [i for i, part in enumerate(parts) if part in divisions]
+    if inside:
+        root = os.sep.join(parts[:inside[-1]]) or os.sep
+        shown = root if os.path.isabs(path) else os.path.relpath(root)
+        _fail(f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it")
+    _fail(f"no results under {path}: give the folder that holds {holding}")
+
+
+def _tree_rows(path: str, round_name: Optional[str], with_description: bool = False) -> list[dict[str, Any]]:
+    """The valid rows of a submission tree, as table_of gives them; a tree without results is
+    a usage error."""
+    from .table import publish
+
+    report = run_check(path, round_name or newest_round())
+    if not report.results:
+        _no_results(path, report.round)
+    return publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
+                   with_description)
+
+
+def _table_rows(path: str, round_name: Optional[str], with_description: bool = False
+                ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    """The rows of a tree or of a results table file, and the file's rows as written, each
+    with its label (none for a tree). A malformed table is a usage error naming the row."""
+    from . import compare as cmp
+    from .table import load_table
+
+    if os.path.isdir(path):
+        return _tree_rows(path, round_name, with_description), []
+    try:
+        cmp.check_table(path)
+        return load_table(path), cmp.labelled_rows(path)
+    except ValueError as error:
         _fail(str(error))
 
 
@@ -162,8 +287,11 @@ def check(
             bar.stop()
 
     if scope is not None:
-        Console(stderr=True, highlight=False).print(
-            f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
+        _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
+    if not report.results and (scope is None or not _holds_results(path, the_round)):
+        if report.findings:
+            WRITERS["text"](report, sys.stderr)  # what was found explains, but it is no check of results
+        _no_results(path, the_round)
     if not any(name == "text" for name, _ in targets):
         # Data goes to stdout or files; people still get the text report on stderr.
         WRITERS["text"](report, sys.stderr)
@@ -171,6 +299,16 @@ def check(
         with _destination(target) as out:
             WRITERS[name](report, out)
     raise typer.Exit(exit_code(report))
+
+
+def _holds_results(path: str, the_round: Round) -> bool:
+    """Whether the tree has a result at all (for --changed-since, which checks some)."""
+    from .model import discover, locate, results_of, systems_of
+    from .tree import Tree
+
+    top, part = locate(path, the_round)
+    return any(results_of(system) for submission in discover(Tree(top), the_round, part)
+               for system in systems_of(submission))
 
 
 def exit_code(report: Report) -> int:
@@ -211,14 +349,15 @@ def table(
     if publish_base is not None and not fmt.publication:
         _fail(f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
               "leave out --publish-base and --first-id")
+    _check_output(output)
     report = run_check(path, round_name, jobs=jobs or None)
+    if not report.results:
+        _no_results(path, the_round)
     rows = render([r.row for r in report.results if r.valid and r.row], fmt, publish_base, first_id)
-    with _destination(output) as out:
-        out.write(dumps(rows, fmt) if format == "json" else to_csv(rows, fmt.all_keys()))
+    _write(output, dumps(rows, fmt) if format == "json" else visible_lines(to_csv(rows, fmt.all_keys())))
     left_out = sum(1 for r in report.results if not r.valid)
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
-        f"{left_out} invalid results left out (`mlperf-check check` says why)")
+    _say(f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
+         f"{left_out} invalid results left out (`mlperf-check check` says why)")
     raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
 
 
@@ -236,33 +375,52 @@ def followup(
 ) -> None:
     """Preview results followed up as Available, at most 2% worse, in the target round."""
     from . import followup as fu
-    from .table import table_of
 
     if format not in ("text", "json", "csv"):
         _fail(f"unknown format {format!r}; choose text, json or csv")
+    _check_output(output)
+    for given, option in ((previous_round, "--previous-round"), (current_round, "--current-round")):
+        try:
+            if given is not None:
+                load_round(given)
+        except RoundError as error:
+            _fail(f"{option}: {error}")
+    for item, option in ((previous, "--previous"), (current, "--current")):
+        if not os.path.exists(item):
+            _fail(f"{option} {item}: no such file or folder")
     if os.path.isdir(previous):
         previous_round = _round_name(previous_round, previous, "--previous: ")
     if os.path.isdir(current):
         current_round = _round_name(current_round, current, "--current: ")
     try:
-        before = table_of(previous, previous_round)
-        after = table_of(current, current_round)
         names = fu.load_mapping(mapping) if mapping else None
-    except (OSError, ValueError, RoundError) as error:
+    except (OSError, ValueError) as error:
+        _fail(str(error))
+    before, before_rows = _table_rows(previous, previous_round)
+    after, after_rows = _table_rows(current, current_round)
+    try:
+        previous_round = fu.table_round(before_rows, previous, previous_round, "--previous-round")
+        current_round = fu.table_round(after_rows, current, current_round, "--current-round")
+        fu.check_order(previous_round, current_round)
+    except (ValueError, RoundError) as error:
         _fail(str(error))
     report = fu.follow_up(before, after, names, current_round)
-    with _destination(output) as out:
-        out.write({"text": fu.to_text, "json": fu.to_json, "csv": fu.to_csv}[format](report))
+    text = {"text": fu.to_text, "json": fu.to_json, "csv": fu.to_csv}[format](report)
+    _write(output, text if format == "json" else visible_lines(text))
+    if output not in (None, "-") or format != "text":
+        counts = fu.counts(report)
+        _say(f"follow-up: {', '.join(f'{n} {status}' for status, n in counts.items())}"
+             + (" (exit 1: a preview result is degraded or missing)" if report.failed else ""))
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
 
 
-def _repository_or_fail(path: str) -> None:
-    from .provenance import RepositorySource
+def _repository_or_fail(path: str) -> Any:
+    from .provenance import RepositoryError, RepositorySource
 
     try:
-        RepositorySource(path)
-    except Exception as error:  # noqa: BLE001 - any reason a clone cannot be opened
-        _fail(f"--inference-repo {path} is not a readable git repository: {type(error).__name__}: {error}")
+        return RepositorySource(path)
+    except RepositoryError as error:
+        _fail(f"--inference-repo {path} is not a readable git repository: {error}")
 
 
 @app.command()
@@ -284,21 +442,30 @@ def provenance(
         _fail(f"{path} is not a folder")
     if format not in ("text", "json", "csv"):
         _fail(f"unknown format {format!r}; choose text, json or csv")
-    if inference_repo is not None:
-        _repository_or_fail(inference_repo)
+    _check_output(output)
+    source = _repository_or_fail(inference_repo) if inference_repo is not None else prv.TableSource()
     the_round = _round_or_fail(_round_name(round, path))
-    source = prv.RepositorySource(inference_repo) if inference_repo else prv.TableSource()
-    verdicts = []
-    top, part = locate(path, the_round)
-    for submission in discover(Tree(top), the_round, part):
-        for system in systems_of(submission):
-            for result in results_of(system):
-                log = result.performance_log
-                build = prv.build_of(log) if log is not None else None
-                if build is not None:
-                    verdicts.append(prv.judge(result.location, build, the_round, source))
-    with _destination(output) as out:
-        out.write({"text": prv.to_text, "json": prv.to_json, "csv": prv.to_csv}[format](verdicts, the_round))
+    verdicts, results = [], 0
+    try:
+        top, part = locate(path, the_round)
+        for submission in discover(Tree(top), the_round, part):
+            for system in systems_of(submission):
+                for result in results_of(system):
+                    results += 1
+                    log = result.performance_log
+                    build = prv.build_of(log) if log is not None else None
+                    if build is not None:
+                        verdicts.append(prv.judge(result.location, build, the_round, source))
+    except prv.RepositoryError as error:
+        _fail(f"--inference-repo {inference_repo}: {error}")
+    if not results:
+        _no_results(path, the_round)
+    text = {"text": prv.to_text, "json": prv.to_json, "csv": prv.to_csv}[format](verdicts, the_round)
+    # Locations are folder names: in JSON every text is printable, elsewhere visible.
+    _write(output, strict_json(json.loads(text), indent=2) + "\n" if format == "json" else visible_lines(text))
+    if len(verdicts) < results:
+        _say(f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
+             "not judged (`mlperf-check check` says why)")
     raise typer.Exit(EXIT_OK)
 
 
@@ -317,29 +484,34 @@ def compare(
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why."""
     from . import compare as cmp
-    from .table import table_of
 
     if format not in ("text", "json", "csv", "html"):
         _fail(f"unknown format {format!r}; choose text, json, csv or html")
     if reference != "median" and not reference.startswith("submitter:"):
         _fail("--reference is median or submitter:NAME")
+    _check_output(output)
+    _check_output(plot, "--plot")
+    if round is not None:
+        _round_or_fail(round)
     rows = []
     for item in inputs:
-        try:
-            rows += table_of(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
-                             with_description=True)
-        except (OSError, ValueError, RoundError) as error:
-            _fail(f"{item}: {error}")
+        if not os.path.exists(item):
+            _fail(f"{item}: no such file or folder")
+        rows += _table_rows(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
+                            with_description=True)[0]
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
     groups = cmp.compare(rows, options)
-    with _destination(output) as out:
-        out.write({"text": cmp.to_text, "json": cmp.to_json, "csv": cmp.to_csv, "html": cmp.to_html}[format](
-            groups, options))
+    text = {"text": cmp.to_text, "json": cmp.to_json, "csv": cmp.to_csv, "html": cmp.to_html}[format](
+        groups, options)
     if plot:
         try:
-            cmp.plot(groups, options, plot)
+            import matplotlib  # noqa: F401 - only to say what is missing before anything is written
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
+    _write(output, text if format == "json" else visible_lines(text))
+    if plot:
+        with _atomic(plot, "--plot") as temporary:
+            cmp.plot(groups, options, temporary)
     raise typer.Exit(EXIT_OK)
 
 
@@ -358,14 +530,28 @@ def reproduce(
 
     if format not in ("text", "json"):
         _fail(f"unknown format {format!r}; choose text or json")
+    _check_output(output)
     the_round = _round_or_fail(_round_name(round, original, result=True))
     try:
         result = rep.reproduce(original, reproduction, the_round, tolerance)
     except rep.ResultPathError as error:
         _fail(str(error))
-    with _destination(output) as out:
-        out.write(rep.to_json(result) if format == "json" else rep.to_text(result))
+    _write(output, rep.to_json(result) if format == "json" else visible_lines(rep.to_text(result)))
+    if output not in (None, "-") or format != "text":
+        _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
+
+
+def _verdict(result: Any) -> str:
+    """The reproduce verdict in one line, for stderr when the report itself goes elsewhere."""
+    if result.identical_logs:
+        return (f"not a reproduction: {', '.join(result.identical_logs)} "
+                f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's (exit 1)")
+    if not result.reproduction_valid:
+        return "the reproduction is not valid (exit 1)"
+    if result.mismatched_settings:
+        return "the settings differ (exit 1)"
+    return "within tolerance" if result.within_tolerance else "materially different (exit 1)"
 
 
 @app.command()
@@ -374,14 +560,17 @@ def rerun(
     command: Optional[str] = typer.Option(None, "--command",
                                           help="Your harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT."),
     builtin: bool = typer.Option(False, "--builtin", help="The built-in CPU harness (the bundled example's)."),
-    workdir: Optional[str] = typer.Option(None, "--workdir", help="Where the re-run goes (default a new temp folder)."),
+    workdir: Optional[str] = typer.Option(None, "--workdir",
+                                          help="Where the re-run goes: a new or empty folder outside the original's "
+                                               "tree (default a new temp folder)."),
+    timeout: float = typer.Option(RERUN_TIMEOUT, "--timeout",
+                                  help="Seconds --command may run; then its whole process group is killed."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
                                         help="Round name or round file (default: detected from the result)."),
     tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),
 ) -> None:
     """Re-run a result (your harness, or the built-in one) and compare it with the original."""
-    import tempfile
     import time
 
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -390,13 +579,22 @@ def rerun(
 
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")
+    if format not in ("text", "json"):
+        _fail(f"unknown format {format!r}; choose text or json")
+    if not timeout > 0:
+        _fail(f"--timeout {timeout:g}: give a number of seconds above 0")
     the_round = _round_or_fail(_round_name(round, result_path, result=True))
-    work = workdir or tempfile.mkdtemp(prefix="mlperf-check-rerun-")
-    stderr = Console(stderr=True, highlight=False)
     try:
-        copy = rep.prepare_copy(result_path, the_round, work)
-    except (rep.ResultPathError, OSError) as error:
+        rep.locate(result_path, the_round)
+        if not os.path.isdir(result_path):
+            _fail(f"{result_path} is not a folder")
+        work = workdir or tempfile.mkdtemp(prefix="mlperf-check-rerun-")
+        copy = rep.prepare_copy(result_path, the_round, work)  # before anything runs
+    except (rep.ResultPathError, rep.WorkdirError) as error:
         _fail(str(error))
+    except OSError as error:
+        _fail(f"cannot copy {result_path} into {workdir or 'a temp folder'}: {error}")
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     start = time.perf_counter()
     if builtin:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr,
@@ -409,12 +607,19 @@ def rerun(
                       if isinstance(error, ImportError) else str(error))
         status = 0
     else:
-        status, _ = rep.rerun_command(copy, command, lambda line: stderr.print(f"  | {line}", markup=False))
-    stderr.print(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
+        try:
+            status, _ = rep.rerun_command(copy, command, lambda line: print(f"  | {visible(line)}", file=sys.stderr),
+                                          timeout)
+        except rep.CommandTimeout as error:
+            _fail(f"{error}; what it wrote is in {copy}")
+    _say(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
     if status != 0:
         _fail(f"the command exited with {status}")
     result = rep.reproduce(result_path, copy, the_round, tolerance)
-    typer.echo(rep.to_json(result) if format == "json" else rep.to_text(result), nl=False)
+    text = rep.to_json(result) if format == "json" else visible_lines(rep.to_text(result))
+    typer.echo(text, nl=False)
+    if format != "text":
+        _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
 
 
@@ -453,15 +658,60 @@ def version() -> None:
     typer.echo(__version__)
 
 
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (`| head`)."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _internal(error: BaseException) -> NoReturn:
+    """An unexpected exception: one line on stderr, exit 3. A closed stdout: quiet."""
+    if isinstance(error, BrokenPipeError) and _stdout_closed():
+        # Nothing more can reach the reader; silence the final flush too, as pipes expect.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(EXIT_PIPE)
+    print(_one_line(f"internal error: {type(error).__name__}: {error} (a bug: please report it with the command "
+                    "line; findings about the input are never this error)"), file=sys.stderr)
+    raise typer.Exit(EXIT_INTERNAL)
+
+
+def _guarded(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command that never ends silently: typer turns an OSError with EPIPE (from any pipe,
+    a git process's too) into exit 1 without a word, and a traceback is no message."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as error:  # noqa: BLE001 - every exception is reported, in one line
+            _internal(error)
+
+    return run
+
+
+for _info in app.registered_commands:
+    _info.callback = _guarded(_info.callback)
+
+
 def main() -> None:
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdout.reconfigure(errors="backslashreplace")  # the writers escape; this is the last guard
     try:
         app()
     except KeyboardInterrupt:
         raise SystemExit(130) from None
-    except Exception as error:  # noqa: BLE001 - an internal error is exit 3, never a bare traceback with 1
-        Console(stderr=True, highlight=False).print(
-            f"[bold red]internal error:[/] {type(error).__name__}: {error}\n"
-            "Please report it with the command line; findings about the input are never this error.")
+    except Exception as error:  # noqa: BLE001 - outside every command (typer itself): still one line, exit 3
+        print(_one_line(f"internal error: {type(error).__name__}: {error}"), file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL) from None
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
 from . import yamlsafe
-from .rounds import RoundError, load_round
+from .rounds import RoundError, available_rounds, load_round
 
 TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
 
@@ -87,6 +86,54 @@ def load_mapping(path: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+def _known(name: str, what: str) -> Any:
+    try:
+        return load_round(name)
+    except RoundError as error:
+        raise ValueError(f"{what}: {error}") from None
+
+
+def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str | None, option: str) -> str | None:
+    """The round of one input: `given` (the --previous-round or --current-round) when named,
+    which must be a known round; the `version` of each labelled row must then be that round,
+    and without it, one known round for every row. None when neither names a round. Raises
+    ValueError naming the file and the row."""
+    expected = _known(given, option).name if given is not None else None
+    first: tuple[str, str] | None = None  # (version, label)
+    for label, row in rows:
+        version = row.get("version")
+        if version in (None, ""):
+            continue
+        if not isinstance(version, str):
+            raise ValueError(f"{source}: {label}: version {version!r} is not a round name")
+        if first is None:
+            if expected is not None and version != expected:
+                raise ValueError(f"{source}: {label}: version {version}, but {option} is {expected}")
+            if expected is None and version not in available_rounds():
+                raise ValueError(f"{source}: {label}: version {version!r} is not a round this version knows "
+                                 f"({', '.join(available_rounds())})")
+            first = (version, label)
+        elif version != first[0]:
+            raise ValueError(f"{source}: {label}: version {version}, but {first[1]} is {first[0]}; "
+                             "a table holds one round")
+    return given if given is not None else first[0] if first else None
+
+
+def check_order(previous: str | None, current: str | None) -> None:
+    """A preview result is followed up in a later round: the previous round's seed release
+    comes before the current one's. Raises ValueError when both are known and it does not."""
+    if previous is None or current is None:
+        return
+    before, after = load_round(previous), load_round(current)
+    if before.name == after.name:
+        raise ValueError(f"--previous and --current are both round {after.name}; a preview result is followed up "
+                         "in a later round")
+    dates = [str((r.seed_release or {}).get("date") or "") for r in (before, after)]
+    if all(dates) and dates[0] >= dates[1]:
+        raise ValueError(f"--previous is round {before.name} (seed release {dates[0]}) and --current is round "
+                         f"{after.name} ({dates[1]}); a preview result is followed up in a later round")
+
+
 def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], mapping: dict[str, str] | None = None,
               current_round: str | None = None) -> Followup:
     result = Followup()
@@ -135,10 +182,16 @@ COLUMNS = ("location", "model", "scenario", "status", "delta", "previous", "curr
            "matched_by")
 
 
+def counts(followup: Followup) -> dict[str, int]:
+    return {s: sum(1 for o in followup.outcomes if o.status == s)
+            for s in ("followed", "degraded", "missing", "not-comparable")}
+
+
 def to_json(followup: Followup) -> str:
-    summary = {s: sum(1 for o in followup.outcomes if o.status == s)
-               for s in ("followed", "degraded", "missing", "not-comparable")}
-    return json.dumps({"tolerance": TOLERANCE, "summary": summary, "systems": followup.systems,
+    from .reporters.common import strict_json
+
+    summary = counts(followup)
+    return strict_json({"tolerance": TOLERANCE, "summary": summary, "systems": followup.systems,
                        "results": [asdict(o) for o in followup.outcomes]}, indent=2) + "\n"
 
 

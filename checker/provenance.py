@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -145,19 +146,66 @@ class TableSource(Source):
         return release.get("first") if release else None
 
 
+class RepositoryError(ValueError):
+    """A clone that cannot be read, in one line."""
+
+
+def _one_line(error: BaseException) -> str:
+    """An error of gitpython or git as one line: for a git command, what git said."""
+    import git
+
+    text = str(error)
+    if isinstance(error, git.GitCommandError) and error.stderr:
+        text = error.stderr.strip().removeprefix("stderr:").strip().strip("'")
+    text = " ".join(text.split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _git_dir(path: str) -> str:
+    """Where the git command line finds the repository of `path` (a clone, bare or not, or a
+    folder inside one): for what gitpython cannot open by itself."""
+    import subprocess
+
+    if not os.path.isdir(path):
+        raise RepositoryError("no such folder")
+    try:
+        done = subprocess.run(["git", "-C", path, "rev-parse", "--absolute-git-dir"], capture_output=True, text=True,
+                              errors="backslashreplace", timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise RepositoryError(f"gitpython cannot open it, and the git command line failed: {_one_line(error)}") \
+            from None
+    if done.returncode != 0:
+        raise RepositoryError(" ".join(done.stderr.split()) or f"git rev-parse exited with {done.returncode}")
+    return done.stdout.strip()
+
+
 class RepositorySource(Source):
-    """A local clone of mlcommons/inference, bare or not, read with gitpython."""
+    """A local clone of mlcommons/inference, bare or not, read with gitpython. A folder that
+    gitpython cannot open by itself is opened where the git command line finds its
+    repository; one that neither can read raises RepositoryError, in one line."""
 
     name = "repository"
 
     def __init__(self, path: str) -> None:
         import git  # gitpython
 
-        self.repo = git.Repo(path)
-        # A bare clone without a `config` file is taken by gitpython for a work tree's .git
-        # and its commands run in the parent folder, where git finds no repository; naming
-        # the git folder makes every command read the right one, bare or not.
-        self.repo.git.update_environment(GIT_DIR=self.repo.git_dir)
+        self.path = path
+        try:
+            try:
+                self.repo = git.Repo(path)
+            except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+                self.repo = git.Repo(_git_dir(path))
+            # A bare clone without a `config` file is taken by gitpython for a work tree's .git
+            # and its commands run in the parent folder, where git finds no repository; naming
+            # the git folder makes every command read the right one, bare or not.
+            self.repo.git.update_environment(GIT_DIR=self.repo.git_dir)
+            # gitpython reads the folder itself; the git command line, which it runs for the
+            # rest, may still refuse it (an unknown repository format, a broken config).
+            self.repo.git.rev_parse("--git-dir")
+        except RepositoryError:
+            raise
+        except Exception as error:  # noqa: BLE001 - gitpython and git fail in many ways; each is one line
+            raise RepositoryError(_one_line(error)) from None
         self._table: TableSource | None = None  # identifies "NA" builds by their files; read on first use
 
     @property
@@ -165,6 +213,9 @@ class RepositorySource(Source):
         if self._table is None:
             self._table = TableSource()
         return self._table
+
+    def _failed(self, what: str, error: BaseException) -> RepositoryError:
+        return RepositoryError(f"cannot read {what} from the clone: {_one_line(error)}")
 
     @functools.lru_cache(maxsize=None)
     def _resolve(self, rev: str):
@@ -174,6 +225,8 @@ class RepositorySource(Source):
             return self.repo.commit(rev)
         except (git.BadName, ValueError, git.GitCommandError):
             return None
+        except OSError as error:  # the git process gitpython keeps has died (a broken pipe)
+            raise self._failed(f"commit {rev}", error) from None
 
     @functools.lru_cache(maxsize=None)
     def _is_ancestor(self, ancestor: str, sha: str) -> bool:
@@ -183,6 +236,8 @@ class RepositorySource(Source):
             return self.repo.is_ancestor(ancestor, sha)
         except git.GitCommandError:
             return False
+        except OSError as error:
+            raise self._failed(f"the ancestry of {sha}", error) from None
 
     def commit(self, rev: str, round: Round) -> Commit | None:
         found = self._resolve(rev)
@@ -191,7 +246,11 @@ class RepositorySource(Source):
         seed = (round.seed_release or {}).get("commit")
         descends = {round.name, round.data.get("extends") or round.name} if seed and self._resolve(seed) is not None and self._is_ancestor(seed, found.hexsha) \
             else set()
-        return Commit(found.hexsha, found.committed_datetime.isoformat(), frozenset(descends))
+        try:
+            date = found.committed_datetime.isoformat()
+        except Exception as error:  # noqa: BLE001 - a missing or corrupt object fails in many ways
+            raise self._failed(f"commit {rev}", error) from None
+        return Commit(found.hexsha, date, frozenset(descends))
 
     @functools.lru_cache(maxsize=None)
     def files(self, rev: str, version: str | None) -> dict[str, str] | None:
@@ -200,10 +259,12 @@ class RepositorySource(Source):
             return None
         try:
             tree = found.tree / "loadgen"
-        except KeyError:
+            return {"/" + b.path[len("loadgen/"):]: hashlib.sha1(b.data_stream.read()).hexdigest()
+                    for b in tree.traverse() if b.type == "blob"}
+        except KeyError:  # no loadgen/ at that commit
             return None
-        return {"/" + b.path[len("loadgen/"):]: hashlib.sha1(b.data_stream.read()).hexdigest()
-                for b in tree.traverse() if b.type == "blob"}
+        except Exception as error:  # noqa: BLE001 - a missing or corrupt object fails in many ways
+            raise self._failed(f"loadgen/ at {rev}", error) from None
 
     def identify(self, file_sha1: dict[str, str]) -> str | None:
         return self.table.identify(file_sha1)

@@ -3,14 +3,21 @@
 `reproduce` checks the reproduction itself, then that it ran the same benchmark, scenario
 and round settings (seeds, sample counts, latency targets) as the original, then compares
 the performance metric and every accuracy metric. The audit rule decides: more than 2%
-worse is materially different."""
+worse is materially different. A reproduction whose performance logs are byte-identical to
+the original's is not a reproduction at all: the logs were copied, nothing ran.
+
+`rerun` copies the result into a work folder outside the original tree first, then runs a
+harness there (with a time limit), then calls `reproduce`. The original is never written."""
 
 from __future__ import annotations
 
-import json
+import filecmp
 import os
 import shutil
+import signal
+import stat
 import subprocess
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,8 +37,23 @@ SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_in
             "effective_sample_concatenate_permutation")
 
 
+TIMEOUT = 4 * 3600  # seconds a `rerun --command` harness may run by default
+# Loadgen writes these on every run, with time stamps: a new run never writes the same bytes.
+PERFORMANCE_LOGS = ("mlperf_log_detail.txt", "mlperf_log_summary.txt")
+
+
 class ResultPathError(ValueError):
     pass
+
+
+class WorkdirError(ValueError):
+    """A work folder rerun must not use."""
+
+
+class CommandTimeout(Exception):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the command ran longer than --timeout {seconds:g} s; its whole process group was killed")
+        self.seconds = seconds
 
 
 def locate(path: str, round: Round) -> tuple[str, str]:
@@ -62,10 +84,31 @@ class Reproduction:
     reproduction_metric: dict[str, Any] | None = None
     reproduction_valid: bool = True
     reproduction_errors: list[str] = field(default_factory=list)
+    identical_logs: list[str] = field(default_factory=list)  # byte-identical to the original's: copied
 
     @property
     def failed(self) -> bool:
-        return not self.within_tolerance or bool(self.mismatched_settings) or not self.reproduction_valid
+        return (not self.within_tolerance or bool(self.mismatched_settings) or not self.reproduction_valid
+                or bool(self.identical_logs))
+
+
+def identical_logs(a: Result, b: Result) -> list[str]:
+    """The performance logs of `b` that are byte-identical to those of `a` (paths relative to
+    the result folder): loadgen time-stamps every run, so these were copied, not re-run."""
+    found = []
+    folder_a, folder_b = a.path("performance"), b.path("performance")
+    if folder_a is None or folder_b is None:
+        return found
+    for name in PERFORMANCE_LOGS:
+        left = os.path.join(a.tree.root, folder_a, name)
+        right = os.path.join(b.tree.root, folder_b, name)
+        try:
+            regular = stat.S_ISREG(os.stat(left).st_mode) and stat.S_ISREG(os.stat(right).st_mode)
+            if regular and filecmp.cmp(left, right, shallow=False):
+                found.append(os.path.relpath(os.path.join(folder_b, name), b.location).replace(os.sep, "/"))
+        except OSError:
+            continue  # a missing or unreadable log is the reproduction check's finding
+    return found
 
 
 def reproduce(original: str, reproduction: str, rules: Round, tolerance: float = TOLERANCE) -> Reproduction:
@@ -106,11 +149,14 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float =
         original=where_a, reproduction=where_b, deviation=deviation, accuracy_deltas=deltas,
         within_tolerance=deviation is not None and deviation >= -tolerance, mismatched_settings=mismatched,
         tolerance=tolerance, original_metric=metric_a, reproduction_metric=metric_b,
-        reproduction_valid=bool(checked and checked[0].valid), reproduction_errors=errors)
+        reproduction_valid=bool(checked and checked[0].valid), reproduction_errors=errors,
+        identical_logs=identical_logs(a, b))
 
 
 def to_json(result: Reproduction) -> str:
-    return json.dumps(asdict(result), indent=2, default=str) + "\n"
+    from .reporters.common import strict_json
+
+    return strict_json(asdict(result), indent=2, default=str) + "\n"
 
 
 def to_text(result: Reproduction) -> str:
@@ -127,6 +173,11 @@ def to_text(result: Reproduction) -> str:
                      f"positive is better)")
     for name, d in result.accuracy_deltas.items():
         lines.append(f"accuracy {name}: {d['original']:.6g} -> {d['reproduction']:.6g} ({d['delta']:+.6g})")
+    if result.identical_logs:
+        lines.append(f"verdict: not a reproduction: {', '.join(result.identical_logs)} "
+                     f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's "
+                     "(copied logs, not a new run)")
+        return "\n".join(lines) + "\n"
     verdict = "within tolerance" if result.within_tolerance else "materially different"
     lines.append(f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
                  + ("; settings differ" if result.mismatched_settings else ""))
@@ -134,23 +185,38 @@ def to_text(result: Reproduction) -> str:
 
 
 # --- rerun -------------------------------------------------------------------------------------
+def check_workdir(original: str, round: Round, workdir: str) -> None:
+    """Raises WorkdirError unless `workdir` is outside the original's tree (symlinks
+    resolved: not the tree, not inside it, not holding it) and new or empty."""
+    root, _ = locate(original, round)
+    tree, work = os.path.realpath(root), os.path.realpath(workdir)
+    common = os.path.commonpath([tree, work])
+    relation = "is" if work == tree else "is inside" if common == tree else "holds" if common == work else None
+    if relation:
+        raise WorkdirError(f"--workdir {workdir} {relation} the original's tree {root}; give a folder outside it "
+                           "(rerun never writes into the original)")
+    if os.path.lexists(workdir) and (not os.path.isdir(workdir) or os.listdir(workdir)):
+        raise WorkdirError(f"--workdir {workdir} is not an empty folder; give a new or empty one "
+                           "(rerun never overwrites or deletes files)")
+
+
 def prepare_copy(original: str, round: Round, workdir: str) -> str:
-    """A private copy of the original result (and its system description) to re-run into;
-    the original stays untouched. Returns the copy's result folder."""
+    """A private copy of the original result (and its system description) to re-run into,
+    made before anything runs; the original stays untouched. Returns the copy's result
+    folder. Raises WorkdirError for a work folder `check_workdir` refuses."""
+    check_workdir(original, round, workdir)
     root, location = locate(original, round)
     division, submitter, _, system, _, _ = location.split("/")
     target = Path(workdir)
-    (target / division / submitter / "systems").mkdir(parents=True, exist_ok=True)
+    (target / division / submitter / "systems").mkdir(parents=True)
     description = Path(root, division, submitter, "systems", f"{system}.json")
     if description.is_file():
         shutil.copyfile(description, target / division / submitter / "systems" / f"{system}.json")
     copy = target / location
-    if copy.exists():
-        shutil.rmtree(copy)
     shutil.copytree(Path(root, location), copy, symlinks=False)
     for folder in ("src", "code", "documentation"):
         source = Path(root, division, submitter, folder)
-        if source.is_dir() and not (target / division / submitter / folder).exists():
+        if source.is_dir():
             shutil.copytree(source, target / division / submitter / folder, symlinks=False)
     return str(copy)
 
@@ -176,9 +242,11 @@ def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
     harness.write_accuracy_txt(accuracy / "mlperf_log_accuracy.json", accuracy / "accuracy.txt")
 
 
-def rerun_command(copy: str, command: str, echo: Callable[[str], None]) -> tuple[int, float]:
+def rerun_command(copy: str, command: str, echo: Callable[[str], None], timeout: float = TIMEOUT) -> tuple[int, float]:
     """Run the user's harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT (the copy's
-    performance/run_1). Its output is streamed; returns (exit status, seconds)."""
+    performance/run_1). Its output is streamed; returns (exit status, seconds). It runs in a
+    process group of its own: after `timeout` seconds the whole group is killed (SIGTERM,
+    then SIGKILL) and CommandTimeout is raised; so is it when this process is interrupted."""
     output = Path(copy, "performance", "run_1")
     for stale in output.glob("mlperf_log_*"):
         stale.unlink()
@@ -186,9 +254,44 @@ def rerun_command(copy: str, command: str, echo: Callable[[str], None]) -> tuple
     env = dict(os.environ, MLPERF_CHECK_OUTPUT=str(output), MLPERF_CHECK_RESULT=copy)
     start = time.perf_counter()
     process = subprocess.Popen(command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, bufsize=1)
+                               stdin=subprocess.DEVNULL, text=True, errors="backslashreplace", bufsize=1,
+                               start_new_session=True)
     assert process.stdout is not None
-    for line in process.stdout:
-        echo(line.rstrip("\n"))
-    status = process.wait()
+    reader = threading.Thread(target=_stream, args=(process.stdout, echo), daemon=True)
+    reader.start()
+    try:
+        status = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        raise CommandTimeout(timeout) from None
+    except BaseException:
+        _kill_group(process)
+        raise
+    # Output still in the pipe is shown; a left-over background process holding the pipe
+    # open does not keep rerun waiting.
+    reader.join(timeout=5)
     return status, time.perf_counter() - start
+
+
+def _stream(pipe: Any, echo: Callable[[str], None]) -> None:
+    for line in pipe:
+        echo(line.rstrip("\n"))
+
+
+def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
+    """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
+    whatever is left of it (what the shell started, too)."""
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _signal_group(group: int, sig: int) -> None:
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group has gone

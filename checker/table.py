@@ -296,13 +296,18 @@ def render(rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None
 
 
 def dumps(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
-    """The file the round publishes: a list of rows, or an object keyed "0", "1", ..."""
+    """The file the round publishes: a list of rows, or an object keyed "0", "1", ...
+    Strict JSON: a non-finite number is null (with a warning on stderr)."""
+    from .reporters.common import strict_json
+
     data: Any = rows if fmt.shape == "list" else {str(i): row for i, row in enumerate(rows)}
-    return json.dumps(data, indent=fmt.spec.get("indent", 2)) + "\n"
+    return strict_json(data, indent=fmt.spec.get("indent", 2)) + "\n"
 
 
 def to_json(rows: list[dict[str, Any]], fmt: TableFormat | None = None) -> str:
-    return dumps(rows, fmt) if fmt is not None else json.dumps(rows, indent=2) + "\n"
+    from .reporters.common import strict_json
+
+    return dumps(rows, fmt) if fmt is not None else strict_json(rows, indent=2) + "\n"
 
 
 def _columns(rows: list[dict[str, Any]]) -> list[str]:

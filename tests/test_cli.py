@@ -155,7 +155,10 @@ def test_real_slice_json_via_output_extension(real: Path, tmp_path: Path) -> Non
     assert (data["summary"]["results"], data["summary"]["valid"]) == (137, 131)
 
 
-def test_non_finite_numbers_are_written_as_strings() -> None:
-    from checker.reporters.json_report import _finite
+def test_non_finite_numbers_are_written_as_null_with_a_warning() -> None:
+    from checker.reporters.common import strict_json
 
-    assert _finite({"a": [float("inf"), 1.5, {"b": float("nan")}]}) == {"a": ["inf", 1.5, {"b": "nan"}]}
+    said: list[str] = []
+    text = strict_json({"a": [float("inf"), 1.5, {"b": float("nan")}]}, said.append)
+    assert text == '{"a": [null, 1.5, {"b": null}]}'
+    assert said == ["2 non-finite number(s) written as null (JSON has no NaN or Infinity): /a/0, /a/2/b"]

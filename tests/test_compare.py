@@ -188,13 +188,16 @@ def test_rerun_builtin_on_the_example(tmp_path: Path) -> None:
 
 
 def test_rerun_command_gets_the_output_folder(tmp_path: Path) -> None:
-    """A user harness: here it copies the original logs into $MLPERF_CHECK_OUTPUT."""
+    """A user harness: here it copies the original logs into $MLPERF_CHECK_OUTPUT, where
+    rerun finds them; copied logs are then no reproduction (exit 1)."""
     source = EXAMPLE / SINGLE / "performance/run_1"
     command = f'echo harness started; cp "{source}"/mlperf_log_*.txt "$MLPERF_CHECK_OUTPUT"/'
     done = subprocess.run([sys.executable, "-m", "checker.cli", "rerun", str(EXAMPLE / SINGLE), "--command", command,
                            "--round", "demo-v6.1", "--workdir", str(tmp_path / "w"), "-f", "json"],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "| harness started" in done.stderr
+    assert done.returncode == 1, done.stderr
+    assert "  | harness started\n" in done.stderr
     result = json.loads(done.stdout)
     assert (result["deviation"], result["mismatched_settings"], result["within_tolerance"]) == (0.0, [], True)
+    assert result["identical_logs"] == ["performance/run_1/mlperf_log_detail.txt",
+                                        "performance/run_1/mlperf_log_summary.txt"]

@@ -1,11 +1,96 @@
-"""What several reporters need: paths as the repository sees them, and line numbers."""
+"""What several reporters need: paths as the repository sees them, line numbers, text that is
+safe to show, and strict JSON.
+
+File names come from the file system as `os.fsdecode` gives them: a byte that is not UTF-8
+is a lone surrogate (U+DC80-U+DCFF) that no UTF-8 file can hold. Folder names and log text
+may also hold terminal escape sequences. Every writer passes its text through `printable`
+(data formats) or `visible` (what people read), so neither crashes a writer nor reaches a
+terminal raw: `cpu-\\xff` for the byte 0xFF, `\\x1b[31m` for an escape sequence."""
 
 from __future__ import annotations
 
+import json
+import math
+import numbers
 import os
 import re
+import sys
+from typing import Any, Callable
 
 _LINE = re.compile(r"^line (\d+)$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls, DEL, the bidirectional overrides and isolates, and surrogates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return _NAMED.get(char, f"\\x{code:02x}")
+    return f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with every byte that was not UTF-8 written as `\\xNN` (and any other lone
+    surrogate as `\\uNNNN`): what a UTF-8 file or a strict JSON parser accepts."""
+    return _SURROGATE.sub(_escape, text) if isinstance(text, str) else text
+
+
+def visible(text: str, keep: str = "") -> str:
+    """`printable(text)`, with control characters (except those in `keep`) made visible too:
+    what people read on a terminal, in XML or in a job summary."""
+    if not isinstance(text, str):
+        return text
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+
+
+def visible_lines(text: str) -> str:
+    """`visible` for each line of a multi-line report: its line breaks stay."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
+def _pointer_part(key: Any) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+def _strict(value: Any, where: str, replaced: list[str]) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, numbers.Integral):
+        return value
+    if isinstance(value, numbers.Real):
+        if math.isfinite(value):
+            return value
+        replaced.append(where or "/")
+        return None
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(k) if isinstance(k, str) else k: _strict(v, f"{where}/{_pointer_part(k)}", replaced)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v, f"{where}/{i}", replaced) for i, v in enumerate(value)]
+    return value
+
+
+def warn(message: str) -> None:
+    print(f"warning: {visible(message)}", file=sys.stderr)
+
+
+def strict_json(data: Any, warning: Callable[[str], None] | None = None, **options: Any) -> str:
+    """`json.dumps(data, **options)`, strict: JSON has no NaN or Infinity, so a non-finite
+    number is written as null and one warning line (on stderr by default) says where; text
+    is `printable`."""
+    replaced: list[str] = []
+    clean = _strict(data, "", replaced)
+    text = json.dumps(clean, allow_nan=False, **options)
+    if replaced:
+        shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
+        (warning or warn)(f"{len(replaced)} non-finite number(s) written as null (JSON has no NaN or "
+                          f"Infinity): {shown}")
+    return text
 
 
 def repository_prefix(root: str) -> str:

@@ -3,17 +3,19 @@ finding in the job summary ($GITHUB_STEP_SUMMARY).
 
 GitHub shows at most 10 error and 10 warning annotations per step, so one finding per
 rule code comes first, then the rest in order. The summary holds a table per submitter and
-every finding, and stays under GitHub's 1 MiB limit (cut with a note)."""
+every finding, and stays under GitHub's 1 MiB limit (cut with a note). Text is `visible`: a
+control character in a folder name or a message is shown, never sent to the runner's log raw."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from typing import TextIO
 
 from ..engine import Report
 from ..findings import Finding, Severity
-from .common import line_of, repository_prefix
+from .common import line_of, repository_prefix, visible
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -21,7 +23,7 @@ COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE:
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text, keep="\n").replace("%", "%25").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -53,7 +55,7 @@ def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[
 def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     valid = sum(1 for r in report.results if r.valid)
     counts = report.counts()
-    parts = [f"## mlperf-check, round {report.round.name}\n\n",
+    parts = [f"## mlperf-check, round {visible(report.round.name)}\n\n",
              f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
              f"{counts['warning']} warnings, {counts['note']} notes\n\n"]
     codes: dict[str, set[str]] = defaultdict(set)
@@ -64,17 +66,19 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     for result in report.results:
         by_submitter["/".join(result.location.split("/")[:2])].append(result)
     for submitter, results in sorted(by_submitter.items()):
-        parts.append(f"### {submitter}\n\n| result | verdict | codes |\n|---|---|---|\n")
+        parts.append(f"### {visible(submitter)}\n\n| result | verdict | codes |\n|---|---|---|\n")
         for result in results:
             verdict = "valid" if result.valid else "**invalid**"
             relative = result.location[len(submitter) + 1:]
-            parts.append(f"| `{relative}` | {verdict} | {' '.join(sorted(codes.get(result.location, ())))} |\n")
+            found = " ".join(sorted(codes.get(result.location, ())))
+            parts.append(f"| `{visible(relative)}` | {verdict} | {found} |\n")
         parts.append("\n")
     parts.append("### Findings\n\n")
     for finding in report.findings:
         where = f"`{prefix}{finding.path}`" + (f" ({finding.pointer})" if finding.pointer else "")
         waived = f" (waived: {finding.waived})" if finding.waived else ""
-        parts.append(f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}\n")
+        line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}"
+        parts.append(visible(line) + "\n")
     text, size = [], 0
     for index, part in enumerate(parts):
         size += len(part.encode())
@@ -96,5 +100,9 @@ def write(report: Report, out: TextIO) -> None:
         out.write(f"{hidden} more findings are in the job summary.\n")
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if target:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary(report, prefix))
+        try:
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(summary(report, prefix))
+        except OSError as error:  # the annotations are out; the summary is a courtesy
+            print(visible(f"warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({target}): "
+                          f"{error.strerror or error}"), file=sys.stderr)

@@ -1,13 +1,13 @@
-"""JSON output, described by schemas/findings.schema.json."""
+"""JSON output, described by schemas/findings.schema.json. Strict JSON: a non-finite number
+is written as null (with a warning on stderr), text is `printable`."""
 
 from __future__ import annotations
 
-import json
-import math
 from typing import Any, TextIO
 
 from .. import __version__
 from ..engine import Report
+from .common import strict_json
 
 SCHEMA_VERSION = 1
 
@@ -29,17 +29,5 @@ def document(report: Report) -> dict[str, Any]:
     }
 
 
-def _finite(value: Any) -> Any:
-    """Strict JSON has no NaN or Infinity: such numbers are written as strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
-
-
 def write(report: Report, out: TextIO) -> None:
-    json.dump(_finite(document(report)), out, indent=1, default=str, allow_nan=False)
-    out.write("\n")
+    out.write(strict_json(document(report), indent=1, default=str) + "\n")

@@ -1,5 +1,6 @@
 """JUnit XML for GitLab and Jenkins: one test case per result, failed when it is invalid;
-findings about a submission or a system as a whole form one test case per submitter."""
+findings about a submission or a system as a whole form one test case per submitter. Text is
+`visible` (XML 1.0 cannot hold most control characters, even escaped)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from xml.etree import ElementTree as ET
 
 from ..engine import Report
 from ..findings import Finding, Severity
+from .common import visible
 
 
 def _lines(findings: list[Finding]) -> str:
-    return "\n".join(f"{f.severity.value} {f.code} {f.path}"
-                     + (f" [{f.pointer}]" if f.pointer else "") + f": {f.message}" for f in findings)
+    return "\n".join(visible(f"{f.severity.value} {f.code} {f.path}" + (f" [{f.pointer}]" if f.pointer else "")
+                             + f": {f.message}") for f in findings)
 
 
 def write(report: Report, out: TextIO) -> None:
@@ -21,7 +23,7 @@ def write(report: Report, out: TextIO) -> None:
     for finding in report.findings:
         if not finding.waived:
             by_location[finding.location].append(finding)
-    suites = ET.Element("testsuites", name=f"mlperf-check {report.round.name}")
+    suites = ET.Element("testsuites", name=visible(f"mlperf-check {report.round.name}"))
     grouped: dict[str, list] = defaultdict(list)
     for result in report.results:
         grouped["/".join(result.location.split("/")[:2])].append(result)
@@ -30,18 +32,19 @@ def write(report: Report, out: TextIO) -> None:
         general["/".join(finding.path.split("/")[:2])].append(finding)
     for submitter in sorted(set(grouped) | set(general)):
         results = grouped.get(submitter, [])
-        suite = ET.SubElement(suites, "testsuite", name=submitter)
+        suite = ET.SubElement(suites, "testsuite", name=visible(submitter))
         failures = 0
         cases = [(submitter, "submission and systems", general.get(submitter, []), None)]
         cases += [(r.location.rsplit("/", 2)[0], "/".join(r.location.split("/")[-2:]), by_location.get(r.location, []),
                    r.valid) for r in results]
         for classname, name, findings, valid in cases:
-            case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+            case = ET.SubElement(suite, "testcase", classname=visible(classname), name=visible(name))
             errors = [f for f in findings if f.severity is Severity.ERROR]
             if (valid is False) or (valid is None and errors):
                 failures += 1
                 failure = ET.SubElement(case, "failure", type="invalid",
-                                        message=f"{len(errors)} error(s): {', '.join(sorted({f.code for f in errors}))}")
+                                        message=visible(f"{len(errors)} error(s): "
+                                                        f"{', '.join(sorted({f.code for f in errors}))}"))
                 failure.text = _lines(errors)
             others = [f for f in findings if f.severity is not Severity.ERROR]
             if others:

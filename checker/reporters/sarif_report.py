@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from .. import __version__
 from ..engine import Report
 from ..findings import Severity
 from ..registry import RULES
-from .common import line_of, repository_prefix
+from .common import line_of, repository_prefix, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -68,5 +67,4 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def write(report: Report, out: TextIO) -> None:
-    json.dump(document(report), out, indent=2)
-    out.write("\n")
+    out.write(strict_json(document(report), indent=2) + "\n")
