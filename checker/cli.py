@@ -288,10 +288,12 @@ def check(
 
     if scope is not None:
         _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
-    if not report.results and (scope is None or not _holds_results(path, the_round)):
+    if not report.results and (scope is None or not _holds_results(path, the_round)) and not report.has_errors:
         if report.findings:
             WRITERS["text"](report, sys.stderr)  # what was found explains, but it is no check of results
         _no_results(path, the_round)
+    # A tree whose submitters cannot be entered (links out of it) has no results, but its
+    # errors say why: exit 1 with the report, as for any error.
     if not any(name == "text" for name, _ in targets):
         # Data goes to stdout or files; people still get the text report on stderr.
         WRITERS["text"](report, sys.stderr)

@@ -60,9 +60,9 @@ def tree_digest(root: Path) -> str:
         dirs.sort()
         for name in sorted(dirs + files):
             path = Path(folder) / name
-            digest.update(str(path.relative_to(root)).encode())
+            digest.update(os.fsencode(path.relative_to(root)))  # any file name, UTF-8 or not
             if path.is_symlink():
-                digest.update(b"->" + os.readlink(path).encode())
+                digest.update(b"->" + os.fsencode(os.readlink(path)))
             elif path.is_file():
                 digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -199,3 +199,14 @@ def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> 
         assert tree_digest(root) == before
 
     corrupted()
+
+
+def test_a_tree_whose_only_submitter_links_out_ends_with_its_error(tmp_path: Path) -> None:
+    """Item 4 over item 3: no results, but an error that says why, so exit 1 with the report."""
+    root = tmp_path / "tree"
+    (root / "closed").mkdir(parents=True)
+    (root / "closed" / "Linked").symlink_to(EXAMPLE / "closed" / "MLCheckDemo")
+    code, output = _cli("check", str(root), "--round", "demo-v6.1", "--no-progress")
+    assert code == 1
+    assert "FIL006 closed/Linked: submitter folder closed/Linked is a symlink that leaves the checked folder" in \
+        " ".join(output.split())
