@@ -483,8 +483,11 @@ def compare(
     format: str = typer.Option("text", "--format", "-f", help="text, json, csv or html."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
+    across_rounds: bool = typer.Option(False, "--across-rounds",
+                                       help="The same hardware across the inputs' rounds, and scaling across node counts."),
 ) -> None:
-    """How close comparable results of different submitters are, with outliers and why."""
+    """How close comparable results of different submitters are, with outliers and why; or,
+    with --across-rounds, the same hardware round after round."""
     from . import compare as cmp
 
     if format not in ("text", "json", "csv", "html"):
@@ -501,6 +504,8 @@ def compare(
             _fail(f"{item}: no such file or folder")
         rows += _table_rows(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
                             with_description=True)[0]
+    if across_rounds:
+        _across_rounds(rows, format, output, plot)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
     groups = cmp.compare(rows, options)
     text = {"text": cmp.to_text, "json": cmp.to_json, "csv": cmp.to_csv, "html": cmp.to_html}[format](
@@ -512,9 +517,86 @@ def compare(
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
     _write(output, text if format == "json" else visible_lines(text))
     if plot:
-        with _atomic(plot, "--plot") as temporary:
-            cmp.plot(groups, options, temporary)
+        rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
+        _plot_pages(plot, lambda target: cmp.plot(groups, options, target,
+                                                  f"Comparable results, {', '.join(rounds) or 'round unknown'}"))
     raise typer.Exit(EXIT_OK)
+
+
+def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
+    """Draw into a private folder beside `plot`, then move each page into place whole."""
+    folder = os.path.dirname(os.path.abspath(plot))
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".mlperf-check-") as scratch:
+        written = []
+        for page in draw(os.path.join(scratch, os.path.basename(plot))):
+            target = os.path.join(os.path.dirname(plot) or ".", os.path.basename(page))
+            os.replace(page, target)
+            written.append(target)
+    if len(written) > 1:
+        _say(f"{len(written)} pages: {', '.join(written)}")
+    return written
+
+
+def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str], plot: Optional[str]) -> NoReturn:
+    from . import across
+    from .published import normalise
+
+    if format not in ("text", "json", "csv"):
+        _fail(f"--across-rounds writes text, json or csv, not {format!r}")
+    normalised = normalise(rows)
+    rounds = sorted({r.round for r in normalised if r.round})
+    if len(rounds) < 2:
+        _fail(f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}")
+    series, scalings = across.across_rounds(normalised), across.scaling(normalised)
+    text = {"text": across.to_text, "json": across.to_json, "csv": across.to_csv}[format](series, scalings)
+    _write(output, text if format == "json" else visible_lines(text))
+    if plot:
+        _check_output(plot, "--plot")
+        _plot_pages(plot, lambda target: across.plot(series, target))
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command()
+def claims(
+    claims_file: str = typer.Argument(..., metavar="CLAIMS.yaml", help="The claims (schemas/claims.schema.json)."),
+    table: list[str] = typer.Option(..., "--table", help="ROUND=PATH: a round's results table or submission tree. Repeatable."),
+    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+) -> None:
+    """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
+    with the rows each rests on."""
+    from . import claims as cl
+    from .published import normalise
+
+    if format not in ("text", "json", "markdown"):
+        _fail(f"unknown format {format!r}; choose text, json or markdown")
+    _check_output(output)
+    try:
+        listed = cl.load_claims(claims_file)
+    except cl.ClaimsError as error:
+        _fail(str(error))
+    rows: dict[str, list] = {}
+    for item in table:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            _fail(f"--table {item!r}: give ROUND=PATH, e.g. v6.1=summary.json")
+        if not os.path.exists(path):
+            _fail(f"--table {item}: {path}: no such file or folder")
+        _round_or_fail(name)
+        loaded, _ = _table_rows(path, name)
+        found = normalise(loaded, name)
+        other = sorted({r.round for r in found if r.round and r.round != name})
+        if other:
+            _fail(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")
+        rows.setdefault(name, []).extend(found)
+    missing = sorted({side["round"] for claim in listed for key in ("in", "from", "to") if (side := claim.get(key))
+                      and side["round"] not in rows})
+    if missing:
+        _fail(f"{claims_file}: claims select rounds without a --table: {', '.join(missing)}")
+    verdicts = cl.check_claims(listed, rows)
+    text = {"text": cl.to_text, "json": cl.to_json, "markdown": cl.to_markdown}[format](verdicts)
+    _write(output, text if format == "json" else visible_lines(text))
+    raise typer.Exit(EXIT_OK if all(v.verdict == "holds" for v in verdicts) else EXIT_FINDINGS)
 
 
 @app.command()

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .published import canonical
+
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
 EXPLAINING = ("Software", "framework", "other_software_stack", "Processor", "host_processor_model_name",
@@ -35,7 +37,6 @@ EXPLAINING = ("Software", "framework", "other_software_stack", "Processor", "hos
               "operating_system", "weight_data_types", "Notes", "hw_notes", "sw_notes")
 CSV_COLUMNS = ("model", "scenario", "kind", "hardware", "per_node", "nodes", "n", "submitters", "reference",
                "mean_abs_dev", "max_abs_dev", "cv", "outliers", "within_tolerance")
-NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None")
 
 
 @dataclass
@@ -73,7 +74,7 @@ class Group:
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(canonical(rows))
     for column in ("Category", "Model", "Scenario", "Nodes", "Accelerator", "a#", "Processor", "p#", "Submitter",
                    "Performance_Result", "Performance_Units", "Location"):
         if column not in frame:
@@ -82,10 +83,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame = frame.copy()
     frame["Performance_Result"] = frame["Performance_Result"].astype(float)
     accelerators = pd.to_numeric(frame["a#"], errors="coerce").fillna(0)
-    accelerator = frame["Accelerator"].fillna("").astype(str).str.strip()
-    cpu = (accelerators == 0) | accelerator.isin(NOT_APPLICABLE)
-    frame["kind"] = cpu.map({True: "cpu", False: "accelerator"})
-    frame["hardware"] = accelerator.where(~cpu, frame["Processor"].fillna("").astype(str).str.strip())
+    cpu = frame["kind"] == "cpu"  # published.hardware_of: a# 0, or no accelerator named
     frame["per_node"] = accelerators.where(~cpu, pd.to_numeric(frame["p#"], errors="coerce").fillna(0)).astype(int)
     frame["nodes"] = pd.to_numeric(frame["Nodes"], errors="coerce").fillna(1).astype(int)
     frame["latency"] = frame["Performance_Units"].fillna("").astype(str).str.startswith("Latency")
@@ -344,29 +342,48 @@ def to_html(groups: list[Group], options: Options) -> str:
             f"<table border='1'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></body></html>\n")
 
 
-def plot(groups: list[Group], options: Options, path: str) -> None:
-    """One row per group: each member's deviation, the tolerance band shaded, outliers labelled."""
+PER_PAGE = 30
+
+
+def plot(groups: list[Group], options: Options, path: str, title: str = "Comparable results") -> list[str]:
+    """Each member's deviation per group, the group's mean |deviation| (what the tolerance
+    bounds) and the outlier threshold, in pages of PER_PAGE groups: `path`, then
+    `<stem>-2.png`, ...; returns the files written."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    height = max(2.0, 0.45 * len(groups) + 1.2)
-    figure, axes = plt.subplots(figsize=(10, height))
-    axes.axvspan(-options.tolerance * 100, options.tolerance * 100, color="tab:green", alpha=0.15,
-                 label=f"tolerance ±{options.tolerance:.0%}")
-    axes.axvline(0, color="grey", linewidth=0.8)
-    for row, group in enumerate(groups):
-        deviations = [m["deviation"] * 100 for m in group.members]
-        axes.scatter(deviations, [row] * len(deviations), s=18, color="tab:blue", zorder=3)
-        for outlier in group.outliers:
-            axes.annotate(outlier["Submitter"], (outlier["deviation"] * 100, row), textcoords="offset points",
-                          xytext=(4, 4), fontsize=7, color="tab:red")
-    axes.set_yticks(range(len(groups)))
-    axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}" for g in groups], fontsize=7)
-    axes.set_xlabel("deviation from the reference (%), positive is better")
-    axes.invert_yaxis()
-    axes.legend(loc="lower right", fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    stem = path[:-4] if path.lower().endswith(".png") else path
+    pages = [groups[i:i + PER_PAGE] for i in range(0, len(groups), PER_PAGE)] or [[]]
+    written = []
+    for number, page in enumerate(pages, 1):
+        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
+        for side in (-1, 1):
+            axes.axvline(side * options.outlier * 100, color="tab:red", linestyle="--", linewidth=0.8,
+                         label=f"outlier threshold ±{options.outlier:.0%}" if side > 0 else None)
+        axes.axvline(options.tolerance * 100, color="tab:green", linewidth=1.2,
+                     label=f"tolerance {options.tolerance:.0%} on the group's mean |deviation|")
+        axes.axvline(0, color="grey", linewidth=0.8)
+        for row, group in enumerate(page):
+            deviations = [m["deviation"] * 100 for m in group.members]
+            axes.scatter(deviations, [row] * len(deviations), s=18, color="tab:blue", zorder=3,
+                         label="a result's deviation" if row == 0 else None)
+            axes.scatter([group.mean_abs_dev * 100], [row], marker="D", s=30, zorder=4,
+                         color="tab:green" if group.within_tolerance else "tab:orange",
+                         label="group mean |deviation|" if row == 0 else None)
+            for outlier in group.outliers:
+                axes.annotate(outlier["Submitter"], (outlier["deviation"] * 100, row), textcoords="offset points",
+                              xytext=(4, 4), fontsize=7, color="tab:red")
+        axes.set_yticks(range(len(page)))
+        axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}"[:70] for g in page], fontsize=7)
+        axes.set_xlabel("deviation from the reference (%), positive is better")
+        axes.set_title(title + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
+        axes.invert_yaxis()
+        axes.legend(loc="lower right", fontsize=7)
+        figure.tight_layout()
+        target = path if number == 1 else f"{stem}-{number}.png"
+        figure.savefig(target, dpi=110)
+        plt.close(figure)
+        written.append(target)
+    return written

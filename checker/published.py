@@ -135,3 +135,14 @@ def best(rows: list[Row]) -> Row | None:
 def faster(a: Row, b: Row) -> float:
     """How many times faster b is than a (above 1: b is faster), whatever the units."""
     return a.result / b.result if a.latency else b.result / a.result
+
+
+def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list[dict[str, Any]]:
+    """The rows with Model, Scenario and Location in the round's spelling (what compare
+    groups by), the hardware key, and the name the submitter used kept in UsedModel."""
+    out = []
+    for row, norm in zip(rows, normalise(rows, round_name)):
+        out.append({**row, "Model": norm.model, "Scenario": norm.scenario, "Location": norm.location,
+                    "hardware": norm.hardware, "kind": norm.kind, "mixed": norm.mixed})
+    return out
+

@@ -173,3 +173,44 @@ def test_scaling_series_across_node_counts(rows) -> None:
     assert len(found) == 1
     efficiency = found[0].efficiency()
     assert min(efficiency) == 8 and efficiency[8] == 1.0 and 88 in efficiency
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_claims_command_exit_codes(tmp_path: Path) -> None:
+    table = str(TABLES / FILES["v6.1"])
+    good = tmp_path / "good.yaml"
+    good.write_text("claims:\n- id: within\n  kind: spread\n  expect: 0.04\n"
+                    "  in: {round: v6.1, model: gpt-oss-120b, scenario: Offline, accelerator: MI355X, per_node: 8, nodes: 1}\n")
+    done = _cli("claims", str(good), "--table", f"v6.1={table}")
+    assert done.exit_code == 0 and done.stdout.splitlines()[-1] == "1 claims: 1 hold, 0 fail, 0 no data"
+    tight = tmp_path / "tight.yaml"
+    tight.write_text(good.read_text().replace("0.04", "0.001"))
+    done = _cli("claims", str(tight), "--table", f"v6.1={table}", "-f", "json")
+    assert done.exit_code == 1 and json.loads(done.stdout)["claims"][0]["verdict"] == "fails"
+    done = _cli("claims", str(good), "--table", f"v6.0={TABLES / FILES['v6.1']}")
+    assert done.exit_code == 2 and "its rows are of round v6.1, not v6.0" in " ".join(done.output.split())
+    done = _cli("claims", str(good), "--table", f"v6.0={TABLES / FILES['v6.0']}")
+    assert done.exit_code == 2 and "claims select rounds without a --table: v6.1" in " ".join(done.output.split())
+
+
+def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
+    done = _cli("compare", str(TABLES / FILES["v6.1"]), "-f", "json")
+    assert done.exit_code == 0, done.output
+    groups = json.loads(done.stdout)["groups"]
+    assert {g["scenario"] for g in groups} <= {"Offline", "Server", "Interactive", "SingleStream", "MultiStream"}
+    assert any(g["model"] == "qwen3-vl-235b-a22b" for g in groups)  # published as VLM
+    done = _cli("compare", str(TABLES / FILES["v6.0"]), str(TABLES / FILES["v6.1"]), "--across-rounds", "-f", "json",
+                "--plot", str(tmp_path / "rounds.png"))
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 80
+    assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
+    done = _cli("compare", str(TABLES / FILES["v6.1"]), "--across-rounds")
+    assert done.exit_code == 2 and "needs results of two or more rounds" in " ".join(done.output.split())
