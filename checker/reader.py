@@ -11,7 +11,7 @@ import json
 from typing import Any, Callable, TypeVar
 
 from .findings import Finding, Severity
-from .parsers import Defect
+from .parsers import MAX_DEPTH, Defect, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
 from .registry import RULES
 from .tree import Kind, Tree
@@ -126,7 +126,8 @@ class Reader:
             if text is None:
                 return None
             try:
-                return json.loads(text)
+                value = json.loads(text)
+                deep = nests_deeper(value)
             except ValueError as error:
                 line = getattr(error, "lineno", None)
                 column = getattr(error, "colno", None)
@@ -135,8 +136,11 @@ class Reader:
                             pointer=f"line {line}" if line else None)
                 return None
             except RecursionError:
-                self.report("FIL007", rel, f"{what} is nested too deeply to read")
+                deep = True
+            if deep:
+                self.report("FIL007", rel, f"{what} nests lists or objects more than {MAX_DEPTH} deep; it was not read")
                 return None
+            return value
 
         return self._cached("json", rel, load)
 

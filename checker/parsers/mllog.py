@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable
 
-from . import Defect
+from . import MAX_DEPTH, Defect, nests_deeper
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -200,8 +200,15 @@ def _records(lines: Iterable[tuple[bytes, bool]], wanted, check_nul: bool) -> tu
             continue
         try:
             value = _value(line[brace:])
+            deep = nests_deeper(value)
         except (ValueError, KeyError, TypeError):
             _defect(defects, "LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
+            continue
+        except RecursionError:
+            deep = True
+        if deep:
+            _defect(defects, "LOG001",
+                    f"line {number} nests its {key!r} value more than {MAX_DEPTH} deep; it was not read", number)
             continue
         if is_error:
             log.errors.append(Record(key, value, number))
