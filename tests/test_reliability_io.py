@@ -1,19 +1,29 @@
-"""Reliability of reading (issue 12): a deeply nested value is a finding (item 7)."""
+"""Reliability of reading (issue 12): a deeply nested value is a finding (item 7), and a file
+swapped between the containment check and the open is never read (item 14)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
+from checker.findings import Finding
 from checker.parsers.mllog import parse_mllog
+from checker.reader import Reader
+from checker.tree import Tree
 from helpers import EXAMPLE, OFFLINE, SINGLE, run, tree_digest
 
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
+SINGLE_LOG = f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"
 ERROR = "error"
 
 
@@ -115,3 +125,134 @@ def test_endpoints_files_nested_too_deep_or_recursive_are_findings() -> None:
         data, defects = parse(text)
         assert data.data == {}
         assert [(d.code, d.message) for d in defects] == [("FIL007", message)], (parse, text[:40])
+
+
+# --- item 14: a file swapped between the check and the open ---------------------------
+@contextlib.contextmanager
+def no_hang(seconds: float):
+    """Fail, instead of hanging, when the block takes longer (a blocking open of a FIFO)."""
+    def expire(*_):
+        raise TimeoutError(f"hung for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class SwappingTree(Tree):
+    """A real tree whose file `rel` is swapped by `swap` right after its entry was judged,
+    as a concurrent writer would between the containment check and the open."""
+
+    def __init__(self, root: Path, rel: str, swap) -> None:
+        super().__init__(root)
+        self.target, self.swap = rel, swap
+
+    def entry(self, rel: str):
+        judged = super().entry(rel)
+        if rel == self.target and self.swap is not None:
+            swap, self.swap = self.swap, None
+            swap(Path(self.root) / rel)
+        return judged
+
+
+def _outside_log(tmp_path: Path) -> Path:
+    """A valid loadgen log outside the tree: what a swapped-in link would have read."""
+    target = tmp_path / "outside" / "mlperf_log_detail.txt"
+    target.parent.mkdir(exist_ok=True)
+    shutil.copyfile(EXAMPLE / LOG, target)
+    return target
+
+
+def _swap_to_link(target: Path):
+    def swap(path: Path) -> None:
+        path.unlink()
+        path.symlink_to(target)
+    return swap
+
+
+def _swap_to_fifo(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _swap_to_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def _swap_to_other_file(path: Path) -> None:
+    other = path.with_name("other.txt")
+    shutil.copyfile(path, other)
+    other.replace(path)  # same content, another inode
+
+
+def _read(tree: Tree, rel: str, how: str):
+    sink: list[Finding] = []
+    reader = Reader(tree, OFFLINE, sink)
+    with no_hang(10):
+        value = reader.mllog(rel) if how == "mllog" else reader.json(rel, what="system description")
+    return value, sink
+
+
+@pytest.mark.parametrize("how,rel", [("mllog", LOG), ("json", SYSTEM)], ids=["detail-log", "system-json"])
+@pytest.mark.parametrize("swap,code,detail", [
+    pytest.param("outside-link", "FIL006", "became a symlink that leaves the checked folder while it was checked; "
+                                           "it was not followed", id="outside-link"),
+    pytest.param("inside-link", "FIL011", "became a symlink while it was checked; it was not read", id="inside-link"),
+    pytest.param("fifo", "FIL011", "became a FIFO while it was checked; it was not read", id="fifo"),
+    pytest.param("folder", "FIL011", "became a folder while it was checked; it was not read", id="folder"),
+    pytest.param("other-file", "FIL011", "was replaced by another file while it was checked; it was not read",
+                 id="other-file"),
+])
+def test_a_file_swapped_after_its_check_is_never_read(example: Path, tmp_path: Path, how: str, rel: str, swap: str,
+                                                     code: str, detail: str) -> None:
+    swaps = {"outside-link": _swap_to_link(_outside_log(tmp_path) if how == "mllog" else EXAMPLE / SYSTEM),
+             "inside-link": _swap_to_link(example / SINGLE_LOG), "fifo": _swap_to_fifo, "folder": _swap_to_folder,
+             "other-file": _swap_to_other_file}
+    value, sink = _read(SwappingTree(example, rel, swaps[swap]), rel, how)
+    assert value is None
+    assert found(sink) == [(code, ERROR, rel, None)]
+    what = "loadgen log" if how == "mllog" else "system description"
+    assert sink[0].message == f"{what} {detail}"
+
+
+def test_a_folder_on_the_way_swapped_for_a_link_out_is_never_read(example: Path, tmp_path: Path) -> None:
+    """The containment check saw run_1 inside the tree; by the open it leads outside. The
+    opened file is not the one judged, so it is refused."""
+    outside = tmp_path / "outside_run"
+    shutil.copytree(example / OFFLINE / "performance" / "run_1", outside)
+
+    def swap(path: Path) -> None:
+        run_1 = path.parent
+        shutil.rmtree(run_1)
+        run_1.symlink_to(outside, target_is_directory=True)
+
+    value, sink = _read(SwappingTree(example, LOG, swap), LOG, "mllog")
+    assert value is None
+    assert found(sink) == [("FIL011", ERROR, LOG, None)]
+    assert sink[0].message == "loadgen log was replaced by another file while it was checked; it was not read"
+
+
+def test_an_unswapped_file_and_a_link_inside_the_tree_are_read(example: Path) -> None:
+    (example / LOG).unlink()
+    (example / LOG).symlink_to(example / SINGLE_LOG)
+    log, sink = _read(Tree(example), LOG, "mllog")
+    assert sink == [] and log.scenario == "SingleStream"
+    data, sink = _read(Tree(example), SYSTEM, "json")
+    assert sink == [] and data["submitter"] == "MLCheckDemo"
+
+
+def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
+    """A real subprocess, with a timeout: a FIFO where the log belongs is a finding."""
+    (example / LOG).unlink()
+    os.mkfifo(example / LOG)
+    done = subprocess.run([sys.executable, "-c", "from checker.cli import main; main()", "check", str(example),
+                           "--round", "demo-v6.1", "-f", "json", "-j", "1", "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("FIL011", ERROR, LOG)]
