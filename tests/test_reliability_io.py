@@ -1,15 +1,20 @@
-"""Reliability of reading (issue 12): a deeply nested value is a finding (item 7), and a file
-swapped between the containment check and the open is never read (item 14)."""
+"""Reliability of reading (issue 12, items 2, 7 and 14): any detail log is read in linear time
+and bounded memory, a deeply nested value is a finding, and a file swapped between the
+containment check and the open is never read. Large inputs are made from the example's
+real loadgen logs in tmp_path at test time, and removed after."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -17,11 +22,13 @@ from typer.testing import CliRunner
 
 from checker.cli import app
 from checker.findings import Finding
+from checker.parsers import mllog
 from checker.parsers.mllog import parse_mllog
 from checker.reader import Reader
 from checker.tree import Tree
 from helpers import EXAMPLE, OFFLINE, SINGLE, run, tree_digest
 
+MiB = 1024 * 1024
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 SINGLE_LOG = f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"
 ERROR = "error"
@@ -35,8 +42,8 @@ def found(report_or_sink) -> list[tuple[str, str, str, str | None]]:
 
 @pytest.fixture
 def example(tmp_path: Path):
-    """A private copy of the example, removed after the test (pytest keeps the folders of
-    the last runs)."""
+    """A private copy of the example; its big files are removed after the test (pytest keeps
+    the folders of the last runs)."""
     target = tmp_path / "submission"
     shutil.copytree(EXAMPLE, target, symlinks=True)
     yield target
@@ -256,3 +263,206 @@ def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     assert done.returncode == 1, done.stderr
     findings = json.loads(done.stdout)["findings"]
     assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("FIL011", ERROR, LOG)]
+
+
+# --- item 2: large logs ----------------------------------------------------------------
+def _real_lines(rel: str = LOG) -> list[bytes]:
+    return (EXAMPLE / rel).read_bytes().splitlines(keepends=True)
+
+
+def _filler(lines: list[bytes]) -> list[bytes]:
+    """The log's own records that no rule reads: neither wanted nor flagged."""
+    out = []
+    for line in lines:
+        record = json.loads(line.split(b" ", 1)[1])
+        if not mllog.is_wanted(record["key"]) and not (record["metadata"].get("is_error")
+                                                          or record["metadata"].get("is_warning")):
+            out.append(line)
+    return out
+
+
+def grow(path: Path, size: int, shape: str, base: str = LOG) -> None:
+    """Write the real log at `base` to `path`, grown to about `size` bytes: `records` inserts
+    copies of its own unread records in its middle (a long run's per-query records), `short`
+    appends 2-byte junk lines, `blank` appends empty lines."""
+    lines = _real_lines(base)
+    original = sum(map(len, lines))
+    with open(path, "wb") as handle:
+        if shape == "records":
+            filler = b"".join(_filler(lines))
+            middle = len(lines) // 2
+            handle.writelines(lines[:middle])
+            for _ in range(max(0, size - original) // len(filler)):
+                handle.write(filler)
+            handle.writelines(lines[middle:])
+        else:
+            handle.writelines(lines)
+            line = {"short": b"x\n", "blank": b"\n"}[shape]
+            count = max(0, size - original) // len(line)
+            for _ in range(count // 65536):
+                handle.write(line * 65536)
+            handle.write(line * (count % 65536))
+
+
+def _view(log):
+    return (log.values, log.last, [(r.key, r.value, r.line) for r in log.errors],
+            [(r.key, r.value, r.line) for r in log.warnings])
+
+
+# STR008 (a file over the round's 50 MB limit) is submission-wide, so listed first; a warning
+# in v6.1 and its demo profile, whose checker never applied the limit.
+TOO_LARGE = ("STR008", "warning", LOG, None)
+
+
+def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> None:
+    """Past the old 64 MiB whole-file limit (where reading became quadratic and hung) the log
+    streams: the findings of the untouched example (none) but its size, the same values."""
+    path = example / LOG
+    grow(path, 66 * MiB, "records")
+    assert path.stat().st_size > 65 * MiB
+    start = time.perf_counter()
+    report = run(example)
+    assert time.perf_counter() - start < 30
+    assert found(report) == [TOO_LARGE]
+    grown, defects = parse_mllog(open(path, "rb"))
+    original, _ = parse_mllog(open(EXAMPLE / LOG, "rb"))
+    assert defects == [] and _view(grown) == _view(original)
+    assert grown.line_count > 200_000
+
+
+def test_60_mb_of_two_byte_lines_gives_capped_findings_quickly(example: Path) -> None:
+    path = example / LOG
+    grow(path, 60 * 1000 * 1000, "short")
+    start = time.perf_counter()
+    report = run(example)
+    assert time.perf_counter() - start < 20
+    listed = [("LOG001", ERROR, LOG, f"line {n}") for n in range(91, 111)]  # the first 20; the real log has 90
+    listed.append(("LOG001", ERROR, LOG, "line 111"))  # "more defects in this log were not listed"
+    size = path.stat().st_size
+    assert found(report) == [TOO_LARGE] + sorted(listed, key=lambda f: f[3])  # pointers sort as text
+    messages = {f.pointer: f.message for f in report.findings if f.code == "LOG001"}
+    assert messages["line 91"] == "line 91 is not a loadgen record: x"
+    assert messages["line 111"] == "more defects in this log were not listed"
+    assert report.findings[0].message.startswith(f"{size / MiB:.1f} MiB, over the 50 MiB limit")
+
+
+def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
+    path = example / LOG
+    chunk = b"0123456789abcdef" * 65536
+    with open(path, "wb") as handle:
+        for _ in range(200 * 1000 * 1000 // len(chunk)):
+            handle.write(chunk)
+    tracemalloc.start()
+    try:
+        log, defects = parse_mllog(open(path, "rb"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < mllog.MAX_LINE + 4 * MiB  # the line is held up to MAX_LINE, then skipped unheld
+    assert [(d.code, d.line, d.message) for d in defects] == [
+        ("FIL009", 1, "line 1 is longer than 16 MiB and was skipped")]
+    assert log.values == {} and log.line_count == 1
+    report = run(example)
+    assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
+
+
+def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
+    path = example / LOG
+    with open(path, "wb") as handle:
+        handle.truncate(2 << 30)  # a hole: no disk is used
+    start = time.perf_counter()
+    report = run(example)
+    assert time.perf_counter() - start < 30
+    assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
+    assert report.findings[0].message.startswith("2048.0 MiB, over the 50 MiB limit")
+    assert report.findings[1].message == "line 1 is longer than 16 MiB and was skipped"
+
+
+def _measure(path: Path) -> tuple[float, int]:
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        with open(path, "rb") as handle:
+            parse_mllog(handle)
+        return time.perf_counter() - start, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("shape", ["records", "short", "blank"])
+def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
+    """8 and 32 MiB of each shape: 4 times the size takes at most about 4 times as long (a
+    quadratic reading, as before, took 16 times), and the peak does not grow with the size."""
+    small, large = tmp_path / "small.txt", tmp_path / "large.txt"
+    grow(small, 8 * MiB, shape)
+    grow(large, 32 * MiB, shape)
+    (t_small, peak_small), (t_large, peak_large) = _measure(small), _measure(large)
+    assert t_large < 8 * t_small + 1.0, (t_small, t_large)
+    assert peak_large < 4 * mllog.BLOCK and peak_large < peak_small + MiB, (peak_small, peak_large)
+
+
+def test_junk_lines_past_the_defect_cap_are_never_visited_one_by_one(tmp_path: Path, monkeypatch) -> None:
+    """Work counted, not timed: once MAX_DEFECTS are listed, only lines that start a record
+    reach Python; blank lines never do."""
+    visited = []
+    line = mllog._Reading.line
+    monkeypatch.setattr(mllog._Reading, "line", lambda self, *args: (visited.append(args[1]), line(self, *args))[1])
+    records = len(_real_lines())
+    for shape, expected in (("short", records + mllog.MAX_DEFECTS + 1), ("blank", records)):
+        path = tmp_path / f"{shape}.txt"
+        grow(path, 4 * MiB, shape)
+        visited.clear()
+        log, _ = parse_mllog(open(path, "rb"))
+        assert len(visited) == expected, shape
+        assert log.line_count == path.read_bytes().count(b"\n")
+
+
+def test_records_after_the_defect_cap_are_still_read() -> None:
+    lines = _real_lines()
+    data = b"junk\n" * 50 + b"".join(lines) + b"\n\n  \nmore junk\n"
+    log, defects = parse_mllog(io.BytesIO(data), block=4093)
+    reference, _ = mllog._parse_lines(io.BytesIO(data))
+    original, _ = parse_mllog(io.BytesIO(b"".join(lines)))
+    assert _view(log) == _view(reference) and log.values == original.values
+    assert log.lines["loadgen_version"] == 51 and log.line_count == 50 + len(lines) + 4
+    assert [(d.code, d.line) for d in defects] == [("LOG001", n) for n in range(1, 22)]
+
+
+def test_what_a_log_keeps_is_capped() -> None:
+    """Wanted or flagged records are decoded up to MAX_RECORD bytes each and kept up to
+    KEEP_BUDGET bytes in all; past that, a finding, and memory stays bounded."""
+    lines = _real_lines()
+    record = json.loads(lines[0].split(b" ", 1)[1])
+    huge = dict(record, key="result_huge", value="x" * (mllog.MAX_RECORD + 1))
+    big = [dict(record, key=f"result_big_{n}", value="y" * (mllog.MAX_RECORD // 2)) for n in range(12)]
+    text = b"".join(lines) + b"".join(b":::MLLOG " + json.dumps(r).encode() + b"\n" for r in [huge] + big)
+    log, defects = parse_mllog(io.BytesIO(text))
+    first = len(lines) + 1
+    assert [(d.code, d.line) for d in defects] == [("LOG001", first), ("LOG001", first + 8)]
+    assert defects[0].message == (f"line {first} is a 'result_huge' record of {len(json.dumps(huge)) + 9} bytes, "
+                                  f"more than the {mllog.MAX_RECORD} a record may have; it was not read")
+    assert defects[1].message == (f"line {first + 8}: the records this log keeps pass {mllog.KEEP_BUDGET} bytes; "
+                                  "this one and later ones past that were not read")
+    assert "result_huge" not in log and "result_big_6" in log and "result_big_7" not in log
+    assert log.get("result_validity") == "VALID"
+
+
+def _check_peak(root: Path) -> tuple[int, float]:
+    """Exit status and peak RSS (MiB) of one real `check` subprocess with one worker."""
+    process = subprocess.Popen([sys.executable, "-c", "from checker.cli import main; main()", "check", str(root),
+                                "--round", "demo-v6.1", "-f", "json", "-o", os.devnull, "-j", "1", "--no-progress"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its resource usage
+    return process.returncode, usage.ru_maxrss / 1024
+
+
+def test_the_peak_memory_of_check_does_not_grow_with_the_log(example: Path) -> None:
+    """End to end: a 1 MiB and a 64 MiB log of 2-byte lines take the same memory (the old
+    reading's peak grew with the log: 47 and 362 MiB)."""
+    grow(example / LOG, 1 * MiB, "short")
+    status_small, peak_small = _check_peak(example)
+    grow(example / LOG, 64 * MiB, "short")
+    status_large, peak_large = _check_peak(example)
+    assert (status_small, status_large) == (1, 1)
+    assert peak_large < peak_small + 16, (peak_small, peak_large)
