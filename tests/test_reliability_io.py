@@ -466,3 +466,16 @@ def test_the_peak_memory_of_check_does_not_grow_with_the_log(example: Path) -> N
     status_large, peak_large = _check_peak(example)
     assert (status_small, status_large) == (1, 1)
     assert peak_large < peak_small + 16, (peak_small, peak_large)
+
+
+def test_a_forged_key_is_cut_in_the_message() -> None:
+    """A record's key is quoted in its finding, cut at 80 characters: a forged key can be as
+    long as the line."""
+    key = "result_" + "k" * (mllog.MAX_RECORD // 2)
+    record = json.loads(_real_lines()[0].split(b" ", 1)[1])
+    value: list = []
+    for _ in range(80):
+        value = [value]
+    _, defects = parse_mllog(io.BytesIO(b":::MLLOG " + json.dumps(dict(record, key=key, value=value)).encode()))
+    assert [(d.code, d.line) for d in defects] == [("LOG001", 1)]
+    assert defects[0].message == f"line 1 nests its {key[:80]!r}... value more than 64 deep; it was not read"

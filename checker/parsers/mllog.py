@@ -276,8 +276,8 @@ class _Reading:
         if not (is_wanted_key or is_error or is_warning):
             return
         if len(line) > MAX_RECORD:
-            self.defect("LOG001", number, lambda: f"line {number} is a {key!r} record of {len(line)} bytes, more than "
-                                                  f"the {MAX_RECORD} a record may have; it was not read")
+            self.defect("LOG001", number, lambda: f"line {number} is a {_name(key)} record of {len(line)} bytes, more "
+                                                  f"than the {MAX_RECORD} a record may have; it was not read")
             return
         try:
             value = _value(line[brace:])
@@ -288,8 +288,8 @@ class _Reading:
         except RecursionError:
             deep = True
         if deep:
-            self.defect("LOG001", number, lambda: f"line {number} nests its {key!r} value more than {MAX_DEPTH} deep; "
-                                                  "it was not read")
+            self.defect("LOG001", number, lambda: f"line {number} nests its {_name(key)} value more than {MAX_DEPTH} "
+                                                  "deep; it was not read")
             return
         self.keep(key, value, number, len(line), is_wanted_key, is_error, is_warning)
 
@@ -353,3 +353,8 @@ def _value(body: bytes) -> Any:
 def _show(line: bytes, width: int = 80) -> str:
     text = line[:width * 4 + 4].decode("utf-8", "replace")  # enough for `width` characters, and one more
     return text if len(text) <= width else text[:width] + "..."
+
+
+def _name(key: str, width: int = 80) -> str:
+    """A key as a message quotes it: repr, cut at `width` characters (a forged key can be long)."""
+    return repr(key) if len(key) <= width else repr(key[:width]) + "..."
