@@ -265,6 +265,21 @@ def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("FIL011", ERROR, LOG)]
 
 
+
+def test_reproduce_compares_logs_only_through_the_safe_open(example: Path, tmp_path: Path) -> None:
+    """`reproduce` asks whether a reproduction's logs are byte-identical copies of the
+    original's: it reads them as the check does, never through a link out or a FIFO."""
+    from checker.reproduce import _same_content
+
+    original = Tree(EXAMPLE)
+    assert _same_content(original, LOG, Tree(example), LOG) is True
+    assert _same_content(original, LOG, Tree(example), SINGLE_LOG) is False
+    with no_hang(10):
+        assert _same_content(original, LOG, SwappingTree(example, LOG, _swap_to_fifo), LOG) is False
+    (example / SINGLE_LOG).unlink()
+    (example / SINGLE_LOG).symlink_to(EXAMPLE / SINGLE_LOG)  # the original's own log, outside the copy
+    assert _same_content(original, SINGLE_LOG, Tree(example), SINGLE_LOG) is False
+
 # --- item 2: large logs ----------------------------------------------------------------
 def _real_lines(rel: str = LOG) -> list[bytes]:
     return (EXAMPLE / rel).read_bytes().splitlines(keepends=True)
