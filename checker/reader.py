@@ -3,18 +3,23 @@
 A `Reader` belongs to one subject (a result, a system, a submission). It caches what it has
 read, so a file is read and parsed once however many rules ask for it, and it records each
 read failure once, as a finding that names the file.
+
+Every file is opened one way, `Tree.open`: without following a symlink, without waiting on a
+FIFO, and only when the descriptor is the regular file the tree judged (a file swapped since
+is reported, never read).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Callable, TypeVar
 
 from .findings import Finding, Severity
-from .parsers import Defect
+from .parsers import MAX_DEPTH, Defect, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
 from .registry import RULES
-from .tree import Kind, Tree
+from .tree import Entry, FileChanged, Kind, Tree
 
 T = TypeVar("T")
 
@@ -51,14 +56,15 @@ class Reader:
     def is_dir(self, rel: str) -> bool:
         return self.tree.entry(rel).kind is Kind.DIR
 
-    def _openable(self, rel: str, required: bool, what: str) -> bool:
-        """Whether `rel` is a regular file inside the tree; reports why not."""
+    def _openable(self, rel: str, required: bool, what: str) -> Entry | None:
+        """The entry of `rel` when it is a non-empty regular file inside the tree; else None,
+        after reporting why not."""
         entry = self.tree.entry(rel)
         if entry.kind is Kind.FILE:
             if entry.size == 0:
                 self.report("FIL002", rel, f"{what} is empty")
-                return False
-            return True
+                return None
+            return entry
         if entry.kind is Kind.MISSING:
             if required:
                 self.report("FIL001", rel, f"{what} is missing", expected=rel)
@@ -70,12 +76,27 @@ class Reader:
             self.report("FIL010", rel, f"{what} is a broken symlink")
         else:
             self.report("FIL011", rel, f"{what} is not a regular file")
-        return False
+        return None
+
+    def _open(self, entry: Entry, what: str) -> int | None:
+        """A descriptor of the file `entry` judged, or None after reporting why it cannot be
+        read: FIL006 when it became a symlink out of the tree, FIL011 when it became anything
+        else (a symlink, a FIFO, a folder, another file) or cannot be opened."""
+        try:
+            return self.tree.open(entry)
+        except FileChanged as change:
+            if change.kind is Kind.OUTSIDE:
+                self.report("FIL006", entry.rel, f"{what} {change.detail} while it was checked; it was not followed")
+            else:
+                self.report("FIL011", entry.rel, f"{what} {change.detail} while it was checked; it was not read")
+        except OSError as error:
+            self.report("FIL011", entry.rel, f"{what} cannot be read: {error.strerror}")
+        return None
 
     def stat(self, rel: str, required: bool = True, what: str = "file"):
         """The entry of a file that must be there (its size, without reading it), or None
         after reporting why it cannot be used."""
-        return self._cached("stat", rel, lambda: self.tree.entry(rel) if self._openable(rel, required, what) else None)
+        return self._cached("stat", rel, lambda: self._openable(rel, required, what))
 
     def _cached(self, kind: str, rel: str, load: Callable[[], Any]) -> Any:
         key = (kind, rel)
@@ -87,21 +108,34 @@ class Reader:
 
     def data(self, rel: str, required: bool = True, what: str = "file") -> bytes | None:
         def load() -> bytes | None:
-            if not self._openable(rel, required, what):
+            entry = self._openable(rel, required, what)
+            if entry is None:
                 return None
-            size = self.tree.entry(rel).size
-            if size > MAX_TEXT_BYTES:
-                self.report("FIL008", rel, f"{what} has {size} bytes, more than the {MAX_TEXT_BYTES} this check reads",
-                            observed=size, expected=MAX_TEXT_BYTES)
+            if entry.size > MAX_TEXT_BYTES:
+                self._too_large(rel, what, entry.size)
+                return None
+            fd = self._open(entry, what)
+            if fd is None:
                 return None
             try:
-                with open(self.tree.real(rel), "rb") as handle:
-                    return handle.read()
+                with os.fdopen(fd, "rb", buffering=0) as handle:
+                    raw = _read_at_most(handle, MAX_TEXT_BYTES + 1)  # a file grown since it was judged stays bounded
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None
+            if len(raw) > MAX_TEXT_BYTES:
+                self._too_large(rel, what, len(raw))
+                return None
+            if not raw:
+                self.report("FIL002", rel, f"{what} is empty")
+                return None
+            return raw
 
         return self._cached("bytes", rel, load)
+
+    def _too_large(self, rel: str, what: str, size: int) -> None:
+        self.report("FIL008", rel, f"{what} has {size} bytes, more than the {MAX_TEXT_BYTES} this check reads",
+                    observed=size, expected=MAX_TEXT_BYTES)
 
     def text(self, rel: str, required: bool = True, what: str = "file") -> str | None:
         def load() -> str | None:
@@ -126,7 +160,8 @@ class Reader:
             if text is None:
                 return None
             try:
-                return json.loads(text)
+                value = json.loads(text)
+                deep = nests_deeper(value)
             except ValueError as error:
                 line = getattr(error, "lineno", None)
                 column = getattr(error, "colno", None)
@@ -135,8 +170,11 @@ class Reader:
                             pointer=f"line {line}" if line else None)
                 return None
             except RecursionError:
-                self.report("FIL007", rel, f"{what} is nested too deeply to read")
+                deep = True
+            if deep:
+                self.report("FIL007", rel, f"{what} nests lists or objects more than {MAX_DEPTH} deep; it was not read")
                 return None
+            return value
 
         return self._cached("json", rel, load)
 
@@ -159,10 +197,14 @@ class Reader:
         returned when some records could be read, so that rules judge what is there."""
 
         def load() -> LoadgenLog | None:
-            if not self._openable(rel, required, what):
+            entry = self._openable(rel, required, what)
+            if entry is None:
+                return None
+            fd = self._open(entry, what)
+            if fd is None:
                 return None
             try:
-                with open(self.tree.real(rel), "rb") as handle:
+                with os.fdopen(fd, "rb", buffering=0) as handle:
                     log, defects = parse_mllog(handle)
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
@@ -173,3 +215,15 @@ class Reader:
             return log
 
         return self._cached("mllog", rel, load)
+
+
+def _read_at_most(handle, limit: int) -> bytes:
+    """Up to `limit` bytes of a file, read in blocks (a short read is not the end)."""
+    parts, size = [], 0
+    while size < limit:
+        chunk = handle.read(min(limit - size, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)

@@ -11,11 +11,9 @@ harness there (with a time limit), then calls `reproduce`. The original is never
 
 from __future__ import annotations
 
-import filecmp
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import threading
 import time
@@ -27,7 +25,7 @@ from .changes import Scope
 from .engine import check
 from .model import Result, Submission, System
 from .rounds import Round
-from .tree import Tree
+from .tree import FileChanged, Kind, Tree, join
 
 TOLERANCE = 0.02  # audit: "more than 2% worse" is materially different
 # Loadgen settings that must match between an original and its reproduction.
@@ -100,15 +98,30 @@ def identical_logs(a: Result, b: Result) -> list[str]:
     if folder_a is None or folder_b is None:
         return found
     for name in PERFORMANCE_LOGS:
-        left = os.path.join(a.tree.root, folder_a, name)
-        right = os.path.join(b.tree.root, folder_b, name)
-        try:
-            regular = stat.S_ISREG(os.stat(left).st_mode) and stat.S_ISREG(os.stat(right).st_mode)
-            if regular and filecmp.cmp(left, right, shallow=False):
-                found.append(os.path.relpath(os.path.join(folder_b, name), b.location).replace(os.sep, "/"))
-        except OSError:
-            continue  # a missing or unreadable log is the reproduction check's finding
+        if _same_content(a.tree, join(folder_a, name), b.tree, join(folder_b, name)):
+            found.append(os.path.relpath(join(folder_b, name), b.location).replace(os.sep, "/"))
     return found
+
+
+def _same_content(tree_a: Tree, rel_a: str, tree_b: Tree, rel_b: str) -> bool:
+    """Whether two files of checked trees hold the same bytes, each opened the one safe way
+    (Tree.open: no symlink out of its tree, no FIFO, only the file judged). A file that is
+    missing, not a regular file inside its tree, or unreadable is not compared: that is the
+    reproduction check's finding."""
+    left, right = tree_a.entry(rel_a), tree_b.entry(rel_b)
+    if left.kind is not Kind.FILE or right.kind is not Kind.FILE or left.size != right.size:
+        return False
+    try:
+        with os.fdopen(tree_a.open(left), "rb", buffering=0) as one, \
+                os.fdopen(tree_b.open(right), "rb", buffering=0) as other:
+            while True:
+                block = one.read(1 << 20)
+                if block != other.read(1 << 20):
+                    return False
+                if not block:
+                    return True
+    except (FileChanged, OSError):
+        return False
 
 
 def reproduce(original: str, reproduction: str, rules: Round, tolerance: float = TOLERANCE) -> Reproduction:

@@ -7,6 +7,7 @@ writes, and nothing follows a symlink whose target lies outside the root.
 from __future__ import annotations
 
 import enum
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -27,6 +28,36 @@ class Entry:
     kind: Kind
     size: int = 0
     is_link: bool = False
+    # The identity of the file judged (of a link's target): `Tree.open` opens only that file.
+    dev: int = 0
+    ino: int = 0
+
+
+class FileChanged(Exception):
+    """The path no longer holds the regular file its entry judged: it became a symlink, a FIFO,
+    a folder or another file between the judgement and the open. `kind` is what it is now
+    (OUTSIDE for a symlink that leaves the root, else OTHER or DIR)."""
+
+    def __init__(self, kind: Kind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+# Read-only; never follow a symlink in the last component; never wait on a FIFO or a device.
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "something other than a regular file"
 
 
 def join(*parts: str) -> str:
@@ -98,7 +129,7 @@ class Tree:
                 return Entry(rel, Kind.OUTSIDE, is_link=True)
             st = os.stat(target)
         if stat.S_ISREG(st.st_mode):
-            return Entry(rel, Kind.FILE, st.st_size, is_link)
+            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino)
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
@@ -109,6 +140,39 @@ class Tree:
         real_parent = self._real_dir(parent)
         assert real_parent is not None, rel
         return os.path.join(real_parent, name)
+
+    def open(self, entry: Entry) -> int:
+        """A read-only descriptor of the regular file `entry` judged (Kind.FILE), opened without
+        following a symlink and without blocking, then checked to be that very file: regular,
+        with the device and inode the judgement saw. A path swapped since then (for a symlink,
+        a FIFO, a folder or another file) raises FileChanged and is never read; a file that
+        cannot be opened raises OSError. The caller closes the descriptor."""
+        path = self.real(entry.rel)
+        if entry.is_link:  # a link judged to stay inside: open its target, never the link
+            path = os.path.realpath(path)
+            if not self._inside(path):
+                raise FileChanged(Kind.OUTSIDE, "became a symlink that leaves the checked folder")
+        try:
+            fd = os.open(path, OPEN_FLAGS)
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            target = os.path.realpath(path)
+            outside = os.path.exists(target) and not self._inside(target)
+            raise FileChanged(Kind.OUTSIDE if outside else Kind.OTHER,
+                              "became a symlink that leaves the checked folder" if outside else "became a symlink")
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise FileChanged(Kind.DIR if stat.S_ISDIR(st.st_mode) else Kind.OTHER, f"became {_what(st.st_mode)}")
+            if (st.st_dev, st.st_ino) != (entry.dev, entry.ino):
+                raise FileChanged(Kind.OTHER, "was replaced by another file")
+            if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+                os.set_blocking(fd, True)  # reads of a regular file never block; say so anyway
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def listdir(self, rel: str) -> list[Entry]:
         """The entries of a folder, sorted by name; [] when it is not a readable folder."""

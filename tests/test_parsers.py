@@ -161,19 +161,69 @@ def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
     assert report.total_samples == 10
 
 
+def _reading(result) -> tuple:
+    log, defects = result
+    return (log.values, log.last, log.lines, log.line_count, [(r.key, r.value, r.line) for r in log.errors],
+            [(r.key, r.value, r.line) for r in log.warnings], defects)
+
+
+def _agree(data: bytes, where) -> None:
+    """Streamed in 1 MiB blocks, in odd small blocks (lines cut everywhere), and line by line:
+    one reading."""
+    from checker.parsers.mllog import _parse_lines
+
+    plain = _reading(_parse_lines(io.BytesIO(data)))
+    assert _reading(parse_mllog(io.BytesIO(data))) == plain, where
+    assert _reading(parse_mllog(io.BytesIO(data), block=4093)) == plain, where
+
+
 def test_whole_file_and_line_by_line_readings_agree() -> None:
-    """Split in memory or read line by line with capped lengths (logs past FAST_LIMIT), the
-    same reader gives the same log for every real log of the example."""
-    from checker.parsers.mllog import _parse_lines, parse_mllog
+    """Every real log of the example gives the same log from a file, streamed in any block
+    size, and read line by line."""
     from helpers import EXAMPLE
 
     logs = sorted(EXAMPLE.rglob("mlperf_log_detail.txt"))
     assert len(logs) == 6
     for path in logs:
-        fast, fast_defects = parse_mllog(open(path, "rb"))
-        slow, slow_defects = _parse_lines(open(path, "rb"))
-        assert (fast.values, fast.last, fast.lines, fast.line_count) == (slow.values, slow.last, slow.lines,
-                                                                         slow.line_count)
-        assert [(r.key, r.value, r.line) for r in fast.errors + fast.warnings] == \
-            [(r.key, r.value, r.line) for r in slow.errors + slow.warnings]
-        assert fast_defects == slow_defects
+        data = path.read_bytes()
+        _agree(data, path)
+        with open(path, "rb") as handle:
+            assert _reading(parse_mllog(handle)) == _reading(parse_mllog(io.BytesIO(data)))
+        assert _reading(parse_mllog(io.BytesIO(data), block=7)) == _reading(parse_mllog(io.BytesIO(data)))
+
+
+def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Path) -> None:
+    """The rules' view of every real detail log of v5.1 and v6.0 (538 logs, up to 2.2 MB) is
+    the same whatever the reading; and a corrupted copy of every tenth (junk, blank, cut and
+    NUL lines, CRLF, a missing last newline) is too, defects included."""
+    import random
+
+    from helpers import REAL_V60
+
+    logs = sorted(real.rglob("mlperf_log_detail.txt")) + sorted(REAL_V60.rglob("mlperf_log_detail.txt"))
+    assert len(logs) == 538
+    rng = random.Random(12)
+    for number, path in enumerate(logs):
+        data = path.read_bytes()
+        _agree(data, path)
+        if number % 10:
+            continue
+        lines = data.split(b"\n")
+        for _ in range(rng.randint(1, 40)):
+            at = rng.randrange(len(lines))
+            edit = rng.randrange(6)
+            if edit == 0:
+                lines.insert(at, b"junk")
+            elif edit == 1:
+                lines.insert(at, rng.choice([b"", b"  \t ", b"\r"]))
+            elif edit == 2:
+                lines[at] = lines[at][:rng.randrange(len(lines[at]) + 1)]
+            elif edit == 3:
+                lines[at] += b"\r"
+            elif edit == 4:
+                lines[at] = lines[at].replace(b"e", b"\x00", 1)
+            else:
+                lines[at] = lines[at].replace(b"[", b"[" * 80, 1)
+        corrupted = b"\n".join(lines)
+        _agree(corrupted, path)
+        _agree(corrupted.rstrip(b"\n"), path)

@@ -7,6 +7,7 @@ caller turns into a finding that names the file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterator
 
 
 @dataclass(frozen=True)
@@ -17,3 +18,49 @@ class Defect:
     message: str
     line: int | None = None
     pointer: str | None = None
+
+
+# How deep a parsed value may nest its lists and mappings. Real files nest at most 16 deep
+# (a TEST01 metadata.json; loadgen records 2); a deeper value is refused where it is read,
+# so that nothing downstream (rules, reporters, comparisons) recurses through it.
+MAX_DEPTH = 64
+
+
+def nests_deeper(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests lists, tuples or dicts more than `limit` deep, or holds itself
+    (a recursive YAML alias). Iterative, and each container is measured once, however often
+    it is shared (YAML aliases), so the walk is linear in the distinct containers."""
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    heights: dict[int, int] = {}  # id -> height of a container already measured
+    on_path: set[int] = {id(value)}
+    # Each frame: [container, iterator over its children, height of its tallest child so far].
+    stack: list[list[Any]] = [[value, _children(value), 0]]
+    while stack:
+        frame = stack[-1]
+        for child in frame[1]:
+            if not isinstance(child, (list, tuple, dict)):
+                continue
+            known = heights.get(id(child))
+            if known is not None:  # shared: measured once; does it reach too deep from here?
+                if len(stack) + known > limit:
+                    return True
+                frame[2] = max(frame[2], known)
+                continue
+            if id(child) in on_path or len(stack) >= limit:
+                return True
+            on_path.add(id(child))
+            stack.append([child, _children(child), 0])
+            break
+        else:
+            stack.pop()
+            on_path.discard(id(frame[0]))
+            height = frame[2] + 1
+            heights[id(frame[0])] = height
+            if stack:
+                stack[-1][2] = max(stack[-1][2], height)
+    return False
+
+
+def _children(container: Any) -> Iterator[Any]:
+    return iter(container.values()) if isinstance(container, dict) else iter(container)

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from .. import yamlsafe
-from . import Defect
+from . import MAX_DEPTH, Defect, nests_deeper
 
 
 def _dig(data: Any, dotted: str) -> Any:
@@ -136,6 +136,7 @@ class EndpointsAccuracy:
 def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
     try:
         data = load(text)
+        deep = nests_deeper(data)
     except yamlsafe.YamlError as error:
         return {}, [Defect("FIL007", f"cannot be read as {what}: {error}")]
     except (ValueError, yaml.YAMLError) as error:
@@ -143,7 +144,9 @@ def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
         line = (mark.line + 1) if mark is not None else getattr(error, "lineno", None)
         return {}, [Defect("FIL007", f"is not valid {what}: {str(error).splitlines()[0]}", line=line)]
     except RecursionError:
-        return {}, [Defect("FIL007", f"is nested too deeply to read as {what}")]
+        deep = True
+    if deep:  # or holds itself (a recursive YAML alias)
+        return {}, [Defect("FIL007", f"nests lists or mappings more than {MAX_DEPTH} deep; it was not read as {what}")]
     if not isinstance(data, dict):
         return {}, [Defect("FIL007", f"holds a {type(data).__name__}, not a {what} mapping")]
     return data, []

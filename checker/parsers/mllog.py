@@ -1,28 +1,36 @@
 """Loadgen `mlperf_log_detail.txt`: one `:::MLLOG {json}` record per line.
 
 Logs can be hundreds of megabytes (sample-set dumps, per-query records), so the parser
-streams the file, reads every line's key without decoding the JSON, and decodes only the
-records whose key is wanted or which loadgen flagged as an error or a warning.
+streams the file in fixed blocks, reads every line's key without decoding the JSON, and
+decodes only the records whose key is wanted or which loadgen flagged as an error or a
+warning. Time is linear in the file's size and memory bounded whatever its shape: blank
+lines are skipped in C, and once MAX_DEFECTS are listed so is every line that is not a
+record; a line is held only up to MAX_LINE; a decoded record is at most MAX_RECORD bytes,
+MAX_DEPTH deep, and what a log keeps is at most KEEP_BUDGET bytes of records.
 """
 
 from __future__ import annotations
 
-import io
-import itertools
 import json
-import os
+import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Iterable
 
-from . import Defect
+from . import MAX_DEPTH, Defect, nests_deeper
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
 ERROR_MARK = b'"is_error": true'
 WARNING_MARK = b'"is_warning": true'
 META_HEAD = b'"metadata": '
-MAX_LINE = 16 * 1024 * 1024
+MAX_LINE = 16 * 1024 * 1024  # a longer line is skipped (FIL009), never held whole
 MAX_DEFECTS = 20
+BLOCK = 1024 * 1024  # what one read takes from the file
+# Caps on what is decoded and kept, far above any real log's (v5.1 and v6.0: the longest
+# wanted or flagged record has 9.4 KB, a log keeps at most 265 KB of them, nesting 2 deep).
+MAX_RECORD = 1024 * 1024  # a wanted or flagged record longer than this is not decoded
+KEEP_BUDGET = 4 * 1024 * 1024  # the bytes of records one log may keep (values, last, errors, warnings)
+MAX_KEY_CACHE = 4096  # distinct keys whose verdict is remembered
 
 # What the rules read. A key is wanted when it is listed or starts with a listed prefix.
 WANTED_KEYS = frozenset(
@@ -106,90 +114,159 @@ def _lines_of(stream: IO[bytes]) -> Iterable[tuple[bytes, bool]]:
         yield (line[:-1] if line.endswith(b"\n") else line), True
 
 
-FAST_LIMIT = 64 * 1024 * 1024
 _HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
+_NEXT_HEAD = re.compile(b"\n(?:" + b"|".join(re.escape(h) for h in _HEADS) + b")")
+_NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps
 
 
-def parse_mllog(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
-    """Read the wanted records of a detail log. Logs up to FAST_LIMIT are read whole and
-    split in C; larger ones line by line with capped line lengths. Both feed one reader."""
-    try:
-        size = os.fstat(stream.fileno()).st_size
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        size = None
-    # read() with no size reads exactly the file; read(n) would allocate n bytes first.
-    head = stream.read() if size is not None and size <= FAST_LIMIT else stream.read(FAST_LIMIT + 1)
-    if len(head) > FAST_LIMIT:
-        return _records(_lines_of(_Chain(head, stream)), wanted, check_nul=True)
-    lines = head.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return _records(((line, len(line) < MAX_LINE) for line in lines), wanted, check_nul=b"\x00" in head)
+def parse_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
+    """Read the wanted records of a detail log from `stream`, `block` bytes at a time."""
+    reading = _Reading(wanted)
+    reading.feed(stream, block)
+    return reading.finish()
 
 
 def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
-    """The line-by-line reading of any stream (what parse_mllog does past FAST_LIMIT)."""
-    return _records(_lines_of(stream), wanted, check_nul=True)
+    """The plain reading: every line, one by one, through the same per-line reader. The
+    streamed reading must give exactly what this gives (tests/test_parsers.py)."""
+    reading = _Reading(wanted)
+    for line, complete in _lines_of(stream):
+        reading.number += 1
+        if complete:
+            reading.line(line, reading.number, True)
+        else:
+            reading.too_long(reading.number)
+    return reading.finish()
 
 
-class _Chain(io.RawIOBase):
-    """The bytes already read, then the rest of the stream."""
+class _Reading:
+    """The reading of one log: lines in, LoadgenLog and defects out. The per-line work is
+    kept small: the key is read without decoding the record, and only wanted or flagged
+    records are decoded, their value alone."""
 
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
-        self._parts = itertools.chain([head], iter(lambda: stream.read(1 << 20), b""))
-        self._buffer = b""
+    def __init__(self, wanted) -> None:
+        self.wanted = wanted
+        self.log = LoadgenLog()
+        self.defects: list[Defect] = []
+        self.decided: dict[bytes, tuple[str, bool]] = {}
+        self.seen_records = 0
+        self.number = 0  # lines read so far
+        self.kept = 0  # bytes of the records kept
+        self.last_cost: dict[str, int] = {}
+        self.over_budget = False
+        self.max_line = MAX_LINE
 
-    def readable(self) -> bool:
-        return True
+    @property
+    def capped(self) -> bool:
+        """Whether no more defects are listed: only records matter from here on."""
+        return len(self.defects) > MAX_DEFECTS
 
-    def readinto(self, target) -> int:
-        while not self._buffer:
-            self._buffer = next(self._parts, None)
-            if self._buffer is None:
-                self._buffer = b""
-                return 0
-        size = min(len(target), len(self._buffer))
-        target[:size] = self._buffer[:size]
-        self._buffer = self._buffer[size:]
-        return size
+    # --- the stream ------------------------------------------------------------------
+    def feed(self, stream: IO[bytes], block: int) -> None:
+        """Every line of the stream, read `block` bytes at a time. A line cut by a block's
+        end is carried over, in parts, up to max_line bytes; past that it is skipped up to
+        its newline without being held."""
+        block = max(1, min(block, self.max_line))  # so a line that fits in a block is never too long
+        parts: list[bytes] = []  # the start of a line that the previous blocks did not end
+        held = 0  # bytes in parts
+        skipping = False  # inside an over-long line, already reported
+        while True:
+            chunk = stream.read(block)
+            if not chunk:
+                break
+            start = 0
+            if skipping:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                skipping, start = False, newline + 1
+            newline = chunk.find(b"\n", start)
+            if newline < 0:  # the line goes on past this block
+                parts.append(chunk[start:] if start else chunk)
+                held += len(chunk) - start
+                if held >= self.max_line:
+                    self.number += 1
+                    self.too_long(self.number)
+                    parts, held, skipping = [], 0, True
+                continue
+            if parts:  # the carried line ends in this block
+                self.number += 1
+                if held + newline - start >= self.max_line:
+                    self.too_long(self.number)
+                else:
+                    parts.append(chunk[start:newline])
+                    line = b"".join(parts)
+                    self.line(line, self.number, b"\x00" in line)
+                parts, held, start = [], 0, newline + 1
+            end = chunk.rfind(b"\n") + 1
+            if end > start:
+                self.lines(chunk, start, end)
+            if end < len(chunk):
+                parts, held = [chunk[end:]], len(chunk) - end
+                if held >= self.max_line:
+                    self.number += 1
+                    self.too_long(self.number)
+                    parts, held, skipping = [], 0, True
+        if parts:  # a last line without a newline
+            self.number += 1
+            line = b"".join(parts)
+            self.line(line, self.number, b"\x00" in line)
 
+    def lines(self, data: bytes, start: int, end: int) -> None:
+        """The complete lines of data[start:end] (end just past a newline). Blank lines are
+        counted in C and never visited; once defects are capped, neither is any line that is
+        not a record."""
+        nul = data.find(b"\x00", start, end) >= 0
+        at = start
+        while at < end:
+            if data.startswith(_HEADS, at):  # a record: most lines of a real log
+                found = at
+                self.number += 1
+            else:
+                if self.capped:  # the next record; the line at `at` is not one
+                    match = _NEXT_HEAD.search(data, at, end)
+                    found = -1 if match is None else match.start() + 1
+                else:  # the start of the next line that is not blank
+                    match = _NOT_BLANK.search(data, at, end)
+                    found = -1 if match is None else (data.rfind(b"\n", at, match.start()) + 1 or at)
+                if found < 0:
+                    self.number += data.count(b"\n", at, end)
+                    return
+                self.number += data.count(b"\n", at, found) + 1
+            stop = data.find(b"\n", found, end)
+            self.line(data[found:stop], self.number, nul)
+            at = stop + 1
 
-def _records(lines: Iterable[tuple[bytes, bool]], wanted, check_nul: bool) -> tuple[LoadgenLog, list[Defect]]:
-    """The one reading of a log's lines (without newlines; `complete` is False for a line
-    cut at MAX_LINE), with the per-line work kept small: the key is read without decoding
-    the record, and only wanted or flagged records are decoded, their value alone."""
-    log = LoadgenLog()
-    defects: list[Defect] = []
-    decided: dict[bytes, tuple[str, bool]] = {}
-    seen_records = 0
-    number = 0
-    values, last, where = log.values, log.last, log.lines
-    for number, (line, complete) in enumerate(lines, 1):
-        if not complete:
-            _defect(defects, "FIL009", f"line {number} is longer than {MAX_LINE // (1024 * 1024)} MiB and was skipped",
-                    number)
-            continue
+    # --- one line --------------------------------------------------------------------
+    def too_long(self, number: int) -> None:
+        self.defect("FIL009", number, lambda: f"line {number} is longer than {self.max_line // (1024 * 1024)} MiB "
+                                              "and was skipped")
+
+    def line(self, line: bytes, number: int, nul: bool) -> None:
+        """One complete line, without its newline."""
         if line.endswith(b"\r"):
             line = line.rstrip(b"\r")
-        if check_nul and b"\x00" in line:
-            _defect(defects, "FIL004", f"line {number} holds binary data (NUL bytes)", number)
-            continue
+        if nul and b"\x00" in line:
+            self.defect("FIL004", number, lambda: f"line {number} holds binary data (NUL bytes)")
+            return
         if not line.startswith(_HEADS):
             if line.strip():
                 kind = "is a truncated or malformed record" if line.startswith(PREFIXES) else "is not a loadgen record"
-                _defect(defects, "LOG001", f"line {number} {kind}: {_show(line)}", number)
-            continue
+                self.defect("LOG001", number, lambda: f"line {number} {kind}: {_show(line)}")
+            return
         if not line.endswith(b"}"):
-            _defect(defects, "LOG001", f"line {number} is a truncated or malformed record: {_show(line)}", number)
-            continue
+            self.defect("LOG001", number, lambda: f"line {number} is a truncated or malformed record: {_show(line)}")
+            return
         brace = line.index(b"{")
         end = line.find(b'"', brace + len(KEY_HEAD))
         raw_key = line[brace + len(KEY_HEAD):end] if end > 0 else b""
-        seen_records += 1
-        known = decided.get(raw_key)
+        self.seen_records += 1
+        known = self.decided.get(raw_key)
         if known is None:
             key = raw_key.decode("utf-8", "replace")
-            known = decided[raw_key] = (key, wanted(key))
+            known = (key, self.wanted(key))
+            if len(self.decided) < MAX_KEY_CACHE and len(raw_key) <= 256:
+                self.decided[raw_key] = known
         key, is_wanted_key = known
         # The flags live in the metadata at the end of the record; a string value cannot
         # hold them (its quotes are escaped), so only the tail is searched.
@@ -197,25 +274,64 @@ def _records(lines: Iterable[tuple[bytes, bool]], wanted, check_nul: bool) -> tu
         is_error = line.find(ERROR_MARK, meta) >= 0
         is_warning = not is_error and line.find(WARNING_MARK, meta) >= 0
         if not (is_wanted_key or is_error or is_warning):
-            continue
+            return
+        if len(line) > MAX_RECORD:
+            self.defect("LOG001", number, lambda: f"line {number} is a {_name(key)} record of {len(line)} bytes, more "
+                                                  f"than the {MAX_RECORD} a record may have; it was not read")
+            return
         try:
             value = _value(line[brace:])
+            deep = nests_deeper(value)
         except (ValueError, KeyError, TypeError):
-            _defect(defects, "LOG001", f"line {number} is not valid JSON: {_show(line)}", number)
-            continue
+            self.defect("LOG001", number, lambda: f"line {number} is not valid JSON: {_show(line)}")
+            return
+        except RecursionError:
+            deep = True
+        if deep:
+            self.defect("LOG001", number, lambda: f"line {number} nests its {_name(key)} value more than {MAX_DEPTH} "
+                                                  "deep; it was not read")
+            return
+        self.keep(key, value, number, len(line), is_wanted_key, is_error, is_warning)
+
+    def keep(self, key: str, value: Any, number: int, cost: int, is_wanted_key: bool, is_error: bool,
+             is_warning: bool) -> None:
+        log = self.log
+        first = is_wanted_key and key not in log.values
+        added = cost if is_error or is_warning else 0
+        if is_wanted_key:  # a first value is kept for good; a later one replaces the last value
+            added += cost if first else cost - self.last_cost[key]
+        if self.kept + added > KEEP_BUDGET:
+            if not self.over_budget:
+                self.over_budget = True
+                self.defect("LOG001", number, lambda: f"line {number}: the records this log keeps pass {KEEP_BUDGET} "
+                                                      "bytes; this one and later ones past that were not read")
+            return
+        self.kept += added
         if is_error:
             log.errors.append(Record(key, value, number))
         elif is_warning:
             log.warnings.append(Record(key, value, number))
         if is_wanted_key:
-            if key not in values:
-                values[key] = value
-                where[key] = number
-            last[key] = value
-    log.line_count = number
-    if seen_records == 0 and not defects:
-        defects.append(Defect("LOG002", "holds no loadgen records", line=None))
-    return log, defects
+            if first:
+                log.values[key] = value
+                log.lines[key] = number
+                self.last_cost[key] = 0  # the first value is the last one too, counted once
+            else:
+                self.last_cost[key] = cost
+            log.last[key] = value
+
+    def defect(self, code: str, line: int, message) -> None:
+        """A defect, its message made only while defects are still listed."""
+        if len(self.defects) < MAX_DEFECTS:
+            self.defects.append(Defect(code, message(), line=line))
+        elif len(self.defects) == MAX_DEFECTS:
+            self.defects.append(Defect(code, "more defects in this log were not listed", line=line))
+
+    def finish(self) -> tuple[LoadgenLog, list[Defect]]:
+        self.log.line_count = self.number
+        if self.seen_records == 0 and not self.defects:
+            self.defects.append(Defect("LOG002", "holds no loadgen records", line=None))
+        return self.log, self.defects
 
 
 _DECODER = json.JSONDecoder()
@@ -234,13 +350,11 @@ def _value(body: bytes) -> Any:
     return json.loads(text)["value"]
 
 
-def _defect(defects: list[Defect], code: str, message: str, line: int) -> None:
-    if len(defects) < MAX_DEFECTS:
-        defects.append(Defect(code, message, line=line))
-    elif len(defects) == MAX_DEFECTS:
-        defects.append(Defect(code, "more defects in this log were not listed", line=line))
-
-
 def _show(line: bytes, width: int = 80) -> str:
-    text = line.decode("utf-8", "replace")
+    text = line[:width * 4 + 4].decode("utf-8", "replace")  # enough for `width` characters, and one more
     return text if len(text) <= width else text[:width] + "..."
+
+
+def _name(key: str, width: int = 80) -> str:
+    """A key as a message quotes it: repr, cut at `width` characters (a forged key can be long)."""
+    return repr(key) if len(key) <= width else repr(key[:width]) + "..."
