@@ -127,11 +127,15 @@ def test_endpoints_files_nested_too_deep_or_recursive_are_findings() -> None:
             # The safe YAML loader refuses these first.
             (parse_endpoints_config, "type: offline\nsettings: &a [*a]\n",  # holds itself
              "cannot be read as YAML: the file repeats a mapping or list through an alias; write it out"),
+            # libyaml builds differ on which limit a 5000-deep flow meets first: its own flow
+            # level limit, or the loader's 200 levels. Either is the one finding.
             (parse_endpoints_config, "x: " + "[" * 5000 + "]" * 5000 + "\n",
-             "cannot be read as YAML: the file is not valid YAML: while increasing flow level")):
+             ("cannot be read as YAML: the file is not valid YAML: while increasing flow level",
+              "cannot be read as YAML: the file nests deeper than 200 levels"))):
         data, defects = parse(text)
         assert data.data == {}
-        assert [(d.code, d.message) for d in defects] == [("FIL007", message)], (parse, text[:40])
+        messages = message if isinstance(message, tuple) else (message,)
+        assert [d.code for d in defects] == ["FIL007"] and defects[0].message in messages, (parse, text[:40])
 
 
 # --- item 14: a file swapped between the check and the open ---------------------------
