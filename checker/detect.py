@@ -36,7 +36,7 @@ from .model import discover, locate, results_of, systems_of
 from .parsers.endpoints import parse_endpoints_config
 from .parsers.mllog import KEY_HEAD, PREFIXES
 from .rounds import Round, available_rounds, load_round
-from .tree import Kind, Tree, join
+from .tree import FileChanged, Kind, Tree, join
 
 # Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
 # 22 KiB into the real v5.1 and v6.0 logs); a log is read in chunks until the seeds are found,
@@ -80,10 +80,11 @@ class Detection:
 
 
 # --- reading -----------------------------------------------------------------------------
-def read_head(path: str, keys: frozenset[str]) -> dict[str, Any]:
-    """The first value of each of `keys` in the head of a detail log: read HEAD_CHUNK bytes at
-    a time, no further once all are found, never past HEAD_BYTES. A record that cannot be
-    decoded, or a file that cannot be read, gives nothing."""
+def read_head(path: str | int, keys: frozenset[str]) -> dict[str, Any]:
+    """The first value of each of `keys` in the head of a detail log (a path, or a descriptor
+    `Tree.open` gave): read HEAD_CHUNK bytes at a time, no further once all are found, never
+    past HEAD_BYTES. A record that cannot be decoded, or a file that cannot be read, gives
+    nothing."""
     found: dict[str, Any] = {}
     marks = {key: KEY_HEAD + key.encode() + b'"' for key in keys}
     try:
@@ -144,17 +145,21 @@ def _loadgen_series(version: Any) -> str | None:
 def _read_result(tree: Tree, location: str, benchmark: str, logs: list[str], log_keys: frozenset[str],
                  config_keys: frozenset[str]) -> ResultEvidence:
     for rel in logs:
-        if tree.entry(rel).kind is Kind.FILE:
-            values = read_head(tree.real(rel), log_keys | {LOADGEN_VERSION})
+        entry = tree.entry(rel)
+        if entry.kind is Kind.FILE:
+            try:  # the one safe open: no symlink followed, no FIFO waited on
+                values = read_head(tree.open(entry), log_keys | {LOADGEN_VERSION})
+            except (OSError, FileChanged):
+                values = {}
             return ResultEvidence(location, benchmark, "loadgen", _integers(values),
                                   _loadgen_series(values.get(LOADGEN_VERSION)))
     config = join(location, "config.yaml")
     entry = tree.entry(config)
     if config_keys and entry.kind is Kind.FILE and entry.size <= MAX_CONFIG_BYTES:
         try:
-            with open(tree.real(config), "rb") as handle:
-                text = handle.read().decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+            with open(tree.open(entry), "rb") as handle:
+                text = handle.read(MAX_CONFIG_BYTES + 1).decode("utf-8")
+        except (OSError, FileChanged, UnicodeDecodeError):
             return ResultEvidence(location, benchmark)
         parsed, _ = parse_endpoints_config(text)
         return ResultEvidence(location, benchmark, "endpoints",

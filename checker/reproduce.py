@@ -226,12 +226,28 @@ def prepare_copy(original: str, round: Round, workdir: str) -> str:
     if description.is_file():
         shutil.copyfile(description, target / division / submitter / "systems" / f"{system}.json")
     copy = target / location
-    shutil.copytree(Path(root, location), copy, symlinks=False)
+    inside = os.path.realpath(root)
+    shutil.copytree(Path(root, location), copy, symlinks=False, ignore=_links_out(inside))
     for folder in ("src", "code", "documentation"):
         source = Path(root, division, submitter, folder)
         if source.is_dir():
-            shutil.copytree(source, target / division / submitter / folder, symlinks=False)
+            shutil.copytree(source, target / division / submitter / folder, symlinks=False, ignore=_links_out(inside))
     return str(copy)
+
+
+def _links_out(root: str) -> Callable[[str, list[str]], set[str]]:
+    """For copytree: leave out links that leave the original's tree or point nowhere, so the
+    copy holds neither files from elsewhere nor links a harness could write through."""
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = set()
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                if not os.path.exists(target) or not (target == root or target.startswith(root + os.sep)):
+                    skipped.add(name)
+        return skipped
+    return ignore
 
 
 def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
