@@ -2,18 +2,21 @@
 target round (submission_rules.adoc, "Preview Systems"; reference/RULES.md PRV-01 to PRV-03).
 
 Inputs are results tables in the published format (or trees, tabled first). A preview
-system is matched to its Available successor by a mapping file, else by the same submitter,
-accelerator model and count, and node count. Power results compare performance per watt."""
+system is matched to its Available successor by a mapping file, else the same system (its
+division, submitter and system folder) when it returns Available, else by the same submitter,
+accelerator model (its words, marks and order aside) and count, and node count. Power results compare performance per watt."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
 from . import yamlsafe
+from .published import canonical
 from .rounds import RoundError, available_rounds, load_round
 
 TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
@@ -48,8 +51,15 @@ def _system_key(row: dict[str, Any]) -> str:
     return f"{row.get('Category')}/{row.get('Submitter')}/{row.get('Platform')}"
 
 
+def _chip(name: Any) -> frozenset[str]:
+    """An accelerator name as its words, marks and order aside: "Intel(R) Arc Pro(R) B70" and
+    "Intel(R) Arc(TM) Pro B70" are the same chip."""
+    text = re.sub(r"\((?:r|tm|c)\)|[®™]", " ", str(name or "").lower())
+    return frozenset(re.findall(r"[a-z0-9]+", text))
+
+
 def _hardware(row: dict[str, Any]) -> tuple:
-    return (str(row.get("Submitter", "")).lower(), row.get("Accelerator"), row.get("a#"), row.get("Nodes"))
+    return (str(row.get("Submitter", "")).lower(), _chip(row.get("Accelerator")), row.get("a#"), row.get("Nodes"))
 
 
 def _score(row: dict[str, Any]) -> tuple[float | None, str]:
@@ -137,6 +147,7 @@ def check_order(previous: str | None, current: str | None) -> None:
 def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], mapping: dict[str, str] | None = None,
               current_round: str | None = None) -> Followup:
     result = Followup()
+    previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
     models = _current_models(current, current_round)
     previews: dict[str, list[dict[str, Any]]] = {}
@@ -148,6 +159,9 @@ def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], map
         if target is not None:
             successors = [r for r in available if target in (_system_key(r), r.get("Platform"))]
             how = f"mapping file ({target})"
+        elif any(_system_key(r) == key for r in available):
+            successors = [r for r in available if _system_key(r) == key]
+            how = "the same system (division, submitter and system folder)"
         else:
             successors = [r for r in available if _hardware(r) == _hardware(rows[0])]
             how = "same submitter, accelerator, accelerator count and node count"

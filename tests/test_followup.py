@@ -102,3 +102,27 @@ def test_bad_mapping_file_is_a_usage_error(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "is not valid YAML" in done.stderr
+
+
+@pytest.mark.real
+def test_v60_previews_followed_in_the_published_v61_table() -> None:
+    """The published v6.0 Preview system returns Available in v6.1 under the same system
+    folder, its accelerator spelt another way; v6.1's lower-case scenarios and own model
+    names are read in the round's spelling."""
+    from checker.followup import follow_up
+    from checker.table import load_table
+    from helpers import ROOT
+
+    tables = ROOT.parent / "shared" / "tables"
+    if not tables.is_dir():
+        pytest.skip(f"{tables} is not present")
+    result = follow_up(load_table(str(tables / "v6.0" / "summary_results.json")),
+                       load_table(str(tables / "v6.1" / "summary.json")), current_round="v6.1")
+    assert result.systems == [{"preview": "closed/Intel/1-node-4x-BMG-B70", "successors": ["closed/Intel/1-node-4x-BMG-B70"],
+                               "matched_by": "the same system (division, submitter and system folder)"}]
+    assert [(o.model, o.scenario, o.status) for o in result.outcomes] == [
+        ("gpt-oss-120b", "Offline", "followed"), ("gpt-oss-120b", "Server", "followed"),
+        ("llama2-70b-99", "Offline", "not-comparable"), ("llama2-70b-99", "Server", "not-comparable"),
+        ("llama2-70b-99.9", "Offline", "followed"), ("llama2-70b-99.9", "Server", "followed"),
+        ("llama3.1-8b", "Offline", "followed"), ("llama3.1-8b", "Server", "followed"),
+        ("whisper", "Offline", "followed")]
