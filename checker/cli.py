@@ -24,7 +24,7 @@ from rich.markup import escape
 from . import __version__
 from .engine import Report, check as run_check
 from .registry import RULES, load_all
-from .reproduce import TIMEOUT as RERUN_TIMEOUT
+from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .reporters import WRITERS
 from .reporters.common import strict_json, visible, visible_lines
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
@@ -199,21 +199,20 @@ def _no_results(path: str, the_round: Round) -> NoReturn:
 def _tree_rows(path: str, round_name: Optional[str], with_description: bool = False) -> list[dict[str, Any]]:
     """The valid rows of a submission tree, as table_of gives them; a tree without results is
     a usage error."""
-    from .table import publish
+    from .commands.table import publish, table_row, valid_rows
 
-    report = run_check(path, round_name or newest_round())
+    report = run_check(path, round_name or newest_round(), collect=table_row)
     if not report.results:
         _no_results(path, report.round)
-    return publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
-                   with_description)
+    return publish(valid_rows(report), None, None, report.round.name, with_description)
 
 
 def _table_rows(path: str, round_name: Optional[str], with_description: bool = False
                 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
     """The rows of a tree or of a results table file, and the file's rows as written, each
     with its label (none for a tree). A malformed table is a usage error naming the row."""
-    from . import compare as cmp
-    from .table import load_table
+    from .commands import compare as cmp
+    from .commands.table import load_table
 
     if os.path.isdir(path):
         return _tree_rows(path, round_name, with_description), []
@@ -259,7 +258,7 @@ def check(
     targets = _targets(list(format or []), output)
     scope = None
     if changed_since:
-        from .changes import changed_paths, scope_of
+        from .scope import changed_paths, scope_of
 
         try:
             scope = scope_of(changed_paths(path, changed_since), the_round)
@@ -335,7 +334,7 @@ def table(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
-    from .table import TableFormat, dumps, render, to_csv
+    from .commands.table import TableFormat, dumps, render, table_row, to_csv, valid_rows
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
@@ -352,10 +351,10 @@ def table(
         _fail(f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
               "leave out --publish-base and --first-id")
     _check_output(output)
-    report = run_check(path, round_name, jobs=jobs or None)
+    report = run_check(path, round_name, jobs=jobs or None, collect=table_row)
     if not report.results:
         _no_results(path, the_round)
-    rows = render([r.row for r in report.results if r.valid and r.row], fmt, publish_base, first_id)
+    rows = render(valid_rows(report), fmt, publish_base, first_id)
     _write(output, dumps(rows, fmt) if format == "json" else visible_lines(to_csv(rows, fmt.all_keys())))
     left_out = sum(1 for r in report.results if not r.valid)
     _say(f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
@@ -376,7 +375,7 @@ def followup(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Preview results followed up as Available, at most 2% worse, in the target round."""
-    from . import followup as fu
+    from .commands import followup as fu
 
     if format not in ("text", "json", "csv"):
         _fail(f"unknown format {format!r}; choose text, json or csv")
@@ -488,7 +487,7 @@ def compare(
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why; or,
     with --across-rounds, the same hardware round after round."""
-    from . import compare as cmp
+    from .commands import compare as cmp
 
     if format not in ("text", "json", "csv", "html"):
         _fail(f"unknown format {format!r}; choose text, json, csv or html")
@@ -538,8 +537,8 @@ def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
 
 
 def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str], plot: Optional[str]) -> NoReturn:
-    from . import across
-    from .published import normalise
+    from .commands import across
+    from .commands.published import normalise
 
     if format not in ("text", "json", "csv"):
         _fail(f"--across-rounds writes text, json or csv, not {format!r}")
@@ -565,8 +564,8 @@ def claims(
 ) -> None:
     """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
     with the rows each rests on."""
-    from . import claims as cl
-    from .published import normalise
+    from .commands import claims as cl
+    from .commands.published import normalise
 
     if format not in ("text", "json", "markdown"):
         _fail(f"unknown format {format!r}; choose text, json or markdown")
@@ -610,7 +609,7 @@ def reproduce(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Check a reproduction, its settings against the original's, and compare the numbers."""
-    from . import reproduce as rep
+    from .commands import reproduce as rep
 
     if format not in ("text", "json"):
         _fail(f"unknown format {format!r}; choose text or json")
@@ -659,7 +658,7 @@ def rerun(
 
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from . import reproduce as rep
+    from .commands import reproduce as rep
 
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")

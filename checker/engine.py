@@ -16,68 +16,20 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .findings import Finding, Severity
-from .model import (Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
+from .findings import Finding, Problem, Report, ResultRecord, Severity
+from .model import (Context, Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
                     unfollowed_folders)
-from .registry import RULES, Problem, Rule, load_all, selected
+from .provenance import RepositorySource
+from .registry import RULES, Rule, load_all, selected
 from .rounds import Round, load_round
-from .changes import Scope
-from .provenance import use_repository
-from .table import table_row
+from .scope import Scope
 from .tree import Tree
 from .waivers import Waiver, apply_waivers
 
 
-@dataclass
-class ResultRecord:
-    location: str
-    division: str
-    submitter: str
-    system: str
-    benchmark: str
-    scenario: str
-    model: str | None
-    system_key: str
-    submission_key: str
-    metric: dict[str, Any] | None = None
-    facts: dict[str, Any] = field(default_factory=dict)
-    valid: bool = True
-    row: dict[str, Any] | None = None  # the published results-table row (checker/table.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {
-            "location": self.location,
-            "division": self.division,
-            "submitter": self.submitter,
-            "system": self.system,
-            "benchmark": self.benchmark,
-            "scenario": self.scenario,
-            "model": self.model,
-            "valid": self.valid,
-        }
-        if self.metric is not None:
-            data["metric"] = self.metric
-        data.update(self.facts)
-        return data
-
-
-@dataclass
-class Report:
-    round: Round
-    root: str
-    results: list[ResultRecord]
-    findings: list[Finding]
-
-    def counts(self) -> dict[str, int]:
-        counts = {s.value: 0 for s in Severity}
-        for finding in self.findings:
-            if not finding.waived:
-                counts[finding.severity.value] += 1
-        return counts
-
-    @property
-    def has_errors(self) -> bool:
-        return any(f.severity is Severity.ERROR and not f.waived for f in self.findings)
+# A command's hook: called once per checked result, in the worker that checked it; what it
+# returns is the record's `collected`. It must be a module-level function (workers import it).
+Collect = Callable[[Result, ResultRecord], Any]
 
 
 @dataclass(frozen=True)
@@ -87,6 +39,7 @@ class Options:
     codes: frozenset[str]
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     scope: Scope | None = None  # --changed-since: only these results, systems and submissions
+    collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
 
 
 @dataclass
@@ -115,7 +68,8 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
     )
 
 
-def _internal_error(rule: Rule, path: str, location: str, subject: str, error: BaseException) -> Finding:
+def _internal_error(rule: Rule | None, path: str, location: str, subject: str, error: BaseException,
+                    what: str = "") -> Finding:
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     where = f" ({os.path.basename(frame.filename)}:{frame.lineno})" if frame else ""
     internal = RULES["INT001"]
@@ -123,11 +77,11 @@ def _internal_error(rule: Rule, path: str, location: str, subject: str, error: B
         code=internal.code,
         severity=internal.severity,
         path=path,
-        message=f"rule {rule.code} {rule.name} failed: {type(error).__name__}: {error}{where}",
+        message=f"{what or f'rule {rule.code} {rule.name}'} failed: {type(error).__name__}: {error}{where}",
         location=location,
         name=internal.name,
         subject=subject,
-        observed=rule.code,
+        observed=rule.code if rule else None,
     )
 
 
@@ -164,7 +118,21 @@ def _record(result: Result) -> ResultRecord:
     )
 
 
-def check_system(system: System, codes: frozenset[str], scope: Scope | None = None) -> UnitOutput:
+def _facts(result: Result, record: ResultRecord) -> None:
+    """The headline metric, the power metric, the availability, and whether the round can
+    audit the result (its `audit:` block)."""
+    record.metric = result.metric()
+    power = result.power_metric()
+    if power is not None:
+        record.facts["power"] = power
+    status = (result.system.description or {}).get("status")
+    availability = status.strip().lower() if isinstance(status, str) else None
+    record.facts["availability"] = availability
+    record.facts["auditable"] = result.round.auditable(result.division, availability)
+
+
+def check_system(system: System, codes: frozenset[str], scope: Scope | None = None,
+                 collect: Collect | None = None) -> UnitOutput:
     """System rules once, then every result of the system (those in `scope`, when given)."""
     out = UnitOutput()
     round = system.submission.round
@@ -179,18 +147,12 @@ def check_system(system: System, codes: frozenset[str], scope: Scope | None = No
         found = _run_rules(result_rules, result, round, result.location, result.location, "",
                            result.artefact)
         try:
-            record.metric = result.metric()
-            power = result.power_metric()
-            if power is not None:
-                record.facts["power"] = power
-            status = (system.description or {}).get("status")
-            availability = status.strip().lower() if isinstance(status, str) else None
-            record.facts["availability"] = availability
-            # Only available results in the closed division can be audited (inference_rules.adoc, "Audit").
-            record.facts["auditable"] = result.division == "closed" and availability == "available"
-            record.row = table_row(result, record.metric, power)
-        except Exception as error:  # noqa: BLE001
-            found.append(_internal_error(RULES["INT001"], result.location, result.location, "", error))
+            _facts(result, record)
+            if collect is not None:
+                record.collected = collect(result, record)
+        except Exception as error:  # noqa: BLE001 - a failing step becomes a finding
+            what = f"collecting with {collect.__name__}" if record.facts and collect else "reading the metrics"
+            found.append(_internal_error(None, result.location, result.location, "", error, what))
         out.findings += result.findings + found
         out.results.append(record)
     out.findings += system.findings
@@ -214,8 +176,9 @@ def _setup(options: Options) -> tuple[Tree, Round]:
     key = (options.root, options.round, options.inference_repo)
     if _STATE.get("key") != key:
         load_all()
-        use_repository(options.inference_repo)
-        _STATE.update(key=key, tree=Tree(options.root), round=load_round(options.round), submissions={})
+        source = RepositorySource(options.inference_repo) if options.inference_repo else None
+        _STATE.update(key=key, tree=Tree(options.root), round=load_round(options.round), submissions={},
+                      context=Context(provenance=source))
     return _STATE["tree"], _STATE["round"]
 
 
@@ -223,7 +186,7 @@ def _submission(options: Options, division: str, submitter: str) -> Submission:
     tree, round = _setup(options)
     cache = _STATE["submissions"]
     if (division, submitter) not in cache:
-        cache[(division, submitter)] = Submission(tree, round, division, submitter)
+        cache[(division, submitter)] = Submission(tree, round, division, submitter, context=_STATE["context"])
     return cache[(division, submitter)]
 
 
@@ -232,7 +195,7 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     submission = _submission(options, division, submitter)
     if system_name is None:
         return check_submission(submission, options.codes)
-    return check_system(System(submission, system_name), options.codes, options.scope)
+    return check_system(System(submission, system_name), options.codes, options.scope, options.collect)
 
 
 def check(
@@ -246,17 +209,19 @@ def check(
     inference_repo: str | None = None,
     strict: bool = False,
     scope: Scope | None = None,
+    collect: Collect | None = None,
 ) -> Report:
     """Check every result under `root`. With `inference_repo`, the provenance rules (PRV)
     judge each loadgen build against that clone; `strict` makes every warning an error;
-    `scope` (from --changed-since) limits the check to what a change can affect."""
+    `scope` (from --changed-since) limits the check to what a change can affect; `collect`
+    gathers a command's own facts per result, in the worker that checked it."""
     load_all()
     round = load_round(round_name)
     root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
     options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None,
-                      scope)
+                      scope, collect)
     submissions = discover(tree, round, only)
     found_first = discovery_findings(tree, round, only)
     units: list[tuple[Options, str, str, str | None]] = []

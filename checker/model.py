@@ -26,6 +26,13 @@ from .rounds import Round
 from .tree import Kind, Tree, join
 
 
+@dataclass(frozen=True)
+class Context:
+    """What a check was given besides the tree and the round, for the rules that use it."""
+
+    provenance: Any = None  # the Source the PRV rules judge loadgen builds by (checker/provenance.py)
+
+
 @dataclass
 class Submission:
     """One `<division>/<submitter>` folder."""
@@ -34,6 +41,7 @@ class Submission:
     round: Round
     division: str
     submitter: str
+    context: Context = field(default_factory=Context)
     findings: list[Finding] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
@@ -121,6 +129,10 @@ class Result:
     @property
     def tree(self) -> Tree:
         return self.submission.tree
+
+    @property
+    def context(self) -> Context:
+        return self.submission.context
 
     @property
     def parts(self) -> dict[str, str]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from .findings import Severity
+from .findings import Problem, Severity  # noqa: F401 - rules import Problem from here
 
 CODE = re.compile(r"^[A-Z]{3}\d{3}$")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -19,19 +19,6 @@ SCOPES = ("submission", "system", "result", "emitted")
 
 # code -> why it was retired. Never reuse a code listed here.
 RETIRED: dict[str, str] = {}
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What a rule yields; the engine adds the code, name, severity and location."""
-
-    path: str
-    message: str
-    pointer: str | None = None
-    observed: Any = None
-    expected: Any = None
-    hint: str | None = None
-    severity: Severity | None = None  # overrides the rule's default when set
 
 
 @dataclass(frozen=True)

@@ -204,6 +204,11 @@ class Round:
     def availability(self) -> list[str]:
         return list(self.data["availability"]["values"])
 
+    def auditable(self, division: str, availability: str | None) -> bool:
+        """Whether an audit may pick a result of this division and availability (`audit:`)."""
+        audit = self.data.get("audit") or {}
+        return division in audit.get("divisions", []) and availability in audit.get("availability", [])
+
     def scenario_name(self, folder: str) -> str | None:
         """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
         lowered = folder.lower()

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
-from checker.provenance import Verdict, active_source, build_of, judge
+from checker.provenance import Verdict, build_of, judge
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -23,7 +23,7 @@ def _path(result: Result) -> str:
 
 def _verdict(result: Result) -> Verdict | None:
     if "provenance" not in result.cache:
-        source, build = active_source(), build_of(result.performance_log)
+        source, build = result.context.provenance, build_of(result.performance_log)
         result.cache["provenance"] = judge(result.location, build, result.round, source) \
             if source is not None and build is not None else None
     return result.cache["provenance"]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from checker import across, claims
-from checker.published import normalise
-from checker.table import load_table
+from checker.commands import across, claims
+from checker.commands.published import normalise
+from checker.commands.table import load_table
 from helpers import ROOT
 
 TABLES = ROOT.parent / "shared" / "tables"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.compare import Options, compare
-from checker.table import load_table, table_of
+from checker.commands.compare import Options, compare
+from checker.commands.table import load_table, table_of
 from helpers import EXAMPLE, OFFLINE, SINGLE, tree_digest
 
 

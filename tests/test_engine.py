@@ -75,3 +75,38 @@ def test_select_and_ignore(example: Path) -> None:
     assert run(example, ignore=["RNG"]).findings == []
     assert [f.code for f in run(example, select=["RNG003"]).findings] == ["RNG003"]
     assert run(example, select=["SYS"]).findings == []
+
+
+def collect_location(result, record) -> str:
+    """A collect hook at module level, as workers need it: the folder and the metric's key."""
+    return f"{result.location} {record.metric['key']}"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_collect_hook_runs_per_result_in_the_workers(example: Path, jobs: int) -> None:
+    report = run(example, jobs=jobs, collect=collect_location)
+    assert [r.collected for r in report.results] == [f"{OFFLINE} result_samples_per_second",
+                                                      f"{SINGLE} early_stopping_latency_ss"]
+    assert [r.collected for r in run(example, jobs=jobs).results] == [None, None]
+
+
+def failing_collect(result, record) -> None:
+    raise ValueError("no row")
+
+
+def test_failing_collect_hook_is_an_internal_error_of_that_result(example: Path) -> None:
+    report = run(example, collect=failing_collect)
+    assert [(f.code, f.location, f.message) for f in report.findings] == [
+        ("INT001", OFFLINE, f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})"),
+        ("INT001", SINGLE, f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})")]
+
+
+def test_auditable_comes_from_the_rounds_audit_block(example: Path) -> None:
+    from checker.rounds import load_round
+
+    assert load_round("v6.1").data["audit"] == {"source": load_round("v6.1").data["audit"]["source"],
+                                                 "divisions": ["closed"], "availability": ["available"]}
+    assert [r.facts["auditable"] for r in run(example).results] == [True, True]
+    description = example / "closed/MLCheckDemo/systems/cpu-1x-numpy.json"
+    description.write_text(description.read_text().replace('"available"', '"preview"'))
+    assert [r.facts["auditable"] for r in run(example, select=["SYS"]).results] == [False, False]

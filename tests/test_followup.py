@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.followup import follow_up
-from checker.table import table_of
+from checker.commands.followup import follow_up
+from checker.commands.table import table_of
 
 pytestmark = pytest.mark.real
 
@@ -109,8 +109,8 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
     """The published v6.0 Preview system returns Available in v6.1 under the same system
     folder, its accelerator spelt another way; v6.1's lower-case scenarios and own model
     names are read in the round's spelling."""
-    from checker.followup import follow_up
-    from checker.table import load_table
+    from checker.commands.followup import follow_up
+    from checker.commands.table import load_table
     from helpers import ROOT
 
     tables = ROOT.parent / "shared" / "tables"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.table import TableFormat, render
+from checker.commands.table import TableFormat, render, table_row, valid_rows
 from helpers import REAL_ROOT, run, tree_digest
 
 pytestmark = pytest.mark.real
@@ -102,7 +102,7 @@ _REPORTS: dict[str, object] = {}
 
 def _report(round_name: str):
     if round_name not in _REPORTS:
-        _REPORTS[round_name] = run(_slice(round_name), round_name, jobs=2)
+        _REPORTS[round_name] = run(_slice(round_name), round_name, jobs=2, collect=table_row)
     return _REPORTS[round_name]
 
 
@@ -149,7 +149,7 @@ def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) 
     less those of the results MISSING.txt makes invalid."""
     real, report = _slice(round_name), _report(round_name)
     fmt = TableFormat.of(report.round)
-    built = {_location(row): row for row in render([r.row for r in report.results if r.valid and r.row], fmt)}
+    built = {_location(row): row for row in render(valid_rows(report), fmt)}
     published = {_location(row): row for row in _published(real, round_name)
                  if _location(row) not in INVALID[round_name]}
     assert sorted(built) == sorted(published)
@@ -179,7 +179,7 @@ WHOLE = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json
 
 
 def _whole(round_name: str) -> list[dict]:
-    from checker.table import load_table
+    from checker.commands.table import load_table
 
     path = REAL_ROOT.parent / "tables" / WHOLE[round_name]
     if not path.is_file():
@@ -272,10 +272,10 @@ def test_the_v61_rows_once_the_files_missing_txt_lists_are_there(tmp_path: Path)
     for line in (real / "MISSING.txt").read_text().splitlines():
         if line.strip().endswith("README.md"):
             (root / line.strip()).write_text("How to run.\n")
-    report = run(root, "v6.1", jobs=1)
+    report = run(root, "v6.1", jobs=1, collect=table_row)
     assert [r.valid for r in report.results] == [True, True]
     fmt = TableFormat.of(report.round)
-    built = {_location(row): row for row in render([r.row for r in report.results if r.valid and r.row], fmt)}
+    built = {_location(row): row for row in render(valid_rows(report), fmt)}
     published = {_location(row): row for row in _published(real, "v6.1")}
     assert sorted(built) == sorted(published) and len(built) == 2
     for location, row in published.items():

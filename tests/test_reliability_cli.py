@@ -191,9 +191,9 @@ def test_compare_json_is_strict_when_numbers_overflow(tmp_path: Path) -> None:
 
 def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     """Item 5: table, followup and reproduce JSON too."""
-    from checker import followup, reproduce
+    from checker.commands import followup, reproduce
     from checker.rounds import load_round
-    from checker.table import TableFormat, dumps, to_json
+    from checker.commands.table import TableFormat, dumps, to_json
 
     nan = float("nan")
     fmt = TableFormat.of(load_round("v6.0"))

@@ -273,7 +273,7 @@ def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
 def test_reproduce_compares_logs_only_through_the_safe_open(example: Path, tmp_path: Path) -> None:
     """`reproduce` asks whether a reproduction's logs are byte-identical copies of the
     original's: it reads them as the check does, never through a link out or a FIFO."""
-    from checker.reproduce import _same_content
+    from checker.commands.reproduce import _same_content
 
     original = Tree(EXAMPLE)
     assert _same_content(original, LOG, Tree(example), LOG) is True

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from checker.cli import app
 from checker.rounds import load_round
-from checker.table import TableFormat, dumps, load_table, normalise, publish, published_numbers, render, to_csv
+from checker.commands.table import (TableFormat, dumps, load_table, normalise, publish, published_numbers, render, table_row,
+                                     to_csv, valid_rows)
 from helpers import ENDPOINTS, EXAMPLE, ROOT, run, tree_digest
 
 SHARED = ROOT.parent / "shared"
@@ -103,9 +104,9 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
     """Every published row of the slice, field for field in the round's format, from the rows
     of every result (valid or not: the validity rules are fixed apart)."""
     real = _slice(round_name)
-    report = run(real, round_name, jobs=2)
+    report = run(real, round_name, jobs=2, collect=table_row)
     fmt = TableFormat.of(report.round)
-    facts = [r.row for r in report.results if r.row]
+    facts = [r.collected for r in report.results if r.collected]
     assert len(facts) == len(report.results)
     built = render(facts, fmt)
     location = fmt.key("Location")
@@ -207,8 +208,8 @@ def test_numbers_are_written_as_the_published_tables_write_them() -> None:
 # --- the formats on the bundled examples ---------------------------------------------------
 
 def _facts(root: Path, round_name: str) -> list[dict]:
-    report = run(root, round_name)
-    return [r.row for r in report.results if r.valid and r.row]
+    report = run(root, round_name, collect=table_row)
+    return valid_rows(report)
 
 
 def test_the_example_in_the_v61_format() -> None:
@@ -271,8 +272,8 @@ def test_submitter_is_the_folder_name(example: Path) -> None:
     """Published 'Dell' where the description says 'DELL': the folder's name, in every round."""
     system = example / "closed" / "MLCheckDemo" / "systems" / "cpu-1x-numpy.json"
     system.write_text(system.read_text().replace('"submitter": "MLCheckDemo"', '"submitter": "MLCHECKDEMO"'))
-    report = run(example, "demo-v6.1")
-    assert {r.row["Submitter"] for r in report.results} == {"MLCheckDemo"}
+    report = run(example, "demo-v6.1", collect=table_row)
+    assert {r.collected["Submitter"] for r in report.results} == {"MLCheckDemo"}
 
 
 def test_lower_case_scenario_folders_per_round(example: Path) -> None:
@@ -280,7 +281,7 @@ def test_lower_case_scenario_folders_per_round(example: Path) -> None:
     folder's name; v5.1 writes the round's spelling and infers only by its rules."""
     results = example / "closed" / "MLCheckDemo" / "results" / "cpu-1x-numpy" / "demo-mlp-99"
     (results / "Offline").rename(results / "offline")
-    facts = [r.row for r in run(example, "demo-v6.1").results if r.row]
+    facts = [r.collected for r in run(example, "demo-v6.1", collect=table_row).results if r.collected]
     for round_name, scenario, inferred in (("v5.1", "Offline", 0), ("v6.0", "Offline", 1), ("v6.1", "offline", 1)):
         fmt = TableFormat.of(load_round(round_name))
         row = next(r for r in render(facts, fmt)

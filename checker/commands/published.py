@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .parsers.counts import per_part
-from .rounds import RoundError, load_round
+from ..parsers.counts import per_part
+from ..rounds import RoundError, load_round
 
 NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None", "-")
 _COUNT_SUFFIX = re.compile(r"\s*\((?:x\s*)?\d+(?:\s*x\s*\d+)*\)\s*$", re.IGNORECASE)

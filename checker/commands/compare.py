@@ -285,7 +285,7 @@ def summary(groups: list[Group]) -> dict[str, Any]:
 
 
 def to_json(groups: list[Group], options: Options) -> str:
-    from .reporters.common import strict_json
+    from ..reporters.common import strict_json
 
     return strict_json({
         "definition": options.definition(),

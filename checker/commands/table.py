@@ -1,7 +1,7 @@
 """The published results table, per round, built from the checked tree.
 
-Two steps. `table_row` gathers the round-independent facts of one result once (engine.py
-stores them as `record.row`); they carry the key names of the v5.1/v6.0 tables
+Two steps. `table_row` gathers the round-independent facts of one result once (the check's
+`collect` hook, in the worker that checked it: `record.collected`); they carry the key names of the v5.1/v6.0 tables
 (`Submitter`, `Category`, `Performance_Result`, ...). `render` writes rows in a round's
 published format, as the round file's `table:` block describes it: the keys, their names and
 order, the file's shape, how `Location`, `compliance`, `inferred` and `Scenario` are written,
@@ -18,8 +18,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from .model import Result
-from .rounds import Round, RoundError, available_rounds, load_round
+from ..findings import Report, ResultRecord
+from ..model import Result
+from ..rounds import Round, RoundError, available_rounds, load_round
 
 # Description fields that explain differences between systems (compare); rows carry them,
 # and the published table leaves them out unless asked.
@@ -88,10 +89,11 @@ def _effective_scenario(result: Result) -> str | None:
     return log.scenario if log is not None else None
 
 
-def table_row(result: Result, metric: dict[str, Any] | None, power: dict[str, Any] | None) -> dict[str, Any]:
-    """The round-independent facts of one result's row. Keys starting with `_` are facts a
-    round's format may write (the scenario folder, the performance folder, the run's own
-    scenario); the others carry the v5.1/v6.0 key names."""
+def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
+    """The round-independent facts of one result's row (a `collect` hook of check). Keys
+    starting with `_` are facts a round's format may write (the scenario folder, the
+    performance folder, the run's own scenario); the others carry the v5.1/v6.0 key names."""
+    metric, power = record.metric, record.facts.get("power")
     description = result.system.description or {}
     division, submitter = result.division, result.submission.submitter
     suite = _text(description.get("system_type")).replace(" ", "")  # "datacenter,edge" stays one suite
@@ -298,14 +300,14 @@ def render(rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None
 def dumps(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
     """The file the round publishes: a list of rows, or an object keyed "0", "1", ...
     Strict JSON: a non-finite number is null (with a warning on stderr)."""
-    from .reporters.common import strict_json
+    from ..reporters.common import strict_json
 
     data: Any = rows if fmt.shape == "list" else {str(i): row for i, row in enumerate(rows)}
     return strict_json(data, indent=fmt.spec.get("indent", 2)) + "\n"
 
 
 def to_json(rows: list[dict[str, Any]], fmt: TableFormat | None = None) -> str:
-    from .reporters.common import strict_json
+    from ..reporters.common import strict_json
 
     return dumps(rows, fmt) if fmt is not None else strict_json(rows, indent=2) + "\n"
 
@@ -431,11 +433,15 @@ def table_of(path: str, round_name: str | None, jobs: int | None = None,
     """The valid rows of a submission tree (checked with the round), or of a table file.
     `with_description` adds the system-description fields that explain differences between
     systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
-    from .engine import check
-    from .rounds import newest_round
+    from ..engine import check
+    from ..rounds import newest_round
 
     if not os.path.isdir(path):
         return load_table(path)
-    report = check(path, round_name or newest_round(), jobs=jobs)
-    return publish([r.row for r in report.results if r.valid and r.row], None, None, report.round.name,
-                   with_description)
+    report = check(path, round_name or newest_round(), jobs=jobs, collect=table_row)
+    return publish(valid_rows(report), None, None, report.round.name, with_description)
+
+
+def valid_rows(report: Report) -> list[dict[str, Any]]:
+    """The rows `table_row` collected for the valid results of a check."""
+    return [r.collected for r in report.results if r.valid and r.collected]

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-from . import yamlsafe
+from .. import yamlsafe
 from .published import canonical
-from .rounds import RoundError, available_rounds, load_round
+from ..rounds import RoundError, available_rounds, load_round
 
 TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
 
@@ -202,7 +202,7 @@ def counts(followup: Followup) -> dict[str, int]:
 
 
 def to_json(followup: Followup) -> str:
-    from .reporters.common import strict_json
+    from ..reporters.common import strict_json
 
     summary = counts(followup)
     return strict_json({"tolerance": TOLERANCE, "summary": summary, "systems": followup.systems,

@@ -23,7 +23,7 @@ from typing import Any
 
 import jsonschema
 
-from . import yamlsafe
+from .. import yamlsafe
 from .published import Row, best, faster
 
 KINDS = ("spread", "speedup", "ratio", "scaling", "value")

@@ -21,11 +21,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .changes import Scope
-from .engine import check
-from .model import Result, Submission, System
-from .rounds import Round
-from .tree import FileChanged, Kind, Tree, join
+from ..scope import Scope
+from ..engine import check
+from ..model import Result, Submission, System
+from ..rounds import Round
+from ..tree import FileChanged, Kind, Tree, join
 
 TOLERANCE = 0.02  # audit: "more than 2% worse" is materially different
 # Loadgen settings that must match between an original and its reproduction.
@@ -167,7 +167,7 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float =
 
 
 def to_json(result: Reproduction) -> str:
-    from .reporters.common import strict_json
+    from ..reporters.common import strict_json
 
     return strict_json(asdict(result), indent=2, default=str) + "\n"
 
