@@ -146,12 +146,13 @@ def check_system(system: System, codes: frozenset[str], scope: Scope | None = No
         record = _record(result)
         found = _run_rules(result_rules, result, round, result.location, result.location, "",
                            result.artefact)
+        what = "reading the metrics"
         try:
             _facts(result, record)
             if collect is not None:
+                what = f"collecting with {collect.__name__}"
                 record.collected = collect(result, record)
         except Exception as error:  # noqa: BLE001 - a failing step becomes a finding
-            what = f"collecting with {collect.__name__}" if record.facts and collect else "reading the metrics"
             found.append(_internal_error(None, result.location, result.location, "", error, what))
         out.findings += result.findings + found
         out.results.append(record)
