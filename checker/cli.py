@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import stat
 import sys
@@ -25,8 +24,9 @@ from . import __version__
 from .engine import Report, check as run_check
 from .registry import RULES, load_all
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
-from .reporters import WRITERS
-from .reporters.common import strict_json, visible, visible_lines
+from .model import holds_results, no_results_reason
+from .reporters import CHECK, EXTENSIONS, FormatError, Formats
+from .reporters.common import visible
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
 from .waivers import WaiverError, load_waivers
 
@@ -120,15 +120,6 @@ def _destination(path: Optional[str], option: str = "-o") -> Iterator[TextIO]:
             yield handle
 
 
-def _write(path: Optional[str], text: str) -> None:
-    with _destination(path) as out:
-        out.write(text)
-
-
-# Without --format, -o FILE picks the format from the file's extension.
-EXTENSIONS = {".json": "json", ".csv": "csv", ".sarif": "sarif", ".xml": "junit", ".txt": "text"}
-
-
 def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
     """`--format json:out.json --format text` -> [(json, out.json), (text, None)]. Without
     --format, `-o out.json` writes JSON (the extension decides), else the `auto` format."""
@@ -140,8 +131,8 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     targets = []
     for item in chosen:
         name, _, path = item.partition(":")
-        if name not in WRITERS:
-            _fail(f"unknown format {name!r}; choose from {', '.join(WRITERS)}")
+        if name not in CHECK.writers:
+            _fail(f"unknown format {name!r}; choose from {', '.join(CHECK.names)}")
         targets.append((name, path or None))
     unnamed = [t for t in targets if t[1] is None]
     if output is not None:
@@ -180,47 +171,34 @@ def _round_or_fail(name: Optional[str]) -> Round:
 
 def _no_results(path: str, the_round: Round) -> NoReturn:
     """The usage error of a tree that holds no results: it names the folder to give."""
-    divisions = list(the_round.divisions)
-    holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
-    present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
-    if present:
-        _fail(f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
-              f"{'holds' if len(present) == 1 else 'hold'} no "
-              f"<submitter>/{the_round.results_root}/<system>/<benchmark>/<scenario> folder")
-    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
-    inside = [i for i, part in enumerate(parts) if part in divisions]
-    if inside:
-        root = os.sep.join(parts[:inside[-1]]) or os.sep
-        shown = root if os.path.isabs(path) else os.path.relpath(root)
-        _fail(f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it")
-    _fail(f"no results under {path}: give the folder that holds {holding}")
-
-
-def _tree_rows(path: str, round_name: Optional[str], with_description: bool = False) -> list[dict[str, Any]]:
-    """The valid rows of a submission tree, as table_of gives them; a tree without results is
-    a usage error."""
-    from .commands.table import publish, table_row, valid_rows
-
-    report = run_check(path, round_name or newest_round(), collect=table_row)
-    if not report.results:
-        _no_results(path, report.round)
-    return publish(valid_rows(report), None, None, report.round.name, with_description)
+    _fail(no_results_reason(path, the_round))
 
 
 def _table_rows(path: str, round_name: Optional[str], with_description: bool = False
                 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """The rows of a tree or of a results table file, and the file's rows as written, each
-    with its label (none for a tree). A malformed table is a usage error naming the row."""
-    from .commands import compare as cmp
-    from .commands.table import load_table
+    """commands.table.rows_of, with a tree without results or a malformed table a usage error."""
+    from .commands.table import NoResults, rows_of
 
-    if os.path.isdir(path):
-        return _tree_rows(path, round_name, with_description), []
     try:
-        cmp.check_table(path)
-        return load_table(path), cmp.labelled_rows(path)
+        return rows_of(path, round_name, with_description)
+    except NoResults as error:
+        _no_results(error.path, error.round)
     except ValueError as error:
         _fail(str(error))
+
+
+def _format(formats: Formats, given: Optional[str], output: Optional[str]) -> str:
+    """The format to write: --format, else -o's extension, else the command's default."""
+    try:
+        return formats.choose(given, output)
+    except FormatError as error:
+        _fail(str(error))
+
+
+def _emit(formats: Formats, name: str, output: Optional[str], *found: Any) -> None:
+    """Write what a command found in the format `name`, whole, to -o or stdout."""
+    with _destination(output) as out:
+        formats.write(name, out, *found)
 
 
 @app.command()
@@ -287,29 +265,18 @@ def check(
 
     if scope is not None:
         _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
-    if not report.results and (scope is None or not _holds_results(path, the_round)) and not report.has_errors:
+    if not report.results and (scope is None or not holds_results(path, the_round)) and not report.has_errors:
         if report.findings:
-            WRITERS["text"](report, sys.stderr)  # what was found explains, but it is no check of results
+            CHECK.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
         _no_results(path, the_round)
     # A tree whose submitters cannot be entered (links out of it) has no results, but its
     # errors say why: exit 1 with the report, as for any error.
     if not any(name == "text" for name, _ in targets):
         # Data goes to stdout or files; people still get the text report on stderr.
-        WRITERS["text"](report, sys.stderr)
+        CHECK.write("text", sys.stderr, report)
     for name, target in targets:
-        with _destination(target) as out:
-            WRITERS[name](report, out)
+        _emit(CHECK, name, target, report)
     raise typer.Exit(exit_code(report))
-
-
-def _holds_results(path: str, the_round: Round) -> bool:
-    """Whether the tree has a result at all (for --changed-since, which checks some)."""
-    from .model import discover, locate, results_of, systems_of
-    from .tree import Tree
-
-    top, part = locate(path, the_round)
-    return any(results_of(system) for submission in discover(Tree(top), the_round, part)
-               for system in systems_of(submission))
 
 
 def exit_code(report: Report) -> int:
@@ -323,9 +290,10 @@ def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
                                         help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
-    format: str = typer.Option("json", "--format", "-f",
-                               help="json (the round's published file: summary_results.json up to v6.0, "
-                                    "summary.json from v6.1) or csv (the same rows and keys)."),
+    format: Optional[str] = typer.Option(None, "--format", "-f",
+                                         help="json (the round's published file: summary_results.json up to v6.0, "
+                                              "summary.json from v6.1) or csv (the same rows and keys); default: "
+                                              "-o's extension, else json."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the table (default stdout)."),
     publish_base: Optional[str] = typer.Option(None, "--publish-base",
                                                help="Base URL of the published tree: adds Details, Code, ColorKey "
@@ -334,12 +302,11 @@ def table(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
-    from .commands.table import TableFormat, dumps, render, table_row, to_csv, valid_rows
+    from .commands.table import FORMATS, TableFormat, render, table_row, valid_rows
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
-    if format not in ("json", "csv"):
-        _fail(f"unknown format {format!r}; choose json or csv")
+    format = _format(FORMATS, format, output)
     if (publish_base is None) != (first_id is None):
         _fail("--publish-base and --first-id go together")
     round_name = _round_name(round, path)
@@ -355,7 +322,7 @@ def table(
     if not report.results:
         _no_results(path, the_round)
     rows = render(valid_rows(report), fmt, publish_base, first_id)
-    _write(output, dumps(rows, fmt) if format == "json" else visible_lines(to_csv(rows, fmt.all_keys())))
+    _emit(FORMATS, format, output, rows, fmt)
     left_out = sum(1 for r in report.results if not r.valid)
     _say(f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
          f"{left_out} invalid results left out (`mlperf-check check` says why)")
@@ -371,14 +338,13 @@ def followup(
     current_round: Optional[str] = typer.Option(None, "--current-round",
                                                 help="Round of --current (its benchmarks); default: detected."),
     mapping: Optional[str] = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Preview results followed up as Available, at most 2% worse, in the target round."""
     from .commands import followup as fu
 
-    if format not in ("text", "json", "csv"):
-        _fail(f"unknown format {format!r}; choose text, json or csv")
+    format = _format(fu.FORMATS, format, output)
     _check_output(output)
     for given, option in ((previous_round, "--previous-round"), (current_round, "--current-round")):
         try:
@@ -406,8 +372,7 @@ def followup(
     except (ValueError, RoundError) as error:
         _fail(str(error))
     report = fu.follow_up(before, after, names, current_round)
-    text = {"text": fu.to_text, "json": fu.to_json, "csv": fu.to_csv}[format](report)
-    _write(output, text if format == "json" else visible_lines(text))
+    _emit(fu.FORMATS, format, output, report)
     if output not in (None, "-") or format != "text":
         counts = fu.counts(report)
         _say(f"follow-up: {', '.join(f'{n} {status}' for status, n in counts.items())}"
@@ -431,39 +396,26 @@ def provenance(
                                         help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference (else the bundled table)."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json or csv."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Which loadgen each result ran: its rev, and whether it descends from the seed release."""
-    from . import provenance as prv
-    from .model import discover, locate, results_of, systems_of
-    from .tree import Tree
+    from .commands import provenance as prv_cmd
+    from .provenance import RepositoryError, TableSource
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
-    if format not in ("text", "json", "csv"):
-        _fail(f"unknown format {format!r}; choose text, json or csv")
+    format = _format(prv_cmd.FORMATS, format, output)
     _check_output(output)
-    source = _repository_or_fail(inference_repo) if inference_repo is not None else prv.TableSource()
+    source = _repository_or_fail(inference_repo) if inference_repo is not None else TableSource()
     the_round = _round_or_fail(_round_name(round, path))
-    verdicts, results = [], 0
     try:
-        top, part = locate(path, the_round)
-        for submission in discover(Tree(top), the_round, part):
-            for system in systems_of(submission):
-                for result in results_of(system):
-                    results += 1
-                    log = result.performance_log
-                    build = prv.build_of(log) if log is not None else None
-                    if build is not None:
-                        verdicts.append(prv.judge(result.location, build, the_round, source))
-    except prv.RepositoryError as error:
+        verdicts, results = prv_cmd.verdicts_of(path, the_round, source)
+    except RepositoryError as error:
         _fail(f"--inference-repo {inference_repo}: {error}")
     if not results:
         _no_results(path, the_round)
-    text = {"text": prv.to_text, "json": prv.to_json, "csv": prv.to_csv}[format](verdicts, the_round)
-    # Locations are folder names: in JSON every text is printable, elsewhere visible.
-    _write(output, strict_json(json.loads(text), indent=2) + "\n" if format == "json" else visible_lines(text))
+    _emit(prv_cmd.FORMATS, format, output, verdicts, the_round)
     if len(verdicts) < results:
         _say(f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
              "not judged (`mlperf-check check` says why)")
@@ -479,7 +431,8 @@ def compare(
     outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json, csv or html."),
+    format: Optional[str] = typer.Option(None, "--format", "-f",
+                                         help="text, json, csv or html (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
     across_rounds: bool = typer.Option(False, "--across-rounds",
@@ -489,8 +442,14 @@ def compare(
     with --across-rounds, the same hardware round after round."""
     from .commands import compare as cmp
 
-    if format not in ("text", "json", "csv", "html"):
-        _fail(f"unknown format {format!r}; choose text, json, csv or html")
+    if across_rounds:
+        from .commands.across import FORMATS as ACROSS
+
+        if format is not None and format not in ACROSS.writers:
+            _fail(f"--across-rounds writes {', '.join(ACROSS.names[:-1])} or {ACROSS.names[-1]}, not {format!r}")
+        format = _format(ACROSS, format, output)
+    else:
+        format = _format(cmp.FORMATS, format, output)
     if reference != "median" and not reference.startswith("submitter:"):
         _fail("--reference is median or submitter:NAME")
     _check_output(output)
@@ -507,14 +466,12 @@ def compare(
         _across_rounds(rows, format, output, plot)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
     groups = cmp.compare(rows, options)
-    text = {"text": cmp.to_text, "json": cmp.to_json, "csv": cmp.to_csv, "html": cmp.to_html}[format](
-        groups, options)
     if plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
-    _write(output, text if format == "json" else visible_lines(text))
+    _emit(cmp.FORMATS, format, output, groups, options)
     if plot:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
         _plot_pages(plot, lambda target: cmp.plot(groups, options, target,
@@ -540,15 +497,12 @@ def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str
     from .commands import across
     from .commands.published import normalise
 
-    if format not in ("text", "json", "csv"):
-        _fail(f"--across-rounds writes text, json or csv, not {format!r}")
     normalised = normalise(rows)
     rounds = sorted({r.round for r in normalised if r.round})
     if len(rounds) < 2:
         _fail(f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}")
     series, scalings = across.across_rounds(normalised), across.scaling(normalised)
-    text = {"text": across.to_text, "json": across.to_json, "csv": across.to_csv}[format](series, scalings)
-    _write(output, text if format == "json" else visible_lines(text))
+    _emit(across.FORMATS, format, output, series, scalings)
     if plot:
         _check_output(plot, "--plot")
         _plot_pages(plot, lambda target: across.plot(series, target))
@@ -559,7 +513,8 @@ def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str
 def claims(
     claims_file: str = typer.Argument(..., metavar="CLAIMS.yaml", help="The claims (schemas/claims.schema.json)."),
     table: list[str] = typer.Option(..., "--table", help="ROUND=PATH: a round's results table or submission tree. Repeatable."),
-    format: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    format: Optional[str] = typer.Option(None, "--format", "-f",
+                                         help="text, json or markdown (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
@@ -567,8 +522,7 @@ def claims(
     from .commands import claims as cl
     from .commands.published import normalise
 
-    if format not in ("text", "json", "markdown"):
-        _fail(f"unknown format {format!r}; choose text, json or markdown")
+    format = _format(cl.FORMATS, format, output)
     _check_output(output)
     try:
         listed = cl.load_claims(claims_file)
@@ -593,8 +547,7 @@ def claims(
     if missing:
         _fail(f"{claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     verdicts = cl.check_claims(listed, rows)
-    text = {"text": cl.to_text, "json": cl.to_json, "markdown": cl.to_markdown}[format](verdicts)
-    _write(output, text if format == "json" else visible_lines(text))
+    _emit(cl.FORMATS, format, output, verdicts)
     raise typer.Exit(EXIT_OK if all(v.verdict == "holds" for v in verdicts) else EXIT_FINDINGS)
 
 
@@ -605,21 +558,20 @@ def reproduce(
     round: Optional[str] = typer.Option(None, "--round", "-r",
                                         help="Round name or round file (default: detected from the original result)."),
     tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
-    format: str = typer.Option("text", "--format", "-f", help="text or json."),
+    format: Optional[str] = typer.Option(None, "--format", "-f", help="text or json (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Check a reproduction, its settings against the original's, and compare the numbers."""
     from .commands import reproduce as rep
 
-    if format not in ("text", "json"):
-        _fail(f"unknown format {format!r}; choose text or json")
+    format = _format(rep.FORMATS, format, output)
     _check_output(output)
     the_round = _round_or_fail(_round_name(round, original, result=True))
     try:
         result = rep.reproduce(original, reproduction, the_round, tolerance)
     except rep.ResultPathError as error:
         _fail(str(error))
-    _write(output, rep.to_json(result) if format == "json" else visible_lines(rep.to_text(result)))
+    _emit(rep.FORMATS, format, output, result)
     if output not in (None, "-") or format != "text":
         _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
@@ -662,8 +614,7 @@ def rerun(
 
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")
-    if format not in ("text", "json"):
-        _fail(f"unknown format {format!r}; choose text or json")
+    format = _format(rep.FORMATS, format, None)
     if not timeout > 0:
         _fail(f"--timeout {timeout:g}: give a number of seconds above 0")
     the_round = _round_or_fail(_round_name(round, result_path, result=True))
@@ -699,8 +650,7 @@ def rerun(
     if status != 0:
         _fail(f"the command exited with {status}")
     result = rep.reproduce(result_path, copy, the_round, tolerance)
-    text = rep.to_json(result) if format == "json" else visible_lines(rep.to_text(result))
-    typer.echo(text, nl=False)
+    _emit(rep.FORMATS, format, None, result)
     if format != "text":
         _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)

@@ -415,6 +415,31 @@ def locate(path: str, round: Round) -> tuple[str, tuple[str, ...]]:
     return path, ()
 
 
+def no_results_reason(path: str, round: Round) -> str:
+    """Why a tree holds no results, naming the folder to give instead."""
+    divisions = list(round.divisions)
+    holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
+    present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
+    if present:
+        return (f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
+                f"{'holds' if len(present) == 1 else 'hold'} no "
+                f"<submitter>/{round.results_root}/<system>/<benchmark>/<scenario> folder")
+    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
+    inside = [i for i, part in enumerate(parts) if part in divisions]
+    if inside:
+        root = os.sep.join(parts[:inside[-1]]) or os.sep
+        shown = root if os.path.isabs(path) else os.path.relpath(root)
+        return f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it"
+    return f"no results under {path}: give the folder that holds {holding}"
+
+
+def holds_results(path: str, round: Round) -> bool:
+    """Whether the tree at `path` has a result at all."""
+    top, part = locate(path, round)
+    return any(results_of(system) for submission in discover(Tree(top), round, part)
+               for system in systems_of(submission))
+
+
 LINK_KINDS = {Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the checked folder; it was not followed"),
               Kind.BROKEN: ("FIL010", "is a broken symlink"),
               Kind.OTHER: ("FIL011", "is not a regular file or folder")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from .findings import Problem, Severity  # noqa: F401 - rules import Problem from here
 

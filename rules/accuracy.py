@@ -8,7 +8,6 @@ from checker.findings import Severity
 from checker.model import Result
 from checker.registry import Problem, rule
 from checker.rounds import Gate, Round
-from checker.tree import join
 
 
 def _gated(result: Result, round: Round) -> bool:

@@ -162,3 +162,20 @@ def test_non_finite_numbers_are_written_as_null_with_a_warning() -> None:
     text = strict_json({"a": [float("inf"), 1.5, {"b": float("nan")}]}, said.append)
     assert text == '{"a": [null, 1.5, {"b": null}]}'
     assert said == ["2 non-finite number(s) written as null (JSON has no NaN or Infinity): /a/0, /a/2/b"]
+
+
+def test_every_command_picks_its_format_one_way() -> None:
+    """--format, else the extension of -o when the command writes that format, else its default."""
+    from checker.commands import claims, compare, followup, provenance, reproduce, table
+    from checker.reporters import CHECK, FormatError
+
+    assert compare.FORMATS.choose(None, "out.html") == "html"
+    assert compare.FORMATS.choose(None, "out.JSON") == "json"
+    assert compare.FORMATS.choose(None, "out.md") == "text"  # compare writes no markdown
+    assert claims.FORMATS.choose(None, "claims.md") == "markdown"
+    assert followup.FORMATS.choose("csv", "out.json") == "csv"
+    assert provenance.FORMATS.choose(None, "-") == "text"
+    assert table.FORMATS.choose(None, None) == "json" and table.FORMATS.choose(None, "t.csv") == "csv"
+    assert CHECK.choose(None, "report.sarif") == "sarif" and CHECK.choose(None, "report.xml") == "junit"
+    with pytest.raises(FormatError, match=r"^unknown format 'csv'; choose text or json$"):
+        reproduce.FORMATS.choose("csv")

@@ -14,7 +14,8 @@ import git
 import pytest
 import yaml
 
-from checker.provenance import RepositorySource, TableSource, build_of, judge, to_csv, to_text
+from checker.commands.provenance import to_csv, to_text
+from checker.provenance import RepositorySource, TableSource, build_of, judge
 from checker.rounds import load_round
 from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, run, set_mllog
 

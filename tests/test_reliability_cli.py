@@ -411,7 +411,7 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
         raise RuntimeError("disk on fire")
 
     mode = out.stat().st_mode
-    monkeypatch.setitem(cli.WRITERS, "json", half)
+    monkeypatch.setitem(cli.CHECK.writers, "json", half)
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", str(out)])
     assert done.exit_code == 3
     assert done.stderr.splitlines()[-1] == ("internal error: RuntimeError: disk on fire (a bug: please report it with "

@@ -13,13 +13,13 @@ A system that mixes accelerators keeps its own hardware key.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..reporters import Formats, as_data, as_text
+from ..reporters.common import csv_text
 from .published import Row, best, faster
 
 
@@ -139,24 +139,22 @@ CSV_COLUMNS = ("kind", "model", "scenario", "hardware", "per_node", "nodes", "su
 
 
 def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    rows = []
     for s in series:
         for name, ratio in s.ratios().items():
             row = s.best[name]
-            writer.writerow({"kind": "across_rounds", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
+            rows.append({"kind": "across_rounds", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
                              "per_node": s.per_node, "nodes": s.nodes, "submitter": s.submitter or "all", "round": name,
                              "accelerators": row.accelerators, "result": row.result, "units": row.units,
                              "ratio": round(ratio, 6), "location": row.location})
     for s in scalings:
         for count, efficiency in s.efficiency().items():
             row = s.points[count]
-            writer.writerow({"kind": "scaling", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
+            rows.append({"kind": "scaling", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
                              "per_node": row.per_node, "nodes": row.nodes, "submitter": row.submitter,
                              "round": s.round, "accelerators": count, "result": row.result, "units": row.units,
-                             "ratio": round(efficiency, 6), "location": row.location})
-    return buffer.getvalue()
+                         "ratio": round(efficiency, 6), "location": row.location})
+    return csv_text(rows, CSV_COLUMNS)
 
 
 PER_PAGE = 30
@@ -195,3 +193,6 @@ def plot(series: list[Series], path: str, title: str = "The same hardware across
         plt.close(figure)
         written.append(target)
     return written
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 
 from .. import yamlsafe
+from ..reporters import Formats, as_data, as_text
 from .published import Row, best, faster
 
 KINDS = ("spread", "speedup", "ratio", "scaling", "value")
@@ -215,3 +216,6 @@ def to_markdown(verdicts: list[Verdict]) -> str:
         lines.append(f"| {v.id} | {v.kind} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
                      f"{_figure(v.kind, v.expect)} | {rows} | {'; '.join(v.notes)} |")
     return "\n".join(lines) + "\n"
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..reporters import Formats, as_data, as_text
+from ..reporters.common import csv_text
 from .published import canonical
 
 # Description fields that explain an outlier: table keys, and description fields when the
@@ -309,11 +311,7 @@ def csv_rows(groups: list[Group]) -> list[dict[str, Any]]:
 
 
 def to_csv(groups: list[Group], options: Options) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(csv_rows(groups))
-    return buffer.getvalue()
+    return csv_text(csv_rows(groups), CSV_COLUMNS)
 
 
 def to_text(groups: list[Group], options: Options) -> str:
@@ -387,3 +385,7 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
         plt.close(figure)
         written.append(target)
     return written
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv),
+                   "html": as_text(to_html)})

@@ -8,13 +8,13 @@ accelerator model (its words, marks and order aside) and count, and node count. 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+from ..reporters import Formats, as_data, as_text
+from ..reporters.common import csv_text
 from .. import yamlsafe
 from .published import canonical
 from ..rounds import RoundError, available_rounds, load_round
@@ -210,12 +210,7 @@ def to_json(followup: Followup) -> str:
 
 
 def to_csv(followup: Followup) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for outcome in followup.outcomes:
-        writer.writerow(asdict(outcome))
-    return buffer.getvalue()
+    return csv_text((asdict(outcome) for outcome in followup.outcomes), COLUMNS)
 
 
 def to_text(followup: Followup) -> str:
@@ -227,3 +222,6 @@ def to_text(followup: Followup) -> str:
         delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
         lines.append(f"  {o.status:<14} {o.location}{delta}")
     return "\n".join(lines) + "\n"
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})

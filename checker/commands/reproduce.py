@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..reporters import Formats, as_data, as_text
 from ..scope import Scope
 from ..engine import check
 from ..model import Result, Submission, System
@@ -324,3 +325,6 @@ def _signal_group(group: int, sig: int) -> None:
         os.killpg(group, sig)
     except (ProcessLookupError, PermissionError):
         pass  # the group has gone
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})

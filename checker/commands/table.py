@@ -18,8 +18,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..reporters import Formats, as_data, as_text
+from ..reporters.common import csv_text
 from ..findings import Report, ResultRecord
-from ..model import Result
+from ..model import Result, no_results_reason
 from ..rounds import Round, RoundError, available_rounds, load_round
 
 # Description fields that explain differences between systems (compare); rows carry them,
@@ -323,12 +325,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 def to_csv(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
     columns = [c for c in columns if any(c in row for row in rows)] if columns else _columns(rows)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else row.get(key, "") for key in columns})
-    return buffer.getvalue()
+    return csv_text(rows, columns)
 
 
 # --- reading tables back -----------------------------------------------------------------
@@ -442,6 +439,40 @@ def table_of(path: str, round_name: str | None, jobs: int | None = None,
     return publish(valid_rows(report), None, None, report.round.name, with_description)
 
 
+class NoResults(ValueError):
+    """A submission tree without a single result."""
+
+    def __init__(self, path: str, round: Round) -> None:
+        super().__init__(no_results_reason(path, round))
+        self.path, self.round = path, round
+
+
+def rows_of(path: str, round_name: str | None, with_description: bool = False
+            ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    """The valid rows of a submission tree (checked with the round), or the rows of a results
+    table file with each row as written and its label (none for a tree). Raises NoResults for
+    a tree without results and ValueError, naming the row, for a malformed table."""
+    from ..engine import check
+    from ..rounds import newest_round
+    from .compare import check_table, labelled_rows
+
+    if os.path.isdir(path):
+        report = check(path, round_name or newest_round(), collect=table_row)
+        if not report.results:
+            raise NoResults(path, report.round)
+        return publish(valid_rows(report), None, None, report.round.name, with_description), []
+    check_table(path)
+    return load_table(path), labelled_rows(path)
+
+
 def valid_rows(report: Report) -> list[dict[str, Any]]:
     """The rows `table_row` collected for the valid results of a check."""
     return [r.collected for r in report.results if r.valid and r.collected]
+
+
+def _csv(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
+    return to_csv(rows, fmt.all_keys())
+
+
+# The round's published file, or the same rows and keys as CSV.
+FORMATS = Formats({"json": as_data(dumps), "csv": as_text(_csv)}, default="json")

@@ -1,18 +1,82 @@
-"""Reporters turn a Report into words: text for people; JSON, CSV, SARIF and JUnit for tools;
-annotations and a job summary for GitHub Actions."""
+"""Reporters turn what a command found into words: text for people; JSON, CSV, SARIF and
+JUnit for tools; annotations and a job summary for GitHub Actions.
+
+Every command names its formats the same way, as a `Formats`: format name -> writer of its
+result to a stream. `choose` picks one from --format, else from the extension of -o, else
+the command's default, so `-o report.json` writes JSON with every command."""
 
 from __future__ import annotations
 
-from typing import Callable, TextIO
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, TextIO
 
-from ..engine import Report
 from . import csv_report, github_report, json_report, junit_report, sarif_report, text_report
+from .common import visible_lines
 
-WRITERS: dict[str, Callable[[Report, TextIO], None]] = {
+Writer = Callable[..., None]  # (what the command found, ..., out)
+
+# -o FILE without --format: the file's extension names the format.
+EXTENSIONS = {".json": "json", ".csv": "csv", ".sarif": "sarif", ".xml": "junit", ".txt": "text",
+              ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+class FormatError(ValueError):
+    """A format the command does not write; the message lists those it does."""
+
+
+@dataclass(frozen=True)
+class Formats:
+    writers: dict[str, Writer]
+    default: str = "text"
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.writers)
+
+    def choose(self, given: str | None, output: str | None = None) -> str:
+        """--format when given; else the format -o's extension names, when the command writes
+        it; else the default."""
+        if given is not None:
+            if given not in self.writers:
+                raise FormatError(f"unknown format {given!r}; choose {_either(self.names)}")
+            return given
+        by_name = EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output not in (None, "-") else None
+        return by_name if by_name in self.writers else self.default
+
+    def write(self, name: str, out: TextIO, *found: Any) -> None:
+        self.writers[name](*found, out)
+
+
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+
+
+def as_data(render: Callable[..., str]) -> Writer:
+    """A writer of `render`'s text as it is: a data format (JSON) that escapes for itself."""
+    def write(*args: Any) -> None:
+        *found, out = args
+        out.write(render(*found))
+    write.__name__ = render.__name__
+    return write
+
+
+def as_text(render: Callable[..., str]) -> Writer:
+    """A writer of `render`'s text for people and spreadsheets: every line `visible`."""
+    def write(*args: Any) -> None:
+        *found, out = args
+        out.write(visible_lines(render(*found)))
+    write.__name__ = render.__name__
+    return write
+
+
+# check's formats: each writer makes its own text safe.
+CHECK = Formats({
     "text": text_report.write,
     "json": json_report.write,
     "csv": csv_report.write,
     "github": github_report.write,
     "sarif": sarif_report.write,
     "junit": junit_report.write,
-}
+})
+WRITERS = CHECK.writers  # the name of 0.1's check writers (CHANGELOG.md)

@@ -9,13 +9,15 @@ terminal raw: `cpu-\\xff` for the byte 0xFF, `\\x1b[31m` for an escape sequence.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import numbers
 import os
 import re
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Sequence
 
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -109,3 +111,14 @@ def line_of(pointer: str | None) -> int | None:
     """The line a finding points at, when its pointer is `line N`."""
     match = _LINE.match(pointer or "")
     return int(match.group(1)) if match else None
+
+
+def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
+    """Rows as CSV with a header of `columns`, one record per line: a missing or None cell is
+    empty, keys outside `columns` are left out. The one CSV writer of every command."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: "" if row.get(key) is None else row[key] for key in columns})
+    return buffer.getvalue()

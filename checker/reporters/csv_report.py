@@ -3,11 +3,10 @@ one record per line, no byte a UTF-8 file cannot hold, no control character."""
 
 from __future__ import annotations
 
-import csv
 from typing import TextIO
 
-from ..engine import Report
-from .common import visible
+from ..findings import Report
+from .common import csv_text, visible
 
 COLUMNS = ["location", "valid", "code", "name", "severity", "path", "pointer", "message", "observed", "expected",
            "waived"]
@@ -15,16 +14,14 @@ COLUMNS = ["location", "valid", "code", "name", "severity", "path", "pointer", "
 
 def write(report: Report, out: TextIO) -> None:
     verdicts = {r.location: r.valid for r in report.results}
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    rows = []
     for finding in report.findings:
         row = finding.to_dict()
         row["valid"] = verdicts.get(finding.location, "")
-        writer.writerow(["" if row.get(column) is None else _cell(row.get(column)) for column in COLUMNS])
+        rows.append({column: _cell(row[column]) for column in COLUMNS if row.get(column) is not None})
     with_findings = {f.location for f in report.findings}
-    for result in report.results:
-        if result.location not in with_findings:
-            writer.writerow([visible(result.location), result.valid] + [""] * (len(COLUMNS) - 2))
+    rows += [{"location": visible(r.location), "valid": r.valid} for r in report.results if r.location not in with_findings]
+    out.write(csv_text(rows, COLUMNS))
 
 
 def _cell(value: object) -> object:

@@ -13,7 +13,7 @@ import sys
 from collections import defaultdict
 from typing import TextIO
 
-from ..engine import Report
+from ..findings import Report
 from ..findings import Finding, Severity
 from .common import line_of, repository_prefix, visible
 

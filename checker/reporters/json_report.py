@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from .. import __version__
-from ..engine import Report
+from ..findings import Report
 from .common import strict_json
 
 SCHEMA_VERSION = 1

@@ -8,7 +8,7 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..engine import Report
+from ..findings import Report
 from ..findings import Finding, Severity
 from .common import visible
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from .. import __version__
-from ..engine import Report
+from ..findings import Report
 from ..findings import Severity
 from ..registry import RULES
 from .common import line_of, repository_prefix, strict_json

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..engine import Report
+from ..findings import Report
 from ..findings import Finding
 from .common import visible
 
