@@ -70,6 +70,20 @@ class Submission:
         inner = self.round.layout_path(name, **parts)
         return join(self.rel, inner) if inner is not None else None
 
+    @functools.cached_property
+    def systems_with_results(self) -> frozenset[str]:
+        """The names of the systems with a folder under results/."""
+        return frozenset(self.tree.subdirs(join(self.rel, self.round.results_root)))
+
+    @property
+    def calibration_places(self) -> list[str]:
+        """Where the round looks for the calibration document, in order."""
+        return [join(self.rel, rel) for rel in self.round.layout["calibration"]]
+
+    def walk(self) -> Iterator[tuple[str, list[tuple[str, str, int, Kind | None]]]]:
+        """Every folder of the submission, links not followed (Tree.walk)."""
+        return self.tree.walk(self.rel)
+
 
 @dataclass
 class System:
@@ -164,6 +178,21 @@ class Result:
         base = self.submission.path(name, **self.parts)
         return join(base, *more) if base is not None else None
 
+    def file(self, folder: str, role: str) -> str | None:
+        """The round's `role` file (layout `files`: detail_log, summary_log, accuracy_log,
+        accuracy_report, power_samples, user_conf) in the result's layout folder `folder`."""
+        return self.path(folder, self.round.layout["files"][role])
+
+    def compliance_file(self, test: str, role: str) -> str:
+        """The round's `role` file of a compliance test's own run (compliance/<test>/<compliance_run>)."""
+        return join(self.compliance_dir(test), self.round.layout["compliance_run"], self.round.layout["files"][role])
+
+    def endpoints_file(self, role: str, **parts: str) -> str | None:
+        """An Endpoints result's file (layout `endpoints`: config, accuracy, audit), or None
+        in a round without Endpoints results."""
+        spec = self.round.layout.get("endpoints") or {}
+        return join(self.location, spec[role].format(**parts)) if role in spec else None
+
     # --- which harness wrote it --------------------------------------------------------
     @functools.cached_property
     def is_endpoints(self) -> bool:
@@ -171,41 +200,45 @@ class Result:
         endpoints `config.yaml` or `performance/result_summary.json` instead."""
         if not self.round.layout.get("endpoints"):
             return False
-        loadgen = any(self.reader.exists(join(p, "mlperf_log_detail.txt"))
-                      for p in (self.path("performance"), self.path("accuracy")) if p)
+        loadgen = any(self.reader.exists(p) for p in (self.file("performance", "detail_log"),
+                                                       self.file("accuracy", "detail_log")) if p)
         if loadgen:
             return False
-        return self.reader.exists(join(self.location, "config.yaml")) or self.endpoints_summary_path is not None
+        return self.reader.exists(self.endpoints_file("config")) or self.endpoints_summary_path is not None
 
     @functools.cached_property
     def endpoints_summary_path(self) -> str | None:
-        """`performance/result_summary.json`, or the `performance/run_1/` variant that
-        publish_submission.py writes (accepted; EPT001 warns)."""
-        for rel in (join(self.location, "performance", "result_summary.json"),
-                    join(self.location, "performance", "run_1", "result_summary.json")):
+        """The first of the round's Endpoints summaries that exists: `performance/result_summary.json`,
+        or the `performance/run_1/` variant that publish_submission.py writes (accepted; EPT001 warns)."""
+        for rel in self.endpoints_summary_paths:
             if self.reader.exists(rel):
                 return rel
         return None
+
+    @property
+    def endpoints_summary_paths(self) -> list[str]:
+        """Where the round's layout puts an Endpoints summary, the agreed place first."""
+        return [join(self.location, rel) for rel in (self.round.layout.get("endpoints") or {}).get("summary", [])]
 
     @functools.cached_property
     def endpoints_summary(self) -> EndpointsSummary | None:
         if not self.is_endpoints:
             return None
-        rel = self.endpoints_summary_path or join(self.location, "performance", "result_summary.json")
+        rel = self.endpoints_summary_path or self.endpoints_summary_paths[0]
         return self.reader.parsed(rel, parse_result_summary, what="endpoints result_summary.json")
 
     @functools.cached_property
     def endpoints_config(self) -> EndpointsConfig | None:
         if not self.is_endpoints:
             return None
-        return self.reader.parsed(join(self.location, "config.yaml"), parse_endpoints_config,
+        return self.reader.parsed(self.endpoints_file("config"), parse_endpoints_config,
                                   what="endpoints config.yaml")
 
     @functools.cached_property
     def endpoints_accuracy(self) -> EndpointsAccuracy | None:
         if not self.is_endpoints:
             return None
-        return self.reader.parsed(join(self.location, "accuracy", "accuracy_results.json"), parse_accuracy_results,
+        return self.reader.parsed(self.endpoints_file("accuracy"), parse_accuracy_results,
                                   what="endpoints accuracy_results.json")
 
     # --- artefacts ---------------------------------------------------------------------
@@ -213,20 +246,20 @@ class Result:
     def performance_log(self) -> LoadgenLog | None:
         if self.is_endpoints:
             return None
-        return self.reader.mllog(self.path("performance", "mlperf_log_detail.txt"), what="performance detail log")
+        return self.reader.mllog(self.file("performance", "detail_log"), what="performance detail log")
 
     @functools.cached_property
     def performance_summary(self) -> Summary | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(self.path("performance", "mlperf_log_summary.txt"), parse_summary,
+        return self.reader.parsed(self.file("performance", "summary_log"), parse_summary,
                                   what="performance summary")
 
     @functools.cached_property
     def accuracy_log(self) -> LoadgenLog | None:
         if self.is_endpoints:
             return None
-        return self.reader.mllog(self.path("accuracy", "mlperf_log_detail.txt"), what="accuracy detail log")
+        return self.reader.mllog(self.file("accuracy", "detail_log"), what="accuracy detail log")
 
     def read_accuracy(self, rel: str, what: str = "accuracy.txt", required: bool = True) -> AccuracyReport | None:
         """An accuracy.txt-shaped file, read with the round's patterns for this result's model."""
@@ -238,7 +271,7 @@ class Result:
     def accuracy_report(self) -> AccuracyReport | None:
         if self.is_endpoints:
             return None
-        return self.read_accuracy(self.path("accuracy", "accuracy.txt"))
+        return self.read_accuracy(self.file("accuracy", "accuracy_report"))
 
     @functools.cached_property
     def measurements_dir(self) -> str:
@@ -248,33 +281,39 @@ class Result:
     def user_conf(self) -> dict[str, str] | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(join(self.measurements_dir, "user.conf"), parse_conf, required=False,
+        return self.reader.parsed(self.file("measurements", "user_conf"), parse_conf, required=False,
                                   what="user.conf")  # MSR001 reports it missing
 
     @functools.cached_property
     def implementation_path(self) -> str | None:
-        """The implementation description: `measurements.json` (v6.x), `<system>.json` or
-        `<system>_<scenario>.json` (v5.x), else the folder's only other JSON file (published
-        v5.1 results name it after the harness, as the official checker accepts)."""
+        """The implementation description: the first of the round's names that exists
+        (`measurements.json` in v6.x, `<system>.json` or `<system>_<scenario>.json` in v5.x),
+        else the folder's only other JSON file (published v5.1 results name it after the
+        harness, as the official checker accepts)."""
         folder = self.measurements_dir
-        for name in ("measurements.json", f"{self.system.name}.json", f"{self.system.name}_{self.scenario_folder}.json"):
+        for name in self.implementation_names:
             if self.reader.exists(join(folder, name)):
                 return join(folder, name)
         others = [e.rel for e in self.tree.listdir(folder) if e.rel.endswith(".json") and e.kind is Kind.FILE]
         return others[0] if len(others) == 1 else None
 
+    @property
+    def implementation_names(self) -> list[str]:
+        """The round's names of the implementation description, for this result."""
+        return [name.format(system=self.system.name, scenario=self.scenario_folder)
+                for name in self.round.layout["implementation_description"]]
+
     def compliance_dir(self, test: str) -> str:
         return self.path("compliance", test)
 
     def compliance_log(self, test: str) -> LoadgenLog | None:
-        return self.reader.mllog(join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt"),
-                                 what=f"{test} performance detail log")
+        return self.reader.mllog(self.compliance_file(test, "detail_log"), what=f"{test} performance detail log")
 
     def compliance_runs(self) -> Iterator[tuple[str, str, LoadgenLog]]:
         """(test, path, log) of each compliance run's performance detail log that is
         present, for the tests the round lists for the model."""
         for test in self.round.compliance_tests(self.model) if self.model else []:
-            rel = join(self.compliance_dir(test), "performance", "run_1", "mlperf_log_detail.txt")
+            rel = self.compliance_file(test, "detail_log")
             if self.reader.exists(rel):
                 log = self.compliance_log(test)
                 if log is not None:
@@ -364,7 +403,7 @@ class Result:
             return self.cache["power_window"]
         window = None
         log = self.performance_log
-        samples = self.reader.parsed(self.path("performance", "spl.txt"), parse_spl, what="spl.txt")
+        samples = self.reader.parsed(self.file("performance", "power_samples"), parse_spl, what="spl.txt")
         if log is not None and samples is not None:
             begin, end = parse_timestamp(log.get("power_begin")), parse_timestamp(log.get("power_end"))
             if begin is not None and end is not None:

@@ -56,6 +56,10 @@ class Reader:
     def is_dir(self, rel: str) -> bool:
         return self.tree.entry(rel).kind is Kind.DIR
 
+    def subdirs(self, rel: str) -> list[str]:
+        """The names of the folders in the folder `rel`, sorted; [] when it is not one."""
+        return self.tree.subdirs(rel)
+
     def _openable(self, rel: str, required: bool, what: str) -> Entry | None:
         """The entry of `rel` when it is a non-empty regular file inside the tree; else None,
         after reporting why not."""

@@ -134,6 +134,15 @@ class Tree:
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
 
+    def _link(self, path: str) -> Kind:
+        """Where the link at the absolute `path` goes."""
+        target = os.path.realpath(path)
+        if not os.path.exists(target):
+            return Kind.BROKEN
+        if not self._inside(target):
+            return Kind.OUTSIDE
+        return Kind.DIR if os.path.isdir(target) else Kind.FILE
+
     def real(self, rel: str) -> str:
         """The absolute path to open for an entry already judged FILE or DIR."""
         parent, _, name = rel.rpartition("/")
@@ -189,8 +198,9 @@ class Tree:
         return [e.rel.rpartition("/")[2] for e in self.listdir(rel) if e.kind is Kind.DIR]
 
     def walk(self, rel: str):
-        """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link_target)]).
-        `kind` is "dir", "file", "link" or "other"; link_target is the link's resolved path."""
+        """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
+        `kind` is "dir", "file", "link" or "other"; `link` says where a link goes: Kind.BROKEN
+        (nowhere), Kind.OUTSIDE (out of the root) or Kind.FILE / Kind.DIR inside it."""
         stack = [rel]
         while stack:
             folder = stack.pop()
@@ -206,7 +216,7 @@ class Tree:
             for item in items:
                 try:
                     if item.is_symlink():
-                        listed.append((item.name, "link", 0, os.path.realpath(item.path)))
+                        listed.append((item.name, "link", 0, self._link(item.path)))
                     elif item.is_dir(follow_symlinks=False):
                         listed.append((item.name, "dir", 0, None))
                         stack.append(join(folder, item.name))

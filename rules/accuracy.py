@@ -15,7 +15,7 @@ def _gated(result: Result, round: Round) -> bool:
 
 
 def _acc_path(result: Result) -> str:
-    return result.path("accuracy", "accuracy.txt")
+    return result.file("accuracy", "accuracy_report")
 
 
 def _bounds(gate: Gate) -> str:
@@ -173,7 +173,7 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
     Example: an 8 KiB accuracy log passes; 20 MiB fails.
     """
     limit = round.run.get("accuracy_log_max_bytes")
-    rel = result.path("accuracy", "mlperf_log_accuracy.json")
+    rel = result.file("accuracy", "accuracy_log")
     entry = result.reader.stat(rel, what="accuracy log")
     if entry is not None and limit and entry.size > limit:
         yield Problem(path=rel, message=f"accuracy log has {entry.size} bytes, more than {limit} (not truncated)",
@@ -199,7 +199,7 @@ def accuracy_dataset_covered(result: Result, round: Round) -> Iterator[Problem]:
            else "qsl_reported_total_count")
     observed = result.accuracy_log.get(key)
     if expected and observed != expected:
-        yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer=key,
+        yield Problem(path=result.file("accuracy", "detail_log"), pointer=key,
                       message=f"the accuracy run used {observed} samples; {result.model} has {expected} ({round.name})",
                       observed=observed, expected=expected)
 
@@ -217,5 +217,5 @@ def accuracy_run_is_not_a_compliance_run(result: Result, round: Round) -> Iterat
     """
     record = result.accuracy_log.audit_config
     if record is not None:
-        yield Problem(path=result.path("accuracy", "mlperf_log_detail.txt"), pointer=f"line {record.line}",
+        yield Problem(path=result.file("accuracy", "detail_log"), pointer=f"line {record.line}",
                       message=f"the accuracy run read an audit.config: {record.value}")

@@ -174,7 +174,7 @@ def _runs(result: Result, test: str, reads: str):
     """(main, compliance) inputs of a verify script: detail logs or summaries."""
     if reads == "detail":
         return result.performance_log, result.compliance_log(test)
-    rel = join(result.compliance_dir(test), "performance", "run_1", "mlperf_log_summary.txt")
+    rel = result.compliance_file(test, "summary_log")
     return result.performance_summary, result.reader.parsed(rel, parse_summary, what=f"{test} performance summary")
 
 
@@ -234,8 +234,7 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
         main, run = _runs(result, test, reads)
         if main is None or run is None:
             continue  # unreadable or missing: FIL and CMP002 say why
-        path = join(result.compliance_dir(test), "performance", "run_1",
-                    "mlperf_log_detail.txt" if reads == "detail" else "mlperf_log_summary.txt")
+        path = result.compliance_file(test, "detail_log" if reads == "detail" else "summary_log")
         verdict = result.compliance_verdict(test, "performance", spec["verify"].get("performance", ""))
         claim = " although verify_performance.txt says TEST PASS" if verdict and verdict.passed else ""
         other = _other_benchmark(result, test, check)

@@ -9,13 +9,9 @@ from checker.model import Result
 from checker.registry import Problem, rule
 from checker.findings import Severity
 from checker.rounds import Round
-from checker.tree import join
-
-GATED_DIVISIONS = ("closed", "network")
-
 
 def _summary_path(result: Result) -> str:
-    return result.endpoints_summary_path or join(result.location, "performance", "result_summary.json")
+    return result.endpoints_summary_path or result.endpoints_summary_paths[0]
 
 
 @rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING, needs=("endpoints_summary",))
@@ -29,10 +25,11 @@ def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
     Policy: mlcommons/inference#2628 (Endpoints layout) and the review of #2630.
     Example: performance/run_1/result_summary.json gets a warning; performance/result_summary.json passes.
     """
-    if "/run_1/" in _summary_path(result):
+    agreed = result.endpoints_summary_paths[0]
+    if _summary_path(result) != agreed:
         yield Problem(path=_summary_path(result),
                       message="result_summary.json is under performance/run_1/; the Endpoints layout has no run_1 level",
-                      expected=join(result.location, "performance", "result_summary.json"))
+                      expected=agreed)
 
 
 @rule("EPT002", "endpoints-model-allowed", needs=("endpoints_summary", "model"))
@@ -124,7 +121,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
     """
     minimum_ms = round.min_duration_ms(result.model)
     configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
-    config = join(result.location, "config.yaml")
+    config = result.endpoints_file("config")
     if isinstance(configured, bool) or not isinstance(configured, (int, float)):
         yield Problem(path=config, pointer="settings.runtime.min_duration_ms", expected=minimum_ms,
                       message="config.yaml has no settings.runtime.min_duration_ms, which the round's checker reads")
@@ -172,14 +169,14 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
     Example: qwen3-vl with f1 0.79 passes (>= 0.99 x 0.7903); 0.77 fails; llama3.1-8b with
     rouge1 40.0 warns.
     """
-    path = join(result.location, "accuracy", "accuracy_results.json")
+    path = result.endpoints_file("accuracy")
     report = result.endpoints_accuracy
     if report.score is None:
         yield Problem(path=path, pointer="accuracy_scores", expected="accuracy_scores[].score",
                       message="accuracy_results.json holds no accuracy score (accuracy_scores[].score), which the "
                               "round's checker requires")
         return
-    if result.division not in GATED_DIVISIONS:
+    if result.division not in round.accuracy_divisions:
         return
     gated = result.model in round.endpoints.get("accuracy_gated_models", [])
     for gate in round.gates(result.model, result.scenario or "", applied=None):
@@ -225,7 +222,7 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
     for seed, key in round.endpoints.get("seed_keys", {}).items():
         expected, observed = round.seeds.get(seed), config.get(key)
         if expected is not None and observed != expected:
-            yield Problem(path=join(result.location, "config.yaml"), pointer=key, observed=observed, expected=expected,
+            yield Problem(path=result.endpoints_file("config"), pointer=key, observed=observed, expected=expected,
                           message=f"{key} is {observed}, the round's {seed} is {expected} ({round.name})")
 
 
@@ -246,7 +243,7 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
     """
     run_type = result.endpoints_config.scenario_type
     facts = round.endpoints
-    path = join(result.location, "config.yaml")
+    path = result.endpoints_file("config")
     if result.scenario in facts.get("folder_decides", []):
         if result.scenario not in facts.get("scenario_types", {}).get(run_type or "", []):
             yield Problem(path=path, pointer="type", observed=run_type, expected=result.scenario,
@@ -282,7 +279,7 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
         name = names.get(test)
         if name is None:
             continue
-        path = join(result.location, "audit", f"audit_{name}.json")
+        path = result.endpoints_file("audit", test=name)
         if not result.reader.exists(path):
             if result.model in required.get(test, []):
                 yield Problem(path=path, expected=path,
@@ -330,7 +327,7 @@ def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem
     expected = round.accuracy_sample_count(result.model, result.scenario or "")
     observed = result.endpoints_accuracy.sample_count
     if expected and observed is not None and observed != expected:
-        yield Problem(path=join(result.location, "accuracy", "accuracy_results.json"), pointer="accuracy_scores",
+        yield Problem(path=result.endpoints_file("accuracy"), pointer="accuracy_scores",
                       observed=observed, expected=expected,
                       message=f"the accuracy run scored {observed} samples; {result.model} has {expected} ({round.name})")
 

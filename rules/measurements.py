@@ -23,9 +23,9 @@ def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
     Example: a result without user.conf fails; an Endpoints result without one passes.
     """
     if result.implementation_path is None:
-        rel = join(result.measurements_dir, "measurements.json")
-        yield Problem(path=rel, expected=["measurements.json", f"{result.system.name}.json"],
-                      message=f"no implementation description (measurements.json or {result.system.name}.json)")
+        names = result.implementation_names
+        yield Problem(path=join(result.measurements_dir, names[0]), expected=names,
+                      message=f"no implementation description ({' or '.join(names)})")
     for name in round.measurements.get("required_files", []):
         if name == "user.conf" and result.is_endpoints:
             continue

@@ -17,7 +17,7 @@ FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_const
 
 
 def _perf_path(result: Result) -> str:
-    return result.path("performance", "mlperf_log_detail.txt")
+    return result.file("performance", "detail_log")
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,7 @@ def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
     Example: an AccuracyOnly log under performance/run_1 fails.
     """
     for log, path, mode in ((result.performance_log, _perf_path(result), "PerformanceOnly"),
-                            (result.accuracy_log, result.path("accuracy", "mlperf_log_detail.txt"), "AccuracyOnly")):
+                            (result.accuracy_log, result.file("accuracy", "detail_log"), "AccuracyOnly")):
         if log is not None and log.test_mode != mode and log.audit_config is None:  # ACC007 for those
             yield Problem(path=path, pointer="effective_test_mode",
                           message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
@@ -383,7 +383,7 @@ def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
     if result.performance_log is not None:
         yield _perf_path(result), result.performance_log, None
     if result.accuracy_log is not None:
-        yield result.path("accuracy", "mlperf_log_detail.txt"), result.accuracy_log, None
+        yield result.file("accuracy", "detail_log"), result.accuracy_log, None
     for test, rel, log in result.compliance_runs():
         yield rel, log, test
 
@@ -480,7 +480,7 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
     summary = result.performance_summary.validity
     detail = result.performance_log.get("result_validity")
     if summary != detail:
-        yield Problem(path=result.path("performance", "mlperf_log_summary.txt"), pointer="Result is",
+        yield Problem(path=result.file("performance", "summary_log"), pointer="Result is",
                       message=f"the summary says {summary!r}, the detail log says {detail!r}",
                       observed=summary, expected=detail)
 

@@ -55,17 +55,17 @@ def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
     """
     if not result.has_power or round.power is None:
         return
-    if not result.reader.exists(result.path("performance", "spl.txt")):
+    if not result.reader.exists(result.file("performance", "power_samples")):
         return  # PWR001
     window = result.power_window()
     log = result.performance_log
     if window is None:
         if log.get("power_begin") is None or log.get("power_end") is None:
-            yield Problem(path=result.path("performance", "mlperf_log_detail.txt"), pointer="power_begin",
+            yield Problem(path=result.file("performance", "detail_log"), pointer="power_begin",
                           message="the detail log has no power_begin/power_end window")
         return
     if not window[0]:
-        yield Problem(path=result.path("performance", "spl.txt"),
+        yield Problem(path=result.file("performance", "power_samples"),
                       message=f"no positive watt sample lies between power_begin {log.get('power_begin')} and "
                               f"power_end {log.get('power_end')}",
                       observed=0)

@@ -18,7 +18,7 @@ from checker.rounds import Round
 
 
 def _path(result: Result) -> str:
-    return result.path("performance", "mlperf_log_detail.txt")
+    return result.file("performance", "detail_log")
 
 
 def _verdict(result: Result) -> Verdict | None:

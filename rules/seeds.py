@@ -27,7 +27,7 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
     """The main performance log and the performance logs of the compliance runs present,
     each with its compliance test (None for the main run)."""
     if result.performance_log is not None:
-        yield result.path("performance", "mlperf_log_detail.txt"), result.performance_log, None
+        yield result.file("performance", "detail_log"), result.performance_log, None
     for test, rel, log in result.compliance_runs():
         yield rel, log, test
 
@@ -85,7 +85,7 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
         other = load_round(name)
         if other.name != round.name and not other.data.get("profile") and not _seed_mismatches(log, other):
             yield Problem(
-                path=result.path("performance", "mlperf_log_detail.txt"),
+                path=result.file("performance", "detail_log"),
                 message=f"the seeds are those of round {other.name}, not {round.name}",
                 observed=other.name,
                 expected=round.name,

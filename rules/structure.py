@@ -4,7 +4,6 @@ results that match, code and calibration, and the hygiene of every file and fold
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from typing import Iterator
 
@@ -144,9 +143,8 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
     Example: systems/spare.json with no results/spare/ gets a warning.
     """
     results_root = join(submission.rel, round.results_root)
-    with_results = set(submission.tree.subdirs(results_root))
     for system in systems_of(submission):
-        if system.name not in with_results:
+        if system.name not in submission.systems_with_results:
             yield Problem(path=system.json_path, message=f"system {system.name} has no results under {results_root}")
 
 
@@ -171,13 +169,12 @@ def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     if not spec:
         return
     folder = join(result.submission.rel, spec["required"].format(benchmark=result.benchmark))
-    kind = result.tree.entry(folder).kind
-    if kind is Kind.DIR:
+    if result.reader.is_dir(folder):
         return
-    if kind is Kind.FILE and spec.get("redirect_file"):
+    if result.reader.exists(folder) and spec.get("redirect_file"):
         text = result.reader.text(folder, what="code redirect file")
         target = join(folder.rsplit("/", 1)[0], text.strip()) if text and text.strip() else None
-        if target and result.tree.entry(target).kind is Kind.DIR:
+        if target and result.reader.is_dir(target):
             return
         yield Problem(path=folder, observed=(text or "").strip()[:200],
                       message=f"{folder} is a file that should name the folder holding the code, and "
@@ -207,11 +204,11 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     spec = _implementation(submission, round)
     if not spec.get("policy"):
         return
-    tree, suffix = submission.tree, spec.get("variant_suffix")
+    reader, suffix = submission.reader, spec.get("variant_suffix")
     base = join(submission.rel, spec["policy"].split("{")[0].rstrip("/"))
-    if tree.entry(base).kind is not Kind.DIR:
+    if not reader.is_dir(base):
         return  # STR005: the folder the round requires is missing
-    present = {_variant(name, suffix) for name in tree.subdirs(base)} | set(tree.subdirs(base))
+    present = {_variant(name, suffix) for name in reader.subdirs(base)} | set(reader.subdirs(base))
     benchmarks: dict[str, str | None] = {}
     for system in systems_of(submission):
         for result in results_of(system):
@@ -231,16 +228,16 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
 
     Why: quantised closed results must say how they were calibrated, on the allowed
     calibration set.
-    Fix: write documentation/calibration.md (or calibration.md at the submitter root).
+    Fix: write documentation/calibration.md (or calibration.md at the submitter root; the
+    round file's `layout: calibration` lists the places).
     Policy: submission_rules.adoc, "Directory structure" (documentation/calibration);
     inference_rules.adoc, "Weight Definition and Quantization".
     Example: closed/Acme/documentation/calibration.md passes; none fails.
     """
     if not _gated(submission.division, round):
         return
-    candidates = [join(submission.rel, place, f"calibration.{ext}") for place in ("documentation", "")
-                  for ext in ("md", "adoc")]
-    if not any(submission.tree.entry(c).kind.value == "file" for c in candidates):
+    candidates = submission.calibration_places
+    if not any(submission.reader.exists(c) for c in candidates):
         yield Problem(path=candidates[0], expected=candidates[0], message="no calibration document")
 
 
@@ -251,9 +248,8 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
         return submission.cache["hygiene"]
     found: list[tuple[str, Problem]] = []
     limit = round.layout.get("max_file_bytes")
-    tree = submission.tree
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
-    for folder, items in tree.walk(submission.rel):
+    for folder, items in submission.walk():
         if not items and folder != submission.rel:
             found.append(("STR007", Problem(path=folder, message="empty folder")))
         for name, kind, size, target in items:
@@ -262,9 +258,9 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
                 found.append(("STR008", Problem(path=rel, observed=size, expected=limit,
                                                 message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit")))
             elif kind == "link" and not (rel + "/").startswith(read_by_results):
-                if not os.path.exists(target):
+                if target is Kind.BROKEN:
                     found.append(("STR009", Problem(path=rel, message="broken symlink")))
-                elif not (target == tree.root or target.startswith(tree.root + os.sep)):
+                elif target is Kind.OUTSIDE:
                     found.append(("STR009", Problem(path=rel, message="symlink leaves the checked folder")))
     submission.cache["hygiene"] = found
     return found
