@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from .findings import Finding, Severity
+from .parsers import number
 from .parsers.accuracy import AccuracyReport, parse_accuracy
 from .parsers.endpoints import (EndpointsAccuracy, EndpointsConfig, EndpointsSummary, parse_accuracy_results,
                                parse_endpoints_config, parse_result_summary)
@@ -354,12 +355,12 @@ class Result:
             return None
         key, units, scale, numerator = source
         value = self.performance_log.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if number(value) is None or not math.isfinite(value):
             return None  # PRF016 says why
         if numerator is not None:
             factor_key = (self.round.inference(self.inferred_from, self.scenario) or {}).get("numerator_key")
             factor = self.performance_log.get(factor_key) if factor_key else 1
-            if value == 0 or isinstance(factor, bool) or not isinstance(factor, (int, float)):
+            if value == 0 or number(factor) is None:
                 return None
             value = numerator * factor / value
         metric = {"value": value * scale, "units": units, "key": key}

@@ -102,6 +102,12 @@ def declare(code: str, name: str, doc: str, severity: Severity = Severity.ERROR)
     _register(Rule(code, name, "emitted", severity, text, None, (), False, _sections(text)))
 
 
+def of_code(code: str, found: Iterable[tuple[str, Problem]]) -> Iterator[Problem]:
+    """The problems of `code` among (code, problem) pairs that one pass computed for several
+    rules (a schema validation, a walk of the tree)."""
+    return (problem for owner, problem in found if owner == code)
+
+
 def load_all() -> dict[str, Rule]:
     """Import every rule module so that its rules register themselves."""
     from . import rules as _  # noqa: F401  (checker.rules imports each family module)

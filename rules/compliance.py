@@ -7,6 +7,7 @@ from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.parsers import number
 from checker.parsers.text import parse_summary
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
@@ -154,7 +155,7 @@ def _score(source, spec: dict, reads: str) -> float | None:
     where the script inverts latencies."""
     if reads == "detail":
         value = source.get(spec.get("key", ""))
-        value = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        value = number(value)
     else:
         value = _summary_score(source, spec)
     if value is not None and not math.isfinite(value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from checker.model import Result
+from checker.parsers import number
 from checker.registry import Problem, rule
 from checker.findings import Severity
 from checker.rounds import Round
@@ -122,7 +123,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
     minimum_ms = round.min_duration_ms(result.model)
     configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
     config = result.endpoints_file("config")
-    if isinstance(configured, bool) or not isinstance(configured, (int, float)):
+    if number(configured) is None:
         yield Problem(path=config, pointer="settings.runtime.min_duration_ms", expected=minimum_ms,
                       message="config.yaml has no settings.runtime.min_duration_ms, which the round's checker reads")
     elif configured < minimum_ms:

@@ -9,6 +9,7 @@ from typing import Iterator
 from checker import earlystop
 from checker.findings import Severity
 from checker.model import Result
+from checker.parsers import number
 from checker.parsers.mllog import LoadgenLog
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -31,58 +32,108 @@ class Violation:
 
 
 def _number(log: LoadgenLog, key: str) -> float | None:
-    value = log.get(key)
-    return None if isinstance(value, bool) or not isinstance(value, (int, float)) else value
+    return number(log.get(key))
+
+
+def _judged(result: Result) -> tuple[LoadgenLog, str, str] | None:
+    """(log, model, scenario) of a run the limits judge: readable, of a known model and
+    scenario, and not inferred from another scenario's run (PRF010 notes those)."""
+    log, model, scenario = result.performance_log, result.model, result.scenario
+    if log is None or model is None or scenario is None or result.inferred_from:
+        return None
+    return log, model, scenario
+
+
+def latency_target(result: Result) -> list[Violation]:
+    """The p99 latency above the round's target for the folder's scenario (PRF002)."""
+    judged = _judged(result)
+    limits = result.round.latency(judged[1], judged[2]) or {} if judged else {}
+    p99 = _number(judged[0], "result_99.00_percentile_latency_ns") if judged and "target_ns" in limits else None
+    if p99 is None or p99 <= limits["target_ns"]:
+        return []
+    return [Violation("result_99.00_percentile_latency_ns",
+                      f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms "
+                      f"({_where(result)})", p99, limits["target_ns"])]
+
+
+TOKEN_LATENCIES = (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
+                   ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns"))
+
+
+def token_latencies(result: Result) -> list[Violation]:
+    """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
+    judged = _judged(result)
+    if judged is None:
+        return []
+    log, model, scenario = judged
+    limits, found = result.round.latency(model, scenario) or {}, []
+    for name, key, limit_key in TOKEN_LATENCIES:
+        if limit_key not in limits:
+            continue
+        value = _number(log, key)
+        if value is None:
+            found.append(Violation(key, f"the log has no {name} p99 ({key}); token latencies were not measured",
+                                   None, limits[limit_key]))
+        elif value >= limits[limit_key]:
+            found.append(Violation(key, f"{name} p99 {value / 1e6:.3f} ms is not below "
+                                        f"{limits[limit_key] / 1e6:.3f} ms ({_where(result)})", value, limits[limit_key]))
+    return found
+
+
+def min_duration_limit(result: Result) -> list[Violation]:
+    """A configured minimum duration below the round's (PRF005)."""
+    judged = _judged(result)
+    configured = _number(judged[0], "effective_min_duration_ms") if judged else None
+    minimum = result.round.min_duration_ms(judged[1]) if judged else None
+    if configured is None or configured >= minimum:
+        return []
+    return [Violation("effective_min_duration_ms",
+                      f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
+                      configured, minimum)]
+
+
+def min_queries_limit(result: Result) -> list[Violation]:
+    """Fewer queries than the round's minimum, in a scenario without early stopping (PRF006)."""
+    judged = _judged(result)
+    if judged is None:
+        return []
+    log, model, scenario = judged
+    minimum, queries = result.round.min_queries(model, scenario), _number(log, "result_query_count")
+    if not minimum or queries is None or result.round.uses_early_stopping(scenario) or queries >= minimum:
+        return []
+    return [Violation("result_query_count", f"{queries:.0f} queries < {minimum} required for {scenario} "
+                                            f"({result.round.name})", queries, minimum)]
+
+
+def _samples_per_query_judged(result: Result, scenario: str) -> bool:
+    """Whether the round holds the result to the Offline samples-per-query minimum: an Offline
+    run, in a division the round's `offline_samples_per_query_in` names."""
+    return scenario == "Offline" and result.division in result.round.run.get("offline_samples_per_query_in", [])
+
+
+def samples_per_query_limit(result: Result) -> list[Violation]:
+    """An Offline query with fewer samples than the round's minimum, where the round judges it (PRF007)."""
+    judged = _judged(result)
+    if judged is None or not _samples_per_query_judged(result, judged[2]):
+        return []
+    log, model, _ = judged
+    minimum, spq = result.round.offline_min_samples_per_query(model), _number(log, "effective_samples_per_query")
+    if not minimum or spq is None or spq >= minimum:
+        return []
+    return [Violation("effective_samples_per_query", f"Offline query holds {spq:.0f} samples < {minimum} required "
+                                                     f"for {model} ({result.round.name})", spq, minimum)]
+
+
+def _where(result: Result) -> str:
+    return f"{result.scenario} limit of {result.model}, round {result.round.name}"
 
 
 def violations(result: Result) -> list[Violation]:
-    """Every round limit the performance log's numbers break. Computed once per result."""
-    if "violations" in result.cache:
-        return result.cache["violations"]
-    found: list[Violation] = []
-    log, round, model, scenario = result.performance_log, result.round, result.model, result.scenario
-    if log is not None and model is not None and scenario is not None and not result.inferred_from:
-        limits = round.latency(model, scenario) or {}
-        where = f"{scenario} limit of {model}, round {round.name}"
-        if "target_ns" in limits:
-            p99 = _number(log, "result_99.00_percentile_latency_ns")
-            if p99 is not None and p99 > limits["target_ns"]:
-                found.append(Violation("result_99.00_percentile_latency_ns",
-                                       f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms ({where})",
-                                       p99, limits["target_ns"]))
-        for name, key, limit_key in (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
-                                     ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns")):
-            if limit_key not in limits:
-                continue
-            value = _number(log, key)
-            if value is None:
-                found.append(Violation(key, f"the log has no {name} p99 ({key}); token latencies were not measured",
-                                       None, limits[limit_key]))
-            elif value >= limits[limit_key]:
-                found.append(Violation(key, f"{name} p99 {value / 1e6:.3f} ms is not below {limits[limit_key] / 1e6:.3f} ms ({where})",
-                                       value, limits[limit_key]))
-        minimum = round.min_duration_ms(model)
-        configured = _number(log, "effective_min_duration_ms")
-        if configured is not None and configured < minimum:
-            found.append(Violation("effective_min_duration_ms",
-                                   f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
-                                   configured, minimum))
-        min_queries = round.min_queries(model, scenario)
-        queries = _number(log, "result_query_count")
-        if min_queries and queries is not None and not round.uses_early_stopping(scenario) and queries < min_queries:
-            found.append(Violation("result_query_count",
-                                   f"{queries:.0f} queries < {min_queries} required for {scenario} ({round.name})",
-                                   queries, min_queries))
-        spq_min = round.offline_min_samples_per_query(model)
-        spq = _number(log, "effective_samples_per_query")
-        if (scenario == "Offline" and spq_min and spq is not None and spq < spq_min
-                and result.division in round.run.get("offline_samples_per_query_in", ["closed"])):
-            found.append(Violation("effective_samples_per_query",
-                                   f"Offline query holds {spq:.0f} samples < {spq_min} required for {model} ({round.name})",
-                                   spq, spq_min))
-        found.extend(_early_stopping_violations(result))
-    result.cache["violations"] = found
-    return found
+    """Every round limit the performance log's numbers break (what PRF004 weighs against the
+    log's verdict). Computed once per result."""
+    if "violations" not in result.cache:
+        result.cache["violations"] = [v for limit in LIMITS for v in limit(result)]
+    return result.cache["violations"]
 
 
 def policy_violations(result: Result) -> list[Violation]:
@@ -104,7 +155,7 @@ def policy_violations(result: Result) -> list[Violation]:
                    limits.get("tpot_ns"), "above", policy.get("source")),
                   ("effective_min_duration_ms", "minimum duration", facts.get("min_duration_ms"),
                    round.min_duration_ms(model), "below", facts.get("source"))]
-        if scenario == "Offline" and result.division in round.run.get("offline_samples_per_query_in", ["closed"]):
+        if _samples_per_query_judged(result, scenario):
             checks.append(("effective_samples_per_query", "Offline samples per query",
                            facts.get("offline_min_samples_per_query"), round.offline_min_samples_per_query(model),
                            "below", facts.get("source")))
@@ -132,12 +183,11 @@ def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
                           observed=violation.observed, expected=violation.expected, severity=Severity.WARNING)
 
 
-def _problems(result: Result, *keys: str, prefixes: tuple[str, ...] = ()) -> Iterator[Problem]:
-    """The violations of the keys (or key prefixes) one rule owns, as its problems."""
-    for violation in violations(result):
-        if violation.key in keys or (prefixes and violation.key.startswith(prefixes)):
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+def _problems(result: Result, found: list[Violation]) -> Iterator[Problem]:
+    """A limit's violations as its rule's problems."""
+    for violation in found:
+        yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
+                      observed=violation.observed, expected=violation.expected)
 
 
 @rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
@@ -176,7 +226,7 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     constraints); loadgen mlperf.conf target_latency.
     Example: resnet Server p99 14 ms passes (15 ms target); 16 ms fails.
     """
-    yield from _problems(result, "result_99.00_percentile_latency_ns")
+    yield from _problems(result, latency_target(result))
     yield from _policy_problems(result, "result_99.00_percentile_latency_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
     configured = result.performance_log.get("effective_target_latency_ns")
@@ -200,7 +250,7 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     Example: llama2-70b Interactive TTFT p99 430 ms passes (450 ms); 1.5 s fails although
     it is below the Server limit of 2 s.
     """
-    yield from _problems(result, prefixes=("result_first_token", "result_time_per_output_token"))
+    yield from _problems(result, token_latencies(result))
     yield from _policy_problems(result, "result_first_token_99.00_percentile_latency_ns",
                                 "result_time_per_output_token_99.00_percentile_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
@@ -253,7 +303,7 @@ def min_duration(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "Scenarios" (minimum duration); loadgen mlperf.conf min_duration.
     Example: `effective_min_duration_ms` 600000 passes in v6.1; 60000 fails.
     """
-    yield from _problems(result, "effective_min_duration_ms")
+    yield from _problems(result, min_duration_limit(result))
     yield from _policy_problems(result, "effective_min_duration_ms")
 
 
@@ -267,7 +317,7 @@ def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "Scenarios"; loadgen mlperf.conf min_query_count.
     Example: an Offline run with 1 query passes (minimum 1).
     """
-    yield from _problems(result, "result_query_count")
+    yield from _problems(result, min_queries_limit(result))
 
 
 @rule("PRF007", "offline-samples-per-query", needs=("performance_log", "model"))
@@ -280,7 +330,7 @@ def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]
     Policy: inference_rules.adoc, "Scenarios" (Offline footnote).
     Example: llama2-70b Offline with 24576 samples passes; 10000 fails.
     """
-    yield from _problems(result, "effective_samples_per_query")
+    yield from _problems(result, samples_per_query_limit(result))
     yield from _policy_problems(result, "effective_samples_per_query")
 
 
@@ -485,9 +535,11 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
                       observed=summary, expected=detail)
 
 
-def _early_stopping_violations(result: Result) -> list[Violation]:
-    """Early stopping recomputed from the performance log's counts (PRF015's violation, which
-    violations() lists so that PRF004 counts it too). Empty when it holds or cannot be judged."""
+def early_stopping_limit(result: Result) -> list[Violation]:
+    """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
+    holds or cannot be judged."""
+    if _judged(result) is None:
+        return []
     log, round, scenario = result.performance_log, result.round, result.scenario
     facts = round.early_stopping()
     percentile = _number(log, "effective_target_latency_percentile")  # a fraction: 0.99, not 99
@@ -544,10 +596,9 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
     Example: a p99 Server run with 0 queries over the target passes with 459 queries and
     fails with 458; a p90 SingleStream run passes with 64 and fails with 63.
     """
-    for violation in violations(result):
-        if violation.key == "early_stopping_met":
-            yield Problem(path=_perf_path(result), pointer="result_query_count", message=violation.message,
-                          observed=violation.observed, expected=violation.expected)
+    for violation in early_stopping_limit(result):  # keyed by the flag for PRF004; the count is what falls short
+        yield Problem(path=_perf_path(result), pointer="result_query_count", message=violation.message,
+                      observed=violation.observed, expected=violation.expected)
 
 
 @rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
@@ -571,10 +622,14 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
         yield Problem(path=_perf_path(result), pointer=key, expected=key,
                       message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} "
                               f"({round.name})")
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+    elif number(value) is None:
         yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
                       message=f"{key} is {value!r}, not a number")
     elif not math.isfinite(value) or value <= 0:
         yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
                       message=f"{key} is {value!r}: the headline metric must be a finite number above zero")
 
+
+# Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
+LIMITS = (latency_target, token_latencies, min_duration_limit, min_queries_limit, samples_per_query_limit,
+          early_stopping_limit)

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result, Submission, System, results_of, systems_of
-from checker.registry import Problem, rule
+from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.tree import Kind, join
 
@@ -266,12 +266,6 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     return found
 
 
-def _hygiene_rule(code: str, submission: Submission, round: Round) -> Iterator[Problem]:
-    for found, problem in _hygiene(submission, round):
-        if found == code:
-            yield problem
-
-
 @rule("STR007", "empty-folder", scope="submission", severity=Severity.WARNING)
 def empty_folder(submission: Submission, round: Round) -> Iterator[Problem]:
     """No folder of the submission is empty.
@@ -281,7 +275,7 @@ def empty_folder(submission: Submission, round: Round) -> Iterator[Problem]:
     Policy: the official checker's empty-directory check (old checker, dropped in the package).
     Example: an empty results/sys/resnet/Offline/accuracy gets a warning.
     """
-    yield from _hygiene_rule("STR007", submission, round)
+    yield from of_code("STR007", _hygiene(submission, round))
 
 
 @rule("STR008", "file-over-size-limit", scope="submission")
@@ -294,7 +288,7 @@ def file_too_large(submission: Submission, round: Round) -> Iterator[Problem]:
     Policy: the official checker's FILE_SIZE_LIMIT_MB (50), defined but unused by its package.
     Example: a 60 MB mlperf_log_accuracy.json fails.
     """
-    yield from _hygiene_rule("STR008", submission, round)
+    yield from of_code("STR008", _hygiene(submission, round))
 
 
 @rule("STR009", "bad-symlink", scope="submission")
@@ -307,5 +301,5 @@ def bad_symlink(submission: Submission, round: Round) -> Iterator[Problem]:
     Policy: the official checker's broken-symlink check (old checker, dropped in the package).
     Example: code/resnet/model.onnx -> /home/me/model.onnx fails.
     """
-    yield from _hygiene_rule("STR009", submission, round)
+    yield from of_code("STR009", _hygiene(submission, round))
 

@@ -12,7 +12,7 @@ import jsonschema
 from checker.findings import Severity
 from checker.model import System
 from checker.parsers.counts import per_part
-from checker.registry import Problem, rule
+from checker.registry import Problem, of_code, rule
 from checker.rounds import Round, _schema
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
@@ -97,12 +97,6 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     return f"`{field}` is {value!r}: {wanted}"
 
 
-def _schema_rule(code: str, system: System, round: Round) -> Iterator[Problem]:
-    for found, problem in schema_problems(system, round):
-        if found == code:
-            yield problem
-
-
 @rule("SYS001", "required-field-missing", scope="system", needs=("system_description",))
 def required_field_missing(system: System, round: Round) -> Iterator[Problem]:
     """The system description has every field the round requires.
@@ -115,7 +109,7 @@ def required_field_missing(system: System, round: Round) -> Iterator[Problem]:
     SYSTEM_DESC_REQUIRED_FIELDS.
     Example: a description without `host_storage_type` fails, pointing at /host_storage_type.
     """
-    yield from _schema_rule("SYS001", system, round)
+    yield from of_code("SYS001", schema_problems(system, round))
 
 
 @rule("SYS002", "field-needs-meaningful-value", scope="system", needs=("system_description",))
@@ -129,7 +123,7 @@ def field_needs_meaningful_value(system: System, round: Round) -> Iterator[Probl
     required); official checker SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS.
     Example: `"framework": ""` fails; `"framework": "TensorRT 10.9"` passes.
     """
-    yield from _schema_rule("SYS002", system, round)
+    yield from of_code("SYS002", schema_problems(system, round))
 
 
 @rule("SYS005", "numeric-field", scope="system", needs=("system_description",))
@@ -143,7 +137,7 @@ def numeric_field(system: System, round: Round) -> Iterator[Problem]:
     table (numbers in a#, p#, Nodes).
     Example: `"accelerators_per_node": "8"` and `8` pass; `"8 (per node)"` fails.
     """
-    yield from _schema_rule("SYS005", system, round)
+    yield from of_code("SYS005", schema_problems(system, round))
 
 
 @rule("SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING,
@@ -158,7 +152,7 @@ def numeric_field_not_applicable(system: System, round: Round) -> Iterator[Probl
     may wait for preview).
     Example: `"host_processor_core_count": "N/A"` gets a warning.
     """
-    yield from _schema_rule("SYS006", system, round)
+    yield from of_code("SYS006", schema_problems(system, round))
 
 
 @rule("SYS008", "system-type", scope="system", needs=("system_description",))
@@ -171,7 +165,7 @@ def system_type(system: System, round: Round) -> Iterator[Problem]:
     submission_rules.adoc (system_type).
     Example: "datacenter" passes; "server" fails.
     """
-    yield from _schema_rule("SYS008", system, round)
+    yield from of_code("SYS008", schema_problems(system, round))
 
 
 @rule("SYS009", "network-fields", scope="system", needs=("system_description",))
@@ -185,7 +179,7 @@ def network_fields(system: System, round: Round) -> Iterator[Problem]:
     inference_rules.adoc, "Network Division"; official checker SYSTEM_DESC_IS_NETWORK_MODE.
     Example: `"is_network": true` without `network_type` fails; `"is_network": "false"` needs none.
     """
-    yield from _schema_rule("SYS009", system, round)
+    yield from of_code("SYS009", schema_problems(system, round))
 
 
 @rule("AVL001", "availability-category", scope="system", needs=("system_description",))
@@ -198,7 +192,7 @@ def availability_category(system: System, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "Results categories"; official checker VALID_AVAILABILITIES.
     Example: "available" passes; "coming soon" fails.
     """
-    yield from _schema_rule("AVL001", system, round)
+    yield from of_code("AVL001", schema_problems(system, round))
 
 
 SOFTWARE_IDENTIFIER = re.compile(r"\b[0-9a-f]{7,40}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:commit|tag|CL|build)\s*[:#]?\s*\w+",

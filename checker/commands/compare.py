@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from .published import canonical
@@ -249,7 +250,7 @@ def problem(row: dict[str, Any]) -> str | None:
         if isinstance(row.get(key), (dict, list)):
             return f"{key} is {_kind(row[key])}, not a value"
     value = row.get("Performance_Result")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if number(value) is None or not math.isfinite(value) or value <= 0:
         return f"Performance_Result is {_kind(value)}, not a positive number" if "Performance_Result" in row \
             else "no Performance_Result"
     for key in COUNTS:
@@ -355,7 +356,7 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
     stem = path[:-4] if path.lower().endswith(".png") else path
     pages = [groups[i:i + PER_PAGE] for i in range(0, len(groups), PER_PAGE)] or [[]]
     written = []
-    for number, page in enumerate(pages, 1):
+    for page_number, page in enumerate(pages, 1):
         figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
         for side in (-1, 1):
             axes.axvline(side * options.outlier * 100, color="tab:red", linestyle="--", linewidth=0.8,
@@ -376,11 +377,11 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
         axes.set_yticks(range(len(page)))
         axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}"[:70] for g in page], fontsize=7)
         axes.set_xlabel("deviation from the reference (%), positive is better")
-        axes.set_title(title + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
+        axes.set_title(title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else ""))
         axes.invert_yaxis()
         axes.legend(loc="lower right", fontsize=7)
         figure.tight_layout()
-        target = path if number == 1 else f"{stem}-{number}.png"
+        target = path if page_number == 1 else f"{stem}-{page_number}.png"
         figure.savefig(target, dpi=110)
         plt.close(figure)
         written.append(target)

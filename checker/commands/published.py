@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..parsers import number
 from ..parsers.counts import per_part
 from ..rounds import RoundError, load_round
 
@@ -118,7 +119,7 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
             round=name, location=location_of(row), submitter=str(row.get("Submitter") or ""),
             division=str(row.get("Category") or ""), availability=str(row.get("Availability") or "").lower(),
             system=str(row.get("Platform") or ""), model=model_of(row, round), scenario=scenario,
-            result=float(result) if isinstance(result, (int, float)) and not isinstance(result, bool) else None,
+            result=float(result) if number(result) is not None else None,
             units=str(row.get("Performance_Units") or ""), kind=kind, hardware=hardware, per_node=per_node,
             nodes=_count(row.get("Nodes")) or 1, mixed=mixed, raw=row))
     return out

@@ -20,6 +20,11 @@ class Defect:
     pointer: str | None = None
 
 
+def number(value: Any) -> int | float | None:
+    """`value` when it is a number (an int or a float, not a bool), else None."""
+    return None if isinstance(value, bool) or not isinstance(value, (int, float)) else value
+
+
 # How deep a parsed value may nest its lists and mappings. Real files nest at most 16 deep
 # (a TEST01 metadata.json; loadgen records 2); a deeper value is refused where it is read,
 # so that nothing downstream (rules, reporters, comparisons) recurses through it.

@@ -50,7 +50,7 @@ class AccuracyReport:
         return not any(self.matches.values())
 
 
-def _number(text: str) -> float | None:
+def _float(text: str) -> float | None:
     try:
         return float(text)
     except ValueError:
@@ -84,5 +84,5 @@ def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tupl
             found = regex.match(line)
             if found and found.groups():
                 printed = found.group(1)
-                report.matches.setdefault(metric, []).append(Match(printed, _number(printed), number))
+                report.matches.setdefault(metric, []).append(Match(printed, _float(printed), number))
     return report, []

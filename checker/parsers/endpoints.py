@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from .. import yamlsafe
+from . import number
 from . import MAX_DEPTH, Defect, nests_deeper
 
 
@@ -30,10 +31,6 @@ def _dig(data: Any, dotted: str) -> Any:
     return node
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 @dataclass
 class EndpointsSummary:
     """`result_summary.json`: the run's state, counts, throughput and latency blocks."""
@@ -44,7 +41,7 @@ class EndpointsSummary:
         return _dig(self.data, dotted)
 
     def number(self, dotted: str) -> float | None:
-        return _number(self.get(dotted))
+        return number(self.get(dotted))
 
     def p99(self, block: str) -> tuple[float | None, str]:
         """The p99 of a latency block (`ttft`, `tpot`, `latency`) as the round's checker reads
@@ -98,7 +95,7 @@ class EndpointsAccuracy:
         for place in places:
             if isinstance(place, dict):
                 for name in names:
-                    found = _number(place.get(name))
+                    found = number(place.get(name))
                     if found is not None:
                         return found
         return None
@@ -106,10 +103,10 @@ class EndpointsAccuracy:
     @property
     def headline(self) -> float | None:
         """The single score of a one-metric model: `average_accuracy`, else the one dataset's."""
-        average = _number(self.data.get("average_accuracy"))
+        average = number(self.data.get("average_accuracy"))
         if average is not None:
             return average
-        scores = [_number(e.get("score")) for e in self.scores]
+        scores = [number(e.get("score")) for e in self.scores]
         return scores[0] if len(scores) == 1 else None
 
     @property
