@@ -515,7 +515,7 @@ def compare(
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
-    _write(output, text if format == "json" else visible_lines(text))
+    _write(output, text if format in ("json", "html") else visible_lines(text))  # html: escaped by its templates
     if plot:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
         _plot_pages(plot, lambda target: cmp.plot(groups, options, target,
