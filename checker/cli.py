@@ -479,6 +479,57 @@ def compare(
     raise typer.Exit(EXIT_OK)
 
 
+@app.command("report")
+def audit_report(
+    path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
+    round: Optional[str] = typer.Option(None, "--round", "-r",
+                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="PREVIOUS.json",
+                                           help="The JSON of an earlier `check` of the round: what changed since."),
+    output: str = typer.Option(..., "--output", "-o", help="The HTML file to write (e.g. audit.html)."),
+    waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+) -> None:
+    """One self-contained HTML page for reviewers: the verdicts, why each invalid result
+    fails, what changed since a baseline, loadgen provenance and cross-partner variance.
+    Exit 1 when a result is invalid."""
+    from .commands import report as audit
+    from .commands.table import table_row
+
+    if not os.path.isdir(path):
+        _fail(f"{path} is not a folder")
+    _check_output(output)
+    previous = None
+    if baseline is not None:
+        try:
+            previous = audit.load_baseline(baseline)
+        except audit.BaselineError as error:
+            _fail(f"--baseline {error}")
+    round_name = _round_name(round, path)
+    the_round = _round_or_fail(round_name)
+    try:
+        if previous is not None:
+            audit.check_baseline_round(previous, the_round.name, baseline)
+    except audit.BaselineError as error:
+        _fail(f"--baseline {error}")
+    try:
+        waiver_list = load_waivers(waivers) if waivers else []
+    except WaiverError as error:
+        _fail(str(error))
+    found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, collect=table_row)
+    if not found.results and not found.has_errors:
+        _no_results(path, the_round)
+    _emit(audit.FORMATS, "html", output, found, path, previous, baseline or "")
+    invalid = sum(1 for r in found.results if not r.valid)
+    changed = audit.changes(found, previous) if previous is not None else None
+    _say(f"{output}: {len(found.results)} results, {invalid} invalid"
+         + (f"; since {baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
+            if changed else ""))
+    if any(f.code == "INT001" for f in found.findings):
+        raise typer.Exit(EXIT_INTERNAL)
+    raise typer.Exit(EXIT_FINDINGS if invalid else EXIT_OK)
+
+
 def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
     """Draw into a private folder beside `plot`, then move each page into place whole."""
     folder = os.path.dirname(os.path.abspath(plot))

@@ -16,7 +16,6 @@ The definition (printed with every output, and changed visibly by every option):
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import math
@@ -333,12 +332,12 @@ def to_text(groups: list[Group], options: Options) -> str:
 
 
 def to_html(groups: list[Group], options: Options) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in CSV_COLUMNS)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(row[c]))}</td>" for c in CSV_COLUMNS) + "</tr>"
-                   for row in csv_rows(groups))
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>mlperf-check compare</title></head><body>"
-            f"<h1>Comparable results</h1><p>{html.escape(options.definition())}</p>"
-            f"<table border='1'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></body></html>\n")
+    """One HTML page in the audit report's look (checker/commands/templates/compare.html.j2): the
+    definition, a row per group with percentages and units, and each group's members with
+    the outliers and why, as the text output words them."""
+    from .report import compare_page
+
+    return compare_page(groups, options)
 
 
 PER_PAGE = 30
@@ -389,4 +388,4 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv),
-                   "html": as_text(to_html)})
+                   "html": as_data(to_html)})  # escaped by its templates

@@ -1,0 +1,462 @@
+"""The reviewer's audit page: one self-contained HTML file per checked round.
+
+`audit` turns a Report (and optionally the JSON of an earlier `check`, the baseline) into a
+page that needs no server and no network: styles and the small filter script are inline, the
+compare plot is a data: URI, and without JavaScript everything is shown. The page holds:
+
+- the round, when it was checked, the counts, and a table per submitter folder;
+- the changes since the baseline: results that became valid or invalid, results new or gone,
+  and findings new, gone or unchanged (a finding is its code, path, pointer and message; a
+  result is its location);
+- one entry per invalid result with every finding that invalidates it (on the result, its
+  system description or its submitter folder, as engine._judge decides) and the rule's Fix,
+  its warnings and notes collapsed under it;
+- loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
+  findings), and the cross-partner variance of the comparable groups (checker/compare.py on
+  the valid rows) with the compare plot;
+- every finding.
+
+Detection makes data; this module gathers it into plain dicts, and the Jinja2 templates in
+checker/commands/templates/ make the words. Autoescaping is on, and every value a template prints
+passes through reporters.common.visible first: a folder name with a control character or a
+byte that is not UTF-8 is shown as an escape, never raw. `compare --format html` renders its
+groups with the same templates and style sheet (`compare_page`).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import functools
+import json
+import os
+import stat
+import tempfile
+from collections import Counter, defaultdict
+from importlib import resources
+from typing import Any, Iterable
+
+from .. import __version__
+from ..findings import Finding, Report, ResultRecord, Severity
+from ..parsers import number
+from ..registry import RULES, load_all
+from ..reporters import Formats, as_data
+from ..reporters.common import printable, visible
+from ..rounds import Round
+
+SCOPES = {"result": "the result", "system": "its system description", "submission": "its submitter folder"}
+MAX_BASELINE = 1 << 30  # a check JSON of a very large round is tens of MB; a GiB is not one
+
+
+class BaselineError(ValueError):
+    """A --baseline file that is not the JSON of a `check` (a usage error, exit 2)."""
+
+
+# --- the baseline ---------------------------------------------------------------------------
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+@functools.lru_cache(maxsize=None)
+def _findings_schema() -> dict[str, Any]:
+    return json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8"))
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    """The JSON an earlier `check --format json` wrote, validated against
+    schemas/findings.schema.json. BaselineError names the file and what is wrong."""
+    import jsonschema
+
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise BaselineError(f"{path} is not a regular file")
+        if info.st_size > MAX_BASELINE:
+            raise BaselineError(f"{path} is {info.st_size} bytes, larger than any check JSON")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except BaselineError:
+        raise
+    except UnicodeDecodeError as error:
+        raise BaselineError(f"{path} is not UTF-8 text (byte {error.start}: {error.reason})") from None
+    except OSError as error:
+        raise BaselineError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise BaselineError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+    except (ValueError, RecursionError) as error:
+        raise BaselineError(f"{path} is not strict JSON: {error}") from None
+    validator = jsonschema.Draft202012Validator(_findings_schema())
+    try:
+        errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path])
+    except RecursionError:
+        raise BaselineError(f"{path} is nested too deeply to be the JSON of `mlperf-check check`") from None
+    if errors:
+        first = errors[0]
+        where = "/" + "/".join(str(p) for p in first.absolute_path) if first.absolute_path else "the top"
+        message = first.message if len(first.message) <= 200 else first.message[:197] + "..."
+        raise BaselineError(f"{path} is not the JSON of `mlperf-check check` (schemas/findings.schema.json): "
+                            f"at {where}: {message}")
+    return document
+
+
+def check_baseline_round(baseline: dict[str, Any], round_name: str, path: str) -> None:
+    """A baseline of another round compares nothing: BaselineError names both."""
+    if baseline["round"] != round_name:
+        raise BaselineError(f"{path} is a check of round {baseline['round']}, not of {round_name}; "
+                            "give the JSON of an earlier check of the same round")
+
+
+# --- what the page shows --------------------------------------------------------------------
+def _owner(path: str, divisions: Iterable[str]) -> tuple[str, str]:
+    """(division, submitter) of a path relative to the checked root; "" where it has none."""
+    parts = path.split("/")
+    if parts[0] not in divisions:
+        return "", ""
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def _fix(code: str) -> str:
+    rule = RULES.get(code)
+    return rule.sections.get("Fix", "").strip() if rule else ""
+
+
+def _finding(finding: Finding | dict[str, Any], divisions: Iterable[str], scope: str = "result") -> dict[str, Any]:
+    """A finding as the page shows it: a Finding of this check, or one of the baseline's JSON."""
+    if isinstance(finding, Finding):
+        data = {"code": finding.code, "name": finding.name, "severity": finding.severity.value,
+                "message": finding.message, "path": finding.path, "pointer": finding.pointer,
+                "location": finding.location, "waived": finding.waived}
+    else:
+        data = finding
+    division, submitter = _owner(data["path"], divisions)
+    return {"code": data["code"], "name": data.get("name", ""), "severity": data["severity"],
+            "message": data["message"], "path": data["path"], "pointer": data.get("pointer") or "",
+            "location": data.get("location", ""), "waived": data.get("waived") or "", "fix": _fix(data["code"]),
+            "division": division, "submitter": submitter, "scope": SCOPES.get(scope, scope)}
+
+
+def _identity(finding: Finding | dict[str, Any]) -> tuple[str, str, str, str]:
+    """What identifies a finding across checks: code, path, pointer and message, as the JSON
+    writes them (printable)."""
+    if isinstance(finding, Finding):
+        return (finding.code, printable(finding.path), printable(finding.pointer or ""), printable(finding.message))
+    return (finding["code"], finding["path"], finding.get("pointer") or "", finding["message"])
+
+
+class _Applying:
+    """The findings that apply to each result: on its folder, its system or its submission."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.on_location: dict[str, list[Finding]] = defaultdict(list)
+        self.on_subject: dict[str, list[Finding]] = defaultdict(list)
+        for finding in findings:
+            if finding.location:
+                self.on_location[finding.location].append(finding)
+            else:
+                self.on_subject[finding.subject].append(finding)
+
+    def of(self, result: ResultRecord) -> list[tuple[Finding, str]]:
+        return ([(f, "result") for f in self.on_location.get(result.location, [])]
+                + [(f, "system") for f in self.on_subject.get(result.system_key, [])]
+                + [(f, "submission") for f in self.on_subject.get(result.submission_key, [])])
+
+
+def _invalidates(finding: Finding) -> bool:
+    return finding.severity is Severity.ERROR and not finding.waived
+
+
+def _tokens(values: Iterable[str]) -> str:
+    return " ".join(sorted(set(values)))
+
+
+def _result(result: ResultRecord, anchor: str, applying: list[tuple[Finding, str]],
+            divisions: Iterable[str]) -> dict[str, Any]:
+    errors = [_finding(f, divisions, scope) for f, scope in applying if _invalidates(f)]
+    others = [_finding(f, divisions, scope) for f, scope in applying if not _invalidates(f)]
+    metric = result.metric or {}
+    return {"anchor": anchor, "location": result.location, "division": result.division,
+            "submitter": result.submitter, "system": result.system, "benchmark": result.benchmark,
+            "scenario": result.scenario, "valid": result.valid,
+            "metric": f"{metric['value']:.6g} {metric.get('units', '')}".strip()
+            if isinstance(metric.get("value"), (int, float)) else "",
+            "errors": errors, "others": others, "others_label": _label(others),
+            "codes": _tokens(f.code for f, _ in applying), "severities": _tokens(f.severity.value for f, _ in applying)}
+
+
+def _label(findings: list[dict[str, Any]]) -> str:
+    """"2 warnings, 1 note, 1 waived": what a collapsed list holds."""
+    waived = sum(1 for f in findings if f["waived"])
+    parts = []
+    for severity in Severity:
+        n = sum(1 for f in findings if f["severity"] == severity.value and not f["waived"])
+        if n:
+            parts.append(f"{n} {severity.value}{'' if n == 1 else 's'}")
+    return ", ".join(parts + ([f"{waived} waived"] if waived else []))
+
+
+def _submitters(report: Report) -> list[dict[str, Any]]:
+    divisions = report.round.divisions
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def row(division: str, submitter: str) -> dict[str, Any]:
+        return rows.setdefault((division, submitter), {
+            "division": division, "submitter": submitter, "results": 0, "valid": 0, "invalid": 0,
+            "error": 0, "warning": 0, "note": 0, "codes": set(), "severities": set()})
+
+    for result in report.results:
+        entry = row(result.division, result.submitter)
+        entry["results"] += 1
+        entry["valid" if result.valid else "invalid"] += 1
+    for finding in report.findings:
+        entry = row(*_owner(finding.path, divisions))
+        if not finding.waived:
+            entry[finding.severity.value] += 1
+        entry["codes"].add(finding.code)
+        entry["severities"].add(finding.severity.value)
+    for entry in rows.values():
+        entry["codes"], entry["severities"] = _tokens(entry["codes"]), _tokens(entry["severities"])
+    return [rows[key] for key in sorted(rows)]
+
+
+def _diff(report: Report, baseline: dict[str, Any], anchors: dict[str, str],
+          applying: _Applying) -> dict[str, Any]:
+    divisions = report.round.divisions
+    before = {r["location"]: r for r in baseline["results"]}
+    now = {printable(r.location): r for r in report.results}
+
+    def view(result: ResultRecord) -> dict[str, Any]:
+        return _result(result, anchors[result.location], applying.of(result), divisions)
+
+    def gone_view(row: dict[str, Any]) -> dict[str, Any]:
+        return {"location": row["location"], "division": row["division"], "submitter": row["submitter"],
+                "system": row["system"], "benchmark": row["benchmark"], "scenario": row["scenario"],
+                "valid": row["valid"], "errors": [], "codes": "", "severities": "", "anchor": ""}
+
+    became_invalid = [view(now[k]) for k in sorted(now) if k in before and before[k]["valid"] and not now[k].valid]
+    became_valid = [view(now[k]) for k in sorted(now) if k in before and not before[k]["valid"] and now[k].valid]
+    new_results = [view(now[k]) for k in sorted(now) if k not in before]
+    gone_results = [gone_view(before[k]) for k in sorted(before) if k not in now]
+
+    current = Counter(_identity(f) for f in report.findings)
+    earlier = Counter(_identity(f) for f in baseline["findings"])
+    new_budget, gone_budget = current - earlier, earlier - current
+    new, unchanged, gone = [], [], []
+    for finding in report.findings:
+        key = _identity(finding)
+        if new_budget[key] > 0:
+            new_budget[key] -= 1
+            new.append(_finding(finding, divisions))
+        else:
+            unchanged.append(_finding(finding, divisions))
+    for finding in baseline["findings"]:
+        key = _identity(finding)
+        if gone_budget[key] > 0:
+            gone_budget[key] -= 1
+            gone.append(_finding(finding, divisions))
+    valid = sum(1 for r in baseline["results"] if r["valid"])
+    return {"round": baseline["round"], "version": (baseline.get("tool") or {}).get("version", ""),
+            "results": len(baseline["results"]), "valid": valid, "invalid": len(baseline["results"]) - valid,
+            "became_invalid": became_invalid, "became_valid": became_valid,
+            "new_results": new_results, "gone_results": gone_results,
+            "new": new, "gone": gone, "unchanged": unchanged}
+
+
+def changes(report: Report, baseline: dict[str, Any]) -> dict[str, int]:
+    """How many results became invalid and valid since the baseline (for one line on stderr)."""
+    before = {r["location"]: r["valid"] for r in baseline["results"]}
+    now = [(before.get(printable(r.location)), r.valid) for r in report.results]
+    return {"became_invalid": sum(1 for then, valid in now if then is True and not valid),
+            "became_valid": sum(1 for then, valid in now if then is False and valid)}
+
+
+# --- provenance -----------------------------------------------------------------------------
+def provenance(path: str, the_round: Round) -> dict[str, Any]:
+    """Each result's loadgen verdict from the bundled table (checker/provenance.py), as the
+    `provenance` command computes it: the counts per verdict, and the results that do not
+    descend from the seed release or ran a dirty, modified or late build."""
+    from .. import provenance as prv
+    from .provenance import verdicts_of
+
+    source = prv.TableSource()
+    verdicts, results = verdicts_of(path, the_round, source)
+    unjudged = results - len(verdicts)
+    counts = Counter(v.verdict for v in verdicts)
+    divisions = the_round.divisions
+    flagged = []
+    for verdict in sorted(verdicts, key=lambda v: v.location):
+        if verdict.verdict == "descends" and not (verdict.dirty or verdict.modified_files or verdict.after_deadline):
+            continue
+        division, submitter = _owner(verdict.location, divisions)
+        flagged.append({"location": verdict.location, "division": division, "submitter": submitter,
+                        "version": verdict.loadgen_version or "", "rev": verdict.rev or "NA",
+                        "verdict": verdict.verdict, "date": (verdict.commit_date or "")[:10],
+                        "dirty": verdict.dirty, "modified": verdict.modified_files,
+                        "untracked": len(verdict.untracked_files), "after_deadline": verdict.after_deadline,
+                        "identified_as": verdict.identified_as or ""})
+    return {"seed": (the_round.seed_release or {}).get("commit", ""), "source": source.name,
+            "counts": [(name, counts.get(name, 0)) for name in prv.VERDICTS], "judged": len(verdicts),
+            "unjudged": unjudged, "flagged": flagged}
+
+
+# --- cross-partner variance -----------------------------------------------------------------
+def _pct(value: Any, signed: bool = False) -> str:
+    if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        return "n/a"
+    return f"{value:+.1%}" if signed else f"{value:.1%}"
+
+
+def _number(value: Any) -> str:
+    return f"{value:.6g}" if number(value) is not None else str(value or "")
+
+
+def groups_view(groups: list[Any], options: Any) -> list[dict[str, Any]]:
+    """The comparable groups as the text output words them: percentages, units, every member
+    and each outlier's reasons (the explaining fields where it differs from the majority)."""
+    from .compare import _hardware
+
+    views = []
+    for group in groups:
+        outliers = {(o.get("Submitter"), o.get("Location")): o for o in group.outliers}
+        members = []
+        for member in group.members:
+            outlier = outliers.get((member.get("Submitter"), member.get("Location")))
+            why = [f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()]
+            members.append({"submitter": str(member.get("Submitter") or ""), "system": str(member.get("System") or ""),
+                            "location": str(member.get("Location") or ""),
+                            "value": _number(member.get("Performance_Result")),
+                            "deviation": _pct(member.get("deviation"), signed=True), "outlier": outlier is not None,
+                            "why": why})
+        views.append({"title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
+                      "units": str(group.key["units"]), "n": group.n, "submitters": group.submitters,
+                      "reference": _number(group.reference), "mean": _pct(group.mean_abs_dev),
+                      "max": _pct(group.max_abs_dev), "cv": _pct(group.cv), "within": group.within_tolerance,
+                      "tolerance": f"{options.tolerance:.0%}", "outliers": len(group.outliers), "members": members})
+    return views
+
+
+def _groups_summary(groups: list[Any]) -> dict[str, Any]:
+    from .compare import summary
+
+    found = summary(groups)
+    return {"groups": found["groups"], "within": found["within_tolerance"], "median": _pct(found["median_mean_abs_dev"])}
+
+
+def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
+    """compare on the valid rows of the checked tree (the published rows, with the
+    description fields that explain outliers), and the compare plot as data: URIs."""
+    from . import compare as cmp
+    from .table import TableFormat, publish, valid_rows
+
+    options = cmp.Options()
+    found: dict[str, Any] = {"definition": options.definition(), "groups": [], "plots": [], "plot_missing": "",
+                             "no_table": ""}
+    if TableFormat.of(report.round) is None:
+        found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
+        return found
+    rows = publish(valid_rows(report), None, None, report.round.name, with_description=True)
+    groups = cmp.compare(rows, options)
+    found.update(groups=groups_view(groups, options), summary=_groups_summary(groups), rows=len(rows))
+    if groups and with_plot:
+        try:
+            import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
+        except ImportError:
+            found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
+            return found
+        with tempfile.TemporaryDirectory(prefix="mlperf-check-report-") as scratch:
+            pages = cmp.plot(groups, options, os.path.join(scratch, "compare.png"),
+                             f"Comparable results, {report.round.name}")
+            for page in pages:
+                with open(page, "rb") as handle:
+                    found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
+    return found
+
+
+# --- rendering ------------------------------------------------------------------------------
+def _shown(value: Any) -> Any:
+    """Jinja2's finalize: every printed value, before autoescaping. Text is `visible`
+    (control characters and bytes that are not UTF-8 as escapes); None prints nothing."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, str):
+        return visible(value)
+    return "" if value is None else value
+
+
+@functools.lru_cache(maxsize=None)
+def _environment() -> Any:
+    import jinja2
+
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("checker.commands", "templates"), autoescape=True,
+                                     finalize=_shown, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                                     lstrip_blocks=True)
+    return environment
+
+
+def _render(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(version=__version__, **context)
+
+
+def compare_page(groups: list[Any], options: Any) -> str:
+    """`compare --format html`: the groups in the audit page's look."""
+    return _render("compare.html.j2", title="mlperf-check compare: comparable results",
+                   definition=options.definition(), groups=groups_view(groups, options),
+                   summary=_groups_summary(groups))
+
+
+def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: str = "",
+         provenance_view: dict[str, Any] | None = None, variance_view: dict[str, Any] | None = None,
+         checked: datetime.datetime | None = None) -> str:
+    """The audit page of a report, as one HTML document. `baseline` is a load_baseline()
+    document; without `provenance_view` or `variance_view` (see `audit`) those sections say
+    they were not computed."""
+    load_all()
+    divisions = report.round.divisions
+    applying = _Applying(report.findings)
+    anchors = {r.location: f"result-{index}" for index, r in enumerate(report.results, 1)}
+    by_location = {r.location: r for r in report.results}
+    invalid = [_result(r, anchors[r.location], applying.of(r), divisions) for r in report.results if not r.valid]
+    counts = report.counts()
+    valid = sum(1 for r in report.results if r.valid)
+    everything = [_finding(f, divisions) for f in report.findings]
+    submitters = _submitters(report)
+    if provenance_view is not None:
+        for row in provenance_view["flagged"]:  # the filters select results: by the codes that apply to each
+            found = applying.of(by_location[row["location"]]) if row["location"] in by_location else []
+            row.update(anchor=anchors.get(row["location"], ""), codes=_tokens(f.code for f, _ in found),
+                       severities=_tokens(f.severity.value for f, _ in found))
+    filters = {
+        "submitter": sorted({row["submitter"] for row in submitters if row["submitter"]}),
+        "division": [d for d in divisions if any(row["division"] == d for row in submitters)],
+        "code": sorted({f.code for f in report.findings} | ({f["code"] for f in baseline["findings"]}
+                                                            if baseline else set())),
+        "severity": [s.value for s in Severity],
+    }
+    checked = checked or datetime.datetime.now(datetime.timezone.utc)
+    return _render(
+        "report.html.j2",
+        title=f"mlperf-check audit, round {report.round.name}",
+        round=report.round.name, round_title=str(report.round.data.get("title", "")), root=report.root,
+        checked=checked.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
+        counts={"results": len(report.results), "valid": valid, "invalid": len(report.results) - valid,
+                "error": counts["error"], "warning": counts["warning"], "note": counts["note"],
+                "waived": sum(1 for f in report.findings if f.waived)},
+        submitters=submitters, invalid=invalid, findings=everything, filters=filters,
+        baseline=_diff(report, baseline, anchors, applying) if baseline is not None else None,
+        baseline_name=baseline_name, provenance=provenance_view, variance=variance_view,
+        prv=[f for f in everything if f["code"].startswith("PRV")],
+    )
+
+
+def audit(report: Report, path: str, baseline: dict[str, Any] | None = None, baseline_name: str = "",
+          checked: datetime.datetime | None = None, with_plot: bool = True) -> str:
+    """The whole page: the report, its provenance from the tree at `path`, and the variance."""
+    return page(report, baseline, baseline_name, provenance(path, report.round), variance(report, with_plot),
+                checked)
+
+
+# The audit page is one HTML file; its templates escape what they print.
+FORMATS = Formats({"html": as_data(audit)}, default="html")
