@@ -73,6 +73,23 @@ def test_case_files_name_registered_codes() -> None:
         assert yaml.safe_load(path.read_text())["code"] == path.stem
 
 
+CASE_KEYS = {"name", "base", "round", "edits", "also", "expect", "valid"}
+
+
+def test_case_files_use_known_keys_and_also_names_other_codes() -> None:
+    for path in CASES.glob("*.yaml"):
+        document = yaml.safe_load(path.read_text())
+        assert set(document) <= {"code", "round", "cases"}, path.name
+        for case in document["cases"]:
+            where = f"{path.name} {case['name']}"
+            # A key test_cases.py does not read (a retired `ignore_codes`) would be ignored silently.
+            assert set(case) <= CASE_KEYS, (where, sorted(set(case) - CASE_KEYS))
+            also = case.get("also", [])
+            assert all(code in RULES and code != document["code"] for code in also), where
+            assert len(set(also)) == len(also), where
+            assert all(entry[0] in [document["code"], *also] for entry in case["expect"]), where
+
+
 @pytest.mark.parametrize("name", available_rounds())
 def test_every_round_file_validates(name: str) -> None:
     schema = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
