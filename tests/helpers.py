@@ -77,6 +77,11 @@ def codes_and_paths(report: Report) -> list[tuple[str, str]]:
     return [(f.code, f.path) for f in report.findings]
 
 
+def findings_of(report: Report) -> list[tuple[str, str, str, str | None]]:
+    """(code, severity, path, pointer) of every finding, in output order: what a case expects."""
+    return [(f.code, f.severity.value, f.path, f.pointer) for f in report.findings]
+
+
 def set_mllog(path: Path, key: str, value, occurrence: int = 0) -> None:
     """Rewrite the value of one `:::MLLOG` record, as an edited (forged) log would."""
     lines = path.read_text().splitlines(keepends=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, codes_and_paths, copy_real_result, expand, run, tree_digest
+from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, copy_real_result, expand, findings_of, run, tree_digest
 
 
 def _cases():
@@ -52,8 +52,8 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
     report = run(root, round_name, select=select)
     assert tree_digest(root) == before, "the check wrote into the checked tree"
     try:
-        expected = [(code, expand(path)) for code, path in case["expect"]]
-        assert codes_and_paths(report) == expected
+        expected = [(code, severity, expand(path), pointer) for code, severity, path, pointer in case["expect"]]
+        assert findings_of(report) == expected
         for place, valid in case.get("valid", {}).items():
             location = expand("{" + place + "}")
             verdict = {r.location: r.valid for r in report.results}[location]
