@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
+from checker.findings import Severity
 from checker.registry import CODE, RETIRED, RULES
 from checker.rounds import available_rounds, load_round
 from helpers import CASES
@@ -52,8 +53,8 @@ def _case_expectations() -> dict[str, tuple[int, int]]:
     for path in CASES.glob("*.yaml"):
         document = yaml.safe_load(path.read_text())
         code = document["code"]
-        failing = sum(1 for case in document["cases"] if any(c == code for c, _ in case["expect"]))
-        passing = sum(1 for case in document["cases"] if not any(c == code for c, _ in case["expect"]))
+        failing = sum(1 for case in document["cases"] if any(c == code for c, *_ in case["expect"]))
+        passing = sum(1 for case in document["cases"] if not any(c == code for c, *_ in case["expect"]))
         found[code] = (failing, passing)
     return found
 
@@ -71,6 +72,31 @@ def test_case_files_name_registered_codes() -> None:
     for path in CASES.glob("*.yaml"):
         assert path.stem in RULES, f"{path.name} is for an unknown code"
         assert yaml.safe_load(path.read_text())["code"] == path.stem
+
+
+CASE_KEYS = {"name", "base", "round", "edits", "also", "expect", "valid"}
+
+
+def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> None:
+    """Each expected finding is [CODE, severity, path, pointer], of a code the case selects
+    (its own, or one its `also` names), and `also` names other registered codes."""
+    severities = {s.value for s in Severity}
+    for path in CASES.glob("*.yaml"):
+        document = yaml.safe_load(path.read_text())
+        assert set(document) <= {"code", "round", "cases"}, path.name
+        for case in document["cases"]:
+            where = f"{path.name} {case['name']}"
+            # A key test_cases.py does not read (a retired `ignore_codes`) would be ignored silently.
+            assert set(case) <= CASE_KEYS, (where, sorted(set(case) - CASE_KEYS))
+            also = case.get("also", [])
+            assert all(code in RULES and code != document["code"] for code in also), where
+            assert len(set(also)) == len(also), where
+            for entry in case["expect"]:
+                assert isinstance(entry, list) and len(entry) == 4, (where, entry)
+                code, severity, rel, pointer = entry
+                assert code in [document["code"], *also], (where, entry)
+                assert severity in severities and isinstance(rel, str), (where, entry)
+                assert pointer is None or isinstance(pointer, str), (where, entry)
 
 
 @pytest.mark.parametrize("name", available_rounds())
