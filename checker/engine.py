@@ -36,7 +36,6 @@ Collect = Callable[[Result, ResultRecord], Any]
 class Options:
     root: str
     round: str
-    codes: frozenset[str]
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     scope: Scope | None = None  # --changed-since: only these results, systems and submissions
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
@@ -99,8 +98,11 @@ def _run_rules(rules: Iterable[Rule], subject: Any, round: Round, path: str, loc
     return found
 
 
-def _by_scope(codes: frozenset[str], scope: str) -> list[Rule]:
-    return [r for code, r in sorted(RULES.items()) if r.scope == scope and code in codes and r.func is not None]
+def _by_scope(scope: str) -> list[Rule]:
+    """Every rule of the scope, whatever --select and --ignore say: some findings exist only
+    when a rule reads the file (a malformed summary is LOG003 when a rule reads it), so every
+    rule runs and the selection filters the findings, as ruff's does."""
+    return [r for _, r in sorted(RULES.items()) if r.scope == scope and r.func is not None]
 
 
 def _record(result: Result) -> ResultRecord:
@@ -131,12 +133,12 @@ def _facts(result: Result, record: ResultRecord) -> None:
     record.facts["auditable"] = result.round.auditable(result.division, availability)
 
 
-def check_system(system: System, codes: frozenset[str], scope: Scope | None = None,
+def check_system(system: System, scope: Scope | None = None,
                  collect: Collect | None = None) -> UnitOutput:
     """System rules once, then every result of the system (those in `scope`, when given)."""
     out = UnitOutput()
     round = system.submission.round
-    system_rules, result_rules = _by_scope(codes, "system"), _by_scope(codes, "result")
+    system_rules, result_rules = _by_scope("system"), _by_scope("result")
     if scope is None or system.key in scope.systems:
         out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
                                    lambda name: system.description if name == "system_description" else True)
@@ -160,10 +162,10 @@ def check_system(system: System, codes: frozenset[str], scope: Scope | None = No
     return out
 
 
-def check_submission(submission: Submission, codes: frozenset[str]) -> UnitOutput:
+def check_submission(submission: Submission) -> UnitOutput:
     out = UnitOutput()
     out.findings += unfollowed_folders(submission)
-    out.findings += _run_rules(_by_scope(codes, "submission"), submission, submission.round, submission.rel,
+    out.findings += _run_rules(_by_scope("submission"), submission, submission.round, submission.rel,
                                "", submission.rel, lambda name: True)
     out.findings += submission.findings
     return out
@@ -195,8 +197,8 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     options, division, submitter, system_name = args
     submission = _submission(options, division, submitter)
     if system_name is None:
-        return check_submission(submission, options.codes)
-    return check_system(System(submission, system_name), options.codes, options.scope, options.collect)
+        return check_submission(submission)
+    return check_system(System(submission, system_name), options.scope, options.collect)
 
 
 def check(
@@ -221,7 +223,7 @@ def check(
     root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, codes, os.path.abspath(inference_repo) if inference_repo else None,
+    options = Options(tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None,
                       scope, collect)
     submissions = discover(tree, round, only)
     found_first = discovery_findings(tree, round, only)
@@ -254,7 +256,7 @@ def check(
                 progress(done, len(units))
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
-    findings = [f for f in found_first + [g for o in outputs for g in o.findings] if f.code in codes or f.code == "INT001"]
+    findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
     if strict:
         findings = [dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f
                     for f in findings]
@@ -262,6 +264,14 @@ def check(
     findings.sort(key=Finding.sort_key)
     _judge(results, findings)
     return Report(round=round, root=tree.root, results=results, findings=findings)
+
+
+def _chosen(finding: Finding, codes: frozenset[str]) -> bool:
+    """Whether the selection keeps a finding: its code is chosen, or it is the internal error
+    of a chosen rule or of the engine itself."""
+    if finding.code == "INT001":
+        return finding.observed is None or finding.observed in codes
+    return finding.code in codes
 
 
 def _judge(results: list[ResultRecord], findings: list[Finding]) -> None:

@@ -110,3 +110,14 @@ def test_auditable_comes_from_the_rounds_audit_block(example: Path) -> None:
     description = example / "closed/MLCheckDemo/systems/cpu-1x-numpy.json"
     description.write_text(description.read_text().replace('"available"', '"preview"'))
     assert [r.facts["auditable"] for r in run(example, select=["SYS"]).results] == [False, False]
+
+
+def test_selection_filters_findings_it_never_changes_which_exist(example: Path) -> None:
+    """A file is judged the same whichever rules are selected: --select LOG003 alone still
+    reads the summary that only other rules read, and --ignore of those rules keeps LOG003."""
+    summary = example / OFFLINE / "performance" / "run_1" / "mlperf_log_summary.txt"
+    summary.write_text("nothing of a summary here\n")
+    expected = [("LOG003", f"{OFFLINE}/performance/run_1/mlperf_log_summary.txt")]
+    for options in ({"select": ["LOG003"]}, {"select": ["LOG"]}, {"ignore": ["PRF"]}):
+        found = [(f.code, f.path) for f in run(example, **options).findings if f.code.startswith("LOG")]
+        assert found == expected, options
