@@ -608,7 +608,9 @@ def reproduce(
     reproduction: str = typer.Argument(..., help="The reproduction's result folder."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
                                         help="Round name or round file (default: detected from the original result)."),
-    tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
+    tolerance: Optional[float] = typer.Option(None, "--tolerance",
+                                              help="More than this much worse is materially different "
+                                                   "(default: the round's audit threshold, 0.02)."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help="text or json (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
@@ -653,7 +655,9 @@ def rerun(
                                   help="Seconds --command may run; then its whole process group is killed."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
                                         help="Round name or round file (default: detected from the result)."),
-    tolerance: float = typer.Option(0.02, "--tolerance", help="More than this much worse is materially different."),
+    tolerance: Optional[float] = typer.Option(None, "--tolerance",
+                                              help="More than this much worse is materially different "
+                                                   "(default: the round's audit threshold, 0.02)."),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),
 ) -> None:
     """Re-run a result (your harness, or the built-in one) and compare it with the original."""

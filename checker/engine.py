@@ -141,7 +141,7 @@ def check_system(system: System, scope: Scope | None = None,
     system_rules, result_rules = _by_scope("system"), _by_scope("result")
     if scope is None or system.key in scope.systems:
         out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
-                                   lambda name: system.description if name == "system_description" else True)
+                                   lambda name: system.description)  # the one artefact of a system (NEEDS)
     for result in results_of(system):
         if scope is not None and system.key not in scope.systems and not scope.has_result(result.location):
             continue
@@ -166,7 +166,7 @@ def check_submission(submission: Submission) -> UnitOutput:
     out = UnitOutput()
     out.findings += unfollowed_folders(submission)
     out.findings += _run_rules(_by_scope("submission"), submission, submission.round, submission.rel,
-                               "", submission.rel, lambda name: True)
+                               "", submission.rel, lambda name: True)  # a submission provides none (NEEDS)
     out.findings += submission.findings
     return out
 

@@ -430,12 +430,24 @@ class Result:
         return {"value": average, "units": "Watts"}
 
     def artefact(self, name: str) -> Any:
-        """An artefact by name, for rules' `needs`."""
+        """An artefact by name, for rules' `needs` (one of NEEDS["result"])."""
         if name == "system_description":
             return self.system.description
         if name == "loadgen":  # rules of loadgen runs; Endpoints results have their own (EPT)
             return None if self.is_endpoints else True
         return getattr(self, name)
+
+
+# What a rule may name in `needs=`, per scope: an artefact that is None when it could not be
+# read (or, for `model` and `loadgen`, when the result is of no known model or no loadgen
+# run), and the rule is skipped. The registry refuses any other name.
+NEEDS: dict[str, frozenset[str]] = {
+    "result": frozenset({"performance_log", "performance_summary", "accuracy_log", "accuracy_report", "user_conf",
+                         "endpoints_summary", "endpoints_config", "endpoints_accuracy", "model", "loadgen",
+                         "system_description"}),
+    "system": frozenset({"system_description"}),
+    "submission": frozenset(),
+}
 
 
 def locate(path: str, round: Round) -> tuple[str, tuple[str, ...]]:

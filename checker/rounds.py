@@ -204,6 +204,16 @@ class Round:
     def availability(self) -> list[str]:
         return list(self.data["availability"]["values"])
 
+    @property
+    def audit_tolerance(self) -> float:
+        """How much worse an auditor's re-run may be before it is materially different."""
+        return float(self.data["audit"]["tolerance"])
+
+    @property
+    def preview_tolerance(self) -> float:
+        """How much worse a Preview result may come back as Available in this round."""
+        return float(self.data["preview"]["tolerance"])
+
     def auditable(self, division: str, availability: str | None) -> bool:
         """Whether an audit may pick a result of this division and availability (`audit:`)."""
         audit = self.data.get("audit") or {}

@@ -125,3 +125,15 @@ def test_system_schema_matches_the_round_file(round_name: str) -> None:
         f for f in facts["meaningful"] if f not in facts["numeric"] + ["system_type", "status", "division"])
     assert sorted(n for n, c in codes.items() if c == "SYS005") == sorted(facts["numeric"])
     assert schema["allOf"][0]["then"]["required"] == facts["network"]
+
+
+def test_a_rule_needing_what_its_scope_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from checker.registry import Rule, load_all
+    from checker.findings import Severity
+
+    load_all()
+    bogus = Rule("ZZZ999", "bogus", "system", Severity.ERROR, "Bogus.", lambda s, r: (), ("performance_log",))
+    monkeypatch.setitem(RULES, "ZZZ999", bogus)
+    with pytest.raises(ValueError, match=r"^rule ZZZ999 needs performance_log, which a system does not provide "
+                                         r"\(model.NEEDS: system_description\)$"):
+        load_all()

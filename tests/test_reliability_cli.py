@@ -199,7 +199,7 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     fmt = TableFormat.of(load_round("v6.0"))
     outcome = followup.Outcome("loc", "m", "Offline", nan, "Tokens/s", "followed", delta=float("inf"))
     texts = [dumps([{"Performance_Result": nan}], fmt), to_json([{"x": float("-inf")}]),
-             followup.to_json(followup.Followup([outcome])),
+             followup.to_json(followup.Followup(0.02, [outcome])),
              reproduce.to_json(reproduce.Reproduction("a", "b", nan, {}, False, []))]
     for text in texts:
         _strict(text)

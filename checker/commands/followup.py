@@ -17,9 +17,8 @@ from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from .. import yamlsafe
 from .published import canonical
-from ..rounds import RoundError, available_rounds, load_round
+from ..rounds import RoundError, available_rounds, load_round, newest_round
 
-TOLERANCE = 0.02  # "equal or better performance (at most 2% degradation allowed)"
 
 
 @dataclass
@@ -39,6 +38,7 @@ class Outcome:
 
 @dataclass
 class Followup:
+    tolerance: float  # at most this much worse (the target round's `preview:`)
     outcomes: list[Outcome] = field(default_factory=list)
     systems: list[dict[str, Any]] = field(default_factory=list)
 
@@ -146,7 +146,7 @@ def check_order(previous: str | None, current: str | None) -> None:
 
 def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], mapping: dict[str, str] | None = None,
               current_round: str | None = None) -> Followup:
-    result = Followup()
+    result = Followup(tolerance=load_round(current_round or newest_round()).preview_tolerance)
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
     models = _current_models(current, current_round)
@@ -168,11 +168,12 @@ def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], map
         names = sorted({_system_key(r) for r in successors})
         result.systems.append({"preview": key, "successors": names, "matched_by": how if names else None})
         for row in rows:
-            result.outcomes.append(_judge(row, successors, models, how if names else None))
+            result.outcomes.append(_judge(row, successors, models, how if names else None, result.tolerance))
     return result
 
 
-def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None) -> Outcome:
+def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None,
+           tolerance: float) -> Outcome:
     before, basis = _score(row)
     outcome = Outcome(location=str(row.get("Location")), model=str(row.get("Model")), scenario=str(row.get("Scenario")),
                       previous=row.get("Performance_Result"), units=str(row.get("Performance_Units", "")),
@@ -188,7 +189,7 @@ def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[st
     outcome.successor = str(chosen.get("Location"))
     outcome.current = chosen.get("Performance_Result")
     outcome.delta = round((best - before) / before, 6)
-    outcome.status = "followed" if outcome.delta >= -TOLERANCE else "degraded"
+    outcome.status = "followed" if outcome.delta >= -tolerance else "degraded"
     return outcome
 
 
@@ -205,7 +206,7 @@ def to_json(followup: Followup) -> str:
     from ..reporters.common import strict_json
 
     summary = counts(followup)
-    return strict_json({"tolerance": TOLERANCE, "summary": summary, "systems": followup.systems,
+    return strict_json({"tolerance": followup.tolerance, "summary": summary, "systems": followup.systems,
                        "results": [asdict(o) for o in followup.outcomes]}, indent=2) + "\n"
 
 
@@ -214,7 +215,7 @@ def to_csv(followup: Followup) -> str:
 
 
 def to_text(followup: Followup) -> str:
-    lines = [f"Preview follow-up (Available successor, at most {TOLERANCE:.0%} worse):"]
+    lines = [f"Preview follow-up (Available successor, at most {followup.tolerance:.0%} worse):"]
     for system in followup.systems:
         found = ", ".join(system["successors"]) or "none found"
         lines.append(f"  {system['preview']} -> {found}" + (f" [{system['matched_by']}]" if system["matched_by"] else ""))

@@ -28,7 +28,6 @@ from ..model import Result, Submission, System
 from ..rounds import Round
 from ..tree import FileChanged, Kind, Tree, join
 
-TOLERANCE = 0.02  # audit: "more than 2% worse" is materially different
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_index_rng_seed",
             "effective_schedule_rng_seed", "effective_performance_sample_count", "effective_target_latency_ns",
@@ -78,7 +77,7 @@ class Reproduction:
     accuracy_deltas: dict[str, dict[str, Any]]
     within_tolerance: bool
     mismatched_settings: list[dict[str, Any]]
-    tolerance: float = TOLERANCE
+    tolerance: float = 0.0
     original_metric: dict[str, Any] | None = None
     reproduction_metric: dict[str, Any] | None = None
     reproduction_valid: bool = True
@@ -125,7 +124,10 @@ def _same_content(tree_a: Tree, rel_a: str, tree_b: Tree, rel_b: str) -> bool:
         return False
 
 
-def reproduce(original: str, reproduction: str, rules: Round, tolerance: float = TOLERANCE) -> Reproduction:
+def reproduce(original: str, reproduction: str, rules: Round, tolerance: float | None = None) -> Reproduction:
+    """Check the reproduction and compare it with the original: settings, accuracy, and the
+    headline metric against `tolerance` (default: the round's audit threshold)."""
+    tolerance = rules.audit_tolerance if tolerance is None else tolerance
     root_a, where_a = locate(original, rules)
     root_b, where_b = locate(reproduction, rules)
     # One result is judged, not its benchmark's set of scenarios (STR003).
