@@ -6,6 +6,7 @@ names. A fact the round file does not state is None, and a rule that needs it do
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -75,6 +76,14 @@ def _gate(spec: dict[str, Any]) -> Gate:
 def _schema(name: str) -> dict[str, Any]:
     text = resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8")
     return json.loads(text)
+
+
+def _one_of(values: list[str], fold_case: bool = False) -> str:
+    """A pattern for exactly one of `values`, with blanks around it and around commas."""
+    def spelled(value: str) -> str:
+        text = "".join(f"[{c.upper()}{c.lower()}]" if fold_case and c.isalpha() else re.escape(c) for c in value)
+        return text.replace(",", r"\s*,\s*").replace(r"\,", r"\s*,\s*")
+    return r"^\s*(" + "|".join(spelled(v) for v in values) + r")\s*$"
 
 
 def available_rounds() -> list[str]:
@@ -274,6 +283,31 @@ class Round:
     @property
     def system_description(self) -> dict[str, Any]:
         return self.data["system_description"]
+
+    @functools.cached_property
+    def system_schema(self) -> dict[str, Any]:
+        """The JSON Schema a system description of this round meets: the shapes of
+        schemas/<system_description.schema> (types, messages, `x-code`s), with the round's own
+        lists put in: the required fields, those that need a meaningful value, the whole
+        numbers, the network fields, and the availability categories and system types."""
+        facts = self.system_description
+        schema = copy.deepcopy(_schema(facts["schema"]))
+        properties = schema["properties"]
+        shapes = schema["$defs"]  # the shapes the lists below give their fields
+        schema["required"] = list(facts["required"])
+        for name in facts.get("meaningful", []):
+            if "x-code" not in properties.get(name, {}) and name not in facts.get("numeric", []):
+                properties[name] = copy.deepcopy(shapes["meaningful"])
+        for name in facts.get("numeric", []):
+            properties[name] = copy.deepcopy(shapes["whole_number"])
+        schema["allOf"][0]["then"]["required"] = ["is_network", *[f for f in facts.get("network", []) if f != "is_network"]]
+        properties["status"]["pattern"] = _one_of(self.availability, fold_case=True)
+        properties["system_type"]["pattern"] = _one_of(self.system_types)
+        return schema
+
+    @functools.cached_property
+    def system_validator(self) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(self.system_schema)
 
     @property
     def measurements(self) -> dict[str, Any]:

@@ -3,24 +3,17 @@ Schema (schemas/system_desc.schema.json) and the folder it sits in; AVL: its ava
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Iterator
-
-import jsonschema
 
 from checker.findings import Severity
 from checker.model import System
 from checker.parsers.counts import per_part
 from checker.registry import Problem, of_code, rule
-from checker.rounds import Round, _schema
+from checker.rounds import Round
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
-
-@functools.cache
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(_schema(name))
 
 
 def _pointer(path) -> str:
@@ -33,12 +26,12 @@ def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
     if "schema" in system.cache:
         return system.cache["schema"]
     found: list[tuple[str, Problem]] = []
-    name = round.system_description.get("schema")
     description = system.description
-    if name and isinstance(description, dict):
-        properties = _validator(name).schema.get("properties", {})
+    if round.system_description.get("schema") and isinstance(description, dict):
+        validator = round.system_validator
+        properties = validator.schema.get("properties", {})
         seen: set[tuple[str, str]] = set()
-        for error in sorted(_validator(name).iter_errors(description), key=lambda e: (list(e.absolute_path), e.message)):
+        for error in sorted(validator.iter_errors(description), key=lambda e: (list(e.absolute_path), e.message)):
             code = error.schema.get("x-code", "SYS001") if isinstance(error.schema, dict) else "SYS001"
             if error.validator == "required":
                 for field in error.validator_value:

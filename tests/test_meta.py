@@ -108,23 +108,36 @@ def test_every_round_file_validates(name: str) -> None:
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
-def test_system_schema_matches_the_round_file(round_name: str) -> None:
-    """The JSON Schema and the round file list the same required, meaningful, numeric and
-    network fields, so editors and the checker agree. (`division`, `system_type` and `status`
-    have rules of their own: SYS004, SYS008, AVL001.)"""
-    import json
-    from importlib import resources
+def test_shipped_system_schema_is_each_rounds_rendering(round_name: str) -> None:
+    """schemas/system_desc.schema.json (for check-jsonschema) is what the round's lists make
+    of it: the three rounds list the same fields, categories and system types."""
+    from checker.rounds import _schema, load_round
 
+    assert load_round(round_name).system_schema == _schema("system_desc.schema.json")
+
+
+def test_round_lists_drive_the_system_checks(tmp_path, example) -> None:
+    """A round that requires another field, allows another category or another system type
+    judges a description by its own lists."""
     from checker.rounds import load_round
+    from helpers import run
 
-    facts = load_round(round_name).system_description
-    schema = json.loads(resources.files("checker.schemas").joinpath(facts["schema"]).read_text())
-    codes = {name: spec.get("x-code") for name, spec in schema["properties"].items()}
-    assert schema["required"] == facts["required"]
-    assert sorted(n for n, c in codes.items() if c == "SYS002") == sorted(
-        f for f in facts["meaningful"] if f not in facts["numeric"] + ["system_type", "status", "division"])
-    assert sorted(n for n, c in codes.items() if c == "SYS005") == sorted(facts["numeric"])
-    assert schema["allOf"][0]["then"]["required"] == facts["network"]
+    profile = tmp_path / "stricter.yaml"
+    v61 = load_round("v6.1").data
+    facts = dict(v61["system_description"], required=v61["system_description"]["required"] + ["rack_units"])
+    profile.write_text(yaml.safe_dump({
+        "extends": "demo-v6.1", "round": "demo-stricter", "profile": "test",
+        "system_description": facts,
+        "availability": {"source": "test", "values": ["available", "preview", "rdi", "someday"]},
+        "system_types": {"source": "test", "values": ["datacenter"]}}))
+    description = example / "closed/MLCheckDemo/systems/cpu-1x-numpy.json"
+    data = json.loads(description.read_text())
+    data.update(status="Someday", system_type="edge")
+    description.write_text(json.dumps(data))
+    found = [(f.code, f.pointer) for f in run(example, str(profile), select=["SYS", "AVL"]).findings]
+    assert found == [("SYS001", "/rack_units"), ("SYS008", "/system_type")]
+    assert [(f.code, f.pointer) for f in run(example, "demo-v6.1", select=["SYS", "AVL"]).findings] == [
+        ("AVL001", "/status")]
 
 
 def test_a_rule_needing_what_its_scope_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
