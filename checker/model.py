@@ -332,8 +332,9 @@ class Result:
     # --- what the run measured ----------------------------------------------------------
     @property
     def logged_scenario(self) -> str | None:
-        """The scenario loadgen logs for the folder's scenario: an Interactive run is a Server run."""
-        return "Server" if self.scenario == "Interactive" else self.scenario
+        """The scenario loadgen logs for the folder's scenario (the round's `run: logged_as`: an
+        Interactive run is a Server run)."""
+        return self.round.run.get("logged_as", {}).get(self.scenario, self.scenario)
 
     @property
     def inferred_from(self) -> str | None:
