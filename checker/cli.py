@@ -21,8 +21,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import __version__
-from .engine import Report, check as run_check
-from .registry import RULES, load_all
+from .engine import Report, check as run_check, load_all
+from .registry import RULES
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
 from .reporters import CHECK, EXTENSIONS, FormatError, Formats

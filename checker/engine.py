@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from .findings import Finding, Problem, Report, ResultRecord, Severity
-from .model import (Context, Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
+from .model import (NEEDS, Context, Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
                     unfollowed_folders)
 from .provenance import RepositorySource
-from .registry import RULES, Rule, load_all, selected
+from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
 from .scope import Scope
 from .tree import Tree
@@ -169,6 +169,19 @@ def check_submission(submission: Submission) -> UnitOutput:
                                "", submission.rel, lambda name: True)  # a submission provides none (NEEDS)
     out.findings += submission.findings
     return out
+
+
+def load_all() -> dict[str, Rule]:
+    """Import every rule module so that its rules register themselves, and check what each
+    rule `needs` against what the model of its scope provides (model.NEEDS)."""
+    from . import rules as _  # noqa: F401  (checker.rules imports each family module)
+
+    for rule in RULES.values():
+        unknown = [name for name in rule.needs if name not in NEEDS.get(rule.scope, frozenset())]
+        if unknown:
+            raise ValueError(f"rule {rule.code} needs {', '.join(unknown)}, which a {rule.scope} does not provide "
+                             f"(model.NEEDS: {', '.join(sorted(NEEDS.get(rule.scope, ()))) or 'nothing'})")
+    return RULES
 
 
 # --- the worker side ------------------------------------------------------------------

@@ -108,20 +108,6 @@ def of_code(code: str, found: Iterable[tuple[str, Problem]]) -> Iterator[Problem
     return (problem for owner, problem in found if owner == code)
 
 
-def load_all() -> dict[str, Rule]:
-    """Import every rule module so that its rules register themselves, and check what each
-    rule `needs` against what the model of its scope provides (model.NEEDS)."""
-    from . import rules as _  # noqa: F401  (checker.rules imports each family module)
-    from .model import NEEDS
-
-    for rule in RULES.values():
-        unknown = [name for name in rule.needs if name not in NEEDS.get(rule.scope, frozenset())]
-        if unknown:
-            raise ValueError(f"rule {rule.code} needs {', '.join(unknown)}, which a {rule.scope} does not provide "
-                             f"(model.NEEDS: {', '.join(sorted(NEEDS.get(rule.scope, ()))) or 'nothing'})")
-    return RULES
-
-
 def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]:
     """Codes chosen by --select / --ignore, each given as a full code or a prefix."""
     select, ignore = [s.upper() for s in select if s], [s.upper() for s in ignore if s]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.registry import load_all
+from checker.engine import load_all
 from helpers import EXAMPLE, REAL
 
 load_all()

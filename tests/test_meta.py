@@ -141,7 +141,8 @@ def test_round_lists_drive_the_system_checks(tmp_path, example) -> None:
 
 
 def test_a_rule_needing_what_its_scope_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from checker.registry import Rule, load_all
+    from checker.engine import load_all
+    from checker.registry import Rule
     from checker.findings import Severity
 
     load_all()

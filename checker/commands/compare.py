@@ -15,12 +15,6 @@ The definition (printed with every output, and changed visibly by every option):
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
-import os
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,119 +155,6 @@ def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dic
     return found
 
 
-# --- input tables ----------------------------------------------------------------------------
-# What compare and followup compute with, and what each must be. A table that breaks this is
-# a usage error naming the file and the row, never a crash or a silently dropped row.
-NAMES = ("Category", "Model", "Scenario", "Submitter", "Performance_Units")  # non-empty text
-TEXTS = ("Accelerator", "Processor", "Location", "System", "Platform", "Availability", "version")  # a value or empty
-COUNTS = ("Nodes", "a#", "p#")  # a whole number or empty
-
-
-def labelled_rows(path: str) -> list[tuple[str, dict[str, Any]]]:
-    """The rows of a results table file as written, each with the label that finds it in the
-    file (`row 3` of a JSON list, `row "2"` of an object keyed "0", "1", ..., `line 4` of a
-    CSV) and with the v5.1/v6.0 key names. Raises ValueError, naming the file, for a file
-    that is not a results table."""
-    from .table import TEXT_KEYS, _format_of, _typed
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError(f"{path} is not a regular file")
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not UTF-8 text (byte {error.start}: {error.reason})") from None
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
-    if path.endswith(".csv"):
-        reader = csv.reader(io.StringIO(text, newline=""))
-        try:
-            records = [(reader.line_num, record) for record in reader]
-        except csv.Error as error:
-            raise ValueError(f"{path} is not a readable CSV table: line {reader.line_num}: {error}") from None
-        if not records:
-            return []
-        header = records[0][1]
-        fmt = _format_of(set(header), None)
-        text_keys = {fmt.key(k) for k in TEXT_KEYS} if fmt is not None else set(TEXT_KEYS)
-        found = []
-        for line, record in records[1:]:
-            if not record:
-                continue
-            if len(record) != len(header):
-                raise ValueError(f"{path}: line {line}: {len(record)} cells, but the header has {len(header)}")
-            row = {k: (v if k in text_keys else _typed(v)) for k, v in zip(header, record) if v != "" or k in text_keys}
-            found.append((f"line {line}", _named(row, fmt)))
-        return found
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    shape = "list"
-    if isinstance(data, dict) and all(key.isdigit() for key in data):
-        data, shape = [(f'row "{key}"', data[key]) for key in sorted(data, key=int)], "index"
-    elif isinstance(data, list):
-        data = [(f"row {number}", row) for number, row in enumerate(data, 1)]
-    else:
-        raise ValueError(f"{path} is not a results table (a JSON list of rows, or an object keyed \"0\", \"1\", ...)")
-    for label, row in data:
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}: {label} is {_kind(row)}, not an object of keys and values")
-    fmt = _format_of({key for _, row in data for key in row}, shape)
-    return [(label, _named(row, fmt)) for label, row in data]
-
-
-def _named(row: dict[str, Any], fmt: Any) -> dict[str, Any]:
-    return {fmt.fact(key): value for key, value in row.items()} if fmt is not None else dict(row)
-
-
-def _kind(value: Any) -> str:
-    """A value as the message names it: JSON's words for JSON's types."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
-    if isinstance(value, (dict, list)):
-        return "an object" if isinstance(value, dict) else "a list"
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def problem(row: dict[str, Any]) -> str | None:
-    """What is wrong with one row of an input table, or None."""
-    for key in NAMES:
-        value = row.get(key)
-        if not isinstance(value, str) or not value.strip():
-            return f"no {key}" if key not in row or value in (None, "") else f"{key} is {_kind(value)}, not a name"
-    for key in TEXTS:
-        if isinstance(row.get(key), (dict, list)):
-            return f"{key} is {_kind(row[key])}, not a value"
-    value = row.get("Performance_Result")
-    if number(value) is None or not math.isfinite(value) or value <= 0:
-        return f"Performance_Result is {_kind(value)}, not a positive number" if "Performance_Result" in row \
-            else "no Performance_Result"
-    for key in COUNTS:
-        value = row.get(key)
-        if value in (None, ""):
-            continue
-        whole = isinstance(value, int) and not isinstance(value, bool) or \
-            isinstance(value, float) and value.is_integer() or isinstance(value, str) and value.strip().isdigit()
-        if not whole or float(value) < 0:
-            return f"{key} is {_kind(value)}, not a whole number"
-    return None
-
-
-def check_table(path: str) -> None:
-    """Raises ValueError naming the file and the first malformed row (or an empty table)."""
-    rows = labelled_rows(path)
-    if not rows:
-        raise ValueError(f"{path} holds no rows")
-    for label, row in rows:
-        wrong = problem(row)
-        if wrong:
-            raise ValueError(f"{path}: {label}: {wrong}")
-
-
 # --- outputs ---------------------------------------------------------------------------------
 def _hardware(group: Group) -> str:
     return f"{group.key['per_node']}x {group.key['hardware']}" + (f" x {group.key['nodes']} nodes"
@@ -331,13 +212,54 @@ def to_text(groups: list[Group], options: Options) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- the HTML views (compare --format html and the audit page) --------------------------------
+def _pct(value: Any, signed: bool = False) -> str:
+    if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        return "n/a"
+    return f"{value:+.1%}" if signed else f"{value:.1%}"
+
+
+def _number(value: Any) -> str:
+    return f"{value:.6g}" if number(value) is not None else str(value or "")
+
+
+def groups_view(groups: list[Any], options: Any) -> list[dict[str, Any]]:
+    """The comparable groups as the text output words them: percentages, units, every member
+    and each outlier's reasons (the explaining fields where it differs from the majority)."""
+    views = []
+    for group in groups:
+        outliers = {(o.get("Submitter"), o.get("Location")): o for o in group.outliers}
+        members = []
+        for member in group.members:
+            outlier = outliers.get((member.get("Submitter"), member.get("Location")))
+            why = [f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()]
+            members.append({"submitter": str(member.get("Submitter") or ""), "system": str(member.get("System") or ""),
+                            "location": str(member.get("Location") or ""),
+                            "value": _number(member.get("Performance_Result")),
+                            "deviation": _pct(member.get("deviation"), signed=True), "outlier": outlier is not None,
+                            "why": why})
+        views.append({"title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
+                      "units": str(group.key["units"]), "n": group.n, "submitters": group.submitters,
+                      "reference": _number(group.reference), "mean": _pct(group.mean_abs_dev),
+                      "max": _pct(group.max_abs_dev), "cv": _pct(group.cv), "within": group.within_tolerance,
+                      "tolerance": f"{options.tolerance:.0%}", "outliers": len(group.outliers), "members": members})
+    return views
+
+
+def groups_summary(groups: list[Any]) -> dict[str, Any]:
+    found = summary(groups)
+    return {"groups": found["groups"], "within": found["within_tolerance"], "median": _pct(found["median_mean_abs_dev"])}
+
+
 def to_html(groups: list[Group], options: Options) -> str:
     """One HTML page in the audit report's look (checker/commands/templates/compare.html.j2): the
     definition, a row per group with percentages and units, and each group's members with
     the outliers and why, as the text output words them."""
-    from .report import compare_page
+    from .html import render
 
-    return compare_page(groups, options)
+    return render("compare.html.j2", title="mlperf-check compare: comparable results",
+                  definition=options.definition(), groups=groups_view(groups, options),
+                  summary=groups_summary(groups))
 
 
 PER_PAGE = 30

@@ -12,7 +12,7 @@ compare plot is a data: URI, and without JavaScript everything is shown. The pag
   system description or its submitter folder, as engine._judge decides) and the rule's Fix,
   its warnings and notes collapsed under it;
 - loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
-  findings), and the cross-partner variance of the comparable groups (checker/compare.py on
+  findings), and the cross-partner variance of the comparable groups (commands/compare.py on
   the valid rows) with the compare plot;
 - every finding.
 
@@ -20,7 +20,7 @@ Detection makes data; this module gathers it into plain dicts, and the Jinja2 te
 checker/commands/templates/ make the words. Autoescaping is on, and every value a template prints
 passes through reporters.common.visible first: a folder name with a control character or a
 byte that is not UTF-8 is shown as an escape, never raw. `compare --format html` renders its
-groups with the same templates and style sheet (`compare_page`).
+groups with the same templates and style sheet (checker/commands/html.py).
 """
 
 from __future__ import annotations
@@ -36,13 +36,14 @@ from collections import Counter, defaultdict
 from importlib import resources
 from typing import Any, Iterable
 
-from .. import __version__
 from ..findings import Finding, Report, ResultRecord, Severity
-from ..parsers import number
-from ..registry import RULES, load_all
+from ..engine import load_all
+from ..registry import RULES
 from ..reporters import Formats, as_data
-from ..reporters.common import printable, visible
+from ..reporters.common import printable
 from ..rounds import Round
+from . import compare as cmp
+from .html import render
 
 SCOPES = {"result": "the result", "system": "its system description", "submission": "its submitter folder"}
 MAX_BASELINE = 1 << 30  # a check JSON of a very large round is tens of MB; a GiB is not one
@@ -301,52 +302,9 @@ def provenance(path: str, the_round: Round) -> dict[str, Any]:
 
 
 # --- cross-partner variance -----------------------------------------------------------------
-def _pct(value: Any, signed: bool = False) -> str:
-    if not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
-        return "n/a"
-    return f"{value:+.1%}" if signed else f"{value:.1%}"
-
-
-def _number(value: Any) -> str:
-    return f"{value:.6g}" if number(value) is not None else str(value or "")
-
-
-def groups_view(groups: list[Any], options: Any) -> list[dict[str, Any]]:
-    """The comparable groups as the text output words them: percentages, units, every member
-    and each outlier's reasons (the explaining fields where it differs from the majority)."""
-    from .compare import _hardware
-
-    views = []
-    for group in groups:
-        outliers = {(o.get("Submitter"), o.get("Location")): o for o in group.outliers}
-        members = []
-        for member in group.members:
-            outlier = outliers.get((member.get("Submitter"), member.get("Location")))
-            why = [f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()]
-            members.append({"submitter": str(member.get("Submitter") or ""), "system": str(member.get("System") or ""),
-                            "location": str(member.get("Location") or ""),
-                            "value": _number(member.get("Performance_Result")),
-                            "deviation": _pct(member.get("deviation"), signed=True), "outlier": outlier is not None,
-                            "why": why})
-        views.append({"title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
-                      "units": str(group.key["units"]), "n": group.n, "submitters": group.submitters,
-                      "reference": _number(group.reference), "mean": _pct(group.mean_abs_dev),
-                      "max": _pct(group.max_abs_dev), "cv": _pct(group.cv), "within": group.within_tolerance,
-                      "tolerance": f"{options.tolerance:.0%}", "outliers": len(group.outliers), "members": members})
-    return views
-
-
-def _groups_summary(groups: list[Any]) -> dict[str, Any]:
-    from .compare import summary
-
-    found = summary(groups)
-    return {"groups": found["groups"], "within": found["within_tolerance"], "median": _pct(found["median_mean_abs_dev"])}
-
-
 def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     """compare on the valid rows of the checked tree (the published rows, with the
     description fields that explain outliers), and the compare plot as data: URIs."""
-    from . import compare as cmp
     from .table import TableFormat, publish, valid_rows
 
     options = cmp.Options()
@@ -357,7 +315,7 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
         return found
     rows = publish(valid_rows(report), None, None, report.round.name, with_description=True)
     groups = cmp.compare(rows, options)
-    found.update(groups=groups_view(groups, options), summary=_groups_summary(groups), rows=len(rows))
+    found.update(groups=cmp.groups_view(groups, options), summary=cmp.groups_summary(groups), rows=len(rows))
     if groups and with_plot:
         try:
             import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
@@ -374,39 +332,6 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
 
 
 # --- rendering ------------------------------------------------------------------------------
-def _shown(value: Any) -> Any:
-    """Jinja2's finalize: every printed value, before autoescaping. Text is `visible`
-    (control characters and bytes that are not UTF-8 as escapes); None prints nothing."""
-    from markupsafe import Markup
-
-    if isinstance(value, Markup):
-        return value
-    if isinstance(value, str):
-        return visible(value)
-    return "" if value is None else value
-
-
-@functools.lru_cache(maxsize=None)
-def _environment() -> Any:
-    import jinja2
-
-    environment = jinja2.Environment(loader=jinja2.PackageLoader("checker.commands", "templates"), autoescape=True,
-                                     finalize=_shown, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                                     lstrip_blocks=True)
-    return environment
-
-
-def _render(template: str, **context: Any) -> str:
-    return _environment().get_template(template).render(version=__version__, **context)
-
-
-def compare_page(groups: list[Any], options: Any) -> str:
-    """`compare --format html`: the groups in the audit page's look."""
-    return _render("compare.html.j2", title="mlperf-check compare: comparable results",
-                   definition=options.definition(), groups=groups_view(groups, options),
-                   summary=_groups_summary(groups))
-
-
 def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: str = "",
          provenance_view: dict[str, Any] | None = None, variance_view: dict[str, Any] | None = None,
          checked: datetime.datetime | None = None) -> str:
@@ -436,7 +361,7 @@ def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: 
         "severity": [s.value for s in Severity],
     }
     checked = checked or datetime.datetime.now(datetime.timezone.utc)
-    return _render(
+    return render(
         "report.html.j2",
         title=f"mlperf-check audit, round {report.round.name}",
         round=report.round.name, round_title=str(report.round.data.get("title", "")), root=report.root,

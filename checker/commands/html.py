@@ -1,0 +1,37 @@
+"""The HTML pages of the commands (the audit page, compare --format html): the Jinja2
+templates in checker/commands/templates/, autoescaped, with every printed value `visible`."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .. import __version__
+from ..reporters.common import visible
+
+
+def _shown(value: Any) -> Any:
+    """Jinja2's finalize: every printed value, before autoescaping. Text is `visible`
+    (control characters and bytes that are not UTF-8 as escapes); None prints nothing."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, str):
+        return visible(value)
+    return "" if value is None else value
+
+
+@functools.lru_cache(maxsize=None)
+def _environment() -> Any:
+    import jinja2
+
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("checker.commands", "templates"), autoescape=True,
+                                     finalize=_shown, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                                     lstrip_blocks=True)
+    return environment
+
+
+def render(template: str, **context: Any) -> str:
+    """A template of checker/commands/templates/ filled in; every page shows the version."""
+    return _environment().get_template(template).render(version=__version__, **context)
