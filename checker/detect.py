@@ -190,7 +190,7 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
                     if only is not None and result.location not in only:
                         continue
                     benchmark, paths = logs.setdefault(result.location, (result.benchmark, []))
-                    path = result.path("performance", "mlperf_log_detail.txt")
+                    path = result.file("performance", "detail_log")
                     if path not in paths:
                         paths.append(path)
     log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds)

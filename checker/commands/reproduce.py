@@ -26,7 +26,7 @@ from ..scope import Scope
 from ..engine import check
 from ..model import Result, Submission, System
 from ..rounds import Round
-from ..tree import FileChanged, Kind, Tree, join
+from ..tree import FileChanged, Kind, Tree
 
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_index_rng_seed",
@@ -36,8 +36,9 @@ SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_in
 
 
 TIMEOUT = 4 * 3600  # seconds a `rerun --command` harness may run by default
-# Loadgen writes these on every run, with time stamps: a new run never writes the same bytes.
-PERFORMANCE_LOGS = ("mlperf_log_detail.txt", "mlperf_log_summary.txt")
+# Loadgen writes these on every run, with time stamps: a new run never writes the same bytes
+# (roles in the round's layout `files`).
+PERFORMANCE_LOGS = ("detail_log", "summary_log")
 
 
 class ResultPathError(ValueError):
@@ -94,12 +95,10 @@ def identical_logs(a: Result, b: Result) -> list[str]:
     """The performance logs of `b` that are byte-identical to those of `a` (paths relative to
     the result folder): loadgen time-stamps every run, so these were copied, not re-run."""
     found = []
-    folder_a, folder_b = a.path("performance"), b.path("performance")
-    if folder_a is None or folder_b is None:
-        return found
-    for name in PERFORMANCE_LOGS:
-        if _same_content(a.tree, join(folder_a, name), b.tree, join(folder_b, name)):
-            found.append(os.path.relpath(join(folder_b, name), b.location).replace(os.sep, "/"))
+    for role in PERFORMANCE_LOGS:
+        rel_a, rel_b = a.file("performance", role), b.file("performance", role)
+        if rel_a is not None and rel_b is not None and _same_content(a.tree, rel_a, b.tree, rel_b):
+            found.append(os.path.relpath(rel_b, b.location).replace(os.sep, "/"))
     return found
 
 
