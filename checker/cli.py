@@ -33,13 +33,67 @@ from .waivers import WaiverError, load_waivers
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_PIPE = 128 + 13  # stdout closed by its reader: as a process ended by SIGPIPE
 
+# What --help shows in place of a value's type (typer prints `<str>`, `<list[str]>`): the
+# parameter's name in capitals, or these; a flag shows nothing.
+METAVARS = {"output": "FILE", "waivers": "FILE", "mapping": "FILE", "plot": "FILE", "jobs": "N",
+            "min_submitters": "N", "first_id": "N", "select": "CODES", "ignore": "CODES",
+            "inference_repo": "CLONE", "changed_since": "GIT_REF", "publish_base": "URL", "timeout": "SECONDS",
+            "tolerance": "FRACTION", "outlier": "FRACTION", "table": "ROUND=PATH", "workdir": "DIR"}
+
+
+def _plain(param: Any) -> None:
+    """A parameter's help without type tags: an option shows its metavar (a flag none), an
+    argument its name; no `[default: ...]` for a flag, nor where the help already says it."""
+    if param.metavar is None:
+        if getattr(param, "is_flag", False) or getattr(param, "count", False):
+            param.metavar = ""
+        else:
+            param.metavar = METAVARS.get(param.name or "", (param.name or "value").upper())
+    if isinstance(param, typer.core.TyperArgument):
+        param.display_type_rich = lambda ctx: None  # its name says what it is
+    if getattr(param, "is_flag", False) or "default" in (getattr(param, "help", None) or "").lower():
+        param.show_default = False
+
+
+class _Command(typer.core.TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)
+        for param in params:
+            _plain(param)
+        return params
+
+
+class _Group(typer.core.TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)
+        for param in params:
+            _plain(param)
+        return params
+
+
 app = typer.Typer(
-    add_completion=False,
+    cls=_Group,
+    add_completion=True,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Check MLPerf Inference submissions against their round's rules.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mlperf-check {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", "-V", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    pass
 
 
 def _one_line(message: str) -> str:
@@ -789,6 +843,8 @@ def _guarded(command: Callable[..., Any]) -> Callable[..., Any]:
 
 for _info in app.registered_commands:
     _info.callback = _guarded(_info.callback)
+    if _info.cls in (None, typer.core.TyperCommand):
+        _info.cls = _Command
 
 
 def main() -> None:
