@@ -22,7 +22,7 @@ from rich.markup import escape
 
 from . import __version__
 from .engine import Report, check as run_check, load_all
-from .registry import RULES
+from .registry import RULES, SelectionError, check_codes
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
 from .reporters import CHECK, EXTENSIONS, FormatError, Formats
@@ -279,6 +279,12 @@ def check(
     """Check a submission tree and print a verdict per result."""
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
+    load_all()
+    try:
+        check_codes(_split(select), "--select")
+        check_codes(_split(ignore), "--ignore")
+    except SelectionError as error:
+        _fail(str(error))
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
     round_name = _round_name(round, path)

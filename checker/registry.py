@@ -108,8 +108,25 @@ def of_code(code: str, found: Iterable[tuple[str, Problem]]) -> Iterator[Problem
     return (problem for owner, problem in found if owner == code)
 
 
+class SelectionError(ValueError):
+    """A --select or --ignore value that is no code and no code's prefix: a typo that would
+    otherwise select nothing, so that every result passes."""
+
+
+def check_codes(values: Iterable[str], option: str) -> None:
+    """Raise SelectionError, naming `option` and the value, for the first value that is not a
+    registered code or the prefix of one (any case). The one check of every selection."""
+    for value in values:
+        if value and not any(code.startswith(value.upper()) for code in RULES):
+            raise SelectionError(f"{option} {value}: unknown code or prefix; `mlperf-check rules` lists the codes")
+
+
 def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]:
-    """Codes chosen by --select / --ignore, each given as a full code or a prefix."""
+    """Codes chosen by --select / --ignore, each given as a full code or a prefix. A value
+    that is neither raises SelectionError (check_codes)."""
+    select, ignore = list(select), list(ignore)
+    check_codes(select, "--select")
+    check_codes(ignore, "--ignore")
     select, ignore = [s.upper() for s in select if s], [s.upper() for s in ignore if s]
     chosen = set()
     for code in RULES:
