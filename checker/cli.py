@@ -22,6 +22,7 @@ from rich.markup import escape
 
 from . import __version__
 from .engine import Report, check as run_check, load_all
+from .config import Config, ConfigError, find as find_config
 from .registry import RULES, SelectionError, check_codes
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
@@ -255,6 +256,40 @@ def _emit(formats: Formats, name: str, output: Optional[str], *found: Any) -> No
         formats.write(name, out, *found)
 
 
+def _config(path: str) -> Config:
+    """The configuration of the tree at `path` ([tool.mlperf-check] of the nearest
+    pyproject.toml), or a usage error naming the file and the key."""
+    try:
+        return find_config(path)
+    except ConfigError as error:
+        _fail(str(error))
+
+
+class _Settings:
+    """Option values, each the command line's when given, else the configuration's; `said`
+    tells on stderr, once, which configuration file a value came from."""
+
+    def __init__(self, config: Config) -> None:
+        self.config, self.taken = config, False
+
+    def pick(self, key: str, given: Any) -> Any:
+        if given is not None and given != []:
+            return given
+        value = self.config.get(key)
+        if value is not None:
+            self.taken = True
+        return value if value is not None else given
+
+    def said(self) -> None:
+        if self.taken:
+            _say(f"config: {self.config.path}")
+            self.taken = False
+
+
+def _jobs_option() -> Any:
+    return typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores).")
+
+
 @app.command()
 def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
@@ -268,7 +303,7 @@ def check(
     select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
     waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jobs: Optional[int] = _jobs_option(),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference: runs the loadgen provenance rules."),
@@ -276,15 +311,34 @@ def check(
     changed_since: Optional[str] = typer.Option(None, "--changed-since",
                                                 help="Git ref: check only the results changed since it."),
 ) -> None:
-    """Check a submission tree and print a verdict per result."""
+    """Check a submission tree and print a verdict per result.
+
+    Options not given come from [tool.mlperf-check] in the nearest pyproject.toml (round,
+    select, ignore, waivers, jobs, format)."""
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
+    settings = _Settings(_config(path))
+    config = settings.config
     load_all()
     try:
         check_codes(_split(select), "--select")
         check_codes(_split(ignore), "--ignore")
+        if not select:
+            check_codes(config.get("select") or [], config.label("select"))
+        if not ignore:
+            check_codes(config.get("ignore") or [], config.label("ignore"))
     except SelectionError as error:
         _fail(str(error))
+    select, ignore = settings.pick("select", _split(select)), settings.pick("ignore", _split(ignore))
+    waivers, jobs = settings.pick("waivers", waivers), settings.pick("jobs", jobs)
+    round = settings.pick("round", round)
+    if not format and output is None and config.get("format"):
+        for item in config.get("format"):
+            if item.partition(":")[0] not in CHECK.writers and item.partition(":")[0] != "auto":
+                _fail(f"{config.label('format')}: unknown format {item.partition(':')[0]!r}; "
+                      f"choose from auto, {', '.join(CHECK.names)}")
+        format = settings.pick("format", format)
+    settings.said()
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
     round_name = _round_name(round, path)
@@ -317,29 +371,31 @@ def check(
     else:
         tick = None
     try:
-        report = run_check(path, round_name, _split(select), _split(ignore), jobs or None, waiver_list, tick,
+        report = run_check(path, round_name, select, ignore, jobs or None, waiver_list, tick,
                            inference_repo=inference_repo, strict=strict, scope=scope)
     finally:
         if bar is not None:
             bar.stop()
 
+    formats = CHECK
     if scope is not None:
         _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
     if not report.results and (scope is None or not holds_results(path, the_round)) and not report.has_errors:
         if report.findings:
-            CHECK.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
+            formats.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
         _no_results(path, the_round)
     # A tree whose submitters cannot be entered (links out of it) has no results, but its
     # errors say why: exit 1 with the report, as for any error.
     if not any(name == "text" for name, _ in targets):
         # Data goes to stdout or files; people still get the text report on stderr.
-        CHECK.write("text", sys.stderr, report)
+        formats.write("text", sys.stderr, report)
     for name, target in targets:
-        _emit(CHECK, name, target, report)
+        _emit(formats, name, target, report)
     raise typer.Exit(exit_code(report))
 
 
 def exit_code(report: Report) -> int:
+    """3 when a rule failed (INT001), 1 when an error is found, else 0."""
     if any(f.code == "INT001" for f in report.findings):
         return EXIT_INTERNAL
     return EXIT_FINDINGS if report.has_errors else EXIT_OK
@@ -359,7 +415,7 @@ def table(
                                                help="Base URL of the published tree: adds Details, Code, ColorKey "
                                                     "(where the round's table has them)."),
     first_id: Optional[int] = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jobs: Optional[int] = _jobs_option(),
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
     from .commands.table import FORMATS, TableFormat, render, table_row, valid_rows
@@ -369,6 +425,9 @@ def table(
     format = _format(FORMATS, format, output)
     if (publish_base is None) != (first_id is None):
         _fail("--publish-base and --first-id go together")
+    settings = _Settings(_config(path))
+    round, jobs = settings.pick("round", round), settings.pick("jobs", jobs)
+    settings.said()
     round_name = _round_name(round, path)
     the_round = _round_or_fail(round_name)
     fmt = TableFormat.of(the_round)
@@ -468,6 +527,9 @@ def provenance(
     format = _format(prv_cmd.FORMATS, format, output)
     _check_output(output)
     source = _repository_or_fail(inference_repo) if inference_repo is not None else TableSource()
+    settings = _Settings(_config(path))
+    round = settings.pick("round", round)
+    settings.said()
     the_round = _round_or_fail(_round_name(round, path))
     try:
         verdicts, results = prv_cmd.verdicts_of(path, the_round, source)
@@ -548,7 +610,7 @@ def audit_report(
                                            help="The JSON of an earlier `check` of the round: what changed since."),
     output: str = typer.Option(..., "--output", "-o", help="The HTML file to write (e.g. audit.html)."),
     waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    jobs: Optional[int] = _jobs_option(),
 ) -> None:
     """One self-contained HTML page for reviewers: the verdicts, why each invalid result
     fails, what changed since a baseline, loadgen provenance and cross-partner variance.
@@ -565,6 +627,9 @@ def audit_report(
             previous = audit.load_baseline(baseline)
         except audit.BaselineError as error:
             _fail(f"--baseline {error}")
+    settings = _Settings(_config(path))
+    round, waivers, jobs = settings.pick("round", round), settings.pick("waivers", waivers), settings.pick("jobs", jobs)
+    settings.said()
     round_name = _round_name(round, path)
     the_round = _round_or_fail(round_name)
     try:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from checker import __version__
 from checker.cli import app
-from helpers import EXAMPLE
+from helpers import EXAMPLE, OFFLINE
 
 runner = CliRunner()
 
@@ -75,3 +76,90 @@ def test_the_engine_checks_a_selection_the_same_way() -> None:
     assert "RNG001" in selected(["RNG"]) and selected(["rng001"]) == {"RNG001"}
     with pytest.raises(SelectionError, match=r"^--ignore XYZ: unknown code or prefix"):
         check(str(EXAMPLE), "demo-v6.1", ignore=["XYZ"], jobs=1)
+
+
+# --- [tool.mlperf-check] in pyproject.toml ---------------------------------------------------
+def _pyproject(folder: Path, text: str) -> Path:
+    path = folder / "pyproject.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_configuration_file_gives_the_options(example: Path, tmp_path: Path) -> None:
+    (example / OFFLINE / "user.conf").write_text("*.Offline.schedule_rng_seed = 5\n")  # RNG003, a warning
+    (tmp_path / "w.yaml").write_text(f"waivers:\n  - code: RNG003\n    path: '{OFFLINE}/*'\n    reason: approved\n")
+    config = _pyproject(tmp_path, '[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "demo-v6.1"\n'
+                                  'select = ["RNG", "STR001"]\nignore = "RNG001"\nwaivers = "w.yaml"\njobs = 1\n'
+                                  'format = ["json:out/report.json"]\n')
+    (tmp_path / "out").mkdir()
+    result = _invoke("check", str(example))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"config: {config}"
+    assert "round" not in result.stderr.splitlines()[1]  # the round is the configuration's: nothing detected
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert data["round"] == "demo-v6.1"
+    assert [(f["code"], f["waived"]) for f in data["findings"]] == [("RNG003", "approved")]
+
+
+def test_command_line_flags_win_over_the_configuration(example: Path, tmp_path: Path) -> None:
+    _pyproject(example, '[tool.mlperf-check]\nround = "v5.1"\nselect = ["XYZ"]\nformat = "csv"\n')
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "--select", "RNG", "-j", "1", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["round"] == "demo-v6.1"
+    assert "config:" not in result.stderr  # nothing was taken from it
+    out = tmp_path / "x.json"
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "--select", "RNG", "-j", "1", "-o", str(out))
+    assert result.exit_code == 0 and json.loads(out.read_text())["round"] == "demo-v6.1"  # -o wins over format
+
+
+def test_the_nearest_pyproject_with_the_table_is_used_up_to_the_repository_root(example: Path, tmp_path: Path) -> None:
+    from checker.config import find
+
+    _pyproject(tmp_path, '[tool.mlperf-check]\nround = "v6.0"\n')
+    _pyproject(example, '[project]\nname = "no table here"\n')
+    assert find(str(example / "closed")).path == str(tmp_path / "pyproject.toml")
+    assert find(str(example / "closed")).get("round") == "v6.0"
+    (example / ".git").mkdir()  # a repository root: the search stops there
+    assert find(str(example / "closed")).path is None
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1")
+    assert result.exit_code == 0 and "config:" not in result.stderr
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[tool.mlperf-check]\nrounds = "v6.1"\n',
+     "[tool.mlperf-check] has an unknown key 'rounds'; the keys are round, select, ignore, waivers, jobs, format"),
+    ('[tool.mlperf-check]\njobs = "4"\n', "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not str '4'"),
+    ('[tool.mlperf-check]\njobs = true\n', "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not bool True"),
+    ('[tool.mlperf-check]\nselect = [1]\n', "[tool.mlperf-check] select: give a list of strings, not list [1]"),
+    ('[tool.mlperf-check]\nround = 6.1\n', "[tool.mlperf-check] round: give a string, not float 6.1"),
+    ("[tool.mlperf-check]\nround = \n", "is not valid TOML: Invalid value (at line 2, column 9)"),
+])
+def test_a_bad_configuration_is_a_usage_error_naming_the_file_and_key(example: Path, text: str, message: str) -> None:
+    config = _pyproject(example, text)
+    result = _invoke("check", str(example), "-j", "1")
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {config}{'' if message.startswith('is') else ':'} {message}\n"
+
+
+def test_unknown_codes_and_formats_in_the_configuration_name_it(example: Path) -> None:
+    config = _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nignore = ["RNG", "QQQ"]\n')
+    result = _invoke("check", str(example), "-j", "1")
+    assert (result.exit_code, result.stderr) == (2, f"error: {config} [tool.mlperf-check] ignore QQQ: unknown code or "
+                                                    "prefix; `mlperf-check rules` lists the codes\n")
+    _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nformat = ["yaml"]\n')
+    result = _invoke("check", str(example), "-j", "1")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {config} [tool.mlperf-check] format: unknown format 'yaml'; choose from")
+
+
+def test_report_and_table_read_the_round_from_the_configuration(example: Path, tmp_path: Path) -> None:
+    config = _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\njobs = 1\n')
+    result = _invoke("table", str(example), "-o", str(tmp_path / "t.json"))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"config: {config}"
+    assert len(json.loads((tmp_path / "t.json").read_text())) == 2  # the demo benchmark's rows: demo-v6.1, not v6.1
+    assert "detected" not in result.stderr
+    result = _invoke("report", str(example), "-o", str(tmp_path / "audit.html"))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"config: {config}"
+    assert "round demo-v6.1" in (tmp_path / "audit.html").read_text()
