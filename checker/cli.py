@@ -26,7 +26,7 @@ from .config import Config, ConfigError, find as find_config
 from .registry import RULES, SelectionError, check_codes
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
-from .reporters import CHECK, EXTENSIONS, FormatError, Formats
+from .reporters import CHECK, EXTENSIONS, FormatError, Formats, text_report
 from .reporters.common import visible
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
 from .waivers import WaiverError, load_waivers
@@ -201,10 +201,10 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     return targets
 
 
-def _round_name(given: Optional[str], path: str, label: str = "", result: bool = False) -> str:
+def _round_name(given: Optional[str], path: str, label: str = "", result: bool = False, quiet: bool = False) -> str:
     """--round when given. Without it, the round detected from the tree at `path` (a result
-    folder when `result`): one line on stderr says which and why; a tree that mixes rounds
-    is a usage error."""
+    folder when `result`): one line on stderr says which and why (unless `quiet`); a tree
+    that mixes rounds is a usage error."""
     if given is not None:
         return given
     from .detect import detect, detect_result
@@ -212,7 +212,8 @@ def _round_name(given: Optional[str], path: str, label: str = "", result: bool =
     found = (detect_result if result else detect)(path)
     if found.round is None:
         _fail(label + found.reason)
-    _say(label + found.line)
+    if not quiet:
+        _say(label + found.line)
     return found.round
 
 
@@ -269,8 +270,8 @@ class _Settings:
     """Option values, each the command line's when given, else the configuration's; `said`
     tells on stderr, once, which configuration file a value came from."""
 
-    def __init__(self, config: Config) -> None:
-        self.config, self.taken = config, False
+    def __init__(self, config: Config, quiet: bool = False) -> None:
+        self.config, self.quiet, self.taken = config, quiet, False
 
     def pick(self, key: str, given: Any) -> Any:
         if given is not None and given != []:
@@ -281,9 +282,39 @@ class _Settings:
         return value if value is not None else given
 
     def said(self) -> None:
-        if self.taken:
+        if self.taken and not self.quiet:
             _say(f"config: {self.config.path}")
             self.taken = False
+
+
+def _progress_console() -> Console:
+    """Where progress goes: stderr (a test gives a console that is a terminal)."""
+    return Console(stderr=True)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, what: str = "checking") -> Iterator[Optional[Callable[[int, int], None]]]:
+    """A transient progress bar on stderr when `enabled` and stderr is a terminal: yields the
+    tick(done, total) that engine.check reports to, else None (nothing is printed)."""
+    console = _progress_console()
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(visible(what), total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _check_formats(quiet: bool, statistics: bool, color: str) -> Formats:
+    """check's formats, with the text report as -q, --statistics and --color ask."""
+    return Formats({**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics,
+                                                               color=color)})
+
+
+def _progress_option() -> Any:
+    return typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal (stderr).")
 
 
 def _jobs_option() -> Any:
@@ -304,12 +335,24 @@ def check(
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
     waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
     jobs: Optional[int] = _jobs_option(),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+    progress: bool = _progress_option(),
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference: runs the loadgen provenance rules."),
     strict: bool = typer.Option(False, "--strict", help="Treat every warning as an error."),
     changed_since: Optional[str] = typer.Option(None, "--changed-since",
                                                 help="Git ref: check only the results changed since it."),
+    quiet: bool = typer.Option(False, "--quiet", "-q",
+                               help="Text report: only invalid results and their findings, then the counts; "
+                                    "no informational lines on stderr."),
+    statistics: bool = typer.Option(False, "--statistics",
+                                    help="Text report: a count per code (count, code, name, severity) in place of "
+                                         "the findings."),
+    exit_zero: bool = typer.Option(False, "--exit-zero",
+                                   help="Exit 0 even when errors are found (still 2 for a usage error and 3 for an "
+                                        "internal one)."),
+    color: str = typer.Option("auto", "--color", metavar="auto|always|never",
+                              help="Colour in the text report: auto (a terminal, and NO_COLOR unset), always or "
+                                   "never."),
 ) -> None:
     """Check a submission tree and print a verdict per result.
 
@@ -317,7 +360,9 @@ def check(
     select, ignore, waivers, jobs, format)."""
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
-    settings = _Settings(_config(path))
+    if color not in ("auto", "always", "never"):
+        _fail(f"--color {color}: choose auto, always or never")
+    settings = _Settings(_config(path), quiet)
     config = settings.config
     load_all()
     try:
@@ -341,7 +386,7 @@ def check(
     settings.said()
     if inference_repo is not None:
         _repository_or_fail(inference_repo)
-    round_name = _round_name(round, path)
+    round_name = _round_name(round, path, quiet=quiet)
     the_round = _round_or_fail(round_name)
     try:
         waiver_list = load_waivers(waivers) if waivers else []
@@ -357,28 +402,12 @@ def check(
         except ValueError as error:
             _fail(str(error))
 
-    stderr = Console(stderr=True)
-    bar = None
-    if progress and stderr.is_terminal:
-        from rich.progress import Progress
-
-        bar = Progress(console=stderr, transient=True)
-        task = bar.add_task("checking", total=None)
-        bar.start()
-
-        def tick(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-    else:
-        tick = None
-    try:
+    with _progress(progress) as tick:
         report = run_check(path, round_name, select, ignore, jobs or None, waiver_list, tick,
                            inference_repo=inference_repo, strict=strict, scope=scope)
-    finally:
-        if bar is not None:
-            bar.stop()
 
-    formats = CHECK
-    if scope is not None:
+    formats = _check_formats(quiet, statistics, color)
+    if scope is not None and not quiet:
         _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
     if not report.results and (scope is None or not holds_results(path, the_round)) and not report.has_errors:
         if report.findings:
@@ -391,7 +420,8 @@ def check(
         formats.write("text", sys.stderr, report)
     for name, target in targets:
         _emit(formats, name, target, report)
-    raise typer.Exit(exit_code(report))
+    code = exit_code(report)
+    raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 
 def exit_code(report: Report) -> int:

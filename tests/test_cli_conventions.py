@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from checker import __version__
 from checker.cli import app
-from helpers import EXAMPLE, OFFLINE
+from helpers import EXAMPLE, OFFLINE, SINGLE, SUBMISSION
 
 runner = CliRunner()
 
@@ -163,3 +163,116 @@ def test_report_and_table_read_the_round_from_the_configuration(example: Path, t
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == f"config: {config}"
     assert "round demo-v6.1" in (tmp_path / "audit.html").read_text()
+
+
+# --- check -q, --statistics, --exit-zero, --color ---------------------------------------------
+def _two_kinds(example: Path) -> None:
+    """Offline invalid (ACC002), SingleStream valid with a warning (RNG003), a warning on the
+    submission (STR007)."""
+    (example / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=10.000%\nhash=00\n")
+    (example / SINGLE / "user.conf").write_text("*.SingleStream.schedule_rng_seed = 5\n")
+    (example / SUBMISSION / "documentation" / "diagrams").mkdir()
+
+
+SUMMARY = """mlperf-check, round demo-v6.1
+┏━━━━━━━━━┳━━━━━━━┳━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━┳━━━━━━━┓
+┃ results ┃ valid ┃ invalid ┃ errors ┃ warnings ┃ notes ┃
+┡━━━━━━━━━╇━━━━━━━╇━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━╇━━━━━━━┩
+│       2 │     1 │       1 │      1 │        2 │     0 │
+└─────────┴───────┴─────────┴────────┴──────────┴───────┘
+"""
+
+
+def test_quiet_shows_only_invalid_results_and_their_findings(example: Path) -> None:
+    _two_kinds(example)
+    full = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1")
+    assert full.exit_code == 1
+    assert f"{SINGLE}  valid" in full.stdout and "STR007" in full.stdout and "RNG003" in full.stdout
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "-q")
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"{OFFLINE}  INVALID  522.247 Samples/s\n"
+        f"  error   ACC002 {OFFLINE}/accuracy/accuracy.txt [line 1]: acc 10.000 < 88.1719 (0.99 x reference 89.0625 = "
+        "88.1719, round demo-v6.1)\n" + SUMMARY)
+    quiet_detected = _invoke("check", str(example), "-j", "1", "--quiet", "-f", "json")
+    assert quiet_detected.exit_code == 1 and "detected" not in quiet_detected.stderr
+
+
+def test_statistics_counts_per_code(example: Path) -> None:
+    _two_kinds(example)
+    (example / SUBMISSION / "documentation" / "more").mkdir()
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--statistics")
+    assert result.exit_code == 1
+    assert result.stdout == ("     2  STR007  empty-folder          warning\n"
+                             "     1  ACC002  accuracy-within-gate  error\n"
+                             "     1  RNG003  seeds-in-user-conf    warning\n"
+                             + SUMMARY.replace("│        2 │", "│        3 │"))
+
+
+def test_exit_zero_keeps_the_report_but_not_the_failure(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_kinds(example)
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--exit-zero")
+    assert result.exit_code == 0
+    assert f"{OFFLINE}  INVALID" in result.stdout
+    # An internal error is no finding: still exit 3; and a usage error still exit 2.
+    from checker.findings import Severity
+    from checker.registry import RULES, Rule
+
+    def broken(result, round):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
+                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+    assert _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--exit-zero").exit_code == 3
+    assert _invoke("check", str(example), "--round", "v9.9", "--exit-zero").exit_code == 2
+
+
+ESCAPE = "\x1b["
+
+
+@pytest.mark.parametrize("option, no_color, coloured", [
+    ("always", None, True), ("always", "1", True), ("never", None, False), ("auto", None, False)])
+def test_color_option(example: Path, monkeypatch: pytest.MonkeyPatch, option: str, no_color, coloured: bool) -> None:
+    _two_kinds(example)
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--color", option)
+    assert result.exit_code == 1
+    assert (ESCAPE in result.stdout) is coloured
+    if coloured:
+        assert "\x1b[1;31mINVALID\x1b[0m" in result.stdout
+
+
+def test_color_auto_follows_the_terminal_and_no_color(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from checker.engine import check as run_check
+    from checker.reporters import text_report
+
+    report = run_check(str(EXAMPLE), "demo-v6.1", jobs=1)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    out = Terminal()
+    text_report.write(report, out, color="auto")
+    assert ESCAPE in out.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = Terminal()
+    text_report.write(report, out, color="auto")
+    assert ESCAPE not in out.getvalue()
+    out = Terminal()
+    text_report.write(report, out, color="never")
+    assert ESCAPE not in out.getvalue()
+
+
+def test_an_unknown_color_is_a_usage_error() -> None:
+    result = _invoke("check", str(EXAMPLE), "--color", "sometimes")
+    assert (result.exit_code, result.stderr) == (2, "error: --color sometimes: choose auto, always or never\n")

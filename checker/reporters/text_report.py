@@ -3,15 +3,15 @@ Every name and message is `visible`: no control character reaches the terminal r
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import TextIO
+import os
+from collections import Counter, defaultdict
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import Report
-from ..findings import Finding
+from ..findings import Finding, Report, Severity
 from .common import visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
@@ -30,16 +30,46 @@ def _line(finding: Finding) -> Text:
     return text
 
 
-def render(report: Report, console: Console) -> None:
+def code_counts(report: Report) -> list[tuple[str, str, str, int]]:
+    """(code, name, severity, count) of the findings that are not waived, the most frequent
+    first (then by code): what --statistics prints, as ruff's does."""
+    counts = Counter((f.code, f.name, f.severity.value) for f in report.findings if not f.waived)
+    return sorted(((code, name, severity, n) for (code, name, severity), n in counts.items()),
+                  key=lambda row: (-row[3], row[0], row[2]))
+
+
+def _statistics(report: Report, console: Console) -> None:
+    rows = code_counts(report)
+    width = max((len(visible(name)) for _, name, _, _ in rows), default=0)
+    for code, name, severity, count in rows:
+        line = Text(f"{count:>6}  ")
+        line.append(code, style="bold")
+        line.append(f"  {visible(name):<{width}}  ")
+        line.append(severity, style=STYLES[severity])
+        console.print(line)
+
+
+def render(report: Report, console: Console, quiet: bool = False, statistics: bool = False) -> None:
+    """Findings by result, then the counts. `quiet`: only the invalid results and their
+    findings, and of the findings on submissions and systems only the errors; `statistics`:
+    a count per code in place of the findings."""
+    if statistics:
+        _statistics(report, console)
+        _summary(report, console)
+        return
     by_location: dict[str, list[Finding]] = defaultdict(list)
     for finding in report.findings:
         by_location[finding.location].append(finding)
     general = by_location.pop("", [])
+    if quiet:
+        general = [f for f in general if f.severity is Severity.ERROR and not f.waived]
     if general:
         console.print(Text("Submissions and systems", style="bold underline"))
         for finding in general:
             console.print(_line(finding))
     for result in report.results:
+        if quiet and result.valid:
+            continue
         verdict = Text("valid", style="green") if result.valid else Text("INVALID", style="bold red")
         header = Text(f"{visible(result.location)}  ")
         header.append(verdict)
@@ -48,6 +78,10 @@ def render(report: Report, console: Console) -> None:
         console.print(header)
         for finding in by_location.get(result.location, []):
             console.print(_line(finding))
+    _summary(report, console)
+
+
+def _summary(report: Report, console: Console) -> None:
     counts = report.counts()
     valid = sum(1 for r in report.results if r.valid)
     table = Table(title=f"mlperf-check, round {visible(report.round.name)}", show_header=True)
@@ -58,5 +92,15 @@ def render(report: Report, console: Console) -> None:
     console.print(table)
 
 
-def write(report: Report, out: TextIO) -> None:
-    render(report, Console(file=out, width=200, soft_wrap=True))
+def colours(color: str = "auto") -> dict[str, Any]:
+    """rich Console options for --color: `never` writes no escape sequence, `always` writes
+    them to any file (NO_COLOR aside), `auto` only to a terminal and not under NO_COLOR."""
+    if color == "never" or (color == "auto" and os.environ.get("NO_COLOR")):
+        return {"color_system": None}
+    if color == "always":
+        return {"force_terminal": True, "color_system": "standard", "no_color": False}
+    return {}
+
+
+def write(report: Report, out: TextIO, quiet: bool = False, statistics: bool = False, color: str = "auto") -> None:
+    render(report, Console(file=out, width=200, soft_wrap=True, **colours(color)), quiet, statistics)
