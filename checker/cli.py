@@ -867,24 +867,31 @@ def rerun(
 
 
 @app.command("rules")
-def list_rules() -> None:
-    """One line per code: CODE  name  summary."""
-    load_all()
-    width = max(len(r.name) for r in RULES.values())
-    for code in sorted(RULES):
-        rule = RULES[code]
-        typer.echo(f"{code}  {rule.name:<{width}}  {rule.summary}")
+def list_rules(
+    format: Optional[str] = typer.Option(None, "--format", "-f",
+                                         help="text (CODE  name  summary) or json (code, name, scope, severity, "
+                                              "summary, preview, and each round's own severity); default: -o's "
+                                              "extension, else text."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the list (default stdout)."),
+) -> None:
+    """Every code: one line each (CODE  name  summary), or JSON."""
+    from .commands import catalogue
+
+    format = _format(catalogue.FORMATS, format, output)
+    _check_output(output)
+    _emit(catalogue.FORMATS, format, output, catalogue.catalogue(load_all(), catalogue.rounds()))
 
 
 @app.command()
 def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")) -> None:
-    """The full documentation of one code: Why, Fix, Policy."""
-    load_all()
-    rule = RULES.get(code.upper())
+    """The full documentation of one code: Why, Fix, Policy, and its severity in each round
+    where a round file changes it."""
+    from .commands import catalogue
+
+    rule = load_all().get(code.upper())
     if rule is None:
         _fail(f"unknown code {code!r}; `mlperf-check rules` lists them all")
-    typer.echo(f"{rule.code} {rule.name} ({rule.severity.value}, {rule.scope})\n")
-    typer.echo(rule.doc)
+    typer.echo(catalogue.explain(rule, catalogue.rounds()), nl=False)
 
 
 @app.command()

@@ -276,3 +276,40 @@ def test_color_auto_follows_the_terminal_and_no_color(example: Path, monkeypatch
 def test_an_unknown_color_is_a_usage_error() -> None:
     result = _invoke("check", str(EXAMPLE), "--color", "sometimes")
     assert (result.exit_code, result.stderr) == (2, "error: --color sometimes: choose auto, always or never\n")
+
+
+# --- rules --format, explain per round --------------------------------------------------------
+def test_rules_text_is_the_default_and_json_carries_each_rounds_severity(tmp_path: Path) -> None:
+    text = _invoke("rules")
+    assert text.exit_code == 0
+    assert text.stdout == _invoke("rules", "--format", "text").stdout
+    assert re.search(r"^PRV001  loadgen-dirty +Loadgen was built from a clean checkout", text.stdout, re.M)
+    result = _invoke("rules", "--format", "json")
+    assert result.exit_code == 0
+    entries = {e["code"]: e for e in json.loads(result.stdout)}
+    why = "the round's checker does not check loadgen's provenance, and published results ran older, forked or modified builds"
+    assert entries["PRV001"] == {
+        "code": "PRV001", "name": "loadgen-dirty", "scope": "result", "severity": "error",
+        "summary": "Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.",
+        "preview": False,
+        "rounds": {"v5.1": {"severity": "warning", "why": why}, "v6.0": {"severity": "warning", "why": why}}}
+    assert entries["RNG001"]["rounds"] == {}
+    assert list(entries) == sorted(entries) and len(text.stdout.splitlines()) == len(entries)
+    out = tmp_path / "rules.json"
+    assert _invoke("rules", "-o", str(out)).exit_code == 0  # the extension picks JSON
+    assert json.loads(out.read_text()) == list(entries.values())
+
+
+def test_explain_shows_the_severity_of_each_round_where_a_round_changes_it() -> None:
+    result = _invoke("explain", "prv001")
+    assert result.exit_code == 0
+    why = "the round's checker does not check loadgen's provenance, and published results ran older, forked or modified builds"
+    assert result.stdout.startswith("PRV001 loadgen-dirty (error, result)\n\n"
+                                    "Severity per round:\n"
+                                    f"  v5.1  warning  {why}\n"
+                                    f"  v6.0  warning  {why}\n"
+                                    "  v6.1  error\n\n"
+                                    "Loadgen was built from a clean checkout")
+    plain = _invoke("explain", "RNG001")
+    assert plain.stdout.startswith("RNG001 round-seeds (error, result)\n\nLoadgen ran with the round's RNG seeds")
+    assert "Severity per round" not in plain.stdout

@@ -1,0 +1,66 @@
+"""`mlperf-check rules` and `explain`: the catalogue of codes, with the severity each round
+gives a rule where its round file sets one (`severities:`, Round.severity and
+Round.severity_reason), since a rule that is an error by default may be a warning in the
+rounds whose checker did not apply it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import Rule
+from ..reporters import Formats, as_data, as_text
+from ..reporters.common import strict_json
+from ..rounds import Round, load_round, real_rounds
+
+
+def rounds() -> list[Round]:
+    """The real rounds this version knows, oldest first (profiles such as demo-v6.1 are not rounds)."""
+    return [load_round(name) for name in real_rounds()]
+
+
+def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]]:
+    """{round: {severity, why}} for the rounds whose file sets the rule's severity."""
+    found = {}
+    for round in known:
+        own = round.severity(rule.code)
+        if own is not None:
+            entry = {"severity": own.value}
+            if round.severity_reason(rule.code):
+                entry["why"] = round.severity_reason(rule.code)
+            found[round.name] = entry
+    return found
+
+
+def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]]:
+    return [{"code": rule.code, "name": rule.name, "scope": rule.scope, "severity": rule.severity.value,
+             "summary": rule.summary, "preview": rule.preview, "rounds": round_severities(rule, known)}
+            for rule in (rules[code] for code in sorted(rules))]
+
+
+def to_text(entries: list[dict[str, Any]]) -> str:
+    width = max((len(e["name"]) for e in entries), default=0)
+    return "".join(f"{e['code']}  {e['name']:<{width}}  {e['summary']}\n" for e in entries)
+
+
+def to_json(entries: list[dict[str, Any]]) -> str:
+    return strict_json(entries, indent=2) + "\n"
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+def explain(rule: Rule, known: list[Round]) -> str:
+    """The rule's code, name, default severity and scope; its severity in each round where a
+    round file changes it (then every round, so that none is left to guess); its docstring."""
+    lines = [f"{rule.code} {rule.name} ({rule.severity.value}, {rule.scope})", ""]
+    own = round_severities(rule, known)
+    if any(entry["severity"] != rule.severity.value for entry in own.values()):
+        lines.append("Severity per round:")
+        width = max(len(round.name) for round in known)
+        for round in known:
+            entry = own.get(round.name, {"severity": rule.severity.value})
+            why = f"  {entry['why']}" if entry.get("why") else ""
+            lines.append(f"  {round.name:<{width}}  {entry['severity']:<7}{why}".rstrip())
+        lines.append("")
+    lines.append(rule.doc)
+    return "\n".join(lines) + "\n"
