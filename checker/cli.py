@@ -230,13 +230,15 @@ def _no_results(path: str, the_round: Round) -> NoReturn:
     _fail(no_results_reason(path, the_round))
 
 
-def _table_rows(path: str, round_name: Optional[str], with_description: bool = False
+def _table_rows(path: str, round_name: Optional[str], with_description: bool = False, progress: bool = False
                 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """commands.table.rows_of, with a tree without results or a malformed table a usage error."""
+    """commands.table.rows_of, with a tree without results or a malformed table a usage error;
+    a progress bar on a terminal while a tree is checked, when `progress`."""
     from .commands.table import NoResults, rows_of
 
     try:
-        return rows_of(path, round_name, with_description)
+        with _progress(progress and os.path.isdir(path), f"checking {path}") as tick:
+            return rows_of(path, round_name, with_description, tick)
     except NoResults as error:
         _no_results(error.path, error.round)
     except ValueError as error:
@@ -446,6 +448,7 @@ def table(
                                                     "(where the round's table has them)."),
     first_id: Optional[int] = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
     jobs: Optional[int] = _jobs_option(),
+    progress: bool = _progress_option(),
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
     from .commands.table import FORMATS, TableFormat, render, table_row, valid_rows
@@ -467,7 +470,8 @@ def table(
         _fail(f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
               "leave out --publish-base and --first-id")
     _check_output(output)
-    report = run_check(path, round_name, jobs=jobs or None, collect=table_row)
+    with _progress(progress) as tick:
+        report = run_check(path, round_name, jobs=jobs or None, progress=tick, collect=table_row)
     if not report.results:
         _no_results(path, the_round)
     rows = render(valid_rows(report), fmt, publish_base, first_id)
@@ -489,6 +493,7 @@ def followup(
     mapping: Optional[str] = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    progress: bool = _progress_option(),
 ) -> None:
     """Preview results followed up as Available, at most 2% worse, in the target round."""
     from .commands import followup as fu
@@ -512,8 +517,8 @@ def followup(
         names = fu.load_mapping(mapping) if mapping else None
     except (OSError, ValueError) as error:
         _fail(str(error))
-    before, before_rows = _table_rows(previous, previous_round)
-    after, after_rows = _table_rows(current, current_round)
+    before, before_rows = _table_rows(previous, previous_round, progress=progress)
+    after, after_rows = _table_rows(current, current_round, progress=progress)
     try:
         previous_round = fu.table_round(before_rows, previous, previous_round, "--previous-round")
         current_round = fu.table_round(after_rows, current, current_round, "--current-round")
@@ -547,6 +552,7 @@ def provenance(
                                                  help="Clone of mlcommons/inference (else the bundled table)."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    progress: bool = _progress_option(),
 ) -> None:
     """Which loadgen each result ran: its rev, and whether it descends from the seed release."""
     from .commands import provenance as prv_cmd
@@ -562,7 +568,8 @@ def provenance(
     settings.said()
     the_round = _round_or_fail(_round_name(round, path))
     try:
-        verdicts, results = prv_cmd.verdicts_of(path, the_round, source)
+        with _progress(progress, "reading loadgen builds") as tick:
+            verdicts, results = prv_cmd.verdicts_of(path, the_round, source, tick)
     except RepositoryError as error:
         _fail(f"--inference-repo {inference_repo}: {error}")
     if not results:
@@ -589,6 +596,7 @@ def compare(
     plot: Optional[str] = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
     across_rounds: bool = typer.Option(False, "--across-rounds",
                                        help="The same hardware across the inputs' rounds, and scaling across node counts."),
+    progress: bool = _progress_option(),
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why; or,
     with --across-rounds, the same hardware round after round."""
@@ -613,7 +621,7 @@ def compare(
         if not os.path.exists(item):
             _fail(f"{item}: no such file or folder")
         rows += _table_rows(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
-                            with_description=True)[0]
+                            with_description=True, progress=progress)[0]
     if across_rounds:
         _across_rounds(rows, format, output, plot)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
@@ -641,6 +649,7 @@ def audit_report(
     output: str = typer.Option(..., "--output", "-o", help="The HTML file to write (e.g. audit.html)."),
     waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
     jobs: Optional[int] = _jobs_option(),
+    progress: bool = _progress_option(),
 ) -> None:
     """One self-contained HTML page for reviewers: the verdicts, why each invalid result
     fails, what changed since a baseline, loadgen provenance and cross-partner variance.
@@ -671,7 +680,8 @@ def audit_report(
         waiver_list = load_waivers(waivers) if waivers else []
     except WaiverError as error:
         _fail(str(error))
-    found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, collect=table_row)
+    with _progress(progress) as tick:
+        found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, progress=tick, collect=table_row)
     if not found.results and not found.has_errors:
         _no_results(path, the_round)
     _emit(audit.FORMATS, "html", output, found, path, previous, baseline or "")
@@ -722,6 +732,7 @@ def claims(
     format: Optional[str] = typer.Option(None, "--format", "-f",
                                          help="text, json or markdown (default: -o's extension, else text)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    progress: bool = _progress_option(),
 ) -> None:
     """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
     with the rows each rests on."""
@@ -742,7 +753,7 @@ def claims(
         if not os.path.exists(path):
             _fail(f"--table {item}: {path}: no such file or folder")
         _round_or_fail(name)
-        loaded, _ = _table_rows(path, name)
+        loaded, _ = _table_rows(path, name, progress=progress)
         found = normalise(loaded, name)
         other = sorted({r.round for r in found if r.round and r.round != name})
         if other:

@@ -313,3 +313,91 @@ def test_explain_shows_the_severity_of_each_round_where_a_round_changes_it() -> 
     plain = _invoke("explain", "RNG001")
     assert plain.stdout.startswith("RNG001 round-seeds (error, result)\n\nLoadgen ran with the round's RNG seeds")
     assert "Severity per round" not in plain.stdout
+
+
+# --- -o FILE picks the format by its extension, in every command --------------------------------
+def _row(**changes) -> dict:
+    """One row of a v6.0 results table, valid for compare, followup and claims."""
+    row = {"Submitter": "Acme", "Availability": "available", "Category": "closed", "System": "s1",
+           "Platform": "s1", "Model": "llama2-70b-99", "Scenario": "Offline", "Nodes": 1, "Processor": "CPU X",
+           "p#": 2, "Accelerator": "Accel Y", "a#": 8, "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
+           "version": "v6.0", "Performance_Result": 1000.0, "Performance_Units": "Tokens/s"}
+    row.update(changes)
+    return row
+
+
+def _table(path: Path, rows: list[dict]) -> Path:
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def _two_submitters(tmp_path: Path) -> Path:
+    return _table(tmp_path / "v60.json", [
+        _row(), _row(Submitter="Bolt", Location="./closed/Bolt/results/s1/llama2-70b-99/Offline",
+                     Performance_Result=1040.0)])
+
+
+def test_output_extension_picks_the_format_of_every_command(tmp_path: Path) -> None:
+    import csv
+
+    out = tmp_path / "t.csv"
+    assert _invoke("table", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", str(out)).exit_code == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [r["Scenario"] for r in rows] == ["Offline", "SingleStream"]
+
+    out = tmp_path / "f.json"
+    assert _invoke("followup", "--previous", str(EXAMPLE), "--previous-round", "v6.0", "--current", str(EXAMPLE),
+                   "--current-round", "v6.1", "-o", str(out)).exit_code == 0
+    assert json.loads(out.read_text())["summary"] == {"followed": 0, "degraded": 0, "missing": 0, "not-comparable": 0}
+
+    out = tmp_path / "p.csv"
+    assert _invoke("provenance", str(EXAMPLE), "--round", "demo-v6.1", "-o", str(out)).exit_code == 0
+    assert out.read_text().splitlines()[0].startswith("location,loadgen_version,rev,verdict,")
+
+    claims = tmp_path / "claims.yaml"
+    claims.write_text("claims:\n- id: spread\n  text: within 4%\n  kind: spread\n  expect: 0.04\n"
+                      "  in: {round: v6.0, model: llama2-70b-99, scenario: Offline, accelerator: Accel Y}\n")
+    out = tmp_path / "c.md"
+    assert _invoke("claims", str(claims), "--table", f"v6.0={_two_submitters(tmp_path)}", "-o", str(out)).exit_code == 0
+    assert out.read_text().startswith("| claim | kind | verdict | measured | claimed | rows | notes |\n|---|")
+
+    out = tmp_path / "r.json"
+    original = EXAMPLE / OFFLINE
+    assert _invoke("reproduce", str(original), str(original), "--round", "demo-v6.1", "-o", str(out)).exit_code == 1
+    assert json.loads(out.read_text())["original"] == OFFLINE
+
+    out = tmp_path / "c.html"
+    assert _invoke("compare", str(_two_submitters(tmp_path)), "-o", str(out)).exit_code == 0
+    assert out.read_text().startswith("<!doctype html>")
+
+
+# --- progress on a terminal ---------------------------------------------------------------------
+PROGRESS_RUNS = {
+    "check": ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-f", "json"],
+    "table": ["table", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1"],
+    "followup": ["followup", "--previous", str(EXAMPLE), "--previous-round", "v6.0", "--current", str(EXAMPLE),
+                 "--current-round", "v6.1"],
+    "provenance": ["provenance", str(EXAMPLE), "--round", "demo-v6.1"],
+    "compare": ["compare", str(EXAMPLE), "--round", "demo-v6.1"],
+    "report": ["report", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", "{tmp}/audit.html"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(PROGRESS_RUNS))
+def test_progress_on_a_terminal_only(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    import checker.cli as cli
+
+    args = [a.replace("{tmp}", str(tmp_path)) for a in PROGRESS_RUNS[command]]
+    for terminal, extra, shown in ((True, [], True), (True, ["--no-progress"], False), (False, [], False)):
+        screen = io.StringIO()
+        monkeypatch.setattr(cli, "_progress_console", lambda: Console(file=screen, force_terminal=terminal, width=80))
+        result = _invoke(*args, *extra)
+        assert result.exit_code == 0, (command, result.output)
+        label = "reading loadgen builds" if command == "provenance" else "checking"
+        assert (label in screen.getvalue()) is shown, (command, terminal, extra)
+        assert screen.getvalue() == "" or shown
+        assert "\x1b[" not in result.stderr  # the bar goes to the terminal, never into the captured stderr

@@ -4,6 +4,7 @@ round's seed release (checker/provenance.py judges each build)."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Callable
 
 from ..reporters.common import csv_text
 from ..model import discover, locate, results_of, systems_of
@@ -14,20 +15,23 @@ from ..rounds import Round
 from ..tree import Tree
 
 
-def verdicts_of(path: str, round: Round, source: Source) -> tuple[list[Verdict], int]:
+def verdicts_of(path: str, round: Round, source: Source,
+                progress: Callable[[int, int], None] | None = None) -> tuple[list[Verdict], int]:
     """The verdict of every result under `path` whose performance log names its loadgen, and
-    the number of results there (those without a loadgen_version are not judged)."""
-    verdicts, results = [], 0
+    the number of results there (those without a loadgen_version are not judged);
+    `progress(done, total)` after each result."""
+    verdicts = []
     top, part = locate(path, round)
-    for submission in discover(Tree(top), round, part):
-        for system in systems_of(submission):
-            for result in results_of(system):
-                results += 1
-                log = result.performance_log
-                build = build_of(log) if log is not None else None
-                if build is not None:
-                    verdicts.append(judge(result.location, build, round, source))
-    return verdicts, results
+    found = [result for submission in discover(Tree(top), round, part) for system in systems_of(submission)
+             for result in results_of(system)]
+    for done, result in enumerate(found, 1):
+        log = result.performance_log
+        build = build_of(log) if log is not None else None
+        if build is not None:
+            verdicts.append(judge(result.location, build, round, source))
+        if progress is not None:
+            progress(done, len(found))
+    return verdicts, len(found)
 
 
 FIELDS = ("location", "loadgen_version", "rev", "verdict", "commit_date", "modified_files", "dirty", "after_deadline",

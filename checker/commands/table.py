@@ -18,7 +18,7 @@ import math
 import os
 import stat
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..findings import Report, ResultRecord
 from ..model import Result, no_results_reason
@@ -450,15 +450,17 @@ class NoResults(ValueError):
         self.path, self.round = path, round
 
 
-def rows_of(path: str, round_name: str | None, with_description: bool = False
+def rows_of(path: str, round_name: str | None, with_description: bool = False,
+            progress: Callable[[int, int], None] | None = None
             ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """The valid rows of a submission tree (checked with the round), or the rows of a results
-    table file with each row as written and its label (none for a tree). Raises NoResults for
-    a tree without results and ValueError, naming the row, for a malformed table."""
+    """The valid rows of a submission tree (checked with the round, reporting to `progress`
+    as engine.check does), or the rows of a results table file with each row as written and
+    its label (none for a tree). Raises NoResults for a tree without results and ValueError,
+    naming the row, for a malformed table."""
     from ..engine import check
     from ..rounds import newest_round
     if os.path.isdir(path):
-        report = check(path, round_name or newest_round(), collect=table_row)
+        report = check(path, round_name or newest_round(), progress=progress, collect=table_row)
         if not report.results:
             raise NoResults(path, report.round)
         return publish(valid_rows(report), None, None, report.round.name, with_description), []
