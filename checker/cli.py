@@ -27,7 +27,7 @@ from .registry import RULES, SelectionError, check_codes
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
 from .reporters import CHECK, EXTENSIONS, FormatError, Formats, text_report
-from .reporters.common import visible
+from .reporters.common import visible, warn
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
 from .waivers import WaiverError, load_waivers
 
@@ -251,6 +251,15 @@ def _format(formats: Formats, given: Optional[str], output: Optional[str]) -> st
         return formats.choose(given, output)
     except FormatError as error:
         _fail(str(error))
+
+
+def _fraction(value: Optional[float], option: str) -> None:
+    """A usage error unless `value` is a fraction (0 to 1): 4 meant as 4% would make every
+    group within tolerance, and no result an outlier."""
+    if value is None or 0 <= value <= 1:
+        return
+    example = f"{value / 100:g} for {value:g}%" if 1 < value <= 100 else "0.04 for 4%"
+    _fail(f"{option} {value:g}: give a fraction, e.g. {example}")
 
 
 def _emit(formats: Formats, name: str, output: Optional[str], *found: Any) -> None:
@@ -610,8 +619,10 @@ def compare(
         format = _format(ACROSS, format, output)
     else:
         format = _format(cmp.FORMATS, format, output)
-    if reference != "median" and not reference.startswith("submitter:"):
+    if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
         _fail("--reference is median or submitter:NAME")
+    _fraction(tolerance, "--tolerance")
+    _fraction(outlier, "--outlier")
     _check_output(output)
     _check_output(plot, "--plot")
     if round is not None:
@@ -622,6 +633,16 @@ def compare(
             _fail(f"{item}: no such file or folder")
         rows += _table_rows(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
                             with_description=True, progress=progress)[0]
+    rows, duplicates = cmp.unique(rows)
+    if duplicates:
+        warn(f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
+             "of an earlier row)")
+    if reference != "median" and not across_rounds:
+        name, known = reference.partition(":")[2], cmp.submitters(rows)
+        if name.lower() not in {k.lower() for k in known}:
+            shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
+            _fail(f"--reference {reference}: no closed result of submitter {name} in the inputs; "
+                  f"the submitters are {shown or 'none'}")
     if across_rounds:
         _across_rounds(rows, format, output, plot)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
@@ -784,6 +805,7 @@ def reproduce(
     from .commands import reproduce as rep
 
     format = _format(rep.FORMATS, format, output)
+    _fraction(tolerance, "--tolerance")
     _check_output(output)
     the_round = _round_or_fail(_round_name(round, original, result=True))
     try:
@@ -836,6 +858,7 @@ def rerun(
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")
     format = _format(rep.FORMATS, format, None)
+    _fraction(tolerance, "--tolerance")
     if not timeout > 0:
         _fail(f"--timeout {timeout:g}: give a number of seconds above 0")
     the_round = _round_or_fail(_round_name(round, result_path, result=True))

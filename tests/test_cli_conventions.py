@@ -401,3 +401,51 @@ def test_progress_on_a_terminal_only(command: str, tmp_path: Path, monkeypatch: 
         assert (label in screen.getvalue()) is shown, (command, terminal, extra)
         assert screen.getvalue() == "" or shown
         assert "\x1b[" not in result.stderr  # the bar goes to the terminal, never into the captured stderr
+
+
+# --- compare: duplicated rows, an unknown reference, percentages for fractions -------------------
+def test_the_same_table_twice_does_not_double_n(tmp_path: Path) -> None:
+    table = _two_submitters(tmp_path)
+    once = _invoke("compare", str(table), "-f", "json")
+    twice = _invoke("compare", str(table), str(table), "-f", "json")
+    assert once.exit_code == twice.exit_code == 0
+    assert json.loads(twice.stdout) == json.loads(once.stdout)
+    assert json.loads(twice.stdout)["groups"][0]["n"] == 2
+    assert twice.stderr == "warning: 2 duplicate rows ignored (the round, Location and Submitter of an earlier row)\n"
+    assert once.stderr == ""
+    # The same result in another table (another file, the tree's spelling of Location) is the same row.
+    other = _table(tmp_path / "other.json", [_row(Location="closed/Acme/results/s1/llama2-70b-99/Offline",
+                                                  Performance_Result=1000.0)])
+    result = _invoke("compare", str(table), str(other), "-f", "json")
+    assert json.loads(result.stdout)["groups"][0]["n"] == 2
+    assert result.stderr == "warning: 1 duplicate row ignored (the round, Location and Submitter of an earlier row)\n"
+
+
+def test_a_reference_submitter_with_no_row_is_a_usage_error(tmp_path: Path) -> None:
+    rows = [_row(Submitter=name, Location=f"./closed/{name}/results/s1/llama2-70b-99/Offline")
+            for name in ("Acme", "bolt", "Cray", "Dell", "Eon", "Fox", "Gem")]
+    table = _table(tmp_path / "t.json", rows)
+    result = _invoke("compare", str(table), "--reference", "submitter:Nobody")
+    assert result.exit_code == 2
+    assert result.stderr == ("error: --reference submitter:Nobody: no closed result of submitter Nobody in the inputs; "
+                             "the submitters are Acme, bolt, Cray, Dell, Eon, ... (7 in all)\n")
+    assert _invoke("compare", str(table), "--reference", "submitter:BOLT").exit_code == 0  # case-blind, as compare
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tolerance", "4"], "--tolerance 4: give a fraction, e.g. 0.04 for 4%"),
+    (["--outlier", "10"], "--outlier 10: give a fraction, e.g. 0.1 for 10%"),
+    (["--tolerance", "-0.04"], "--tolerance -0.04: give a fraction, e.g. 0.04 for 4%"),
+    (["--outlier", "1000"], "--outlier 1000: give a fraction, e.g. 0.04 for 4%"),
+])
+def test_compare_takes_fractions_not_percentages(tmp_path: Path, args: list[str], message: str) -> None:
+    result = _invoke("compare", str(_two_submitters(tmp_path)), *args)
+    assert (result.exit_code, result.stderr) == (2, f"error: {message}\n")
+    assert _invoke("compare", str(_two_submitters(tmp_path)), "--tolerance", "1", "--outlier", "0").exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["reproduce", "rerun"])
+def test_reproduce_and_rerun_take_a_fraction(command: str) -> None:
+    places = [str(EXAMPLE / OFFLINE)] * (2 if command == "reproduce" else 1)
+    result = _invoke(command, *places, *(["--builtin"] if command == "rerun" else []), "--tolerance", "2")
+    assert (result.exit_code, result.stderr) == (2, "error: --tolerance 2: give a fraction, e.g. 0.02 for 2%\n")

@@ -24,7 +24,7 @@ import pandas as pd
 from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
-from .published import canonical
+from .published import canonical, location_of
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -87,6 +87,26 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 KEYS = ["Model", "Scenario", "Performance_Units", "kind", "hardware", "per_node", "nodes"]
+
+
+def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The rows with each result once, and how many were left out: a row with the round,
+    Location and Submitter of an earlier one (the same table given twice, or a tree and its
+    table) would count the result twice in n and in the median."""
+    seen: set[tuple[str, str, str]] = set()
+    kept = []
+    for row in rows:
+        key = (str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or ""))
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept, len(rows) - len(kept)
+
+
+def submitters(rows: list[dict[str, Any]]) -> list[str]:
+    """The submitters of the closed rows (those compare groups), sorted case-blind."""
+    return sorted({str(r.get("Submitter")) for r in canonical(rows) if r.get("Category") == "closed"
+                   and r.get("Submitter")}, key=str.lower)
 
 
 def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
