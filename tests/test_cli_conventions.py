@@ -52,6 +52,50 @@ def test_help_has_no_type_tags(command: str) -> None:
     assert "[default: 0]" not in result.stdout and "[default: progress]" not in result.stdout
 
 
+def test_check_help_as_rendered() -> None:
+    """What `mlperf-check check --help` prints: metavars, no type tags, no `[default: 0]`."""
+    result = _invoke("check", "--help")
+    assert result.exit_code == 0
+    assert result.stdout == CHECK_HELP
+
+
+CHECK_HELP = """\
+Usage: mlperf-check check [OPTIONS] {PATH}
+
+  Check a submission tree and print a verdict per result.
+
+  Options not given come from [tool.mlperf-check] in the nearest pyproject.toml (round, select,
+  ignore, waivers, jobs, format).
+
+Arguments:
+  PATH  Folder holding closed/, open/ or network/ submissions.  [required]
+
+Options:
+  -r, --round ROUND           Round name (e.g. v6.1) or round file; default: detected from the tree.
+  -f, --format FORMAT         auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a
+                              file. Repeatable. auto is github under GitHub Actions. Without it, -o
+                              FILE.json writes JSON (the extension decides).
+  -o, --output FILE           File for the output (default stdout).
+  --select CODES              Only these codes or prefixes (PRF,RNG001).
+  --ignore CODES              Skip these codes or prefixes.
+  --waivers FILE              YAML file of waivers, each with a reason.
+  -j, --jobs N                Worker processes (default: all cores).
+  --progress / --no-progress  Progress bar on a terminal (stderr).
+  --inference-repo CLONE      Clone of mlcommons/inference: runs the loadgen provenance rules.
+  --strict                    Treat every warning as an error.
+  --changed-since GIT_REF     Git ref: check only the results changed since it.
+  -q, --quiet                 Text report: only invalid results and their findings, then the counts;
+                              no informational lines on stderr.
+  --statistics                Text report: a count per code (count, code, name, severity) in place
+                              of the findings.
+  --exit-zero                 Exit 0 even when errors are found (still 2 for a usage error and 3 for
+                              an internal one).
+  --color auto|always|never   Colour in the text report: auto (a terminal, and NO_COLOR unset),
+                              always or never.  [default: auto]
+  -h, --help                  Show this message and exit.
+"""
+
+
 # --- --select / --ignore name codes ----------------------------------------------------------
 @pytest.mark.parametrize("option, value", [("--select", "XYZ999"), ("--ignore", "QQQ"), ("--select", "PRF,rng9")])
 def test_unknown_code_or_prefix_is_a_usage_error(option: str, value: str) -> None:
@@ -449,3 +493,16 @@ def test_reproduce_and_rerun_take_a_fraction(command: str) -> None:
     places = [str(EXAMPLE / OFFLINE)] * (2 if command == "reproduce" else 1)
     result = _invoke(command, *places, *(["--builtin"] if command == "rerun" else []), "--tolerance", "2")
     assert (result.exit_code, result.stderr) == (2, "error: --tolerance 2: give a fraction, e.g. 0.02 for 2%\n")
+
+
+def test_a_round_file_in_the_configuration_is_relative_to_it(example: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from helpers import ROOT
+
+    (tmp_path / "rounds").mkdir()
+    shutil.copyfile(ROOT / "rules" / "demo-v6.1.yaml", tmp_path / "rounds" / "demo.yaml")
+    _pyproject(tmp_path, '[tool.mlperf-check]\nround = "rounds/demo.yaml"\njobs = 1\n')
+    result = _invoke("check", str(example), "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["round"] == "demo-v6.1"
