@@ -56,20 +56,22 @@ def _plain(param: Any) -> None:
         param.show_default = False
 
 
-class _Command(typer.core.TyperCommand):
+class _PlainHelp:
+    """Every parameter `_plain`, --help included (click adds it in get_params)."""
+
     def get_params(self, ctx: Any) -> list[Any]:
-        params = super().get_params(ctx)
+        params = super().get_params(ctx)  # type: ignore[misc]
         for param in params:
             _plain(param)
         return params
 
 
-class _Group(typer.core.TyperGroup):
-    def get_params(self, ctx: Any) -> list[Any]:
-        params = super().get_params(ctx)
-        for param in params:
-            _plain(param)
-        return params
+class _Command(_PlainHelp, typer.core.TyperCommand):
+    pass
+
+
+class _Group(_PlainHelp, typer.core.TyperGroup):
+    pass
 
 
 app = typer.Typer(
@@ -388,11 +390,11 @@ def check(
     select, ignore = settings.pick("select", _split(select)), settings.pick("ignore", _split(ignore))
     waivers, jobs = settings.pick("waivers", waivers), settings.pick("jobs", jobs)
     round = settings.pick("round", round)
-    if not format and output is None and config.get("format"):
-        for item in config.get("format"):
-            if item.partition(":")[0] not in CHECK.writers and item.partition(":")[0] != "auto":
-                _fail(f"{config.label('format')}: unknown format {item.partition(':')[0]!r}; "
-                      f"choose from auto, {', '.join(CHECK.names)}")
+    if not format and output is None and config.get("format"):  # -o or --format replaces them
+        unknown = [item.partition(":")[0] for item in config.get("format")
+                   if item.partition(":")[0] not in ("auto", *CHECK.names)]
+        if unknown:
+            _fail(f"{config.label('format')}: unknown format {unknown[0]!r}; choose from auto, {', '.join(CHECK.names)}")
         format = settings.pick("format", format)
     settings.said()
     if inference_repo is not None:
