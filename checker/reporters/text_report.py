@@ -1,23 +1,27 @@
 """Text for people: findings grouped by result, one line each, then a verdict and counts.
-Every name and message is `visible`: no control character reaches the terminal raw."""
+
+What is about a system or a submission, and what is the same on several results (a
+submitter's code folder each of its results needs), is listed once under "Submissions and
+systems" with the number of results it affects; an invalid result names those of them that
+make it invalid on one line, so every INVALID says why. Every name and message is `visible`:
+no control character reaches the terminal raw."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..findings import Report
-from ..findings import Finding
-from .common import visible
+from ..findings import Finding, Report
+from .common import Distinct, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
+SHARED = "Submissions and systems"
 
 
-def _line(finding: Finding) -> Text:
+def _line(finding: Finding, suffix: str = "") -> Text:
     text = Text("  ")
     text.append(f"{finding.severity.value:<7}", style=STYLES[finding.severity.value])
     text.append(f" {finding.code} ", style="bold")
@@ -27,18 +31,35 @@ def _line(finding: Finding) -> Text:
     text.append(f": {visible(finding.message)}")
     if finding.waived:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
+    text.append(suffix)
+    return text
+
+
+def _invalidated_by(shared: list[Finding], also: bool) -> Text:
+    """`  invalidated by SYS001, SYS002 closed/A/systems/s.json; STR005 closed/A/code/x (see ...)`:
+    the shared causes of one result, their codes grouped by file."""
+    by_path: dict[str, list[str]] = {}
+    for finding in shared:
+        codes = by_path.setdefault(finding.path, [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    text = Text("  also invalidated by " if also else "  invalidated by ")
+    for index, (path, codes) in enumerate(by_path.items()):
+        if index:
+            text.append("; ")
+        text.append(", ".join(codes), style="bold")
+        text.append(f" {visible(path)}", style="dim")
+    text.append(f" (see {SHARED})")
     return text
 
 
 def render(report: Report, console: Console) -> None:
-    by_location: dict[str, list[Finding]] = defaultdict(list)
-    for finding in report.findings:
-        by_location[finding.location].append(finding)
-    general = by_location.pop("", [])
-    if general:
-        console.print(Text("Submissions and systems", style="bold underline"))
-        for finding in general:
-            console.print(_line(finding))
+    distinct = Distinct(report)
+    shared = distinct.shared
+    if shared:
+        console.print(Text(SHARED, style="bold underline"))
+        for shown in shared:
+            console.print(_line(shown.finding, shown.suffix))
     for result in report.results:
         verdict = Text("valid", style="green") if result.valid else Text("INVALID", style="bold red")
         header = Text(f"{visible(result.location)}  ")
@@ -46,8 +67,11 @@ def render(report: Report, console: Console) -> None:
         if result.metric:
             header.append(f"  {result.metric['value']:.6g} {visible(str(result.metric['units']))}", style="dim")
         console.print(header)
-        for finding in by_location.get(result.location, []):
+        for finding in distinct.own.get(result.location, []):
             console.print(_line(finding))
+        own, shared_causes = distinct.causes(result)
+        if shared_causes:
+            console.print(_invalidated_by(shared_causes, also=bool(own)))
     counts = report.counts()
     valid = sum(1 for r in report.results if r.valid)
     table = Table(title=f"mlperf-check, round {visible(report.round.name)}", show_header=True)
