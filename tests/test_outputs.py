@@ -4,6 +4,7 @@
   judged it (Report.causes, findings.Applying; JSON `caused_by`);
 - a finding about a system or a submission, or the same on several results, is shown once with
   the number of results it affects (text, GitHub annotations and job summary, JUnit);
+- `--format github` outside GitHub Actions says where the findings it did not annotate are;
 
 Most tests read the example with the defects of helpers.shared_defects, its clock fixed."""
 
@@ -211,3 +212,43 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
         "1 error(s): STR005", f"error STR005 closed/SecondCo/src: {STR005} (affects 2 results)")
     assert failure("closed/SecondCo/results/cpu-1x-numpy", "demo-mlp-99/Offline") == (
         "1 error(s): STR005", "error STR005 closed/SecondCo/src (see \"submission and systems\")")
+
+
+# --- 3. --format github outside GitHub Actions ---------------------------------------------
+def _many_errors(root: Path) -> Report:
+    """12 errors of one code: 10 annotated, 2 left for elsewhere."""
+    findings = [Finding(code="FIL001", severity=Severity.ERROR, path=f"closed/X/f{n:02d}.txt", message=f"m{n}",
+                        name="required-file-missing", subject="closed/X") for n in range(12)]
+    return Report(round=load_round("demo-v6.1"), root=str(root), results=[], findings=findings)
+
+
+def test_github_without_a_job_summary_says_where_the_other_findings_are(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    lines = _written(github_report.write, _many_errors(tmp_path)).splitlines()
+    assert len(lines) == 11 and lines[9].startswith("::error file=closed/X/f09.txt,")
+    assert lines[10] == ("2 more findings are not annotated (at most 10 per severity) and no job summary was written "
+                         "($GITHUB_STEP_SUMMARY is not set): run with --format text or --format json to see every "
+                         "finding.")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_github_with_a_job_summary_points_at_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    lines = _written(github_report.write, _many_errors(tmp_path)).splitlines()
+    assert lines[10:] == ["2 more findings are in the job summary."]
+    assert "- error **FIL001** `closed/X/f11.txt`: m11\n" in summary.read_text()
+
+
+def test_github_with_a_job_summary_it_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))  # a folder: no file to append to
+    lines = _written(github_report.write, _many_errors(tmp_path)).splitlines()
+    assert lines[10:] == ["2 more findings are not annotated (at most 10 per severity) and no job summary was "
+                          "written ($GITHUB_STEP_SUMMARY could not be written): run with --format text or --format "
+                          "json to see every finding."]
+    assert "cannot append the job summary to $GITHUB_STEP_SUMMARY" in capsys.readouterr().err

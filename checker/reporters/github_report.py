@@ -4,7 +4,9 @@ finding in the job summary ($GITHUB_STEP_SUMMARY).
 A finding about a system or a submission, or the same finding on several results, is
 annotated and listed once, with the number of results it affects (`common.Distinct`). GitHub
 shows at most 10 error and 10 warning annotations per step, so one finding per rule code comes
-first, then the rest in order. The summary holds a table per submitter, naming what makes each invalid result
+first, then the rest in order; the last line says where the others are: in the job summary
+when one was written, else (outside Actions, with no $GITHUB_STEP_SUMMARY) in the other
+formats. The summary holds a table per submitter, naming what makes each invalid result
 invalid, and every finding; it stays under GitHub's 1 MiB limit (cut with a note). Text is
 `visible`: a control character in a folder name or a message is shown, never sent to the
 runner's log raw."""
@@ -128,7 +130,12 @@ def write(report: Report, out: TextIO) -> None:
     picked = chosen(findings)
     for finding in picked:
         out.write(annotation(finding, prefix, shown[id(finding)].suffix) + "\n")
+    written = _append_summary(report, prefix)
     hidden = sum(1 for f in findings if not f.waived) - len(picked)
-    if hidden > 0:
+    if hidden > 0 and written:
         out.write(f"{hidden} more findings are in the job summary.\n")
-    _append_summary(report, prefix)
+    elif hidden > 0:
+        why = "is not set" if not os.environ.get("GITHUB_STEP_SUMMARY") else "could not be written"
+        out.write(f"{hidden} more findings are not annotated (at most {ANNOTATIONS_PER_LEVEL} per severity) and no job "
+                  f"summary was written ($GITHUB_STEP_SUMMARY {why}): run with --format text or --format json to see "
+                  f"every finding.\n")
