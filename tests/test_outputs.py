@@ -5,11 +5,13 @@
 - a finding about a system or a submission, or the same on several results, is shown once with
   the number of results it affects (text, GitHub annotations and job summary, JUnit);
 - `--format github` outside GitHub Actions says where the findings it did not annotate are;
+- JUnit carries time, timestamp, errors and skipped, and validates against Jenkins' junit-10.xsd;
 
 Most tests read the example with the defects of helpers.shared_defects, its clock fixed."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 from importlib import resources
@@ -18,11 +20,13 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
+import xmlschema
 
 from checker.findings import Applying, Finding, Report, ResultRecord, Severity, judge
+from checker.registry import RULES, Rule
 from checker.reporters import csv_report, github_report, json_report, junit_report, text_report
 from checker.rounds import load_round
-from helpers import OFFLINE, SINGLE, SUBMISSION, fixed, run, shared_defects
+from helpers import OFFLINE, ROOT, SINGLE, SUBMISSION, fixed, run, shared_defects
 
 SYSTEM = f"{SUBMISSION}/systems/cpu-1x-numpy.json"
 OTHER = f"{SUBMISSION}/results/cpu-2x-numpy/demo-mlp-99"
@@ -30,6 +34,7 @@ SECOND = "closed/SecondCo/results/cpu-1x-numpy/demo-mlp-99"
 ACCURACY = f"{OFFLINE}/accuracy/accuracy.txt"
 ACC002 = "acc 80.000 < 88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)"
 STR005 = "no implementation folder closed/SecondCo/src for demo-mlp-99 (demo-v6.1)"
+JUNIT_XSD = ROOT / "tests" / "data" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")
@@ -252,3 +257,65 @@ def test_github_with_a_job_summary_it_cannot_write(tmp_path: Path, monkeypatch: 
                           "written ($GITHUB_STEP_SUMMARY could not be written): run with --format text or --format "
                           "json to see every finding."]
     assert "cannot append the job summary to $GITHUB_STEP_SUMMARY" in capsys.readouterr().err
+
+
+# --- 4. JUnit: time, timestamp, errors, and the Jenkins schema ------------------------------
+@pytest.fixture(scope="module")
+def junit_schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(str(JUNIT_XSD))
+
+
+def test_junit_counts_and_clock(shared, junit_schema: xmlschema.XMLSchema) -> None:
+    text = _written(junit_report.write, shared[1])
+    junit_schema.validate(text)
+    suites = ET.fromstring(text)
+    assert suites.attrib == {"name": "mlperf-check demo-v6.1", "tests": "8", "failures": "6", "errors": "0",
+                             "time": "1.500"}
+    assert [s.attrib for s in suites] == [
+        {"name": SUBMISSION, "tests": "5", "failures": "3", "errors": "0", "skipped": "0", "time": "0.250",
+         "timestamp": "2026-07-01T12:00:00+00:00"},
+        {"name": "closed/SecondCo", "tests": "3", "failures": "3", "errors": "0", "skipped": "0", "time": "0.250",
+         "timestamp": "2026-07-01T12:00:00+00:00"},
+    ]
+
+
+def _broken_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(result, round):
+        raise ZeroDivisionError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
+                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+
+
+def test_junit_internal_errors_are_errors(example: Path, monkeypatch: pytest.MonkeyPatch,
+                                          junit_schema: xmlschema.XMLSchema) -> None:
+    _broken_rule(monkeypatch)
+    text = _written(junit_report.write, fixed(run(example)))
+    junit_schema.validate(text)
+    suites = ET.fromstring(text)
+    assert (suites.get("tests"), suites.get("failures"), suites.get("errors")) == ("3", "0", "2")
+    case = next(c for c in suites.iter("testcase") if c.get("name") == "demo-mlp-99/Offline")
+    assert case.find("failure") is None
+    error = case.find("error")
+    assert (error.get("type"), error.get("message")) == ("internal", "1 error(s): INT001")
+    assert error.text.startswith(f"error INT001 {OFFLINE}: rule ZZZ999 always-broken failed: ZeroDivisionError: boom")
+
+
+def test_every_junit_snapshot_validates(junit_schema: xmlschema.XMLSchema) -> None:
+    snapshots = sorted((ROOT / "tests" / "__snapshots__" / "test_snapshots").glob("test_junit*.xml"))
+    assert len(snapshots) >= 3
+    for path in snapshots:
+        junit_schema.validate(str(path))
+
+
+def test_the_engine_times_the_check(example: Path) -> None:
+    before = datetime.datetime.now(datetime.timezone.utc)
+    report = run(example)
+    after = datetime.datetime.now(datetime.timezone.utc)
+    assert before - datetime.timedelta(seconds=1) <= report.checked_at <= after
+    assert 0 < report.elapsed <= (after - before).total_seconds() + 1
+    assert list(report.seconds) == [SUBMISSION] and report.seconds[SUBMISSION] > 0
+    suite = ET.fromstring(_written(junit_report.write, report)).find("testsuite")
+    assert suite.get("timestamp") == report.checked_at.isoformat(timespec="seconds")
+    assert suite.get("time") == f"{report.seconds[SUBMISSION]:.3f}"

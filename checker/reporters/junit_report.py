@@ -1,5 +1,6 @@
-"""JUnit XML for GitLab and Jenkins: one test suite per submitter folder, one test case per
-result, failed when the result is invalid, and one test case, "submission and systems", for what is about a system or a
+"""JUnit XML for GitLab and Jenkins, valid against the Jenkins JUnit schema (junit-10.xsd,
+tests/data/): one test suite per submitter folder, one test case per result, failed when the
+result is invalid, and one test case, "submission and systems", for what is about a system or a
 submission or is the same on several results (common.Distinct), each such finding once with the
 number of results it affects.
 
