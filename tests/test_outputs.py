@@ -6,6 +6,7 @@
   the number of results it affects (text, GitHub annotations and job summary, JUnit);
 - `--format github` outside GitHub Actions says where the findings it did not annotate are;
 - JUnit carries time, timestamp, errors and skipped, and validates against Jenkins' junit-10.xsd;
+- SARIF's locations are relative to SRCROOT, and its invocation says how the check ran.
 
 Most tests read the example with the defects of helpers.shared_defects, its clock fixed."""
 
@@ -24,7 +25,7 @@ import xmlschema
 
 from checker.findings import Applying, Finding, Report, ResultRecord, Severity, judge
 from checker.registry import RULES, Rule
-from checker.reporters import csv_report, github_report, json_report, junit_report, text_report
+from checker.reporters import csv_report, github_report, json_report, junit_report, sarif_report, text_report
 from checker.rounds import load_round
 from helpers import OFFLINE, ROOT, SINGLE, SUBMISSION, fixed, run, shared_defects
 
@@ -35,6 +36,7 @@ ACCURACY = f"{OFFLINE}/accuracy/accuracy.txt"
 ACC002 = "acc 80.000 < 88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)"
 STR005 = "no implementation folder closed/SecondCo/src for demo-mlp-99 (demo-v6.1)"
 JUNIT_XSD = ROOT / "tests" / "data" / "junit-10.xsd"
+SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
 
 @pytest.fixture(scope="module")
@@ -319,3 +321,49 @@ def test_the_engine_times_the_check(example: Path) -> None:
     suite = ET.fromstring(_written(junit_report.write, report)).find("testsuite")
     assert suite.get("timestamp") == report.checked_at.isoformat(timespec="seconds")
     assert suite.get("time") == f"{report.seconds[SUBMISSION]:.3f}"
+
+
+# --- 5. SARIF: base URIs and the invocation ------------------------------------------------
+def test_sarif_locations_are_relative_to_srcroot(shared, workspace) -> None:
+    document = sarif_report.document(shared[1])
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    run_ = document["runs"][0]
+    assert run_["originalUriBaseIds"] == {"SRCROOT": {
+        "uri": workspace.as_uri() + "/",
+        "description": {"text": "The repository root: GITHUB_WORKSPACE, else the folder mlperf-check ran in (the "
+                                "checked folder when it is outside it)."}}}
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_["results"]][:2] == [
+        {"uri": "demo-v6.1/closed/MLCheckDemo/documentation/notes", "uriBaseId": "SRCROOT"},
+        {"uri": f"demo-v6.1/{SYSTEM}", "uriBaseId": "SRCROOT"}]
+    assert run_["invocations"] == [{"executionSuccessful": True, "startTimeUtc": "2026-07-01T12:00:00.000Z",
+                                    "endTimeUtc": "2026-07-01T12:00:01.500Z"}]
+
+
+def test_sarif_base_is_the_checked_folder_outside_the_workspace(shared, monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    root, report = shared
+    run_ = sarif_report.document(report)["runs"][0]
+    assert run_["originalUriBaseIds"]["SRCROOT"]["uri"] == root.as_uri() + "/"
+    assert run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "closed/MLCheckDemo/documentation/notes", "uriBaseId": "SRCROOT"}
+
+
+def test_sarif_invocation_reports_internal_errors(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_rule(monkeypatch)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(example))
+    document = sarif_report.document(fixed(run(example)))
+    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    run_ = document["runs"][0]
+    codes = [r["id"] for r in run_["tool"]["driver"]["rules"]]
+    assert run_["tool"]["driver"]["notifications"] == [
+        {"id": "INT001", "name": "internal-error", "shortDescription": {"text": RULES["INT001"].summary}}]
+    invocation = run_["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    notifications = invocation["toolExecutionNotifications"]
+    assert [(n["level"], n["descriptor"], n["associatedRule"],
+             n["locations"][0]["physicalLocation"]["artifactLocation"]) for n in notifications] == [
+        ("error", {"id": "INT001", "index": 0}, {"id": "ZZZ999", "index": codes.index("ZZZ999")},
+         {"uri": location, "uriBaseId": "SRCROOT"}) for location in (OFFLINE, SINGLE)]
+    assert notifications[0]["message"]["text"].startswith(
+        "rule ZZZ999 always-broken failed: ZeroDivisionError: boom")

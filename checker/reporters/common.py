@@ -99,16 +99,23 @@ def strict_json(data: Any, warning: Callable[[str], None] | None = None, **optio
     return text
 
 
-def repository_prefix(root: str) -> str:
-    """The checked root relative to the repository root (GITHUB_WORKSPACE, else the current
-    folder), POSIX style, with a trailing slash; "" when the root is not inside it."""
+def repository_base(root: str) -> tuple[str, str]:
+    """(the folder paths are written relative to, the checked root relative to it): the
+    repository root (GITHUB_WORKSPACE, else the current folder) and the root's place in it,
+    POSIX style with a trailing slash; the root itself and "" when it is not inside it."""
     base = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or os.getcwd())
     root = os.path.realpath(root)
     if root == base:
-        return ""
+        return base, ""
     if root.startswith(base + os.sep):
-        return os.path.relpath(root, base).replace(os.sep, "/") + "/"
-    return ""
+        return base, os.path.relpath(root, base).replace(os.sep, "/") + "/"
+    return root, ""
+
+
+def repository_prefix(root: str) -> str:
+    """The checked root relative to the repository root (GITHUB_WORKSPACE, else the current
+    folder), POSIX style, with a trailing slash; "" when the root is not inside it."""
+    return repository_base(root)[1]
 
 
 def line_of(pointer: str | None) -> int | None:
