@@ -8,15 +8,16 @@ so the output does not depend on the number of workers.
 from __future__ import annotations
 
 import dataclasses
-
+import datetime
 import os
+import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .findings import Finding, Problem, Report, ResultRecord, Severity
+from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .model import (NEEDS, Context, Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
                     unfollowed_folders)
 from .provenance import RepositorySource
@@ -45,6 +46,8 @@ class Options:
 class UnitOutput:
     results: list[ResultRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    submission: str = ""  # the key of the unit's submission
+    seconds: float = 0.0  # how long the unit took, in its worker
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -208,10 +211,14 @@ def _submission(options: Options, division: str, submitter: str) -> Submission:
 
 def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     options, division, submitter, system_name = args
+    started = time.perf_counter()
     submission = _submission(options, division, submitter)
     if system_name is None:
-        return check_submission(submission)
-    return check_system(System(submission, system_name), options.scope, options.collect)
+        output = check_submission(submission)
+    else:
+        output = check_system(System(submission, system_name), options.scope, options.collect)
+    output.submission, output.seconds = submission.rel, time.perf_counter() - started
+    return output
 
 
 def check(
@@ -231,6 +238,8 @@ def check(
     judge each loadgen build against that clone; `strict` makes every warning an error;
     `scope` (from --changed-since) limits the check to what a change can affect; `collect`
     gathers a command's own facts per result, in the worker that checked it."""
+    checked_at = datetime.datetime.now(datetime.timezone.utc)
+    started = time.perf_counter()
     load_all()
     round = load_round(round_name)
     root, only = locate(root, round)
@@ -275,8 +284,13 @@ def check(
                     for f in findings]
     findings = apply_waivers(findings, waivers or [])
     findings.sort(key=Finding.sort_key)
-    _judge(results, findings)
-    return Report(round=round, root=tree.root, results=results, findings=findings)
+    judge(results, findings)
+    seconds: dict[str, float] = {}
+    for output in outputs:
+        seconds[output.submission] = seconds.get(output.submission, 0.0) + output.seconds
+    return Report(round=round, root=tree.root, results=results, findings=findings,
+                  checked_at=checked_at, elapsed=time.perf_counter() - started,
+                  seconds=dict(sorted(seconds.items())))
 
 
 def _chosen(finding: Finding, codes: frozenset[str]) -> bool:
@@ -285,14 +299,3 @@ def _chosen(finding: Finding, codes: frozenset[str]) -> bool:
     if finding.code == "INT001":
         return finding.observed is None or finding.observed in codes
     return finding.code in codes
-
-
-def _judge(results: list[ResultRecord], findings: list[Finding]) -> None:
-    """A result is valid when no un-waived error applies to it: on the result itself, on its
-    system, or on its submission."""
-    failing: set[str] = set()
-    for finding in findings:
-        if finding.severity is Severity.ERROR and not finding.waived:
-            failing.add(finding.location or finding.subject)
-    for result in results:
-        result.valid = not ({result.location, result.system_key, result.submission_key} & failing)

@@ -1,11 +1,18 @@
 """What a check produces: the Problem a rule yields, the Finding the engine makes of it, one
-ResultRecord per result, and the Report that holds them all."""
+ResultRecord per result, and the Report that holds them all.
+
+The one rule of validity lives here too (`Applying`): a finding applies to a result when it is
+on the result itself, or, being about no one result, on the result's system description or
+submitter folder; a result is invalid when an un-waived error applies to it. The engine judges
+by it and every reporter names the causes by it, so the two cannot disagree."""
 
 from __future__ import annotations
 
+import datetime
 import enum
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
     from .rounds import Round
@@ -105,12 +112,96 @@ class ResultRecord:
         return data
 
 
+def invalidates(finding: Finding) -> bool:
+    """An un-waived error: what makes every result it applies to invalid."""
+    return finding.severity is Severity.ERROR and not finding.waived
+
+
+class Applying:
+    """Which findings apply to which results.
+
+    A finding with a `location` applies to that result; one without applies to every result
+    whose system (`ResultRecord.system_key`) or submission (`submission_key`) is its
+    `subject`. Findings are kept as their positions in the list given, in its order."""
+
+    def __init__(self, results: Iterable[ResultRecord], findings: list[Finding]) -> None:
+        self.findings = findings
+        self._on_location: dict[str, list[int]] = defaultdict(list)
+        self._on_subject: dict[str, list[int]] = defaultdict(list)
+        for index, finding in enumerate(findings):
+            if finding.location:
+                self._on_location[finding.location].append(index)
+            elif finding.subject:
+                self._on_subject[finding.subject].append(index)
+        self._by_location: dict[str, list[ResultRecord]] = defaultdict(list)
+        self._by_key: dict[str, list[ResultRecord]] = defaultdict(list)
+        for record in results:
+            self._by_location[record.location].append(record)
+            self._by_key[record.system_key].append(record)
+            if record.submission_key != record.system_key:
+                self._by_key[record.submission_key].append(record)
+
+    def positions(self, record: ResultRecord) -> list[int]:
+        """The positions of every finding that applies to `record`, in list order."""
+        keys = dict.fromkeys((record.system_key, record.submission_key))
+        return sorted([*self._on_location.get(record.location, ()),
+                       *(i for key in keys for i in self._on_subject.get(key, ()))])
+
+    def of(self, record: ResultRecord) -> list[Finding]:
+        """Every finding that applies to `record`, in list order."""
+        return [self.findings[i] for i in self.positions(record)]
+
+    def cause_positions(self, record: ResultRecord) -> list[int]:
+        return [i for i in self.positions(record) if invalidates(self.findings[i])]
+
+    def causes(self, record: ResultRecord) -> list[Finding]:
+        """The findings that make `record` invalid: the un-waived errors that apply to it."""
+        return [self.findings[i] for i in self.cause_positions(record)]
+
+    def affected(self, finding: Finding) -> list[ResultRecord]:
+        """The results `finding` applies to."""
+        if finding.location:
+            return list(self._by_location.get(finding.location, ()))
+        return list(self._by_key.get(finding.subject, ())) if finding.subject else []
+
+
+def judge(results: list[ResultRecord], findings: list[Finding]) -> None:
+    """Set each result's `valid`: no un-waived error applies to it (`Applying`)."""
+    applying = Applying(results, findings)
+    for result in results:
+        result.valid = not applying.cause_positions(result)
+
+
 @dataclass
 class Report:
     round: "Round"
     root: str
     results: list[ResultRecord]
     findings: list[Finding]
+    # When the check started (UTC) and how long it took, in seconds; None when not measured.
+    # The engine sets both; JUnit and SARIF write them (tests fix them for snapshots).
+    checked_at: datetime.datetime | None = None
+    elapsed: float | None = None
+    # Seconds spent checking each submission (its key, `division/submitter`), in the workers:
+    # the JUnit time of its test suite.
+    seconds: dict[str, float] = field(default_factory=dict)
+    _applying: Any = field(default=None, init=False, repr=False, compare=False)
+
+    def applying(self) -> Applying:
+        """The index of which findings apply to which results, built once for these lists."""
+        key = (id(self.results), len(self.results), id(self.findings), len(self.findings))
+        if self._applying is None or self._applying[0] != key:
+            self._applying = (key, Applying(self.results, self.findings))
+        return self._applying[1]
+
+    def causes(self, record: ResultRecord) -> list[Finding]:
+        """The findings that make `record` invalid (empty for a valid result): those on the
+        result, its system description or its submitter folder, by the rule that judged it."""
+        return self.applying().causes(record)
+
+    def affected(self, finding: Finding) -> list[ResultRecord]:
+        """The results `finding` applies to."""
+        return self.applying().affected(finding)
 
     def counts(self) -> dict[str, int]:
         counts = {s.value: 0 for s in Severity}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -71,6 +72,17 @@ def tree_digest(root: Path) -> str:
 def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:
     options.setdefault("jobs", 1)
     return check(str(root), round_name, **options)
+
+
+FIXED = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
+
+
+def fixed(report: Report) -> Report:
+    """The report as if its check had started at FIXED and taken 1.5 s, 0.25 s per submission:
+    what JUnit and SARIF write of the clock, made the same on every run."""
+    report.checked_at, report.elapsed = FIXED, 1.5
+    report.seconds = {key: 0.25 for key in report.seconds}
+    return report
 
 
 def findings_of(report: Report) -> list[tuple[str, str, str, str | None]]:
@@ -174,3 +186,30 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
 
 OPS = ("replace", "write", "append", "delete", "mkdir", "symlink", "truncate", "fifo", "rename", "copy", "set_mllog",
        "add_mllog")
+
+
+def shared_defects(target: Path) -> Path:
+    """The example, with defects a reader must find through the system and the submitter:
+
+    closed/MLCheckDemo: cpu-1x-numpy's description lacks `framework` (SYS001, on the system),
+    so both its results are invalid, its Offline also for an accuracy of its own (ACC002);
+    cpu-2x-numpy, a copy of it, is valid; an empty documentation/notes warns (STR007, on the
+    submission, all four results). closed/SecondCo, another copy, has no src/ (STR005, the
+    same finding on both its results)."""
+    import shutil
+
+    shutil.copytree(EXAMPLE, target, symlinks=True)
+    demo, second = target / SUBMISSION, target / "closed" / "SecondCo"
+    shutil.copytree(demo, second, symlinks=True)
+    shutil.rmtree(second / "src")
+    for path in (second / "systems").glob("*.json"):
+        path.write_text(path.read_text().replace('"MLCheckDemo"', '"SecondCo"'))
+    shutil.copytree(demo / "results" / "cpu-1x-numpy", demo / "results" / "cpu-2x-numpy", symlinks=True)
+    description = demo / "systems" / "cpu-1x-numpy.json"
+    shutil.copyfile(description, demo / "systems" / "cpu-2x-numpy.json")
+    data = json.loads(description.read_text())
+    del data["framework"]
+    description.write_text(json.dumps(data, indent=2))
+    (target / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=80.000%\nhash=00ff\n")
+    (demo / "documentation" / "notes").mkdir()
+    return target

@@ -50,10 +50,11 @@ def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_pat
         f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,line=1,title=ACC002 accuracy-within-gate::acc 80.000 < "
         "88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)",
         f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing",
-        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
+        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder "
+        "(affects 2 results)",
     ]
     text = summary.read_text()
-    assert "| `results/cpu-1x-numpy/demo-mlp-99/Offline` | **invalid** | ACC002 |" in text
+    assert "| `results/cpu-1x-numpy/demo-mlp-99/Offline` | **invalid** | ACC002 |  |" in text
     assert "**0 of 2 results valid** - 2 errors, 1 warnings, 0 notes" in text
     assert f"- error **MSR001** `submission/{SINGLE}/user.conf`: user.conf is missing" in text
 

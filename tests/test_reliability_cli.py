@@ -240,7 +240,9 @@ def test_every_writer_escapes_names_that_are_not_utf8(example: Path, tmp_path: P
                                                     f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/SingleStream"]
     _strict(files["sarif"].read_text())
     assert ET.parse(files["junit"]).getroot().find("testsuite").get("name") == SUBMISSION
-    assert f"{shown},False" + "," * 9 in files["csv"].read_text().splitlines()
+    # Invalid through its missing system description (FIL001), which caused_by names.
+    assert f"{shown},False" + "," * 10 + f"FIL001 {SUBMISSION}/systems/cpu-\\xff.json" \
+        in files["csv"].read_text().splitlines()
     assert _digest(example) == before
 
 
@@ -264,7 +266,8 @@ def test_escape_sequences_are_shown_not_sent_in_text_and_github(example: Path, t
     assert (f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,title=PRF012 loadgen-errors::"
             "loadgen error error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails "
             "performance logs on loadgen errors only with --submission-exceptions)") in github.stdout.splitlines()
-    assert "| `results/cpu-\\x1b[31mred/demo-mlp-99/Offline` | **invalid** | PRF012 |\n" in summary.read_text()
+    assert ("| `results/cpu-\\x1b[31mred/demo-mlp-99/Offline` | **invalid** | FIL001 (`systems/cpu-\\x1b[31mred.json`) "
+            "| PRF012 |\n") in summary.read_text()
 
 
 def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@ JUnit XML of `check` on the bundled example and on the real slices.
 
 Each rendering is one file in tests/__snapshots__/test_snapshots/, compared whole. A change
 to a message, a severity, a verdict or a layout shows as a diff of those files, reviewed like
-code; `pytest --snapshot-update` rewrites them after a deliberate change."""
+code; `pytest --snapshot-update` rewrites them after a deliberate change. When the check ran
+and how long it took (JUnit's timestamp and times) are fixed (helpers.fixed), so a snapshot
+does not depend on the clock."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from checker.engine import Report
 from checker.reporters import github_report, junit_report, text_report
-from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, run
+from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, fixed, run, shared_defects
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -35,6 +37,7 @@ class XMLSnapshot(TextSnapshot):
 SOURCES = [
     pytest.param("demo-v6.1", id="demo-v6.1"),
     pytest.param("demo-v6.1-broken", id="demo-v6.1-broken"),
+    pytest.param("demo-v6.1-shared", id="demo-v6.1-shared"),
     *(pytest.param(name, id=name, marks=pytest.mark.real) for name in ("v5.1", "v6.0", "v6.1")),
 ]
 
@@ -60,11 +63,13 @@ def checked(tmp_path_factory: pytest.TempPathFactory):
                 root, round_name = EXAMPLE, "demo-v6.1"
             elif source == "demo-v6.1-broken":
                 root, round_name = _broken(tmp_path_factory.mktemp("broken") / "demo-v6.1"), "demo-v6.1"
+            elif source == "demo-v6.1-shared":
+                root, round_name = shared_defects(tmp_path_factory.mktemp("shared") / "demo-v6.1"), "demo-v6.1"
             else:
                 root, round_name = REAL_ROOT / source, source
                 if not root.is_dir():
                     pytest.skip(f"{root} is not present")
-            done[source] = root, run(root, round_name, jobs=1)
+            done[source] = root, fixed(run(root, round_name, jobs=1))
         return done[source]
 
     return get
@@ -105,7 +110,7 @@ def test_github_summary(source: str, checked, snapshot, monkeypatch: pytest.Monk
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_junit(source: str, checked, snapshot) -> None:
-    # The reporter writes no time, timestamp or host name, so the XML is compared as written.
+    # The time and timestamp are helpers.fixed's; the reporter writes no host name.
     out = io.StringIO()
     junit_report.write(checked(source)[1], out)
     assert out.getvalue() == snapshot(extension_class=XMLSnapshot)

@@ -9,7 +9,7 @@ compare plot is a data: URI, and without JavaScript everything is shown. The pag
   and findings new, gone or unchanged (a finding is its code, path, pointer and message; a
   result is its location);
 - one entry per invalid result with every finding that invalidates it (on the result, its
-  system description or its submitter folder, as engine._judge decides) and the rule's Fix,
+  system description or its submitter folder, as findings.Applying decides) and the rule's Fix,
   its warnings and notes collapsed under it;
 - loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
   findings), and the cross-partner variance of the comparable groups (commands/compare.py on
@@ -36,7 +36,7 @@ from collections import Counter, defaultdict
 from importlib import resources
 from typing import Any, Iterable
 
-from ..findings import Finding, Report, ResultRecord, Severity
+from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..engine import load_all
 from ..registry import RULES
 from ..reporters import Formats, as_data
@@ -147,25 +147,17 @@ def _identity(finding: Finding | dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 class _Applying:
-    """The findings that apply to each result: on its folder, its system or its submission."""
+    """The findings that apply to each result (findings.Applying, the rule that judged it), each
+    with what it is on: the result, its system or its submission."""
 
-    def __init__(self, findings: list[Finding]) -> None:
-        self.on_location: dict[str, list[Finding]] = defaultdict(list)
-        self.on_subject: dict[str, list[Finding]] = defaultdict(list)
-        for finding in findings:
-            if finding.location:
-                self.on_location[finding.location].append(finding)
-            else:
-                self.on_subject[finding.subject].append(finding)
+    def __init__(self, report: Report) -> None:
+        self.applying = report.applying()
 
     def of(self, result: ResultRecord) -> list[tuple[Finding, str]]:
-        return ([(f, "result") for f in self.on_location.get(result.location, [])]
-                + [(f, "system") for f in self.on_subject.get(result.system_key, [])]
-                + [(f, "submission") for f in self.on_subject.get(result.submission_key, [])])
-
-
-def _invalidates(finding: Finding) -> bool:
-    return finding.severity is Severity.ERROR and not finding.waived
+        found = self.applying.of(result)
+        return ([(f, "result") for f in found if f.location]
+                + [(f, "system") for f in found if not f.location and f.subject == result.system_key]
+                + [(f, "submission") for f in found if not f.location and f.subject == result.submission_key])
 
 
 def _tokens(values: Iterable[str]) -> str:
@@ -174,8 +166,8 @@ def _tokens(values: Iterable[str]) -> str:
 
 def _result(result: ResultRecord, anchor: str, applying: list[tuple[Finding, str]],
             divisions: Iterable[str]) -> dict[str, Any]:
-    errors = [_finding(f, divisions, scope) for f, scope in applying if _invalidates(f)]
-    others = [_finding(f, divisions, scope) for f, scope in applying if not _invalidates(f)]
+    errors = [_finding(f, divisions, scope) for f, scope in applying if invalidates(f)]
+    others = [_finding(f, divisions, scope) for f, scope in applying if not invalidates(f)]
     metric = result.metric or {}
     return {"anchor": anchor, "location": result.location, "division": result.division,
             "submitter": result.submitter, "system": result.system, "benchmark": result.benchmark,
@@ -340,7 +332,7 @@ def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: 
     they were not computed."""
     load_all()
     divisions = report.round.divisions
-    applying = _Applying(report.findings)
+    applying = _Applying(report)
     anchors = {r.location: f"result-{index}" for index, r in enumerate(report.results, 1)}
     by_location = {r.location: r for r in report.results}
     invalid = [_result(r, anchors[r.location], applying.of(r), divisions) for r in report.results if not r.valid]
@@ -360,7 +352,7 @@ def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: 
                                                             if baseline else set())),
         "severity": [s.value for s in Severity],
     }
-    checked = checked or datetime.datetime.now(datetime.timezone.utc)
+    checked = checked or report.checked_at or datetime.datetime.now(datetime.timezone.utc)
     return render(
         "report.html.j2",
         title=f"mlperf-check audit, round {report.round.name}",

@@ -1,10 +1,15 @@
 """GitHub Actions: workflow-command annotations on the files that break rules, and every
 finding in the job summary ($GITHUB_STEP_SUMMARY).
 
-GitHub shows at most 10 error and 10 warning annotations per step, so one finding per
-rule code comes first, then the rest in order. The summary holds a table per submitter and
-every finding, and stays under GitHub's 1 MiB limit (cut with a note). Text is `visible`: a
-control character in a folder name or a message is shown, never sent to the runner's log raw."""
+A finding about a system or a submission, or the same finding on several results, is
+annotated and listed once, with the number of results it affects (`common.Distinct`). GitHub
+shows at most 10 error and 10 warning annotations per step, so one finding per rule code comes
+first, then the rest in order; the last line says where the others are: in the job summary
+when one was written, else (outside Actions, with no $GITHUB_STEP_SUMMARY) in the other
+formats. The summary holds a table per submitter, naming what makes each invalid result
+invalid, and every finding; it stays under GitHub's 1 MiB limit (cut with a note). Text is
+`visible`: a control character in a folder name or a message is shown, never sent to the
+runner's log raw."""
 
 from __future__ import annotations
 
@@ -13,9 +18,8 @@ import sys
 from collections import defaultdict
 from typing import TextIO
 
-from ..findings import Report
-from ..findings import Finding, Severity
-from .common import line_of, repository_prefix, visible
+from ..findings import Finding, Report, Severity
+from .common import Distinct, Shown, line_of, repository_prefix, visible
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -30,13 +34,14 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, prefix: str) -> str:
+def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
+    """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message."""
     properties = [f"file={_escape_property(prefix + finding.path)}"]
     line = line_of(finding.pointer)
     if line is not None:
         properties.append(f"line={line}")
     properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
-    message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "")
+    message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "") + suffix
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
 
@@ -52,32 +57,43 @@ def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[
     return picked
 
 
+def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str:
+    """The `caused by` cell: own codes, then each shared cause as its code and file."""
+    names = list(dict.fromkeys(f.code for f in own))
+    for finding in shared:
+        relative = finding.path[len(submitter) + 1:] if finding.path.startswith(submitter + "/") else finding.path
+        names.append(f"{finding.code} (`{relative}`)")
+    return visible(", ".join(dict.fromkeys(names)))
+
+
 def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
+    distinct = Distinct(report)
     valid = sum(1 for r in report.results if r.valid)
     counts = report.counts()
     parts = [f"## mlperf-check, round {visible(report.round.name)}\n\n",
              f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
              f"{counts['warning']} warnings, {counts['note']} notes\n\n"]
-    codes: dict[str, set[str]] = defaultdict(set)
-    for finding in report.findings:
-        if not finding.waived:
-            codes[finding.location].add(finding.code)
     by_submitter: dict[str, list] = defaultdict(list)
     for result in report.results:
         by_submitter["/".join(result.location.split("/")[:2])].append(result)
     for submitter, results in sorted(by_submitter.items()):
-        parts.append(f"### {visible(submitter)}\n\n| result | verdict | codes |\n|---|---|---|\n")
+        parts.append(f"### {visible(submitter)}\n\n| result | verdict | caused by | other findings |\n"
+                     "|---|---|---|---|\n")
         for result in results:
             verdict = "valid" if result.valid else "**invalid**"
             relative = result.location[len(submitter) + 1:]
-            found = " ".join(sorted(codes.get(result.location, ())))
-            parts.append(f"| `{visible(relative)}` | {verdict} | {found} |\n")
+            own, shared = distinct.causes(result)
+            causes = set(map(id, own))
+            others = " ".join(sorted({f.code for f in distinct.own.get(result.location, [])
+                                      if not f.waived and id(f) not in causes}))
+            parts.append(f"| `{visible(relative)}` | {verdict} | {_caused_by(own, shared, submitter)} | {others} |\n")
         parts.append("\n")
     parts.append("### Findings\n\n")
-    for finding in report.findings:
+    for shown in distinct.all:
+        finding = shown.finding
         where = f"`{prefix}{finding.path}`" + (f" ({finding.pointer})" if finding.pointer else "")
         waived = f" (waived: {finding.waived})" if finding.waived else ""
-        line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}"
+        line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}{shown.suffix}"
         parts.append(visible(line) + "\n")
     text, size = [], 0
     for index, part in enumerate(parts):
@@ -91,18 +107,35 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     return "".join(text)
 
 
+def _append_summary(report: Report, prefix: str) -> bool:
+    """Append the job summary to $GITHUB_STEP_SUMMARY; whether it was written."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return False
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(summary(report, prefix))
+    except OSError as error:  # the annotations are out; the summary is a courtesy
+        print(visible(f"warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({target}): "
+                      f"{error.strerror or error}"), file=sys.stderr)
+        return False
+    return True
+
+
 def write(report: Report, out: TextIO) -> None:
     prefix = repository_prefix(report.root)
-    for finding in chosen(report.findings):
-        out.write(annotation(finding, prefix) + "\n")
-    hidden = sum(1 for f in report.findings if not f.waived) - len(chosen(report.findings))
-    if hidden > 0:
+    distinct = Distinct(report)
+    shown: dict[int, Shown] = {id(s.finding): s for s in distinct.all}
+    findings = [s.finding for s in distinct.all]
+    picked = chosen(findings)
+    for finding in picked:
+        out.write(annotation(finding, prefix, shown[id(finding)].suffix) + "\n")
+    written = _append_summary(report, prefix)
+    hidden = sum(1 for f in findings if not f.waived) - len(picked)
+    if hidden > 0 and written:
         out.write(f"{hidden} more findings are in the job summary.\n")
-    target = os.environ.get("GITHUB_STEP_SUMMARY")
-    if target:
-        try:
-            with open(target, "a", encoding="utf-8") as handle:
-                handle.write(summary(report, prefix))
-        except OSError as error:  # the annotations are out; the summary is a courtesy
-            print(visible(f"warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({target}): "
-                          f"{error.strerror or error}"), file=sys.stderr)
+    elif hidden > 0:
+        why = "is not set" if not os.environ.get("GITHUB_STEP_SUMMARY") else "could not be written"
+        out.write(f"{hidden} more findings are not annotated (at most {ANNOTATIONS_PER_LEVEL} per severity) and no job "
+                  f"summary was written ($GITHUB_STEP_SUMMARY {why}): run with --format text or --format json to see "
+                  f"every finding.\n")

@@ -1,5 +1,9 @@
 """JSON output, described by schemas/findings.schema.json. Strict JSON: a non-finite number
-is written as null (with a warning on stderr), text is `printable`."""
+is written as null (with a warning on stderr), text is `printable`.
+
+Each result's `caused_by` lists the positions (from 0) in `findings` of the findings that make
+it invalid: the un-waived errors on the result, its system description or its submitter
+folder (findings.Applying); it is empty for a valid result."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ SCHEMA_VERSION = 1
 
 def document(report: Report) -> dict[str, Any]:
     valid = sum(1 for r in report.results if r.valid)
+    applying = report.applying()
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "mlperf-check", "version": __version__},
@@ -24,7 +29,7 @@ def document(report: Report) -> dict[str, Any]:
             "invalid": len(report.results) - valid,
             "findings": report.counts(),
         },
-        "results": [r.to_dict() for r in report.results],
+        "results": [dict(r.to_dict(), caused_by=applying.cause_positions(r)) for r in report.results],
         "findings": [f.to_dict() for f in report.findings],
     }
 

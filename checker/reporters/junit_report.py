@@ -1,6 +1,17 @@
-"""JUnit XML for GitLab and Jenkins: one test case per result, failed when it is invalid;
-findings about a submission or a system as a whole form one test case per submitter. Text is
-`visible` (XML 1.0 cannot hold most control characters, even escaped)."""
+"""JUnit XML for GitLab and Jenkins, valid against the Jenkins JUnit schema (junit-10.xsd,
+tests/data/): one test suite per submitter folder, one test case per result, failed when the
+result is invalid, and one test case, "submission and systems", for what is about a system or a
+submission or is the same on several results (common.Distinct), each such finding once with the
+number of results it affects.
+
+A failed result's `<failure>` names every finding that makes it invalid (Report.causes): its
+own in full, the shared ones by code, file and pointer. A case whose causes include an
+internal error (INT001: a rule failed, so the verdict is not the rules') is an `<error>`
+instead, counted in `errors`. `tests`, `failures`, `errors` and `skipped` (always 0) are
+written on every suite and their sums on `<testsuites>`; `timestamp` is when the check started
+(Report.checked_at), `time` the seconds it spent (Report.elapsed on `<testsuites>`, the
+submitter's share, Report.seconds, on its suite). Text is `visible` (XML 1.0 cannot hold most
+control characters, even escaped)."""
 
 from __future__ import annotations
 
@@ -8,49 +19,83 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..findings import Report
-from ..findings import Finding, Severity
-from .common import visible
+from ..findings import Finding, Report, invalidates
+from .common import Distinct, Shown, visible
+
+SHARED_CASE = "submission and systems"
 
 
-def _lines(findings: list[Finding]) -> str:
-    return "\n".join(visible(f"{f.severity.value} {f.code} {f.path}" + (f" [{f.pointer}]" if f.pointer else "")
-                             + f": {f.message}") for f in findings)
+def _where(finding: Finding) -> str:
+    pointer = f" [{finding.pointer}]" if finding.pointer else ""
+    return f"{finding.severity.value} {finding.code} {finding.path}{pointer}"
+
+
+def _line(finding: Finding, suffix: str = "") -> str:
+    return visible(f"{_where(finding)}: {finding.message}{suffix}")
+
+
+def _reference(finding: Finding) -> str:
+    """A shared cause under a result: what and where, its message being in the shared case."""
+    return visible(f'{_where(finding)} (see "{SHARED_CASE}")')
+
+
+def _outcome(case: ET.Element, causes: list[Finding], body: list[str]) -> str | None:
+    """Add the failure (or, with an internal error among the causes, the error) of a case;
+    which one, or None when nothing makes it fail."""
+    if not causes:
+        return None
+    kind = "error" if any(f.code == "INT001" for f in causes) else "failure"
+    element = ET.SubElement(case, kind, type="internal" if kind == "error" else "invalid",
+                            message=visible(f"{len(causes)} error(s): {', '.join(sorted({f.code for f in causes}))}"))
+    element.text = "\n".join(body)
+    return kind
+
+
+def _submitter(path: str) -> str:
+    return "/".join(path.split("/")[:2])
 
 
 def write(report: Report, out: TextIO) -> None:
-    by_location: dict[str, list[Finding]] = defaultdict(list)
-    for finding in report.findings:
-        if not finding.waived:
-            by_location[finding.location].append(finding)
-    suites = ET.Element("testsuites", name=visible(f"mlperf-check {report.round.name}"))
+    distinct = Distinct(report)
+    shared: dict[str, list[Shown]] = defaultdict(list)
+    for shown in distinct.shared:
+        if not shown.finding.waived:
+            shared[_submitter(shown.finding.path)].append(shown)
     grouped: dict[str, list] = defaultdict(list)
     for result in report.results:
-        grouped["/".join(result.location.split("/")[:2])].append(result)
-    general: dict[str, list[Finding]] = defaultdict(list)
-    for finding in by_location.get("", []):
-        general["/".join(finding.path.split("/")[:2])].append(finding)
-    for submitter in sorted(set(grouped) | set(general)):
-        results = grouped.get(submitter, [])
+        grouped[_submitter(result.location)].append(result)
+    suites = ET.Element("testsuites", name=visible(f"mlperf-check {report.round.name}"))
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for submitter in sorted(set(grouped) | set(shared)):
         suite = ET.SubElement(suites, "testsuite", name=visible(submitter))
-        failures = 0
-        cases = [(submitter, "submission and systems", general.get(submitter, []), None)]
-        cases += [(r.location.rsplit("/", 2)[0], "/".join(r.location.split("/")[-2:]), by_location.get(r.location, []),
-                   r.valid) for r in results]
-        for classname, name, findings, valid in cases:
-            case = ET.SubElement(suite, "testcase", classname=visible(classname), name=visible(name))
-            errors = [f for f in findings if f.severity is Severity.ERROR]
-            if (valid is False) or (valid is None and errors):
-                failures += 1
-                failure = ET.SubElement(case, "failure", type="invalid",
-                                        message=visible(f"{len(errors)} error(s): "
-                                                        f"{', '.join(sorted({f.code for f in errors}))}"))
-                failure.text = _lines(errors)
-            others = [f for f in findings if f.severity is not Severity.ERROR]
+        case = ET.SubElement(suite, "testcase", classname=visible(submitter), name=SHARED_CASE)
+        errors = [s for s in shared.get(submitter, []) if invalidates(s.finding)]
+        kinds = [_outcome(case, [s.finding for s in errors], [_line(s.finding, s.suffix) for s in errors])]
+        others = [s for s in shared.get(submitter, []) if not invalidates(s.finding)]
+        if others:
+            ET.SubElement(case, "system-out").text = "\n".join(_line(s.finding, s.suffix) for s in others)
+        for result in grouped.get(submitter, []):
+            case = ET.SubElement(suite, "testcase", classname=visible(result.location.rsplit("/", 2)[0]),
+                                 name=visible("/".join(result.location.split("/")[-2:])))
+            own, shared_causes = distinct.causes(result)
+            kinds.append(_outcome(case, own + shared_causes,
+                                  [_line(f) for f in own] + [_reference(f) for f in shared_causes]))
+            others = [f for f in distinct.own.get(result.location, []) if not f.waived and not invalidates(f)]
             if others:
-                ET.SubElement(case, "system-out").text = _lines(others)
-        suite.set("tests", str(len(cases)))
-        suite.set("failures", str(failures))
+                ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in others)
+        counts = {"tests": len(kinds), "failures": kinds.count("failure"), "errors": kinds.count("error")}
+        for name, value in counts.items():
+            suite.set(name, str(value))
+            totals[name] += value
+        suite.set("skipped", "0")
+        if submitter in report.seconds:
+            suite.set("time", f"{report.seconds[submitter]:.3f}")
+        if report.checked_at is not None:
+            suite.set("timestamp", report.checked_at.isoformat(timespec="seconds"))
+    for name, value in totals.items():
+        suites.set(name, str(value))
+    if report.elapsed is not None:
+        suites.set("time", f"{report.elapsed:.3f}")
     ET.indent(suites)
     out.write('<?xml version="1.0" encoding="utf-8"?>\n')
     out.write(ET.tostring(suites, encoding="unicode"))

@@ -1,17 +1,27 @@
-"""SARIF 2.1.0 for code scanning: the rules from the registry, one result per finding."""
+"""SARIF 2.1.0 for code scanning: the rules from the registry, one result per finding.
+
+Each artifact location is a path relative to `SRCROOT` (`uriBaseId`), the repository root
+(GITHUB_WORKSPACE, else the current folder; the checked root when it is not inside it), whose
+file URI `originalUriBaseIds` gives. The one invocation says whether the check ran without an
+internal error (`executionSuccessful`), when it started and ended (Report.checked_at and
+elapsed), and lists each internal error (INT001) again as a tool execution notification that
+names the rule that failed."""
 
 from __future__ import annotations
 
+import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from .. import __version__
-from ..findings import Report
-from ..findings import Severity
+from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import line_of, repository_prefix, strict_json
+from .common import line_of, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+BASE = "SRCROOT"
+INTERNAL = "INT001"
 
 
 def _rule(code: str) -> dict[str, Any]:
@@ -32,34 +42,84 @@ def _rule(code: str) -> dict[str, Any]:
     }
 
 
+def _utc(moment: datetime.datetime) -> str:
+    """A SARIF date-time: UTC, milliseconds, "Z"."""
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + \
+        f"{moment.microsecond // 1000:03d}Z"
+
+
+def _folder_uri(folder: str) -> str:
+    """The file URI of a folder, ending in "/" as SARIF asks of a base (bytes that are not
+    UTF-8 percent-encoded)."""
+    uri = Path(folder).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _location(finding: Finding, prefix: str) -> dict[str, Any]:
+    location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path, "uriBaseId": BASE}}
+    line = line_of(finding.pointer)
+    if line is not None:
+        location["region"] = {"startLine": line}
+    return {"physicalLocation": location}
+
+
+def _message(finding: Finding) -> dict[str, str]:
+    shown = finding.pointer and line_of(finding.pointer) is None
+    return {"text": finding.message + (f" [{finding.pointer}]" if shown else "")}
+
+
+def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:
+    internal = [f for f in report.findings if f.code == INTERNAL]
+    invocation: dict[str, Any] = {"executionSuccessful": not internal}
+    if report.checked_at is not None:
+        invocation["startTimeUtc"] = _utc(report.checked_at)
+        if report.elapsed is not None:
+            invocation["endTimeUtc"] = _utc(report.checked_at + datetime.timedelta(seconds=report.elapsed))
+    notifications = []
+    for finding in internal:
+        notification: dict[str, Any] = {"level": "error", "message": _message(finding),
+                                        "locations": [_location(finding, prefix)],
+                                        "descriptor": {"id": INTERNAL, "index": 0}}
+        if finding.observed in index:
+            notification["associatedRule"] = {"id": finding.observed, "index": index[finding.observed]}
+        notifications.append(notification)
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return invocation
+
+
 def document(report: Report) -> dict[str, Any]:
-    prefix = repository_prefix(report.root)
+    base, prefix = repository_base(report.root)
     codes = sorted({f.code for f in report.findings} | set(RULES))
     index = {code: i for i, code in enumerate(codes)}
     results = []
     for finding in report.findings:
-        location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path}}
-        line = line_of(finding.pointer)
-        if line is not None:
-            location["region"] = {"startLine": line}
         result: dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
             "level": LEVELS[finding.severity],
-            "message": {"text": finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "")},
-            "locations": [{"physicalLocation": location}],
+            "message": _message(finding),
+            "locations": [_location(finding, prefix)],
             "partialFingerprints": {"mlperfCheck/v1": f"{finding.code}:{finding.path}:{finding.pointer or ''}"},
         }
         if finding.waived:
             result["suppressions"] = [{"kind": "external", "justification": finding.waived}]
         results.append(result)
+    internal = RULES[INTERNAL]
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "mlperf-check", "version": __version__,
                                 "informationUri": "https://github.com/mlcommons/inference_policies",
-                                "rules": [_rule(code) for code in codes]}},
+                                "rules": [_rule(code) for code in codes],
+                                "notifications": [{"id": INTERNAL, "name": internal.name,
+                                                   "shortDescription": {"text": internal.summary}}]}},
+            "originalUriBaseIds": {BASE: {"uri": _folder_uri(base),
+                                          "description": {"text": "The repository root: GITHUB_WORKSPACE, else the "
+                                                                  "folder mlperf-check ran in (the checked folder "
+                                                                  "when it is outside it)."}}},
+            "invocations": [_invocation(report, index, prefix)],
             "results": results,
             "properties": {"round": report.round.name},
         }],

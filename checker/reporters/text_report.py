@@ -1,10 +1,15 @@
 """Text for people: findings grouped by result, one line each, then a verdict and counts.
-Every name and message is `visible`: no control character reaches the terminal raw."""
+
+What is about a system or a submission, and what is the same on several results (a
+submitter's code folder each of its results needs), is listed once under "Submissions and
+systems" with the number of results it affects; an invalid result names those of them that
+make it invalid on one line, so every INVALID says why. Every name and message is `visible`:
+no control character reaches the terminal raw."""
 
 from __future__ import annotations
 
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -12,12 +17,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Finding, Report, Severity
-from .common import visible
+from .common import Distinct, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
+SHARED = "Submissions and systems"
 
 
-def _line(finding: Finding) -> Text:
+def _line(finding: Finding, suffix: str = "") -> Text:
     text = Text("  ")
     text.append(f"{finding.severity.value:<7}", style=STYLES[finding.severity.value])
     text.append(f" {finding.code} ", style="bold")
@@ -27,6 +33,25 @@ def _line(finding: Finding) -> Text:
     text.append(f": {visible(finding.message)}")
     if finding.waived:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
+    text.append(suffix)
+    return text
+
+
+def _invalidated_by(shared: list[Finding], also: bool) -> Text:
+    """`  invalidated by SYS001, SYS002 closed/A/systems/s.json; STR005 closed/A/code/x (see ...)`:
+    the shared causes of one result, their codes grouped by file."""
+    by_path: dict[str, list[str]] = {}
+    for finding in shared:
+        codes = by_path.setdefault(finding.path, [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    text = Text("  also invalidated by " if also else "  invalidated by ")
+    for index, (path, codes) in enumerate(by_path.items()):
+        if index:
+            text.append("; ")
+        text.append(", ".join(codes), style="bold")
+        text.append(f" {visible(path)}", style="dim")
+    text.append(f" (see {SHARED})")
     return text
 
 
@@ -51,22 +76,20 @@ def _statistics(report: Report, console: Console) -> None:
 
 def render(report: Report, console: Console, quiet: bool = False, statistics: bool = False) -> None:
     """Findings by result, then the counts. `quiet`: only the invalid results and their
-    findings, and of the findings on submissions and systems only the errors; `statistics`:
+    findings, and of the shared findings only the errors; `statistics`:
     a count per code in place of the findings."""
     if statistics:
         _statistics(report, console)
         _summary(report, console)
         return
-    by_location: dict[str, list[Finding]] = defaultdict(list)
-    for finding in report.findings:
-        by_location[finding.location].append(finding)
-    general = by_location.pop("", [])
+    distinct = Distinct(report)
+    shared = distinct.shared
     if quiet:
-        general = [f for f in general if f.severity is Severity.ERROR and not f.waived]
-    if general:
-        console.print(Text("Submissions and systems", style="bold underline"))
-        for finding in general:
-            console.print(_line(finding))
+        shared = [s for s in shared if s.finding.severity is Severity.ERROR and not s.finding.waived]
+    if shared:
+        console.print(Text(SHARED, style="bold underline"))
+        for shown in shared:
+            console.print(_line(shown.finding, shown.suffix))
     for result in report.results:
         if quiet and result.valid:
             continue
@@ -76,8 +99,11 @@ def render(report: Report, console: Console, quiet: bool = False, statistics: bo
         if result.metric:
             header.append(f"  {result.metric['value']:.6g} {visible(str(result.metric['units']))}", style="dim")
         console.print(header)
-        for finding in by_location.get(result.location, []):
+        for finding in distinct.own.get(result.location, []):
             console.print(_line(finding))
+        own, shared_causes = distinct.causes(result)
+        if shared_causes:
+            console.print(_invalidated_by(shared_causes, also=bool(own)))
     _summary(report, console)
 
 
