@@ -3,13 +3,15 @@ reading (`parse_mllog`): the same LoadgenLog (values, last values, lines, errors
 line count) and the same defects, for every real log of v5.1 and v6.0, for those logs
 corrupted where the fast reading takes its short cuts (flags and wanted keys in the middle,
 cut tails, lines in other shapes), and for random logs; with the same caps, in linear time
-and flat memory."""
+and flat memory. Then the contract: every loadgen key a rule or the model reads is wanted."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import random
+import re
 import time
 import tracemalloc
 from pathlib import Path
@@ -18,7 +20,7 @@ import pytest
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_KEY_CACHE, MAX_RECORD, Wanted, parse_mllog, scan_mllog
-from helpers import EXAMPLE, OFFLINE, REAL_V60
+from helpers import EXAMPLE, OFFLINE, REAL_V60, ROOT
 
 MiB = 1024 * 1024
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
@@ -409,3 +411,167 @@ def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monke
     # junk lines up to the cap.
     assert counts == {("records", 0): (1, 53), ("records", 4 * MiB): (1 + 4, 53), ("blank", 4 * MiB): (1, 53),
                       ("short", 4 * MiB): (1 + MAX_DEFECTS + 1, 53)}
+
+
+# --- the contract: keys read are keys wanted ----------------------------------------------
+RULES = ROOT / "rules"
+CHECKER = ROOT / "checker"
+# How a loadgen log is named where it is read: log, main, run, source (compliance.py), log_a,
+# result.performance_log, self.accuracy_log, result.compliance_log(test) ...
+LOG_NAMES = re.compile(r"^(?:log|log_[ab]|main|run|source)$|(?:^|\.)(?:performance|accuracy|compliance)_log(?:\(.*\))?$")
+PROPERTIES = {"scenario": "effective_scenario", "test_mode": "effective_test_mode"}
+
+
+def _strings(node: ast.AST, constants: dict[str, list[str]]) -> list[str] | None:
+    """The strings an expression can be: a literal, a name bound to literal strings, an
+    f-string's literal start (as `prefix*`), either branch of `a if c else b`; None when
+    unknown."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name) and node.id in constants:
+        return constants[node.id]
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+        return [node.values[0].value + "*"]
+    if isinstance(node, ast.IfExp):
+        both = (_strings(node.body, constants), _strings(node.orelse, constants))
+        return both[0] + both[1] if None not in both else None
+    return None
+
+
+def _bindings(tree: ast.Module) -> dict[str, list[str]]:
+    """Names bound to literal strings: module constants (FLAGS = ("a", "b")), names assigned
+    a literal (key = "a" if c else "b"), and the targets of for loops over constants or over
+    literal tuples ((name, key, limit) in (("TTFT", "k", "l"), ...))."""
+    constants: dict[str, list[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.Tuple, ast.List)) \
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts):
+            constants[node.targets[0].id] = [e.value for e in node.value.elts]
+    loops: dict[str, list[str]] = {}  # a name bound several times can be what any binding binds
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and not isinstance(node.value, (ast.Tuple, ast.List)):
+            strings = _strings(node.value, constants)
+            if strings is not None:
+                loops.setdefault(node.targets[0].id, []).extend(strings)
+        if not isinstance(node, (ast.For, ast.comprehension)):
+            continue
+        if isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Name) and node.iter.id in constants:
+            loops.setdefault(node.target.id, []).extend(constants[node.iter.id])
+        elif isinstance(node.target, ast.Tuple) and isinstance(node.iter, (ast.Tuple, ast.List)):
+            rows = [row.elts for row in node.iter.elts if isinstance(row, ast.Tuple)]
+            for column, target in enumerate(node.target.elts):
+                if isinstance(target, ast.Name):
+                    cells = [row[column] for row in rows if column < len(row)]
+                    if cells and all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in cells):
+                        loops.setdefault(target.id, []).extend(c.value for c in cells)
+    return {**constants, **loops}
+
+
+def loadgen_reads(path: Path) -> set[str]:
+    """Every loadgen key a module reads from a LoadgenLog, found in its source: `log.get(k)`,
+    `k in log`, `_number(log, k)`, `log.scenario`, `log.test_mode` (on a log by its name, see
+    LOG_NAMES), with k a literal or a name bound to literals."""
+    tree = ast.parse(path.read_text())
+    constants = _bindings(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        keys = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and node.args and LOG_NAMES.search(ast.unparse(node.func.value)):
+            keys = _strings(node.args[0], constants)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_number" \
+                and len(node.args) == 2:
+            keys = _strings(node.args[1], constants)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) \
+                and LOG_NAMES.search(ast.unparse(node.comparators[0])):
+            keys = _strings(node.left, constants)
+        elif isinstance(node, ast.Attribute) and node.attr in PROPERTIES and LOG_NAMES.search(ast.unparse(node.value)):
+            keys = [PROPERTIES[node.attr]]
+        found.update(keys or ())
+    return found
+
+
+def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
+    """A rule family that reads a loadgen log names the keys it reads in LOADGEN_KEYS, which
+    `mllog.reads` checks are wanted when the module is imported; the declaration is exactly
+    what its source reads."""
+    import importlib
+
+    declared = {}
+    for path in sorted(RULES.glob("*.py")):
+        module = importlib.import_module(f"checker.rules.{path.stem}")
+        reads = loadgen_reads(path)
+        if reads or hasattr(module, "LOADGEN_KEYS"):
+            declared[path.stem] = set(module.LOADGEN_KEYS)
+            assert declared[path.stem] == reads, path
+    assert sorted(declared) == ["accuracy", "compliance", "performance", "power", "seeds"]
+    assert declared["seeds"] == {"effective_*"}
+    with pytest.raises(ValueError, match="not wanted .*: requested_scenario, qsl_*"):
+        mllog.reads("result_validity", "requested_scenario", "qsl_*")
+
+
+def test_every_loadgen_key_the_checker_reads_is_wanted() -> None:
+    """The model, provenance, reproduce, table and CLI read keys too: each one is wanted (a
+    key ending in * is an f-string's start: a wanted prefix)."""
+    reads = {path.name: loadgen_reads(path) for path in sorted(CHECKER.glob("*.py")) if loadgen_reads(path)}
+    assert sorted(reads) == ["model.py", "provenance.py", "reproduce.py", "table.py"]
+    for name, keys in reads.items():
+        for key in keys:
+            assert mllog.is_wanted(key.rstrip("*")) and (not key.endswith("*") or key[:-1] in
+                                                          mllog.is_wanted.prefixes), (name, key)
+
+
+def test_the_static_scan_finds_reads() -> None:
+    """The scan itself: it finds what a rule family reads (a literal, a loop over a constant,
+    a loop over literal tuples, a membership test, a property)."""
+    assert {"result_min_duration_met", "result_first_token_99.00_percentile_latency_ns", "effective_scenario",
+            "requested_server_tpot_latency", "num_errors"} <= loadgen_reads(RULES / "performance.py")
+    assert loadgen_reads(RULES / "accuracy.py") == {"effective_accuracy_sample_count", "qsl_reported_total_count"}
+    assert loadgen_reads(RULES / "seeds.py") == {"effective_*"}
+
+
+def test_every_loadgen_key_a_round_file_names_is_wanted() -> None:
+    """Round files name loadgen keys too: the headline metric of every model and scenario,
+    the inferred scenarios' keys, the compliance checks' keys, and the seeds (effective_*)."""
+    from checker.rounds import available_rounds, load_round
+
+    named: set[str] = set()
+    for name in available_rounds():
+        round = load_round(name)
+        for model in round.models:
+            for scenario in ("Offline", "Server", "Interactive", "SingleStream", "MultiStream"):
+                metric = round.metric(model, scenario)
+                if metric is not None:
+                    named.add(metric.key)
+        for rule in round.data.get("inferred_scenarios", {}).get("rules", []):
+            named.update(k for k in (rule.get("key"), rule.get("numerator_key")) if k)
+        for spec in round.data.get("compliance", {}).get("tests", {}).values():
+            check = spec.get("performance_check") or {}
+            if check.get("reads") == "detail":
+                named.update(m["key"] for m in check.get("metric", {}).values() if m.get("key"))
+                named.update(k for keys in check.get("same", {}).values() for k in keys)
+                named.update(check.get("same_benchmark", []))
+        named.update(f"effective_{seed}" for seed in round.seeds)
+    assert {"result_samples_per_second", "early_stopping_latency_ss", "effective_samples_per_query",
+            "qsl_reported_total_count", "effective_qsl_rng_seed"} <= named
+    assert sorted(key for key in named if not mllog.is_wanted(key)) == []
+
+
+@pytest.mark.real
+def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_wanted(real: Path, monkeypatch) -> None:
+    """What the checks of the real v5.1 and v6.0 slices ask of their logs, recorded as they
+    run (round files and variables included): every key is wanted, so none reads as None
+    for want of being decoded."""
+    from checker.engine import check
+    from checker.parsers.mllog import LoadgenLog
+
+    asked: set[str] = set()
+    get, contains = LoadgenLog.get, LoadgenLog.__contains__
+    monkeypatch.setattr(LoadgenLog, "get", lambda self, key, default=None: (asked.add(key), get(self, key, default))[1])
+    monkeypatch.setattr(LoadgenLog, "__contains__", lambda self, key: (asked.add(key), contains(self, key))[1])
+    check(str(real), "v5.1", jobs=1)
+    check(str(REAL_V60), "v6.0", jobs=1)
+    assert sorted(key for key in asked if not mllog.is_wanted(key)) == []
+    assert len(asked) == 40

@@ -41,7 +41,10 @@ MAX_RECORD = 1024 * 1024  # a wanted or flagged record longer than this is not d
 KEEP_BUDGET = 4 * 1024 * 1024  # the bytes of records one log may keep (values, last, errors, warnings)
 MAX_KEY_CACHE = 4096  # distinct keys whose verdict is remembered
 
-# What the rules read. A key is wanted when it is listed or starts with a listed prefix.
+# What the rules read. A key is wanted when it is listed or starts with a listed prefix. Rule
+# families declare the keys they read (`LOADGEN_KEYS = reads(...)`), checked against these
+# when they are imported; tests/test_mllog_fast.py checks the declarations against the
+# source, and the keys the rest of the checker and the round files name.
 WANTED_KEYS = frozenset(
     {
         "loadgen_version",
@@ -91,6 +94,21 @@ class Wanted:
 
 
 is_wanted = Wanted(WANTED_KEYS, WANTED_PREFIXES)
+
+
+def reads(*keys: str) -> frozenset[str]:
+    """The loadgen keys a rule family reads, as it declares them (`LOADGEN_KEYS = reads(...)`);
+    `prefix*` stands for keys made from a prefix (`effective_*`: the seeds' keys). A key
+    read but not wanted would read as None, never decoded, so each must be wanted (listed or
+    under a listed prefix): one that is not fails the import of the module that declares
+    it. tests/test_mllog_fast.py checks that each declaration is what its module reads."""
+    missing = [key for key in keys
+               if not (key[:-1].startswith(is_wanted.prefixes) if key.endswith("*") else is_wanted(key))]
+    if missing:
+        raise ValueError(f"loadgen keys read but not wanted (add them to mllog.WANTED_KEYS): {', '.join(missing)}")
+    return frozenset(keys)
+
+
 
 
 @dataclass
