@@ -1,12 +1,22 @@
-"""Time `mlperf-check check` on the real v5.1 slice and on a synthetic, larger tree.
+"""Time `mlperf-check check` beside a plain read of the same files, as the round grows.
 
-    python benchmarks/bench.py [--copies 12] [--jobs 2] [--changed-since]
+    python benchmarks/bench.py [--copies 1,4,16] [--jobs 2] [--repeat 3] [--changed-since] [--checker PATH]
 
-The synthetic tree is the slice hard-linked N times under new submitter names (about the
-size of a whole round for N=12). For each tree it prints results per second, the peak
-memory of the check, and the ratio of its wall time to a plain read of the same files.
-With --changed-since it also commits the synthetic tree to a git repository, breaks one
-result, and times `check --changed-since HEAD` (the pre-submission CI case).
+Each tree is the real v5.1 slice hard-linked N times under new submitter names (16 copies
+are about a whole round: 2,192 results, 2.8 GB). For each N, in one run, it prints the
+plain read of every file of the tree (one pass, in this process, warm cache) beside the
+check of it (`check -j JOBS` in its own subprocess, JSON to a file): wall seconds, CPU
+seconds (user + system of the check and its workers), the ratio check/read, results per
+second, and the peak RSS of the largest process (the check or one of its workers). Every
+measure is the fastest of `--repeat` runs, because the machine may be shared; CPU seconds
+vary less than wall seconds there. The last line says whether the time per result stayed
+flat (linear time) and the peak did not grow.
+
+With --changed-since it also commits the largest tree to a git repository, breaks one
+result, and times `check --changed-since HEAD` (the pre-submission CI case), with the share
+of that time spent before the check starts (git's diff and status of the tree).
+
+`--checker PATH` runs another checkout (e.g. the main branch) for before/after numbers.
 """
 
 from __future__ import annotations
@@ -14,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -34,53 +43,119 @@ def plain_read(root: Path) -> tuple[float, int, int]:
             path = os.path.join(folder, name)
             if os.path.islink(path):
                 continue
-            with open(path, "rb") as handle:
+            with open(path, "rb", buffering=0) as handle:
                 while chunk := handle.read(1 << 20):
                     size += len(chunk)
             files += 1
     return time.perf_counter() - start, files, size
 
 
-def timed_check(root: Path, round_name: str, jobs: int, *extra: str) -> tuple[float, float, dict]:
-    """Wall seconds, peak RSS (MB) of the check process, and its JSON summary."""
+# Runs the CLI and reports, on stderr, the peak RSS of the check's own process (which holds
+# the report) and the largest of its workers' (ru_maxrss of RUSAGE_CHILDREN is the largest
+# of the reaped children).
+_RUN = (
+    "import resource, sys; from checker.cli import main; sys.argv = sys.argv[1:]\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "sys.stderr.write('PEAK_KB=%d %d\\n' % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+    " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+)
+
+
+def importable(checkout: Path, scratch: Path) -> str:
+    """A folder to put first on PYTHONPATH so that `checker` is the checkout's own, its rules
+    and schemas included: the source tree keeps them in rules/ and schemas/, which only an
+    install maps into the package, so a checkout without checker/rules gets an overlay of
+    links in `scratch`."""
+    if (checkout / "checker" / "rules").is_dir():
+        return str(checkout)
+    overlay = scratch / "checker-overlay" / "checker"
+    overlay.mkdir(parents=True)
+    for entry in (checkout / "checker").iterdir():
+        (overlay / entry.name).symlink_to(entry)
+    (overlay / "rules").symlink_to(checkout / "rules")
+    (overlay / "schemas").symlink_to(checkout / "schemas")
+    return str(overlay.parent)
+
+
+def timed_check(root: Path, jobs: int, checker: str, *extra: str) -> dict:
+    """Wall and CPU seconds, peak RSS (MB) and the JSON summary of one `check` subprocess."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [checker, os.environ.get("PYTHONPATH")])))
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        code = (
-            "import resource, sys; from checker.cli import main; sys.argv = sys.argv[1:];\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "sys.stderr.write('PEAK_KB=%d\\n' % max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
-            " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))"
-        )
         start = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-c", code, "mlperf-check", "check", str(root), "--round", round_name, "-f",
-             "json", "-o", out.name, "-j", str(jobs), "--no-progress", *extra],
-            capture_output=True, text=True,
-        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", _RUN, "mlperf-check", "check", str(root), "--round", "v5.1", "-f", "json",
+             "-o", out.name, "-j", str(jobs), "--no-progress", *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=root.parent)
+        stderr = process.stderr.read()
+        _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
-        peak = [line for line in done.stderr.splitlines() if line.startswith("PEAK_KB=")]
+        process.returncode = os.waitstatus_to_exitcode(status)
+        process.stderr.close()
+        peak = [line for line in stderr.splitlines() if line.startswith("PEAK_KB=")]
+        if not peak or os.path.getsize(out.name) == 0:
+            raise SystemExit(f"check failed (exit {process.returncode}):\n{stderr}")
         summary = json.load(open(out.name))["summary"]
-    return wall, int(peak[-1].split("=")[1]) / 1024 if peak else float("nan"), summary
+    main_kb, worker_kb = (int(n) for n in peak[-1].split("=")[1].split())
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak": max(main_kb, worker_kb) / 1024,
+            "main": main_kb / 1024, "worker": worker_kb / 1024, "summary": summary, "stderr": stderr}
+
+
+def best(runs: list[dict]) -> dict:
+    row = dict(min(runs, key=lambda r: r["wall"]))
+    row["cpu"] = min(r["cpu"] for r in runs)
+    for key in ("peak", "main", "worker"):
+        row[key] = max(r[key] for r in runs)
+    return row
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system: a copy
+        shutil.copy2(source, target)
 
 
 def synthetic(root: Path, copies: int, where: Path) -> Path:
-    target = where / "round"
+    target = where / f"round-x{copies}"
     for division in ("closed", "open"):
         for submitter in sorted((root / division).iterdir()):
             for n in range(copies):
-                shutil.copytree(submitter, target / division / f"{submitter.name}_{n:02d}",
-                                copy_function=os.link)
+                shutil.copytree(submitter, target / division / f"{submitter.name}_{n:02d}", copy_function=_link)
     return target
 
 
-def report(name: str, root: Path, jobs: int) -> None:
-    read_s, files, size = plain_read(root)
-    wall, peak, summary = timed_check(root, "v5.1", jobs)
-    print(f"{name}: {summary['results']} results, {files} files, {size / 1e9:.2f} GB; "
-          f"check {wall:.2f} s ({summary['results'] / wall:.0f} results/s), peak {peak:.0f} MB; "
-          f"plain read {read_s:.2f} s (check/read = {wall / read_s:.2f})")
+def series(args: argparse.Namespace, scratch: Path) -> Path:
+    print(f"checker: {args.shown}  python {sys.version.split()[0]}  check -j {args.jobs}, "
+          f"fastest of {args.repeat} runs; read = one plain pass over every file, same tree, warm cache; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'copies':>6} {'results':>7} {'files':>6} {'GB':>5} {'read s':>7} {'check s':>8} {'cpu s':>7} "
+          f"{'check/read':>10} {'results/s':>9} {'ms/result':>9} {'peak MB':>8} {'(main':>6} {'worker)':>7}")
+    rows, tree = [], None
+    for copies in args.copies:
+        tree = synthetic(args.root, copies, scratch)
+        plain_read(tree)  # warm the page cache and the directory entries
+        reads = [plain_read(tree) for _ in range(args.repeat)]
+        read_s, files, size = min(reads)
+        timed_check(tree, args.jobs, args.checker)  # warm the imports
+        row = best([timed_check(tree, args.jobs, args.checker) for _ in range(args.repeat)])
+        results = row["summary"]["results"]
+        rows.append((copies, results, row))
+        print(f"{copies:>6} {results:>7} {files:>6} {size / 1e9:>5.2f} {read_s:>7.2f} {row['wall']:>8.2f} "
+              f"{row['cpu']:>7.2f} {row['wall'] / read_s:>10.2f} {results / row['wall']:>9.0f} "
+              f"{1000 * row['wall'] / results:>9.2f} {row['peak']:>8.0f} {row['main']:>6.0f} {row['worker']:>7.0f}",
+              flush=True)
+        if tree != scratch / f"round-x{args.copies[-1]}":
+            shutil.rmtree(tree)
+    if len(rows) > 1:
+        (c0, n0, first), (c1, n1, last) = rows[0], rows[-1]
+        print(f"x{c1} / x{c0}: {n1 / n0:.0f} times the results in {last['wall'] / first['wall']:.1f} times the wall "
+              f"time ({last['cpu'] / first['cpu']:.1f} times the CPU time); peak of a worker {first['worker']:.0f} -> "
+              f"{last['worker']:.0f} MB, of the check's own process (it holds the report) {first['main']:.0f} -> "
+              f"{last['main']:.0f} MB")
+    return tree
 
 
-def changed_since(root: Path, jobs: int) -> None:
+def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
     """Commit the tree, break one result, and time the check of what changed."""
     import git
 
@@ -93,25 +168,35 @@ def changed_since(root: Path, jobs: int) -> None:
     text = summary.read_text()
     summary.unlink()  # hard-linked to the slice: replace, never write through the link
     summary.write_text(text.replace("hash=", "hash=0"))
-    wall, peak, result = timed_check(root, "v5.1", jobs, "--changed-since", "HEAD")
-    print(f"--changed-since HEAD, one result changed: {result['results']} result checked in {wall:.2f} s, "
-          f"peak {peak:.0f} MB (git add + commit of the tree took {setup:.0f} s)")
+    row = best([timed_check(root, jobs, checker, "--changed-since", "HEAD") for _ in range(repeat + 1)])
+    git_s = []
+    for _ in range(repeat):  # what checker/scope.py asks git, after the checks (a warm index)
+        start = time.perf_counter()
+        repo.git.diff("--name-only", "--no-renames", "HEAD", "--", ".")
+        _ = repo.untracked_files
+        git_s.append(time.perf_counter() - start)
+    print(f"--changed-since HEAD, one result changed: {row['summary']['results']} result checked in "
+          f"{row['wall']:.2f} s, peak {row['peak']:.0f} MB; of which git diff + status of the tree "
+          f"{min(git_s):.2f} s (git add + commit of the tree took {setup:.0f} s)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=12)
+    parser.add_argument("--copies", default="1,4,16", type=lambda text: [int(n) for n in text.split(",")],
+                        help="copies of the slice, a series (default 1,4,16)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measure; the fastest is shown")
     parser.add_argument("--root", type=Path, default=REAL)
+    parser.add_argument("--checker", help="another checkout to run (its folder goes first on PYTHONPATH)")
     parser.add_argument("--changed-since", action="store_true", help="also time check --changed-since")
     args = parser.parse_args()
-    report("real v5.1 slice", args.root, args.jobs)
-    if args.copies:
-        with tempfile.TemporaryDirectory() as scratch:
-            big = synthetic(args.root, args.copies, Path(scratch))
-            report(f"synthetic x{args.copies}", big, args.jobs)
-            if args.changed_since:
-                changed_since(big, args.jobs)
+    args.checker = str(Path(args.checker or HERE.parent).resolve())
+    # Hard links to the slice where the temporary folder is on its file system, else copies.
+    with tempfile.TemporaryDirectory(prefix="mlperf-check-bench-") as scratch:
+        args.shown, args.checker = args.checker, importable(Path(args.checker), Path(scratch))
+        tree = series(args, Path(scratch))
+        if args.changed_since:
+            changed_since(tree, args.jobs, args.checker, args.repeat)
 
 
 if __name__ == "__main__":

@@ -135,6 +135,9 @@ def main() -> None:
           f"{'exit':>7}  findings")
     base = None
     with tempfile.TemporaryDirectory(prefix="mlperf-check-large-") as temp:
+        from bench import importable  # beside this script: a source checkout's rules mapped into its package
+
+        args.checker = importable(Path(args.checker), Path(temp))
         for label, shape, size in cases:
             root = Path(temp) / "submission"
             shutil.copytree(EXAMPLE, root)

@@ -23,7 +23,7 @@ from rich.markup import escape
 from . import __version__
 from .engine import Report, check as run_check, load_all
 from .config import Config, ConfigError, find as find_config
-from .registry import RULES, SelectionError, check_codes
+from .registry import SelectionError, check_codes
 from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
 from .model import holds_results, no_results_reason
 from .reporters import CHECK, EXTENSIONS, FormatError, Formats, text_report

@@ -17,7 +17,7 @@ from typing import Any, Callable, TypeVar
 
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
-from .parsers.mllog import LoadgenLog, parse_mllog
+from .parsers.mllog import LoadgenLog, scan_mllog
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
 
@@ -209,7 +209,7 @@ class Reader:
                 return None
             try:
                 with os.fdopen(fd, "rb", buffering=0) as handle:
-                    log, defects = parse_mllog(handle)
+                    log, defects = scan_mllog(handle)
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None

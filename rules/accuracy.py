@@ -6,8 +6,12 @@ from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.parsers.mllog import reads
 from checker.registry import Problem, rule
 from checker.rounds import Gate, Round
+
+# The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
+LOADGEN_KEYS = reads("effective_accuracy_sample_count", "qsl_reported_total_count")
 
 
 def _gated(result: Result, round: Round) -> bool:

@@ -10,11 +10,19 @@ from checker import earlystop
 from checker.findings import Severity
 from checker.model import Result
 from checker.parsers import number
-from checker.parsers.mllog import LoadgenLog
+from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
 FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_constraints_met", "early_stopping_met")
+# The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
+LOADGEN_KEYS = reads(
+    *FLAGS, "result_validity", "result_query_count", "result_overlatency_query_count",
+    "result_99.00_percentile_latency_ns", "result_first_token_99.00_percentile_latency_ns",
+    "result_time_per_output_token_99.00_percentile_ns", "effective_scenario", "effective_test_mode",
+    "effective_min_duration_ms", "effective_samples_per_query", "effective_performance_sample_count",
+    "effective_target_latency_ns", "effective_target_latency_percentile", "effective_sample_concatenate_permutation",
+    "requested_server_ttft_latency", "requested_server_tpot_latency", "requested_use_token_latencies", "num_errors")
 
 
 def _perf_path(result: Result) -> str:
@@ -56,10 +64,6 @@ def latency_target(result: Result) -> list[Violation]:
                       f"({_where(result)})", p99, limits["target_ns"])]
 
 
-TOKEN_LATENCIES = (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
-                   ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns"))
-
-
 def token_latencies(result: Result) -> list[Violation]:
     """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
     judged = _judged(result)
@@ -67,7 +71,8 @@ def token_latencies(result: Result) -> list[Violation]:
         return []
     log, model, scenario = judged
     limits, found = result.round.latency(model, scenario) or {}, []
-    for name, key, limit_key in TOKEN_LATENCIES:
+    for name, key, limit_key in (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
+                                 ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns")):
         if limit_key not in limits:
             continue
         value = _number(log, key)

@@ -6,9 +6,13 @@ from typing import Iterator
 
 from checker.findings import Severity
 from checker.model import Result, System, results_of
+from checker.parsers.mllog import reads
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
+
+# The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
+LOADGEN_KEYS = reads("power_begin", "power_end")
 
 declare("PWR002", "power-samples-unreadable", """spl.txt holds no power samples, or none inside the measured window.
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Iterator
 
 from checker.model import Result
-from checker.parsers.mllog import LoadgenLog
+from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round, available_rounds, load_round
 from checker.findings import Severity
 from checker.tree import join
 
 SEED_KEYS = ("qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed")
+# The loadgen keys this family reads: effective_<seed> for the round's seeds (checked to be
+# wanted, so none reads as None unread).
+LOADGEN_KEYS = reads("effective_*")
 
 
 def _seed_mismatches(log: LoadgenLog, round: Round) -> list[tuple[str, object, int]]:

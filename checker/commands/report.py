@@ -32,7 +32,7 @@ import json
 import os
 import stat
 import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from importlib import resources
 from typing import Any, Iterable
 

@@ -7,6 +7,15 @@ warning. Time is linear in the file's size and memory bounded whatever its shape
 lines are skipped in C, and once MAX_DEFECTS are listed so is every line that is not a
 record; a line is held only up to MAX_LINE; a decoded record is at most MAX_RECORD bytes,
 MAX_DEPTH deep, and what a log keeps is at most KEEP_BUDGET bytes of records.
+
+There are two readings of one log, with one result. `parse_mllog`, the reference, visits
+every line in Python. `scan_mllog`, which the checker uses, passes over in C what the
+reference would ignore (runs of records in loadgen's own shape that no one wants, blank
+lines, junk once defects are capped) and reads a wanted record of that shape in one match;
+every other line goes through the reference's own per-line reader. Loadgen writes versions
+and settings at the head, results at the tail and sample sets in the middle, but neither
+reading relies on that: a wanted key or a flag anywhere is read. tests/test_mllog_fast.py
+compares the two on every real log, corrupted and not.
 """
 
 from __future__ import annotations
@@ -32,7 +41,10 @@ MAX_RECORD = 1024 * 1024  # a wanted or flagged record longer than this is not d
 KEEP_BUDGET = 4 * 1024 * 1024  # the bytes of records one log may keep (values, last, errors, warnings)
 MAX_KEY_CACHE = 4096  # distinct keys whose verdict is remembered
 
-# What the rules read. A key is wanted when it is listed or starts with a listed prefix.
+# What the rules read. A key is wanted when it is listed or starts with a listed prefix. Rule
+# families declare the keys they read (`LOADGEN_KEYS = reads(...)`), checked against these
+# when they are imported; tests/test_mllog_fast.py checks the declarations against the
+# source, and the keys the rest of the checker and the round files name.
 WANTED_KEYS = frozenset(
     {
         "loadgen_version",
@@ -54,8 +66,49 @@ WANTED_KEYS = frozenset(
 WANTED_PREFIXES = ("effective_", "result_", "early_stopping_")
 
 
-def is_wanted(key: str) -> bool:
-    return key in WANTED_KEYS or key.startswith(WANTED_PREFIXES)
+class Wanted:
+    """Which keys a reading decodes: those listed, and those that start with a listed prefix
+    (ASCII names without quotes). Called with a key, says whether it is wanted; `scan_mllog`
+    also matches it on raw bytes, to pass over runs of records no one wants in one match."""
+
+    def __init__(self, keys, prefixes=()) -> None:
+        self.keys, self.prefixes = frozenset(keys), tuple(prefixes)
+        for name in (*self.keys, *self.prefixes):
+            if not name.isascii() or '"' in name or "\\" in name:
+                raise ValueError(f"a wanted key is plain ASCII: {name!r}")
+        self._runs: re.Pattern[bytes] | None = None
+
+    def __call__(self, key: str) -> bool:
+        return key in self.keys or key.startswith(self.prefixes)
+
+    @property
+    def runs(self) -> re.Pattern[bytes]:
+        """A run of lines in loadgen's own shape (`_CANON`) whose key is not wanted and whose
+        flags are both false: lines `_Reading.line` ignores."""
+        if self._runs is None:
+            names = [re.escape(p.encode()) for p in self.prefixes] + [re.escape(k.encode()) + b'"' for k in
+                                                                       sorted(self.keys)]
+            unwanted = b"(?!" + b"|".join(names) + b")" if names else b""
+            self._runs = re.compile(b"(?:" + _canon(unwanted, b"false", b"false") + b")*+")
+        return self._runs
+
+
+is_wanted = Wanted(WANTED_KEYS, WANTED_PREFIXES)
+
+
+def reads(*keys: str) -> frozenset[str]:
+    """The loadgen keys a rule family reads, as it declares them (`LOADGEN_KEYS = reads(...)`);
+    `prefix*` stands for keys made from a prefix (`effective_*`: the seeds' keys). A key
+    read but not wanted would read as None, never decoded, so each must be wanted (listed or
+    under a listed prefix): one that is not fails the import of the module that declares
+    it. tests/test_mllog_fast.py checks that each declaration is what its module reads."""
+    missing = [key for key in keys
+               if not (key[:-1].startswith(is_wanted.prefixes) if key.endswith("*") else is_wanted(key))]
+    if missing:
+        raise ValueError(f"loadgen keys read but not wanted (add them to mllog.WANTED_KEYS): {', '.join(missing)}")
+    return frozenset(keys)
+
+
 
 
 @dataclass
@@ -120,8 +173,19 @@ _NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps
 
 
 def parse_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
-    """Read the wanted records of a detail log from `stream`, `block` bytes at a time."""
+    """Read the wanted records of a detail log from `stream`, `block` bytes at a time: every
+    line through the one per-line reader. This is the reference reading; `scan_mllog` must
+    give exactly what it gives (tests/test_mllog_fast.py)."""
     reading = _Reading(wanted)
+    reading.feed(stream, block)
+    return reading.finish()
+
+
+def scan_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
+    """What `parse_mllog` reads, with fewer lines visited in Python: a record in loadgen's
+    own shape is read by one regular expression, and a record no one wants is passed over
+    without being decoded (the `_Scan` docstring says when a line may be passed over)."""
+    reading = _Scan(wanted)
     reading.feed(stream, block)
     return reading.finish()
 
@@ -332,6 +396,162 @@ class _Reading:
         if self.seen_records == 0 and not self.defects:
             self.defects.append(Defect("LOG002", "holds no loadgen records", line=None))
         return self.log, self.defects
+
+
+class _Scan(_Reading):
+    """The reading `scan_mllog` does: what `_Reading` reads, visiting fewer lines.
+
+    `_Reading.line` ignores a line, keeping nothing and reporting nothing, when it is blank;
+    or when it is a record (it starts with a record head, ends with `}` and holds no NUL) whose
+    key is not wanted and whose metadata (from its last `"metadata": `) carries neither
+    `"is_error": true` nor `"is_warning": true`; and, once defects are capped, when it is not
+    a record. Here such lines are passed over without being decoded: in C where they come in
+    runs (records in loadgen's own shape, blank lines, and lines that are not records once
+    defects are capped), else with a few byte searches (`_unwanted_record`). A wanted or
+    flagged record in loadgen's own shape (`_CANON`: a scalar value, the usual metadata) is
+    read by one match, its value converted as the JSON decoder converts it. Every other line
+    goes through `_Reading.line` itself. Loadgen writes the wanted keys at the head (versions,
+    settings) and the tail (results), and the bulk (sample sets) in the middle, but nothing
+    here relies on that: a wanted key, a flag or a malformed line anywhere is read as
+    `_Reading` reads it."""
+
+    def __init__(self, wanted) -> None:
+        super().__init__(wanted)
+        self.runs = wanted.runs.match if isinstance(wanted, Wanted) else None
+        # Verdicts depend on the key and `wanted` only, so logs read with the same `wanted`
+        # share them (as many as MAX_KEY_CACHE; a forged log cannot grow them further).
+        if len(_VERDICTS) < 16 or wanted in _VERDICTS:
+            self.decided = _VERDICTS.setdefault(wanted, {})
+
+    def lines(self, data: bytes, start: int, end: int) -> None:
+        find, canon, runs, decided = data.find, _CANON.match, self.runs, self.decided
+        nul = find(b"\x00", start, end)  # the first NUL at or after `at`, or -1
+        has_nul = nul >= 0
+        number = self.number  # lines read so far; self.number again on the way out
+        passed = False  # whether a record was passed over (counted in seen_records once)
+        at = start
+        while at < end:
+            if data[at] == 58:  # ":": a record, most lines of a real log
+                match = canon(data, at, end)  # in loadgen's shape; never holds a NUL
+                if match is not None:
+                    number += 1
+                    raw, value, error, warning = match.groups()
+                    known = decided.get(raw) or self._decide(raw)
+                    at = match.end()
+                    if known[1] or error == b"true" or warning == b"true":
+                        is_error = error == b"true"
+                        stop = at - 1  # the newline
+                        while data[stop - 1] == 13:  # the line as _Reading.line measures it: no CRs at its end
+                            stop -= 1
+                        if stop - match.start() > MAX_RECORD:  # its defect is _Reading.line's to report
+                            self.line(data[match.start():stop], number, False)
+                        else:
+                            self.seen_records += 1
+                            self.keep(known[0], _scalar(value), number, stop - match.start(), known[1], is_error,
+                                      not is_error and warning == b"true")
+                        continue
+                    passed = True
+                    if runs is not None:  # the records no one wants that follow, in one match
+                        stop = runs(data, at, end).end()
+                        if stop > at:
+                            number += data.count(b"\n", at, stop)
+                            at = stop
+                    continue
+            if 0 <= nul < at:
+                nul = find(b"\x00", at, end)
+            first = data[at]
+            if first != 58 or not data.startswith(_HEADS, at):
+                if self.capped:  # the next record; the lines before it are not records
+                    match = _NEXT_HEAD.search(data, at, end)
+                    found = end if match is None else match.start() + 1
+                    number += data.count(b"\n", at, found)
+                    at = found
+                    continue
+                if first in _BLANK_BYTES:  # blank lines, up to the next line that is not blank
+                    match = _NOT_BLANK.search(data, at, end)
+                    found = end if match is None else data.rfind(b"\n", at, match.start()) + 1
+                    if found > at:
+                        number += data.count(b"\n", at, found)
+                        at = found
+                        continue
+            stop = find(b"\n", at, end)
+            number += 1
+            if self._unwanted_record(data, at, stop, nul):
+                passed = True
+            else:
+                self.line(data[at:stop], number, has_nul)
+            at = stop + 1
+        self.number = number
+        if passed:
+            self.seen_records += 1
+
+    def _decide(self, raw: bytes) -> tuple[str, bool]:
+        """A key's verdict, remembered as `_Reading.line` remembers it."""
+        key = raw.decode("utf-8", "replace")
+        known = (key, self.wanted(key))
+        if len(self.decided) < MAX_KEY_CACHE and len(raw) <= 256:
+            self.decided[raw] = known
+        return known
+
+    def _unwanted_record(self, data: bytes, at: int, stop: int, nul: int) -> bool:
+        """Whether data[at:stop] is a record `_Reading.line` would ignore: no NUL, a record
+        head, `}` at its end (before any CRs), a key not wanted, and no flag in its metadata.
+        The same tests on the same bytes, without copying the line."""
+        if at <= nul < stop:
+            return False
+        end = stop
+        while end > at and data[end - 1] == 13:
+            end -= 1
+        if end == at or data[end - 1] != 125:  # "}"
+            return False
+        if data.startswith(_HEADS[0], at):
+            brace = at + len(PREFIXES[0])
+        elif data.startswith(_HEADS[1], at):
+            brace = at + len(PREFIXES[1])
+        else:
+            return False
+        quote = data.find(b'"', brace + len(KEY_HEAD), end)
+        raw = data[brace + len(KEY_HEAD):quote] if quote >= 0 else b""
+        known = self.decided.get(raw) or self._decide(raw)
+        if known[1]:
+            return False
+        meta = max(data.rfind(META_HEAD, at, end), brace)
+        return data.find(ERROR_MARK, meta, end) < 0 and data.find(WARNING_MARK, meta, end) < 0
+
+
+_VERDICTS: dict[Any, dict[bytes, tuple[str, bool]]] = {}  # wanted -> raw key -> (key, wanted)
+_BLANK_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+# A record in loadgen's own shape, on one line: a plain key, a scalar value (a JSON number, a
+# string of printable ASCII without escapes, true, false or null), and the usual metadata.
+# Every part is printable ASCII without a NUL or a backslash, and no string holds a quote, so
+# the line is valid UTF-8, its only `"metadata": ` is the last one, its only `"value": ` the
+# first, and its flags are the two written here.
+_STRING = rb'"[ !#-\[\]-~]*"'
+_NUMBER = rb"-?(?:0|[1-9][0-9]{0,300})(?:\.[0-9]{1,300})?(?:[eE][-+]?[0-9]{1,300})?"
+
+
+def _canon(key_check: bytes, error: bytes, warning: bytes) -> bytes:
+    return (rb':::(?:MLLOG|ENDPTS) \{"key": "' + key_check + rb'([A-Za-z0-9_.]{1,256})", "value": ('
+            + _NUMBER + rb"|" + _STRING + rb'|true|false|null), "time_ms": ' + _NUMBER
+            + rb', "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": \{"is_error": (' + error
+            + rb'), "is_warning": (' + warning + rb'), "file": ' + _STRING
+            + rb', "line_no": [0-9]{1,20}, "pid": [0-9]{1,20}, "tid": [0-9]{1,20}\}\}\r*\n')
+
+
+_CANON = re.compile(_canon(b"", b"true|false", b"true|false"))
+_SCALARS = {b"true": True, b"false": False, b"null": None}
+
+
+def _scalar(text: bytes) -> Any:
+    """A value `_CANON` matched, as json decodes it: a number with a fraction or an exponent
+    is a float, else an int; a string (printable ASCII, no escapes) is its text."""
+    if text[0] == 34:  # '"'
+        return text[1:-1].decode("ascii")
+    if text in _SCALARS:
+        return _SCALARS[text]
+    if b"." in text or b"e" in text or b"E" in text:
+        return float(text)
+    return int(text)
 
 
 _DECODER = json.JSONDecoder()
