@@ -20,6 +20,7 @@ from typing import Any
 
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
+from .pages import paged, save
 from .published import Row, best, faster
 
 
@@ -157,7 +158,6 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
     return csv_text(rows, CSV_COLUMNS)
 
 
-PER_PAGE = 30
 
 
 def plot(series: list[Series], path: str, title: str = "The same hardware across rounds") -> list[str]:
@@ -171,9 +171,8 @@ def plot(series: list[Series], path: str, title: str = "The same hardware across
 
     overall = [s for s in series if s.submitter is None]
     rounds = sorted({name for s in overall for name in s.best}, key=_order)
-    stem = path[:-4] if path.lower().endswith(".png") else path
     written = []
-    pages = [overall[i:i + PER_PAGE] for i in range(0, len(overall), PER_PAGE)] or [[]]
+    pages = paged(overall)
     for number, page in enumerate(pages, 1):
         figure, axes = plt.subplots(figsize=(10, max(2.5, 0.32 * len(page) * max(1, len(rounds)) / 1.5 + 1.5)))
         width = 0.8 / max(1, len(rounds))
@@ -187,11 +186,7 @@ def plot(series: list[Series], path: str, title: str = "The same hardware across
         axes.set_title(f"{title} ({', '.join(rounds)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
         axes.invert_yaxis()
         axes.legend(fontsize=7)
-        figure.tight_layout()
-        target = path if number == 1 else f"{stem}-{number}.png"
-        figure.savefig(target, dpi=110)
-        plt.close(figure)
-        written.append(target)
+        written.append(save(figure, path, number))
     return written
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
+from .pages import paged, save
 from .published import canonical, location_of
 
 # Description fields that explain an outlier: table keys, and description fields when the
@@ -282,7 +283,6 @@ def to_html(groups: list[Group], options: Options) -> str:
                   summary=groups_summary(groups))
 
 
-PER_PAGE = 30
 
 
 def plot(groups: list[Group], options: Options, path: str, title: str = "Comparable results") -> list[str]:
@@ -294,8 +294,7 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    stem = path[:-4] if path.lower().endswith(".png") else path
-    pages = [groups[i:i + PER_PAGE] for i in range(0, len(groups), PER_PAGE)] or [[]]
+    pages = paged(groups)
     written = []
     for page_number, page in enumerate(pages, 1):
         figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
@@ -321,11 +320,7 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
         axes.set_title(title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else ""))
         axes.invert_yaxis()
         axes.legend(loc="lower right", fontsize=7)
-        figure.tight_layout()
-        target = path if page_number == 1 else f"{stem}-{page_number}.png"
-        figure.savefig(target, dpi=110)
-        plt.close(figure)
-        written.append(target)
+        written.append(save(figure, path, page_number))
     return written
 
 
