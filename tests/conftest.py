@@ -1,4 +1,5 @@
-"""Fixtures: private copies of the bundled example, and the real v5.1 slice (read-only)."""
+"""Fixtures: private copies of the bundled example, and the real v5.1 slice (read-only, where
+MLPERF_CHECK_REAL points; see helpers.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from checker.engine import load_all
-from helpers import EXAMPLE, REAL
+from helpers import EXAMPLE, REAL, real_data
 
 load_all()
 
@@ -23,6 +24,4 @@ def example(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip("../shared/real/v5.1 is not present")
-    return REAL
+    return real_data(REAL)

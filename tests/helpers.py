@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from checker.engine import Report, check
@@ -12,9 +13,44 @@ from checker.engine import Report, check
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
 CASES = ROOT / "fixtures" / "cases"
-REAL_ROOT = (ROOT.parent / "shared" / "real").resolve()
+
+# The read-only real data that the tests marked `real` read: the published slices (v5.1/, v6.0/,
+# v6.1/ in one folder) and the published results tables (v5.1/summary_results.json, ...,
+# v6.1/summary.json). By default shared/real and shared/tables beside the project; the
+# variables point elsewhere (tables default to tables/ beside the slices' folder).
+REAL_VARIABLE = "MLPERF_CHECK_REAL"
+TABLES_VARIABLE = "MLPERF_CHECK_TABLES"
+
+
+def data_roots(environ: Mapping[str, str] = os.environ) -> tuple[Path, Path]:
+    """(the slices' folder, the tables' folder) that `environ` names, else the defaults."""
+    real = Path(environ[REAL_VARIABLE]).expanduser() if environ.get(REAL_VARIABLE) else ROOT.parent / "shared" / "real"
+    real = real.resolve()
+    tables = Path(environ[TABLES_VARIABLE]).expanduser() if environ.get(TABLES_VARIABLE) else real.parent / "tables"
+    return real, tables.resolve()
+
+
+REAL_ROOT, TABLES_ROOT = data_roots()
 REAL = REAL_ROOT / "v5.1"
 REAL_V60 = REAL_ROOT / "v6.0"
+
+
+def absent(path: Path) -> str:
+    """Why a test that needs `path` is skipped: it names the variable that points at it."""
+    if path.is_relative_to(TABLES_ROOT) and not path.is_relative_to(REAL_ROOT):
+        return (f"{path} is not present: set {TABLES_VARIABLE} to the folder of the published tables "
+                f"(default: tables/ beside the folder {REAL_VARIABLE} names)")
+    return (f"{path} is not present: set {REAL_VARIABLE} to the folder holding the real slices v5.1/, v6.0/ and "
+            "v6.1/ (default: ../shared/real beside the project)")
+
+
+def real_data(path: Path) -> Path:
+    """`path` (real slices or tables), or the test is skipped with a reason naming the variable."""
+    if not path.exists():
+        import pytest
+
+        pytest.skip(absent(path))
+    return path
 
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"

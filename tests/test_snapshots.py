@@ -16,7 +16,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from checker.engine import Report
 from checker.reporters import github_report, junit_report, text_report
-from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, run
+from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, real_data, run
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -61,9 +61,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory):
             elif source == "demo-v6.1-broken":
                 root, round_name = _broken(tmp_path_factory.mktemp("broken") / "demo-v6.1"), "demo-v6.1"
             else:
-                root, round_name = REAL_ROOT / source, source
-                if not root.is_dir():
-                    pytest.skip(f"{root} is not present")
+                root, round_name = real_data(REAL_ROOT / source), source
             done[source] = root, run(root, round_name, jobs=1)
         return done[source]
 
