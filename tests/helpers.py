@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -83,6 +84,30 @@ def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
             shutil.copytree(base / part, target / part, symlinks=True)
     if (base / "model_mapping.json").is_file():
         shutil.copyfile(base / "model_mapping.json", target / "model_mapping.json")
+
+
+@functools.cache
+def command_folder() -> Path:
+    """A folder whose `mlperf-check` runs the checker these tests import, to put first on PATH:
+    this interpreter's own bin folder when it holds the console script (a virtual environment),
+    else a folder with a shim that runs this interpreter. The shim's `-P` keeps the current
+    folder off sys.path, so a copy of the project there is not what is imported."""
+    import atexit
+    import shlex
+    import shutil
+    import sys
+    import tempfile
+
+    own = Path(sys.executable).parent
+    if (own / "mlperf-check").is_file():
+        return own
+    shim = Path(tempfile.mkdtemp(prefix="mlperf-check-bin-"))
+    atexit.register(shutil.rmtree, shim, True)
+    script = shim / "mlperf-check"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c "
+                      "'import sys; from checker.cli import main; sys.argv[0] = \"mlperf-check\"; main()' \"$@\"\n")
+    script.chmod(0o755)
+    return shim
 
 
 def expand(text: str) -> str:
