@@ -4,6 +4,7 @@ MLPERF_CHECK_REAL points; see helpers.py)."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,10 @@ def example(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def real() -> Path:
     return real_data(REAL)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many of the commands that README.md and docs/*.md show ran (tests/test_docs.py)."""
+    docs = sys.modules.get("test_docs")
+    if docs is not None and docs.TALLY["blocks"] + docs.TALLY["skipped"]:
+        terminalreporter.write_line(docs.summary())

@@ -13,7 +13,8 @@ from helpers import REAL_VARIABLE, ROOT, TABLES_VARIABLE, absent, data_roots
 
 
 def test_default_is_shared_beside_the_project() -> None:
-    assert data_roots({}) == ((ROOT.parent / "shared" / "real").resolve(), (ROOT.parent / "shared" / "tables").resolve())
+    shared = (ROOT.parent / "shared").resolve()
+    assert data_roots({}) == (shared / "real", shared / "tables")
     assert data_roots({REAL_VARIABLE: ""}) == data_roots({})
 
 
@@ -30,7 +31,8 @@ def test_skip_reasons_name_the_variable(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in (REAL_VARIABLE, TABLES_VARIABLE)}
     env[REAL_VARIABLE] = str(tmp_path / "empty")
     (tmp_path / "empty").mkdir()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-m", "real", "tests"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-m", "real",
+                           "tests"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     reasons = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
