@@ -83,7 +83,7 @@ class Block:
 
     @property
     def is_command(self) -> bool:
-        return self.info.split()[:1] and self.info.split()[0] in COMMAND_LANGUAGES
+        return bool(self.info.split()) and self.info.split()[0] in COMMAND_LANGUAGES
 
     def commands(self) -> list[str]:
         """The logical lines: continuation lines joined, comment lines and blank lines left out."""
@@ -169,6 +169,20 @@ def test_every_command_block_is_marked() -> None:
     assert not new, ("command blocks without a <!-- doc-test: ... --> marker (see tests/test_docs.py), "
                      f"or list them in NOT_RUN with the reason they cannot run: {new}")
     assert not set(NOT_RUN) - set(unmarked), f"NOT_RUN lists blocks no page has: {set(NOT_RUN) - set(unmarked)}"
+
+
+def test_every_marker_fits_its_block() -> None:
+    """A marker stands right before a block (none is lost before a paragraph), a command
+    block's marker says how to run it, and another block's says what it is."""
+    for document in DOCUMENTS:
+        written = sum(1 for line in document.read_text().splitlines() if MARKER.match(line.strip()))
+        blocks = [block for block in ALL if block.document == document and block.marker is not None]
+        assert written == len(blocks), f"{document.name}: a doc-test marker is not right before a block"
+        for block in blocks:
+            if block.is_command:
+                assert not {"file", "output"} & set(block.marker), f"{block.where}: file= or output on a command block"
+            else:
+                assert {"file", "output"} & set(block.marker), f"{block.where}: a marker on a block that is not run"
 
 
 def test_every_page_has_commands_that_run() -> None:
