@@ -1,14 +1,16 @@
-"""Fixtures: private copies of the bundled example, and the real v5.1 slice (read-only)."""
+"""Fixtures: private copies of the bundled example, and the real v5.1 slice (read-only, where
+MLPERF_CHECK_REAL points; see helpers.py)."""
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from checker.engine import load_all
-from helpers import EXAMPLE, REAL
+from helpers import EXAMPLE, REAL, real_data
 
 load_all()
 
@@ -23,6 +25,11 @@ def example(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip("../shared/real/v5.1 is not present")
-    return REAL
+    return real_data(REAL)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many of the commands that README.md and docs/*.md show ran (tests/test_docs.py)."""
+    docs = sys.modules.get("test_docs")
+    if docs is not None and docs.TALLY["blocks"] + docs.TALLY["skipped"]:
+        terminalreporter.write_line(docs.summary())

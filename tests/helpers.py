@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from checker.engine import Report, check
@@ -13,9 +15,44 @@ from checker.engine import Report, check
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
 CASES = ROOT / "fixtures" / "cases"
-REAL_ROOT = (ROOT.parent / "shared" / "real").resolve()
+
+# The read-only real data that the tests marked `real` read: the published slices (v5.1/, v6.0/,
+# v6.1/ in one folder) and the published results tables (v5.1/summary_results.json, ...,
+# v6.1/summary.json). By default shared/real and shared/tables beside the project; the
+# variables point elsewhere (tables default to tables/ beside the slices' folder).
+REAL_VARIABLE = "MLPERF_CHECK_REAL"
+TABLES_VARIABLE = "MLPERF_CHECK_TABLES"
+
+
+def data_roots(environ: Mapping[str, str] = os.environ) -> tuple[Path, Path]:
+    """(the slices' folder, the tables' folder) that `environ` names, else the defaults."""
+    real = Path(environ[REAL_VARIABLE]).expanduser() if environ.get(REAL_VARIABLE) else ROOT.parent / "shared" / "real"
+    real = real.resolve()
+    tables = Path(environ[TABLES_VARIABLE]).expanduser() if environ.get(TABLES_VARIABLE) else real.parent / "tables"
+    return real, tables.resolve()
+
+
+REAL_ROOT, TABLES_ROOT = data_roots()
 REAL = REAL_ROOT / "v5.1"
 REAL_V60 = REAL_ROOT / "v6.0"
+
+
+def absent(path: Path) -> str:
+    """Why a test that needs `path` is skipped: it names the variable that points at it."""
+    if path.is_relative_to(TABLES_ROOT) and not path.is_relative_to(REAL_ROOT):
+        return (f"{path} is not present: set {TABLES_VARIABLE} to the folder of the published tables "
+                f"(default: tables/ beside the folder {REAL_VARIABLE} names)")
+    return (f"{path} is not present: set {REAL_VARIABLE} to the folder holding the real slices v5.1/, v6.0/ and "
+            "v6.1/ (default: ../shared/real beside the project)")
+
+
+def real_data(path: Path) -> Path:
+    """`path` (real slices or tables), or the test is skipped with a reason naming the variable."""
+    if not path.exists():
+        import pytest
+
+        pytest.skip(absent(path))
+    return path
 
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
@@ -48,6 +85,30 @@ def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
             shutil.copytree(base / part, target / part, symlinks=True)
     if (base / "model_mapping.json").is_file():
         shutil.copyfile(base / "model_mapping.json", target / "model_mapping.json")
+
+
+@functools.cache
+def command_folder() -> Path:
+    """A folder whose `mlperf-check` runs the checker these tests import, to put first on PATH:
+    this interpreter's own bin folder when it holds the console script (a virtual environment),
+    else a folder with a shim that runs this interpreter. The shim's `-P` keeps the current
+    folder off sys.path, so a copy of the project there is not what is imported."""
+    import atexit
+    import shlex
+    import shutil
+    import sys
+    import tempfile
+
+    own = Path(sys.executable).parent
+    if (own / "mlperf-check").is_file():
+        return own
+    shim = Path(tempfile.mkdtemp(prefix="mlperf-check-bin-"))
+    atexit.register(shutil.rmtree, shim, True)
+    script = shim / "mlperf-check"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c "
+                      "'import sys; from checker.cli import main; sys.argv[0] = \"mlperf-check\"; main()' \"$@\"\n")
+    script.chmod(0o755)
+    return shim
 
 
 def expand(text: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, copy_real_result, expand, findings_of, run, tree_digest
+from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, copy_real_result, expand, findings_of, real_data, run, tree_digest
 
 
 def _cases():
@@ -25,9 +25,7 @@ def _base(case: dict, tmp_path: Path) -> Path:
         shutil.copytree(EXAMPLE if base == "example" else ENDPOINTS, target, symlinks=True)
     else:  # real:<a v5.1 result location> or real-<round>:<location>: that result and what it depends on
         kind, location = base.split(":", 1)
-        source = REAL if kind == "real" else REAL_ROOT / kind.removeprefix("real-")
-        if not source.is_dir():
-            pytest.skip(f"{source} is not present")
+        source = real_data(REAL if kind == "real" else REAL_ROOT / kind.removeprefix("real-"))
         copy_real_result(target, location, source)
         division, submitter, _, system, _, _ = location.split("/")
         PLACES.update(real=location, real_compliance=location.replace("/results/", "/compliance/", 1),

@@ -1,4 +1,4 @@
-"""Claims checked against the published tables (../shared/tables), each against a computation
+"""Claims checked against the published tables (MLPERF_CHECK_TABLES; see helpers.py), each against a computation
 written here independently from the raw published rows; and the same hardware across rounds."""
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import pytest
 from checker.commands import across, claims
 from checker.commands.published import normalise
 from checker.commands.table import load_table
-from helpers import ROOT
-
-TABLES = ROOT.parent / "shared" / "tables"
+from helpers import TABLES_ROOT as TABLES, real_data
 FILES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
 
 pytestmark = pytest.mark.real
@@ -23,8 +21,7 @@ pytestmark = pytest.mark.real
 @pytest.fixture(scope="module")
 def raw() -> dict[str, list[dict]]:
     """The published rows as published (v6.1 in its own key names), read with json alone."""
-    if not TABLES.is_dir():
-        pytest.skip(f"{TABLES} is not present")
+    real_data(TABLES)
     out = {}
     for name, rel in FILES.items():
         data = json.loads((TABLES / rel).read_text())
@@ -34,6 +31,7 @@ def raw() -> dict[str, list[dict]]:
 
 @pytest.fixture(scope="module")
 def rows() -> dict:
+    real_data(TABLES)
     return {name: normalise(load_table(str(TABLES / rel))) for name, rel in FILES.items()}
 
 
@@ -184,7 +182,7 @@ def _cli(*args: str):
 
 
 def test_claims_command_exit_codes(tmp_path: Path) -> None:
-    table = str(TABLES / FILES["v6.1"])
+    table = str(real_data(TABLES / FILES["v6.1"]))
     good = tmp_path / "good.yaml"
     good.write_text("claims:\n- id: within\n  kind: spread\n  expect: 0.04\n"
                     "  in: {round: v6.1, model: gpt-oss-120b, scenario: Offline, accelerator: MI355X, per_node: 8, nodes: 1}\n")
@@ -201,6 +199,7 @@ def test_claims_command_exit_codes(tmp_path: Path) -> None:
 
 
 def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
+    real_data(TABLES)
     done = _cli("compare", str(TABLES / FILES["v6.1"]), "-f", "json")
     assert done.exit_code == 0, done.output
     groups = json.loads(done.stdout)["groups"]

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from checker.cli import app
 from checker.detect import HEAD_BYTES, detect, detect_result, read_head
 from checker.rounds import is_profile, load_round, real_rounds
-from helpers import EXAMPLE, ENDPOINTS, OFFLINE, REAL, SINGLE, copy_real_result, set_mllog, tree_digest
+from helpers import EXAMPLE, ENDPOINTS, OFFLINE, REAL, SINGLE, copy_real_result, real_data, set_mllog, tree_digest
 
 runner = CliRunner()
 SHARED = REAL.parent
@@ -25,10 +25,7 @@ V60_RESULT = "closed/Krai/results/h200_n1-kissv/wan-2.2-t2v-a14b/offline"
 
 
 def _shared(name: str) -> Path:
-    path = SHARED / name
-    if not path.is_dir():
-        pytest.skip(f"../shared/real/{name} is not present")
-    return path
+    return real_data(SHARED / name)
 
 
 def _perf_log(root: Path, location: str) -> Path:

@@ -111,11 +111,9 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
     names are read in the round's spelling."""
     from checker.commands.followup import follow_up
     from checker.commands.table import load_table
-    from helpers import ROOT
+    from helpers import TABLES_ROOT, real_data
 
-    tables = ROOT.parent / "shared" / "tables"
-    if not tables.is_dir():
-        pytest.skip(f"{tables} is not present")
+    tables = real_data(TABLES_ROOT)
     result = follow_up(load_table(str(tables / "v6.0" / "summary_results.json")),
                        load_table(str(tables / "v6.1" / "summary.json")), current_round="v6.1")
     assert result.systems == [{"preview": "closed/Intel/1-node-4x-BMG-B70", "successors": ["closed/Intel/1-node-4x-BMG-B70"],

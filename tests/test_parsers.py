@@ -201,9 +201,9 @@ def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Pa
     NUL lines, CRLF, a missing last newline) is too, defects included."""
     import random
 
-    from helpers import REAL_V60
+    from helpers import REAL_V60, real_data
 
-    logs = sorted(real.rglob("mlperf_log_detail.txt")) + sorted(REAL_V60.rglob("mlperf_log_detail.txt"))
+    logs = sorted(real.rglob("mlperf_log_detail.txt")) + sorted(real_data(REAL_V60).rglob("mlperf_log_detail.txt"))
     assert len(logs) == 538
     rng = random.Random(12)
     for number, path in enumerate(logs):

@@ -17,7 +17,7 @@ import yaml
 from checker.commands.provenance import to_csv, to_text
 from checker.provenance import RepositorySource, TableSource, build_of, judge
 from checker.rounds import load_round
-from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, run, set_mllog
+from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, real_data, run, set_mllog
 
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 LOGS = [LOG, f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"]
@@ -92,8 +92,7 @@ def _prv(report) -> list[tuple[str, str, str]]:
 
 
 def _real_v60(tmp_path: Path, location: str) -> Path:
-    if not REAL_V60.is_dir():
-        pytest.skip("../shared/real/v6.0 is not present")
+    real_data(REAL_V60)
     root = tmp_path / "submission"
     copy_real_result(root, location, REAL_V60)
     return root
@@ -297,8 +296,7 @@ def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> No
 def test_real_v60_slice_from_the_bundled_table() -> None:
     """v6.0: eight Lenovo results ran the PyPI loadgen 6.0.8 (every git field "NA"): not dirty.
     One RedHat result ran a loadgen whose folder held built modules: untracked, not modified."""
-    if not REAL_V60.is_dir():
-        pytest.skip("../shared/real/v6.0 is not present")
+    real_data(REAL_V60)
     command = [sys.executable, "-m", "checker.cli", "provenance", str(REAL_V60), "--round", "v6.0"]
     done = subprocess.run(command + ["-f", "json"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -1,4 +1,4 @@
-"""The real published slices (../shared/real/v5.1, v6.0, v6.1, read-only): every published
+"""The real published slices (v5.1, v6.0, v6.1 under MLPERF_CHECK_REAL, read-only): every published
 result is valid, except those whose files MISSING.txt lists, and the table reproduces the
 published rows of the valid ones."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from checker.commands.table import TableFormat, render, table_row, valid_rows
-from helpers import REAL_ROOT, run, tree_digest
+from helpers import REAL_ROOT, TABLES_ROOT, real_data, run, tree_digest
 
 pytestmark = pytest.mark.real
 
@@ -21,10 +21,7 @@ OPTIONAL = ("mlperf_log_trace.json", "mlperf_log_accuracy.json.full", "vbench.lo
 
 
 def _slice(round_name: str) -> Path:
-    real = REAL_ROOT / round_name
-    if not real.is_dir():
-        pytest.skip(f"{real} is not present")
-    return real
+    return real_data(REAL_ROOT / round_name)
 
 
 def _missing_by_result(real: Path) -> dict[str, list[str]]:
@@ -44,7 +41,7 @@ def _published(real: Path, round_name: str) -> list[dict]:
     path = real / "summary_results.json"
     if path.is_file():
         return json.loads(path.read_text())
-    table = json.loads((REAL_ROOT.parent / "tables" / "v6.1" / "summary.json").read_text())
+    table = json.loads(real_data(TABLES_ROOT / "v6.1" / "summary.json").read_text())
     submitters = {p.name for division in real.iterdir() if division.is_dir() for p in division.iterdir()}
     return [row for row in table.values() if row["Organization"] in submitters]
 
@@ -181,10 +178,7 @@ WHOLE = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json
 def _whole(round_name: str) -> list[dict]:
     from checker.commands.table import load_table
 
-    path = REAL_ROOT.parent / "tables" / WHOLE[round_name]
-    if not path.is_file():
-        pytest.skip(f"{path} is not present")
-    return load_table(str(path))
+    return load_table(str(real_data(TABLES_ROOT / WHOLE[round_name])))
 
 
 def _printed(accuracy: str) -> dict[str, float]:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from checker.cli import app
 from checker.yamlsafe import MAX_ALIASES, YamlError, load_file, loads
-from helpers import EXAMPLE, REAL_ROOT, copy_real_result, run, tree_digest
+from helpers import EXAMPLE, REAL_ROOT, TABLES_ROOT, copy_real_result, real_data, run, tree_digest
 
 BOMB = "".join(f"{chr(97 + i)}: &{chr(97 + i)} [{', '.join([f'*{chr(96 + i)}'] * 9) if i else '1, 2, 3, 4, 5, 6, 7, 8, 9'}]\n"
                for i in range(10))
@@ -128,9 +128,7 @@ def test_hostile_yaml_given_to_check_is_a_usage_error(example: Path, tmp_path: P
 
 
 def test_hostile_followup_mapping_is_a_usage_error(tmp_path: Path) -> None:
-    table = REAL_ROOT.parent / "tables" / "v6.0" / "summary_results.json"
-    if not table.is_file():
-        pytest.skip(f"{table} is not present")
+    table = real_data(TABLES_ROOT / "v6.0" / "summary_results.json")
     bomb = tmp_path / "map.yaml"
     bomb.write_text(BOMB)
     code, output = _cli("followup", "--previous", str(table), "--current", str(table), "--mapping", str(bomb))
@@ -153,9 +151,7 @@ def test_an_endpoints_config_yaml_bomb_is_a_finding(tmp_path: Path) -> None:
 # --- random corruption of real files --------------------------------------------------------
 
 def _real_base(tmp_path: Path) -> Path:
-    source = REAL_ROOT / "v6.0"
-    if not source.is_dir():
-        pytest.skip(f"{source} is not present")
+    source = real_data(REAL_ROOT / "v6.0")
     root = tmp_path / "base"
     copy_real_result(root, "closed/AMD/results/8xMI355X_2xEPYC_9575F/gpt-oss-120b/Server", source)
     return root

@@ -467,9 +467,12 @@ def test_what_a_log_keeps_is_capped() -> None:
 
 
 def _check_peak(root: Path) -> tuple[int, float]:
-    """Exit status and peak RSS (MiB) of one real `check` subprocess with one worker."""
+    """Exit status and peak RSS (MiB) of one real `check` subprocess with one worker. The JSON
+    goes to a file beside the tree, not to /dev/null: -o replaces its file (a temporary file
+    renamed onto it), and as root that turns /dev/null into a regular file for everyone."""
     process = subprocess.Popen([sys.executable, "-c", "from checker.cli import main; main()", "check", str(root),
-                                "--round", "demo-v6.1", "-f", "json", "-o", os.devnull, "-j", "1", "--no-progress"],
+                                "--round", "demo-v6.1", "-f", "json", "-o", str(root.parent / "peak.json"), "-j", "1",
+                                "--no-progress"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its resource usage

@@ -29,7 +29,7 @@ from checker.commands.compare import Options, compare
 from checker.registry import RULES
 from checker.reporters import json_report
 from checker.commands.table import publish, table_row, valid_rows
-from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
 from test_real import INVALID
 
 runner = CliRunner()
@@ -160,8 +160,7 @@ def findings_of(table: Node) -> list[tuple[str, str]]:
 # --- the real slice, corrupted ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def v51(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} is not present")
+    real_data(REAL)
     base = tmp_path_factory.mktemp("v51")
     tree = base / "v5.1"
     shutil.copytree(REAL, tree, symlinks=True)

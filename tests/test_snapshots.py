@@ -18,7 +18,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from checker.engine import Report
 from checker.reporters import github_report, junit_report, text_report
-from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, fixed, run, shared_defects
+from helpers import EXAMPLE, OFFLINE, REAL_ROOT, SINGLE, fixed, real_data, run, shared_defects
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
@@ -66,9 +66,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory):
             elif source == "demo-v6.1-shared":
                 root, round_name = shared_defects(tmp_path_factory.mktemp("shared") / "demo-v6.1"), "demo-v6.1"
             else:
-                root, round_name = REAL_ROOT / source, source
-                if not root.is_dir():
-                    pytest.skip(f"{root} is not present")
+                root, round_name = real_data(REAL_ROOT / source), source
             done[source] = root, fixed(run(root, round_name, jobs=1))
         return done[source]
 

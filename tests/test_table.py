@@ -17,9 +17,8 @@ from checker.cli import app
 from checker.rounds import load_round
 from checker.commands.table import (TableFormat, dumps, load_table, normalise, publish, published_numbers, render, table_row,
                                      to_csv, valid_rows)
-from helpers import ENDPOINTS, EXAMPLE, ROOT, run, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, real_data, run, tree_digest
 
-SHARED = ROOT.parent / "shared"
 PUBLICATION = ("ID", "Details", "Code", "ColorKey")
 # Fields of the published v6.1 summary.json that the stored copy leaves out (shared/tables/README.md).
 LEFT_OUT_OF_COPY = ("framework", "operating_system", "notes", "PrivateID")
@@ -28,16 +27,11 @@ WHOLE_TABLES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_resul
 
 
 def _slice(round_name: str) -> Path:
-    real = SHARED / "real" / round_name
-    if not real.is_dir():
-        pytest.skip(f"../shared/real/{round_name} is not present")
-    return real
+    return real_data(REAL_ROOT / round_name)
 
 
 def _whole(round_name: str) -> list[dict]:
-    path = SHARED / "tables" / WHOLE_TABLES[round_name]
-    if not path.is_file():
-        pytest.skip(f"{path} is not present")
+    path = real_data(TABLES_ROOT / WHOLE_TABLES[round_name])
     data = json.loads(path.read_text())
     return list(data.values()) if isinstance(data, dict) else data
 
@@ -318,7 +312,7 @@ def test_a_power_result_per_round() -> None:
 @pytest.mark.parametrize("round_name, count", [("v5.1", 1448), ("v6.0", 520), ("v6.1", 492)])
 def test_load_table_reads_every_published_format(round_name: str, count: int) -> None:
     _whole(round_name)
-    rows = load_table(str(SHARED / "tables" / WHOLE_TABLES[round_name]))
+    rows = load_table(str(real_data(TABLES_ROOT / WHOLE_TABLES[round_name])))
     assert len(rows) == count
     for row in rows:
         assert {"Submitter", "Category", "Model", "Scenario", "Nodes", "a#", "Accelerator", "Processor", "p#",
