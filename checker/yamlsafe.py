@@ -30,17 +30,19 @@ class YamlError(ValueError):
 
 def read_regular(path: str, max_bytes: int = MAX_BYTES, what: str = "file") -> str:
     """The UTF-8 text of a regular file of at most `max_bytes`; FIFOs, devices and folders
-    are refused without blocking."""
+    are refused without blocking. Messages name the file as `what path` (`path` alone when
+    `what` is empty)."""
+    label = f"{what} {path}" if what else path
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        raise YamlError(f"cannot read {what} {path}: {error.strerror}") from None
+        raise YamlError(f"cannot read {label}: {error.strerror}") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise YamlError(f"{what} {path} is not a regular file")
+            raise YamlError(f"{label} is not a regular file")
         if info.st_size > max_bytes:
-            raise YamlError(f"{what} {path} has {info.st_size} bytes, more than the {max_bytes} read")
+            raise YamlError(f"{label} has {info.st_size} bytes, more than the {max_bytes} read")
         chunks, size = [], 0
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -48,14 +50,14 @@ def read_regular(path: str, max_bytes: int = MAX_BYTES, what: str = "file") -> s
                 break
             size += len(chunk)
             if size > max_bytes:
-                raise YamlError(f"{what} {path} has more than the {max_bytes} bytes read")
+                raise YamlError(f"{label} has more than the {max_bytes} bytes read")
             chunks.append(chunk)
     finally:
         os.close(fd)
     try:
         return b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise YamlError(f"{what} {path} is not UTF-8 text (bad byte at offset {error.start})") from None
+        raise YamlError(f"{label} is not UTF-8 text (bad byte at offset {error.start})") from None
 
 
 def _count(text: str, origin: str) -> None:

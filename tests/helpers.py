@@ -274,3 +274,19 @@ def shared_defects(target: Path) -> Path:
     (target / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=80.000%\nhash=00ff\n")
     (demo / "documentation" / "notes").mkdir()
     return target
+
+
+def table_row(**changes) -> dict:
+    """One row of a results table (v6.0 key names), valid for compare, followup and claims."""
+    row = {"Submitter": "Acme", "Availability": "available", "Category": "closed", "System": "s1",
+           "Platform": "s1", "Model": "llama2-70b-99", "Scenario": "Offline", "Nodes": 1, "Processor": "CPU X",
+           "p#": 2, "Accelerator": "Accel Y", "a#": 8, "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
+           "version": "v6.0", "Performance_Result": 1000.0, "Performance_Units": "Tokens/s"}
+    row.update(changes)
+    return row
+
+
+def write_table(path: Path, rows: list[dict]) -> Path:
+    """`rows` as a JSON results table at `path`."""
+    path.write_text(json.dumps(rows))
+    return path

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from checker import __version__
 from checker.cli import app
-from helpers import EXAMPLE, OFFLINE, SINGLE, SUBMISSION
+from helpers import EXAMPLE, OFFLINE, SINGLE, SUBMISSION, table_row, write_table
 
 runner = CliRunner()
 
@@ -360,24 +360,11 @@ def test_explain_shows_the_severity_of_each_round_where_a_round_changes_it() -> 
 
 
 # --- -o FILE picks the format by its extension, in every command --------------------------------
-def _row(**changes) -> dict:
-    """One row of a v6.0 results table, valid for compare, followup and claims."""
-    row = {"Submitter": "Acme", "Availability": "available", "Category": "closed", "System": "s1",
-           "Platform": "s1", "Model": "llama2-70b-99", "Scenario": "Offline", "Nodes": 1, "Processor": "CPU X",
-           "p#": 2, "Accelerator": "Accel Y", "a#": 8, "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
-           "version": "v6.0", "Performance_Result": 1000.0, "Performance_Units": "Tokens/s"}
-    row.update(changes)
-    return row
-
-
-def _table(path: Path, rows: list[dict]) -> Path:
-    path.write_text(json.dumps(rows))
-    return path
 
 
 def _two_submitters(tmp_path: Path) -> Path:
-    return _table(tmp_path / "v60.json", [
-        _row(), _row(Submitter="Bolt", Location="./closed/Bolt/results/s1/llama2-70b-99/Offline",
+    return write_table(tmp_path / "v60.json", [
+        table_row(), table_row(Submitter="Bolt", Location="./closed/Bolt/results/s1/llama2-70b-99/Offline",
                      Performance_Result=1040.0)])
 
 
@@ -458,7 +445,7 @@ def test_the_same_table_twice_does_not_double_n(tmp_path: Path) -> None:
     assert twice.stderr == "warning: 2 duplicate rows ignored (the round, Location and Submitter of an earlier row)\n"
     assert once.stderr == ""
     # The same result in another table (another file, the tree's spelling of Location) is the same row.
-    other = _table(tmp_path / "other.json", [_row(Location="closed/Acme/results/s1/llama2-70b-99/Offline",
+    other = write_table(tmp_path / "other.json", [table_row(Location="closed/Acme/results/s1/llama2-70b-99/Offline",
                                                   Performance_Result=1000.0)])
     result = _invoke("compare", str(table), str(other), "-f", "json")
     assert json.loads(result.stdout)["groups"][0]["n"] == 2
@@ -466,9 +453,9 @@ def test_the_same_table_twice_does_not_double_n(tmp_path: Path) -> None:
 
 
 def test_a_reference_submitter_with_no_row_is_a_usage_error(tmp_path: Path) -> None:
-    rows = [_row(Submitter=name, Location=f"./closed/{name}/results/s1/llama2-70b-99/Offline")
+    rows = [table_row(Submitter=name, Location=f"./closed/{name}/results/s1/llama2-70b-99/Offline")
             for name in ("Acme", "bolt", "Cray", "Dell", "Eon", "Fox", "Gem")]
-    table = _table(tmp_path / "t.json", rows)
+    table = write_table(tmp_path / "t.json", rows)
     result = _invoke("compare", str(table), "--reference", "submitter:Nobody")
     assert result.exit_code == 2
     assert result.stderr == ("error: --reference submitter:Nobody: no closed result of submitter Nobody in the inputs; "

@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
-from helpers import EXAMPLE, OFFLINE, RESULT, SINGLE, SUBMISSION, add_mllog, set_mllog, tree_digest
+from helpers import EXAMPLE, OFFLINE, RESULT, SINGLE, SUBMISSION, add_mllog, set_mllog, table_row, tree_digest, write_table
 
 runner = CliRunner()
 SYSTEM = f"{SUBMISSION}/results/cpu-1x-numpy"
@@ -60,19 +60,6 @@ def _digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def _row(**changes) -> dict:
-    """One row of a results table (v6.0 key names), valid for compare and followup."""
-    row = {"Submitter": "Acme", "Availability": "available", "Category": "closed", "System": "s1",
-           "Platform": "s1", "Model": "llama2-70b-99", "Scenario": "Offline", "Nodes": 1, "Processor": "CPU X",
-           "p#": 2, "Accelerator": "Accel Y", "a#": 8, "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
-           "version": "v6.0", "Performance_Result": 1000.0, "Performance_Units": "Tokens/s"}
-    row.update(changes)
-    return row
-
-
-def _table(path: Path, rows: list[dict]) -> Path:
-    path.write_text(json.dumps(rows))
-    return path
 
 
 # --- 1. rerun never writes into the original ---------------------------------------------
@@ -178,8 +165,8 @@ def test_check_json_of_a_nan_metric_is_strict(example: Path, tmp_path: Path) -> 
 
 def test_compare_json_is_strict_when_numbers_overflow(tmp_path: Path) -> None:
     """Item 5: the mean of two numbers near the float limit is inf, and their CV NaN."""
-    table = _table(tmp_path / "t.json", [_row(Performance_Result=1.7e308),
-                                         _row(Submitter="Other", Performance_Result=1.6e308)])
+    table = write_table(tmp_path / "t.json", [table_row(Performance_Result=1.7e308),
+                                         table_row(Submitter="Other", Performance_Result=1.6e308)])
     done = runner.invoke(app, ["compare", str(table), "-f", "json"])
     assert done.exit_code == 0, done.output
     data = _strict(done.stdout)
@@ -279,20 +266,20 @@ def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:
 
 # --- 9. malformed compare and followup input ---------------------------------------------
 @pytest.mark.parametrize("rows,message", [
-    ([_row(Model=["x"])], "row 1: Model is a list, not a name"),
-    ([_row(), _row(Scenario={"a": 1})], "row 2: Scenario is an object, not a name"),
-    ([_row(Performance_Result="fast")], "row 1: Performance_Result is 'fast', not a positive number"),
-    ([_row(Performance_Result=float("nan"))], "row 1: Performance_Result is NaN, not a positive number"),
-    ([_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number"),
-    ([_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number"),
-    ([_row(Performance_Units=None)], "row 1: no Performance_Units"),
+    ([table_row(Model=["x"])], "row 1: Model is a list, not a name"),
+    ([table_row(), table_row(Scenario={"a": 1})], "row 2: Scenario is an object, not a name"),
+    ([table_row(Performance_Result="fast")], "row 1: Performance_Result is 'fast', not a positive number"),
+    ([table_row(Performance_Result=float("nan"))], "row 1: Performance_Result is NaN, not a positive number"),
+    ([table_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number"),
+    ([table_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number"),
+    ([table_row(Performance_Units=None)], "row 1: no Performance_Units"),
     ([[1]], "row 1 is a list, not an object of keys and values"),
     ([], "holds no rows"),
 ])
 def test_malformed_compare_table_is_a_usage_error(tmp_path: Path, rows: list, message: str) -> None:
     """Item 9: exit 2 naming the file and the row (a list value gave exit 3)."""
-    table = _table(tmp_path / "t.json", rows)
-    done = runner.invoke(app, ["compare", str(table), str(_table(tmp_path / "ok.json", [_row()]))])
+    table = write_table(tmp_path / "t.json", rows)
+    done = runner.invoke(app, ["compare", str(table), str(write_table(tmp_path / "ok.json", [table_row()]))])
     assert (done.exit_code, done.stderr) == (2, f"error: {table}{'' if message == 'holds no rows' else ':'} "
                                                 f"{message}\n")
 
@@ -301,7 +288,7 @@ def test_malformed_compare_csv_and_json_exit_2_in_a_real_process(tmp_path: Path)
     """Item 9: a ragged CSV and an unhashable value gave exit 3."""
     ragged = tmp_path / "t.csv"
     ragged.write_text("Submitter,Model,Performance_Result,Category\nA,B,1,closed,extra,more\n")
-    listed = _table(tmp_path / "l.json", [_row(Model=["x"])])
+    listed = write_table(tmp_path / "l.json", [table_row(Model=["x"])])
     for table, message in ((ragged, "line 2: 6 cells, but the header has 4"),
                            (listed, "row 1: Model is a list, not a name")):
         done = _cli("compare", str(table), text=True)
@@ -310,10 +297,10 @@ def test_malformed_compare_csv_and_json_exit_2_in_a_real_process(tmp_path: Path)
 
 def test_followup_round_names_are_checked(tmp_path: Path) -> None:
     """Item 9: unknown and mismatched round names are usage errors naming the file and row."""
-    previous = _table(tmp_path / "prev.json", [_row(Availability="preview", version="v5.1")])
-    current = _table(tmp_path / "cur.json", [_row()])
-    unknown = _table(tmp_path / "v99.json", [_row(), _row(version="v9.9")])
-    mixed = _table(tmp_path / "mixed.json", [_row(), _row(version="v5.1")])
+    previous = write_table(tmp_path / "prev.json", [table_row(Availability="preview", version="v5.1")])
+    current = write_table(tmp_path / "cur.json", [table_row()])
+    unknown = write_table(tmp_path / "v99.json", [table_row(), table_row(version="v9.9")])
+    mixed = write_table(tmp_path / "mixed.json", [table_row(), table_row(version="v5.1")])
     cases = [
         ([], 0, None),
         (["--current-round", "v9.9"], 2, "--current-round: unknown round 'v9.9'; known rounds: v5.1, v6.0, demo-v6.1, "
@@ -321,7 +308,7 @@ def test_followup_round_names_are_checked(tmp_path: Path) -> None:
         (["--previous-round", "v6.0"], 2, f"{previous}: row 1: version v5.1, but --previous-round is v6.0"),
         (["--current", str(unknown)], 2, f"{unknown}: row 2: version v9.9, but row 1 is v6.0; a table holds one round"),
         (["--current", str(mixed)], 2, f"{mixed}: row 2: version v5.1, but row 1 is v6.0; a table holds one round"),
-        (["--current", str(_table(tmp_path / "u.json", [_row(version="v9.9")]))], 2,
+        (["--current", str(write_table(tmp_path / "u.json", [table_row(version="v9.9")]))], 2,
          f"{tmp_path / 'u.json'}: row 1: version 'v9.9' is not a round this version knows (v5.1, v6.0, demo-v6.1, "
          "v6.1)"),
         (["--current", str(previous)], 2, "--previous and --current are both round v5.1; a preview result is followed "

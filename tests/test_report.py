@@ -445,7 +445,7 @@ def _check_json(round_name: str) -> dict:
      "is not strict JSON: NaN is not JSON"),
     (json.dumps(_check_json("v5.1")), "is a check of round v5.1, not of demo-v6.1; give the JSON of an earlier "
                                       "check of the same round"),
-    (b"\xff\xfe", "is not UTF-8 text (byte 0: invalid start byte)"),
+    (b"\xff\xfe", "is not UTF-8 text (bad byte at offset 0)"),
 ])
 def test_a_bad_baseline_is_a_usage_error_naming_the_file(example: Path, tmp_path: Path, content: Any,
                                                          says: str) -> None:

@@ -30,12 +30,12 @@ import datetime
 import functools
 import json
 import os
-import stat
 import tempfile
 from collections import Counter
 from importlib import resources
 from typing import Any, Iterable
 
+from .. import yamlsafe
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..engine import load_all
 from ..registry import RULES
@@ -69,19 +69,9 @@ def load_baseline(path: str) -> dict[str, Any]:
     import jsonschema
 
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise BaselineError(f"{path} is not a regular file")
-        if info.st_size > MAX_BASELINE:
-            raise BaselineError(f"{path} is {info.st_size} bytes, larger than any check JSON")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except BaselineError:
-        raise
-    except UnicodeDecodeError as error:
-        raise BaselineError(f"{path} is not UTF-8 text (byte {error.start}: {error.reason})") from None
-    except OSError as error:
-        raise BaselineError(f"cannot read {path}: {error.strerror or error}") from None
+        text = yamlsafe.read_regular(path, MAX_BASELINE, what="")
+    except yamlsafe.YamlError as error:
+        raise BaselineError(str(error)) from None
     try:
         document = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
