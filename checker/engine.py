@@ -251,6 +251,8 @@ def check(
     found_first = discovery_findings(tree, round, only)
     units: list[tuple[Options, str, str, str | None]] = []
     for submission in submissions:
+        if scope is not None and not scope.touches(submission.rel):
+            continue  # nothing in scope there: its folders are not listed
         if scope is None or submission.rel in scope.submissions:
             units.append((options, submission.division, submission.submitter, None))
         for system in systems_of(submission):

@@ -13,12 +13,14 @@ import os
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from . import yamlsafe
 from .findings import Severity
+
+if TYPE_CHECKING:
+    import jsonschema
+
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
@@ -165,6 +167,8 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
 
 @functools.lru_cache(maxsize=16)
 def load_round(name_or_path: str) -> "Round":
+    import jsonschema  # here, not at the top: a command that loads no round never pays its import
+
     document, origin = _resolve(name_or_path)
     validator = jsonschema.Draft202012Validator(_schema("round.schema.json"))
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
@@ -307,6 +311,8 @@ class Round:
 
     @functools.cached_property
     def system_validator(self) -> jsonschema.Draft202012Validator:
+        import jsonschema
+
         return jsonschema.Draft202012Validator(self.system_schema)
 
     @property
