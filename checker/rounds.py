@@ -187,6 +187,10 @@ class Round:
         self.origin = origin
         self.name: str = data["round"]
         self._mapping = {k: v for k, v in data.get("model_mapping", {}).items() if k != "source"}
+        # Facts asked for once per result or more, derived once per round: a round's data is
+        # never changed once loaded (load_round keeps one Round per file).
+        self._gates: dict[tuple[str, str, bool | None], tuple[Gate, ...]] = {}
+        self._scenario_names: dict[str, str | None] = {}
 
     def __repr__(self) -> str:
         return f"Round({self.name!r})"
@@ -234,11 +238,10 @@ class Round:
 
     def scenario_name(self, folder: str) -> str | None:
         """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
-        lowered = folder.lower()
-        for scenario in self.scenarios:
-            if scenario.lower() == lowered:
-                return scenario
-        return None
+        if folder not in self._scenario_names:
+            lowered = folder.lower()
+            self._scenario_names[folder] = next((s for s in self.scenarios if s.lower() == lowered), None)
+        return self._scenario_names[folder]
 
     def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
         """The round's model for a benchmark folder name, or None when the round has none: the
@@ -338,15 +341,18 @@ class Round:
     def gates(self, model: str, scenario: str, applied: bool | None = True) -> list[Gate]:
         """The model's accuracy bounds for a scenario: those the round applied (default),
         the policy-only ones (`applied=False`), or all (`applied=None`)."""
-        facts = self.model(model) or {}
-        gates = []
-        for gate in facts.get("accuracy", []):
-            if "scenarios" in gate and scenario not in gate["scenarios"]:
-                continue
-            made = _gate(gate)
-            if applied is None or made.applied is applied:
-                gates.append(made)
-        return gates
+        key = (model, scenario, applied)
+        if key not in self._gates:
+            facts = self.model(model) or {}
+            gates = []
+            for gate in facts.get("accuracy", []):
+                if "scenarios" in gate and scenario not in gate["scenarios"]:
+                    continue
+                made = _gate(gate)
+                if applied is None or made.applied is applied:
+                    gates.append(made)
+            self._gates[key] = tuple(gates)  # Gate is frozen
+        return list(self._gates[key])
 
     def accuracy_patterns(self, model: str, scenario: str) -> dict[str, str]:
         """metric -> the round's accuracy.txt pattern, for every metric the model's gates
