@@ -263,6 +263,10 @@ def check(
     outputs: list[UnitOutput] = []
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(units) > 1:
+        if any(system is not None for *_, system in units):
+            # Built once here, before the workers fork, rather than once in each of them:
+            # the system rules' validator (jsonschema's import and the round's schema).
+            round.system_validator  # noqa: B018 - a cached property, for its cache
         try:
             with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
                 for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
