@@ -13,10 +13,31 @@ vary less than wall seconds there. The last line says whether the time per resul
 flat (linear time) and the peak did not grow.
 
 With --changed-since it also commits the largest tree to a git repository, breaks one
-result, and times `check --changed-since HEAD` (the pre-submission CI case), with the share
-of that time spent before the check starts (git's diff and status of the tree).
+result, and times `check --changed-since HEAD` (the pre-submission CI case), beside what
+its two parts take alone: git's listing of the changes (`ls-files --others` and `diff`,
+side by side, as checker/scope.py runs them) and Python's start with `import checker.cli`.
+The check runs the two at once, so its time is less than their sum.
 
 `--checker PATH` runs another checkout (e.g. the main branch) for before/after numbers.
+Timed runs use bytecode, as an installed package does (`child_env`).
+
+Last measured (issue 14), 2 cores shared with other jobs, `-j 2`. The machine's load
+moves these by 20% from one run to the next: compare runs of one sitting only.
+
+    quiet (load 0.1)       read s  check s  cpu s  check/read  peak MB (main/worker)
+      1 copy,  137 results   0.08     0.72   1.01        8.70  46/47
+      4 copies, 548          0.33     1.27   2.12        3.88  48/49
+     16 copies, 2,192        1.26     4.03   7.37        3.21  62/52
+     (the main branch, the same hour: 16 copies in 5.70 s, 9.52 s of CPU, 4.44x the read)
+
+    one sitting, this branch then the main branch (load 0.8 rising to 2.4)
+     16 copies               1.65     4.47   8.24        2.71  62/51
+     16 copies, main         1.40     5.30   9.30        3.78  61/51
+
+    --changed-since HEAD, one result of the 16 copies: 0.68 s, 0.95 s of CPU with git's
+    (main: 1.76 s, 1.85 s); alone, git's listing 0.36 s and Python's start with
+    `import checker.cli` 0.14 s, which the check runs at once. Fastest of 6 on a quiet
+    machine (/usr/bin/time, same tree): 0.53 s, 0.77 s of CPU.
 """
 
 from __future__ import annotations
@@ -77,9 +98,21 @@ def importable(checkout: Path, scratch: Path) -> str:
     return str(overlay.parent)
 
 
+def child_env(checker: str) -> dict[str, str]:
+    """The environment of a timed run: the checkout first on PYTHONPATH, and its modules
+    run from bytecode, as an installed package's are (pip compiles them when it installs):
+    under PYTHONDONTWRITEBYTECODE every run would compile the checker anew (0.15 s), so the
+    bytecode goes to a folder of the benchmark's own (PYTHONPYCACHEPREFIX), never into the
+    checkout."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [checker, os.environ.get("PYTHONPATH")])))
+    if env.pop("PYTHONDONTWRITEBYTECODE", None) is not None and "PYTHONPYCACHEPREFIX" not in env:
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "mlperf-check-bench-pycache")
+    return env
+
+
 def timed_check(root: Path, jobs: int, checker: str, *extra: str) -> dict:
     """Wall and CPU seconds, peak RSS (MB) and the JSON summary of one `check` subprocess."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [checker, os.environ.get("PYTHONPATH")])))
+    env = child_env(checker)
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         start = time.perf_counter()
         process = subprocess.Popen(
@@ -169,15 +202,23 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
     summary.unlink()  # hard-linked to the slice: replace, never write through the link
     summary.write_text(text.replace("hash=", "hash=0"))
     row = best([timed_check(root, jobs, checker, "--changed-since", "HEAD") for _ in range(repeat + 1)])
-    git_s = []
-    for _ in range(repeat):  # what checker/scope.py asks git, after the checks (a warm index)
+    git_s, import_s = [], []
+    for _ in range(repeat + 1):  # what checker/scope.py asks git (side by side), after the checks: a warm index
         start = time.perf_counter()
-        repo.git.diff("--name-only", "--no-renames", "HEAD", "--", ".")
-        _ = repo.untracked_files
+        listing = [subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for args in (("ls-files", "--others", "--exclude-standard", "-z"),
+                                ("diff", "--name-only", "-z", "--no-renames", "--relative", "HEAD^{commit}", "--"))]
+        for process in listing:
+            process.wait()
         git_s.append(time.perf_counter() - start)
+        start = time.perf_counter()  # the interpreter and the CLI, before the check starts
+        subprocess.run([sys.executable, "-c", "import checker.cli"], env=child_env(checker), check=True)
+        import_s.append(time.perf_counter() - start)
     print(f"--changed-since HEAD, one result changed: {row['summary']['results']} result checked in "
-          f"{row['wall']:.2f} s, peak {row['peak']:.0f} MB; of which git diff + status of the tree "
-          f"{min(git_s):.2f} s (git add + commit of the tree took {setup:.0f} s)")
+          f"{row['wall']:.2f} s ({row['cpu']:.2f} s CPU, git's included), peak {row['peak']:.0f} MB. Alone, "
+          f"git's listing (ls-files --others and diff, side by side) takes {min(git_s):.2f} s and Python's start "
+          f"with `import checker.cli` {min(import_s):.2f} s; the check runs them at once "
+          f"(git add + commit of the tree took {setup:.0f} s)")
 
 
 def main() -> None:

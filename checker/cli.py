@@ -10,26 +10,30 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import stat
 import sys
 import tempfile
-from typing import Any, Callable, Iterator, NoReturn, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn, Optional, TextIO
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from . import __version__
-from .engine import Report, check as run_check, load_all
+from .commands import TIMEOUT as RERUN_TIMEOUT
 from .config import Config, ConfigError, find as find_config
 from .registry import SelectionError, check_codes
-from .commands.reproduce import TIMEOUT as RERUN_TIMEOUT
-from .model import holds_results, no_results_reason
-from .reporters import CHECK, EXTENSIONS, FormatError, Formats, text_report
 from .reporters.common import visible, warn
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
-from .waivers import WaiverError, load_waivers
+
+if TYPE_CHECKING:
+    from .engine import Report
+    from .reporters import Formats
+
+# The engine, the model and the reporters are imported where a command uses them, so that
+# `check --changed-since` has git walking the tree (scope.Changes) before they load.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_PIPE = 128 + 13  # stdout closed by its reader: as a process ended by SIGPIPE
@@ -180,6 +184,8 @@ def _destination(path: Optional[str], option: str = "-o") -> Iterator[TextIO]:
 def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
     """`--format json:out.json --format text` -> [(json, out.json), (text, None)]. Without
     --format, `-o out.json` writes JSON (the extension decides), else the `auto` format."""
+    from .reporters import CHECK, EXTENSIONS
+
     if not formats and output is not None:
         formats = [EXTENSIONS.get(os.path.splitext(output)[1].lower(), "auto")]
     chosen = formats or ["auto"]
@@ -229,6 +235,8 @@ def _round_or_fail(name: Optional[str]) -> Round:
 
 def _no_results(path: str, the_round: Round) -> NoReturn:
     """The usage error of a tree that holds no results: it names the folder to give."""
+    from .model import no_results_reason
+
     _fail(no_results_reason(path, the_round))
 
 
@@ -249,6 +257,8 @@ def _table_rows(path: str, round_name: Optional[str], with_description: bool = F
 
 def _format(formats: Formats, given: Optional[str], output: Optional[str]) -> str:
     """The format to write: --format, else -o's extension, else the command's default."""
+    from .reporters import FormatError
+
     try:
         return formats.choose(given, output)
     except FormatError as error:
@@ -322,6 +332,8 @@ def _progress(enabled: bool, what: str = "checking") -> Iterator[Optional[Callab
 
 def _check_formats(quiet: bool, statistics: bool, color: str) -> Formats:
     """check's formats, with the text report as -q, --statistics and --color ask."""
+    from .reporters import CHECK, Formats, text_report
+
     return Formats({**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics,
                                                                color=color)})
 
@@ -375,6 +387,16 @@ def check(
         _fail(f"{path} is not a folder")
     if color not in ("auto", "always", "never"):
         _fail(f"--color {color}: choose auto, always or never")
+    changes = None
+    if changed_since:  # git lists the changes while the round and the rules load
+        from .scope import Changes, scope_of
+
+        changes = _EARLY.pop((path, changed_since), None) or Changes(path, changed_since)
+    from .engine import check as run_check, load_all
+    from .model import holds_results
+    from .reporters import CHECK
+    from .waivers import WaiverError, load_waivers
+
     settings = _Settings(_config(path), quiet)
     config = settings.config
     load_all()
@@ -407,11 +429,9 @@ def check(
         _fail(str(error))
     targets = _targets(list(format or []), output)
     scope = None
-    if changed_since:
-        from .scope import changed_paths, scope_of
-
+    if changes is not None:
         try:
-            scope = scope_of(changed_paths(path, changed_since), the_round)
+            scope = scope_of(changes.paths(), the_round)
         except ValueError as error:
             _fail(str(error))
 
@@ -463,6 +483,7 @@ def table(
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
     from .commands.table import FORMATS, TableFormat, render, table_row, valid_rows
+    from .engine import check as run_check
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
@@ -679,6 +700,8 @@ def audit_report(
     Exit 1 when a result is invalid."""
     from .commands import report as audit
     from .commands.table import table_row
+    from .engine import check as run_check
+    from .waivers import WaiverError, load_waivers
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
@@ -912,6 +935,7 @@ def list_rules(
 ) -> None:
     """Every code: one line each (CODE  name  summary), or JSON."""
     from .commands import catalogue
+    from .engine import load_all
 
     format = _format(catalogue.FORMATS, format, output)
     _check_output(output)
@@ -923,6 +947,7 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")
     """The full documentation of one code: Why, Fix, Policy, and its severity in each round
     where a round file changes it."""
     from .commands import catalogue
+    from .engine import load_all
 
     rule = load_all().get(code.upper())
     if rule is None:
@@ -991,10 +1016,45 @@ for _info in app.registered_commands:
         _info.cls = _Command
 
 
+# `check PATH --changed-since REF` as main() read it from the command line, its git listing
+# already under way (scope.Changes): check() takes it when typer parses the same path and ref.
+_EARLY: dict[tuple[str, str], Any] = {}
+
+
+def _start_changes(argv: list[str]) -> None:
+    """Start git's listing of the changes before typer parses the command line: typer builds
+    a validator for every parameter first, about a tenth of a second that git can spend
+    walking the tree. Only a guess at the path and the ref: when typer parses others (or
+    the command fails), check() starts its own listing and this one is stopped at exit."""
+    if not argv or argv[0] != "check" or not any(a.startswith("--changed-since") for a in argv):
+        return
+    taking = {name for p in inspect.signature(check).parameters.values()
+              if isinstance(p.default, typer.models.OptionInfo) and p.annotation != "bool"
+              for name in p.default.param_decls}  # the options that take a value
+    path = ref = None
+    rest = iter(argv[1:])
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if name == "--changed-since":
+            ref = value if equals else next(rest, None)
+        elif arg == "--":
+            path = path or next(rest, None)
+        elif arg.startswith("-"):
+            if arg in taking:
+                next(rest, None)
+        elif path is None:
+            path = arg
+    if path and ref and os.path.isdir(path):
+        from .scope import Changes
+
+        _EARLY[(path, ref)] = Changes(path, ref)
+
+
 def main() -> None:
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="backslashreplace")  # the writers escape; this is the last guard
     try:
+        _start_changes(sys.argv[1:])
         app()
     except KeyboardInterrupt:
         raise SystemExit(130) from None

@@ -251,6 +251,8 @@ def check(
     found_first = discovery_findings(tree, round, only)
     units: list[tuple[Options, str, str, str | None]] = []
     for submission in submissions:
+        if scope is not None and not scope.touches(submission.rel):
+            continue  # nothing in scope there: its folders are not listed
         if scope is None or submission.rel in scope.submissions:
             units.append((options, submission.division, submission.submitter, None))
         for system in systems_of(submission):
@@ -261,6 +263,10 @@ def check(
     outputs: list[UnitOutput] = []
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(units) > 1:
+        if any(system is not None for *_, system in units):
+            # Built once here, before the workers fork, rather than once in each of them:
+            # the system rules' validator (jsonschema's import and the round's schema).
+            round.system_validator  # noqa: B018 - a cached property, for its cache
         try:
             with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
                 for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):

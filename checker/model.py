@@ -153,7 +153,7 @@ class Result:
     def parts(self) -> dict[str, str]:
         return {"system": self.system.name, "benchmark": self.benchmark, "scenario": self.scenario_folder}
 
-    @property
+    @functools.cached_property
     def location(self) -> str:
         return self.submission.path("result", **self.parts)
 
@@ -161,7 +161,7 @@ class Result:
     def division(self) -> str:
         return self.submission.division
 
-    @property
+    @functools.cached_property
     def scenario(self) -> str | None:
         """The round's spelling of the folder's scenario, or None when unknown."""
         return self.round.scenario_name(self.scenario_folder)
@@ -176,7 +176,10 @@ class Result:
         return Reader(self.tree, self.location, self.findings)
 
     def path(self, name: str, *more: str) -> str | None:
-        base = self.submission.path(name, **self.parts)
+        key = ("path", name)  # the layout folders, filled in once per result
+        if key not in self.cache:
+            self.cache[key] = self.submission.path(name, **self.parts)
+        base = self.cache[key]
         return join(base, *more) if base is not None else None
 
     def file(self, folder: str, role: str) -> str | None:

@@ -13,12 +13,14 @@ import os
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
-from . import yamlsafe
+from . import schemafast, yamlsafe
 from .findings import Severity
+
+if TYPE_CHECKING:
+    import jsonschema
+
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
@@ -166,7 +168,12 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
 @functools.lru_cache(maxsize=16)
 def load_round(name_or_path: str) -> "Round":
     document, origin = _resolve(name_or_path)
-    validator = jsonschema.Draft202012Validator(_schema("round.schema.json"))
+    schema = _schema("round.schema.json")
+    if schemafast.is_valid(schema, document):  # what jsonschema would say, without its import (0.1 s)
+        return Round(document, origin)
+    import jsonschema  # the authority, and its message
+
+    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]
@@ -183,6 +190,10 @@ class Round:
         self.origin = origin
         self.name: str = data["round"]
         self._mapping = {k: v for k, v in data.get("model_mapping", {}).items() if k != "source"}
+        # Facts asked for once per result or more, derived once per round: a round's data is
+        # never changed once loaded (load_round keeps one Round per file).
+        self._gates: dict[tuple[str, str, bool | None], tuple[Gate, ...]] = {}
+        self._scenario_names: dict[str, str | None] = {}
 
     def __repr__(self) -> str:
         return f"Round({self.name!r})"
@@ -230,11 +241,10 @@ class Round:
 
     def scenario_name(self, folder: str) -> str | None:
         """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
-        lowered = folder.lower()
-        for scenario in self.scenarios:
-            if scenario.lower() == lowered:
-                return scenario
-        return None
+        if folder not in self._scenario_names:
+            lowered = folder.lower()
+            self._scenario_names[folder] = next((s for s in self.scenarios if s.lower() == lowered), None)
+        return self._scenario_names[folder]
 
     def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
         """The round's model for a benchmark folder name, or None when the round has none: the
@@ -307,6 +317,8 @@ class Round:
 
     @functools.cached_property
     def system_validator(self) -> jsonschema.Draft202012Validator:
+        import jsonschema
+
         return jsonschema.Draft202012Validator(self.system_schema)
 
     @property
@@ -332,15 +344,18 @@ class Round:
     def gates(self, model: str, scenario: str, applied: bool | None = True) -> list[Gate]:
         """The model's accuracy bounds for a scenario: those the round applied (default),
         the policy-only ones (`applied=False`), or all (`applied=None`)."""
-        facts = self.model(model) or {}
-        gates = []
-        for gate in facts.get("accuracy", []):
-            if "scenarios" in gate and scenario not in gate["scenarios"]:
-                continue
-            made = _gate(gate)
-            if applied is None or made.applied is applied:
-                gates.append(made)
-        return gates
+        key = (model, scenario, applied)
+        if key not in self._gates:
+            facts = self.model(model) or {}
+            gates = []
+            for gate in facts.get("accuracy", []):
+                if "scenarios" in gate and scenario not in gate["scenarios"]:
+                    continue
+                made = _gate(gate)
+                if applied is None or made.applied is applied:
+                    gates.append(made)
+            self._gates[key] = tuple(gates)  # Gate is frozen
+        return list(self._gates[key])
 
     def accuracy_patterns(self, model: str, scenario: str) -> dict[str, str]:
         """metric -> the round's accuracy.txt pattern, for every metric the model's gates

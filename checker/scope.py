@@ -8,11 +8,17 @@ of the benchmark whose code changed."""
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
+import functools
 import os
+import re
+import subprocess
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .rounds import Round
+if TYPE_CHECKING:
+    from .rounds import Round
 
 
 @dataclass(frozen=True)
@@ -22,34 +28,110 @@ class Scope:
     submissions: frozenset[str] = field(default_factory=frozenset)  # division/submitter
     changed: int = 0  # how many changed paths were read
 
+    def touches(self, submission: str) -> bool:
+        """Whether anything in scope lies in the submission `division/submitter`: only such
+        a submission's folders need listing. True as well for an entry whose submission part
+        is a glob (has_result reads entries as patterns)."""
+        return submission in self._heads or any(mark in head for head in self._heads for mark in "*?[")
+
+    @functools.cached_property
+    def _heads(self) -> frozenset[str]:
+        """The `division/submitter` part of every entry."""
+        return frozenset("/".join(entry.split("/", 2)[:2]) for entry in (*self.submissions, *self.systems,
+                                                                          *self.results))
+
     def has_result(self, location: str) -> bool:
         """Whether a result is in scope: named, or under a folder (`.../` entries, `*` globs)."""
         return any(location == entry or (entry.endswith("/") and fnmatch.fnmatchcase(location, entry + "*"))
                    for entry in self.results)
 
 
+# A ref that names one revision in the plain syntax: `REF^{commit}` then names its commit. A
+# range (a..b, x^!), a leading dash or anything stranger is resolved by `rev-parse` first.
+_PLAIN_REF = re.compile(r"(?!-)(?!.*\.\.)(?!.*\^[!@-])[A-Za-z0-9_./@{}~^+-]+")
+
+
+class Changes:
+    """The files changed since a ref, listed by git in the background: started at once, so
+    that git walks the tree while the check loads its round and rules. Two git processes,
+    side by side: `ls-files --others` (the untracked files; it walks every folder) and
+    `diff --name-only REF^{commit}` (committed, staged and unstaged changes), both run in
+    root and relative to it. `paths()` waits for them; only when one fails does `rev-parse`
+    say why (not a repository, not a commit)."""
+
+    def __init__(self, root: str, ref: str) -> None:
+        self.root, self.ref = root, ref
+        self._running: list[subprocess.Popen[bytes]] = []
+        self._error: ValueError | None = None
+        atexit.register(self.close)  # a check that ends early (a usage error) leaves no git behind
+        try:
+            self._others = self._start("ls-files", "--others", "--exclude-standard", "-z")
+            commit = f"{ref}^{{commit}}" if _PLAIN_REF.fullmatch(ref) else self._resolve()
+            if self._error is None:
+                self._diff = self._start("diff", "--name-only", "-z", "--no-renames", "--relative", commit, "--")
+        except OSError as error:  # no git executable
+            self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
+
+    def _start(self, *args: str) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        self._running.append(process)
+        return process
+
+    def _resolve(self) -> str:
+        """The commit the ref names; else "" and the error that says why."""
+        ref = self.ref
+        verify = [] if ref.startswith("-") else ["--verify", "--quiet", f"{ref}^{{commit}}"]
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel", *verify], cwd=self.root,
+                              stdin=subprocess.DEVNULL, capture_output=True)
+        lines = done.stdout.decode("utf-8", "replace").splitlines()
+        if verify and done.returncode == 0 and len(lines) == 2:
+            return lines[1]
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        if lines:
+            self._error = ValueError(f"{ref!r} is not a commit of {lines[0]}")
+        elif "not a git repository" in stderr:
+            self._error = ValueError(f"{self.root} is not inside a git repository")
+        else:  # no work tree, or git refused it (e.g. an unsafe directory)
+            self._error = ValueError(f"git cannot list the changes since {ref!r}: {stderr}")
+        return ""
+
+    def paths(self) -> list[str]:
+        """Files changed since the ref (committed, staged, unstaged or untracked), relative
+        to root, POSIX style. Raises ValueError when root is not in a git repository, the ref
+        names no commit, or git fails."""
+        try:
+            if self._error is None:
+                names = self._output(self._diff) + self._output(self._others)
+                if self._error is None:
+                    return sorted(set(names))
+            raise self._error
+        finally:
+            self.close()
+
+    def _output(self, process: subprocess.Popen[bytes]) -> list[str]:
+        out, err = process.communicate()
+        if process.returncode != 0 and self._error is None:
+            if not self._resolve():  # why: not a repository, not a commit
+                return []
+            detail = err.decode("utf-8", "replace").strip()
+            self._error = ValueError(f"git cannot list the changes since {self.ref!r}: {detail}")
+        return [os.fsdecode(name) for name in out.split(b"\0") if name]
+
+    def close(self) -> None:
+        """Stop what still runs (a check that ends early, on a usage error)."""
+        for process in self._running:
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
+        self._running = []
+        atexit.unregister(self.close)
+
+
 def changed_paths(root: str, ref: str) -> list[str]:
     """Files changed since `ref` (committed, staged, unstaged or untracked), relative to
     `root`, POSIX style. Raises ValueError when root is not in a git repository or ref is unknown."""
-    import git  # gitpython
-
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as error:
-        raise ValueError(f"{root} is not inside a git repository") from error
-    try:
-        repo.commit(ref)
-    except (git.BadName, ValueError, git.GitError) as error:
-        raise ValueError(f"{ref!r} is not a commit of {repo.working_tree_dir}") from error
-    top = os.path.realpath(repo.working_tree_dir)
-    inside = os.path.relpath(os.path.realpath(root), top).replace(os.sep, "/")
-    inside = "" if inside == "." else inside + "/"
-    try:
-        names = repo.git.diff("--name-only", "--no-renames", ref, "--", inside or ".").splitlines()
-        names += [n for n in repo.untracked_files if n.startswith(inside)]
-    except git.GitError as error:  # no git executable, or git refused (e.g. an unsafe directory)
-        raise ValueError(f"git cannot list the changes since {ref!r}: {error}") from error
-    return sorted({n[len(inside):] for n in names if n.startswith(inside)})
+    return Changes(root, ref).paths()
 
 
 def scope_of(paths: list[str], round: Round) -> Scope:

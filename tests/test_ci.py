@@ -177,6 +177,42 @@ def test_changed_since_outside_a_repository_is_a_usage_error(tmp_path: Path) -> 
     assert "not inside a git repository" in done.stderr
 
 
+@pytest.fixture
+def example_repo(tmp_path: Path) -> Path:
+    """The example, committed to a repository of its own."""
+    root = tmp_path / "example"
+    shutil.copytree(EXAMPLE, root, symlinks=True)
+    repo = git.Repo.init(root)
+    repo.git.add(A=True)
+    repo.index.commit("the example")
+    return root
+
+
+def test_changed_since_reads_untracked_files(example_repo: Path) -> None:
+    (example_repo / OFFLINE / "notes.txt").write_text("not yet added\n")
+    done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE]
+
+
+@pytest.mark.parametrize("ref", ["nope", "HEAD~1", "HEAD..HEAD", "-x"])
+def test_changed_since_a_ref_that_names_no_commit_is_a_usage_error(example_repo: Path, ref: str) -> None:
+    done = _cli("check", str(example_repo), "--round", "demo-v6.1", f"--changed-since={ref}")
+    assert done.returncode == 2
+    assert f"{ref!r} is not a commit of {os.path.realpath(example_repo)}" in done.stderr
+
+
+def test_changed_since_listing_starts_before_typer_parses(example_repo: Path) -> None:
+    """main() reads the path and the ref from the command line and starts git; check()
+    takes that listing when typer parses the same ones."""
+    from checker import cli
+
+    cli._start_changes(["check", "-r", "demo-v6.1", "--no-progress", str(example_repo), "--changed-since=HEAD"])
+    cli._start_changes(["table", str(example_repo), "--changed-since", "HEAD"])  # not check: nothing starts
+    assert list(cli._EARLY) == [(str(example_repo), "HEAD")]
+    assert cli._EARLY.pop((str(example_repo), "HEAD")).paths() == []
+
+
 def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subprocess.CompletedProcess:
     """Run one step of the composite action as the runner would: its env expressions filled in."""
     import re

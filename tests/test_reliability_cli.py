@@ -138,10 +138,10 @@ def test_no_results_is_a_usage_error_that_names_the_folder(no_results: dict, cas
 def test_no_results_holds_whatever_discovery_returns(monkeypatch: pytest.MonkeyPatch) -> None:
     """Item 3, in the CLI layer: a check that returns no results ends with exit 2, even for the
     right folder (here discovery is made to find nothing)."""
-    import checker.cli as cli
+    import checker.engine as engine  # the CLI imports engine.check when a command runs
 
-    real = cli.run_check
-    monkeypatch.setattr(cli, "run_check", lambda *a, **k: real(str(EXAMPLE / SYSTEM), "demo-v6.1", jobs=1))
+    real = engine.check
+    monkeypatch.setattr(engine, "check", lambda *a, **k: real(str(EXAMPLE / SYSTEM), "demo-v6.1", jobs=1))
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1"])
     assert done.exit_code == 2
     assert done.stderr == (f"error: no results under {EXAMPLE}: its closed/ holds no "
@@ -391,7 +391,7 @@ def test_output_into_a_missing_folder_is_a_usage_error_before_any_work(tmp_path:
 
 def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Item 12: a writer that fails halfway leaves the previous file as it was, and no temp file."""
-    from checker import cli
+    from checker.reporters import CHECK
 
     out = tmp_path / "out.json"
     out.write_text("the previous report\n")
@@ -401,7 +401,7 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
         raise RuntimeError("disk on fire")
 
     mode = out.stat().st_mode
-    monkeypatch.setitem(cli.CHECK.writers, "json", half)
+    monkeypatch.setitem(CHECK.writers, "json", half)
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", str(out)])
     assert done.exit_code == 3
     assert done.stderr.splitlines()[-1] == ("internal error: RuntimeError: disk on fire (a bug: please report it with "

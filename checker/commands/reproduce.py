@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from . import TIMEOUT
 from ..reporters import Formats, as_data, as_text
 from ..scope import Scope
 from ..engine import check
@@ -35,7 +36,6 @@ SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_in
             "effective_sample_concatenate_permutation")
 
 
-TIMEOUT = 4 * 3600  # seconds a `rerun --command` harness may run by default
 # Loadgen writes these on every run, with time stamps: a new run never writes the same bytes
 # (roles in the round's layout `files`).
 PERFORMANCE_LOGS = ("detail_log", "summary_log")

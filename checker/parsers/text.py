@@ -94,15 +94,30 @@ def _stamp(text: str) -> float | None:
     """`MM-DD-YYYY HH:MM:SS.fff` (loadgen's power_begin and PTDaemon's spl.txt) -> seconds.
 
     Only differences between stamps are used, so the epoch is irrelevant; parsed by slicing,
-    because spl.txt has a line per second of a run that can last hours."""
+    because spl.txt has a line per second of a run that can last hours, and the minute
+    (`_minute`) read once for the sixty lines that share it."""
+    base = _minute(text[:16])
+    if base is None:
+        return None
+    try:
+        second = float(text[17:])
+    except ValueError:
+        return None
+    return base + second
+
+
+@functools.lru_cache(maxsize=1024)
+def _minute(text: str) -> float | None:
+    """Seconds of `MM-DD-YYYY HH:MM` from a fixed origin, summed as `_stamp` sums them (so
+    that adding the seconds gives the same float); None when not a date and time."""
     days = _days(text[:10])
     if days is None:
         return None
     try:
-        hour, minute, second = int(text[11:13]), int(text[14:16]), float(text[17:])
-    except (ValueError, IndexError):
+        hour, minute = int(text[11:13]), int(text[14:16])
+    except ValueError:
         return None
-    return days * 86400.0 + hour * 3600 + minute * 60 + second
+    return days * 86400.0 + hour * 3600 + minute * 60
 
 
 @functools.lru_cache(maxsize=64)

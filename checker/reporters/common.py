@@ -63,21 +63,42 @@ def _pointer_part(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def _strict(value: Any, where: str, replaced: list[str]) -> Any:
+def _pointer(where: tuple | None) -> str:
+    """The JSON pointer of a place `_strict` names as (parent, key) links."""
+    parts = []
+    while where is not None:
+        where, key = where
+        parts.append(_pointer_part(key))
+    return "".join(f"/{part}" for part in reversed(parts))
+
+
+def _strict(value: Any, where: tuple | None, replaced: list[str]) -> Any:
+    """`value` with every non-finite number None (its pointer added to `replaced`) and all
+    text `printable`. `where` is where it lies, as (parent, key) links: a pointer is made
+    only for a number that is replaced. The plain types are tested first, by exact type."""
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else printable(value)  # a surrogate is not ASCII
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        return {(k if k.isascii() else printable(k)) if isinstance(k, str) else k: _strict(v, (where, k), replaced)
+                for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_strict(v, (where, i), replaced) for i, v in enumerate(value)]
     if isinstance(value, bool) or value is None or isinstance(value, numbers.Integral):
         return value
     if isinstance(value, numbers.Real):
         if math.isfinite(value):
             return value
-        replaced.append(where or "/")
+        replaced.append(_pointer(where) or "/")
         return None
     if isinstance(value, str):
         return printable(value)
     if isinstance(value, dict):
-        return {printable(k) if isinstance(k, str) else k: _strict(v, f"{where}/{_pointer_part(k)}", replaced)
-                for k, v in value.items()}
+        return {printable(k) if isinstance(k, str) else k: _strict(v, (where, k), replaced) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_strict(v, f"{where}/{i}", replaced) for i, v in enumerate(value)]
+        return [_strict(v, (where, i), replaced) for i, v in enumerate(value)]
     return value
 
 
@@ -90,7 +111,7 @@ def strict_json(data: Any, warning: Callable[[str], None] | None = None, **optio
     number is written as null and one warning line (on stderr by default) says where; text
     is `printable`."""
     replaced: list[str] = []
-    clean = _strict(data, "", replaced)
+    clean = _strict(data, None, replaced)
     text = json.dumps(clean, allow_nan=False, **options)
     if replaced:
         shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")

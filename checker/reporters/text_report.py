@@ -82,14 +82,23 @@ def render(report: Report, console: Console, quiet: bool = False, statistics: bo
         _statistics(report, console)
         _summary(report, console)
         return
+    lines: list[str] = []
+    if console.color_system is None and not console.legacy_windows:
+        # No escape sequence to write: rich would write each line's text as it is (every part
+        # is `visible`, so no tab to expand, and soft wrap cuts nothing). One write of them
+        # all: rich's print of a line costs more than the line.
+        def show(line: Text) -> None:
+            lines.append(line.plain + "\n")
+    else:
+        show = console.print
     distinct = Distinct(report)
     shared = distinct.shared
     if quiet:
         shared = [s for s in shared if s.finding.severity is Severity.ERROR and not s.finding.waived]
     if shared:
-        console.print(Text(SHARED, style="bold underline"))
+        show(Text(SHARED, style="bold underline"))
         for shown in shared:
-            console.print(_line(shown.finding, shown.suffix))
+            show(_line(shown.finding, shown.suffix))
     for result in report.results:
         if quiet and result.valid:
             continue
@@ -98,12 +107,13 @@ def render(report: Report, console: Console, quiet: bool = False, statistics: bo
         header.append(verdict)
         if result.metric:
             header.append(f"  {result.metric['value']:.6g} {visible(str(result.metric['units']))}", style="dim")
-        console.print(header)
+        show(header)
         for finding in distinct.own.get(result.location, []):
-            console.print(_line(finding))
+            show(_line(finding))
         own, shared_causes = distinct.causes(result)
         if shared_causes:
-            console.print(_invalidated_by(shared_causes, also=bool(own)))
+            show(_invalidated_by(shared_causes, also=bool(own)))
+    console.file.write("".join(lines))
     _summary(report, console)
 
 
