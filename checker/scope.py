@@ -55,9 +55,12 @@ class Changes:
     """The files changed since a ref, listed by git in the background: started at once, so
     that git walks the tree while the check loads its round and rules. Two git processes,
     side by side: `ls-files --others` (the untracked files; it walks every folder) and
-    `diff --name-only REF^{commit}` (committed, staged and unstaged changes), both run in
-    root and relative to it. `paths()` waits for them; only when one fails does `rev-parse`
-    say why (not a repository, not a commit)."""
+    `diff-index --name-only REF^{commit}` (committed, staged and unstaged changes), both run
+    in root and relative to it. Neither writes: porcelain `git diff` rewrites .git/index when
+    it finds stale stat data (a touched file), and the checked tree stays byte-identical;
+    diff-index lists such a file as changed, so it is checked again, never missed.
+    `paths()` waits for them; only when one fails does `rev-parse` say why (not a
+    repository, not a commit)."""
 
     def __init__(self, root: str, ref: str) -> None:
         self.root, self.ref = root, ref
@@ -68,7 +71,7 @@ class Changes:
             self._others = self._start("ls-files", "--others", "--exclude-standard", "-z")
             commit = f"{ref}^{{commit}}" if _PLAIN_REF.fullmatch(ref) else self._resolve()
             if self._error is None:
-                self._diff = self._start("diff", "--name-only", "-z", "--no-renames", "--relative", commit, "--")
+                self._diff = self._start("diff-index", "--name-only", "-z", "--no-renames", "--relative", commit, "--")
         except OSError as error:  # no git executable
             self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
 

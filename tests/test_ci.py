@@ -17,7 +17,7 @@ import pytest
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, run
+from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, run, tree_digest
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -252,3 +252,15 @@ def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> N
     assert json.loads((workspace / "x.sarif").read_text())["version"] == "2.1.0"
     fail = _action_step(action["runs"]["steps"][2], inputs, outputs, env)
     assert (fail.returncode != 0) is breaks
+
+
+def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) -> None:
+    """A file touched but not changed leaves stale stat data in the index; porcelain `git
+    diff` would rewrite .git/index to refresh it. The check lists it (checked again) and
+    writes nothing, .git included."""
+    os.utime(example_repo / SINGLE / "performance" / "run_1" / "mlperf_log_summary.txt", (1, 1))
+    before = tree_digest(example_repo)
+    done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [SINGLE]
+    assert tree_digest(example_repo) == before

@@ -101,68 +101,11 @@ def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> No
 
 @pytest.mark.parametrize("name", available_rounds())
 def test_every_round_file_validates(name: str) -> None:
+    """load_round trusts a bundled round file (and what it extends) without jsonschema: this holds it."""
     schema = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
     document = load_round(name).data
     jsonschema.Draft202012Validator(schema).validate(document)
     assert document["round"] == name
-
-
-def _mutated(document, rnd):
-    """A copy of a round document with one place changed: a key dropped or added, a value of
-    another type or value, a list item dropped or repeated."""
-    import copy
-
-    document = copy.deepcopy(document)
-    places = []
-    stack = [document]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            places += [(item, key) for key in item]
-            stack += list(item.values())
-        elif isinstance(item, list):
-            places += [(item, i) for i in range(len(item))]
-            stack += item
-    parent, key = rnd.choice(places)
-    values = [None, True, False, 0, 1, -1, 1.0, 2.5, float("nan"), "", "x", "Offline", "error", [], ["x", "x"], [1],
-              {}, {"source": "x"}, {"x": 1}, 10 ** 20, -0.5]
-    move = rnd.randrange(4)
-    if move == 0 and isinstance(parent, dict):
-        del parent[key]
-    elif move == 1 and isinstance(parent, dict):
-        parent[rnd.choice(["x", "source", "extra_key", "3"])] = rnd.choice(values)
-    elif move == 2 and isinstance(parent, list):
-        parent.append(parent[key]) if rnd.random() < 0.5 else parent.pop(key)
-    else:
-        parent[key] = rnd.choice(values)
-    return document
-
-
-def test_the_fast_round_validation_answers_as_jsonschema() -> None:
-    """load_round decides with checker.schemafast whether a round meets its schema, without
-    jsonschema's import; where it answers (not None), it says what jsonschema says: on every
-    round file, and on 400 of them changed in one place each."""
-    import random
-
-    from checker import schemafast
-
-    schema = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
-    validator = jsonschema.Draft202012Validator(schema)
-    rnd = random.Random(14)
-    answered = 0
-    for name in available_rounds():
-        document = load_round(name).data
-        assert schemafast.is_valid(schema, document) is True, name  # the fast answer for every round file
-        for _ in range(100):
-            changed = _mutated(document, rnd)
-            fast = schemafast.is_valid(schema, changed)
-            if fast is not None:
-                answered += 1
-                assert fast == validator.is_valid(changed), name
-    assert answered > 250
-    assert schemafast.is_valid({"type": "integer"}, 1.0) is None  # jsonschema's own notion: left to it
-    assert schemafast.is_valid({"enum": [1]}, True) is False and schemafast.is_valid({"const": 1}, 1.0) is True
-    assert schemafast.is_valid({"if": {}}, 1) is None and schemafast.is_valid({"$ref": "other.json"}, 1) is None
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
