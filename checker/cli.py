@@ -697,7 +697,7 @@ def audit_report(
 ) -> None:
     """One self-contained HTML page for reviewers: the verdicts, why each invalid result
     fails, what changed since a baseline, loadgen provenance and cross-partner variance.
-    Exit 1 when a result is invalid."""
+    Exits as check does: 1 when an error is found."""
     from .commands import report as audit
     from .commands.table import table_row
     from .engine import check as run_check
@@ -736,9 +736,7 @@ def audit_report(
     _say(f"{output}: {len(found.results)} results, {invalid} invalid"
          + (f"; since {baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
             if changed else ""))
-    if any(f.code == "INT001" for f in found.findings):
-        raise typer.Exit(EXIT_INTERNAL)
-    raise typer.Exit(EXIT_FINDINGS if invalid else EXIT_OK)
+    raise typer.Exit(exit_code(found))  # as check: an error on no result (a submitter folder) is one too
 
 
 def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:

@@ -459,6 +459,18 @@ def test_a_bad_baseline_is_a_usage_error_naming_the_file(example: Path, tmp_path
     assert not out.exists()
 
 
+def test_an_error_on_no_result_exits_1_as_check_does(example: Path, tmp_path: Path) -> None:
+    """A submitter folder that is a symlink out of the tree invalidates no result, but it is
+    an error: report exits 1, as check does, and the page counts it."""
+    (example / "closed" / "Elsewhere").symlink_to(tmp_path)
+    out = tmp_path / "audit.html"
+    done = runner.invoke(app, ["report", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
+    assert done.exit_code == 1, done.output
+    assert counts(parse(out.read_text()).by_id("counts")) == {"results": 2, "valid": 2, "invalid": 0, "error": 1,
+                                                               "warning": 0, "note": 0}
+    assert runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-q", "-j", "1"]).exit_code == 1
+
+
 def test_usage_errors_before_any_work(example: Path, tmp_path: Path) -> None:
     folder = tmp_path / "folder.json"
     folder.mkdir()
