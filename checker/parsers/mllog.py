@@ -545,13 +545,14 @@ _SCALARS = {b"true": True, b"false": False, b"null": None}
 def _scalar(text: bytes) -> Any:
     """A value `_CANON` matched, as json decodes it: a number with a fraction or an exponent
     is a float, else an int; a string (printable ASCII, no escapes) is its text."""
-    if text[0] == 34:  # '"'
+    first = text[0]
+    if first == 34:  # '"'
         return text[1:-1].decode("ascii")
-    if text in _SCALARS:
+    if first >= 102:  # "f", "n", "t": a word `_CANON` matched whole
         return _SCALARS[text]
-    if b"." in text or b"e" in text or b"E" in text:
-        return float(text)
-    return int(text)
+    if text.isdigit() or (first == 45 and text[1:].isdigit()):  # "-": no fraction, no exponent
+        return int(text)
+    return float(text)
 
 
 _DECODER = json.JSONDecoder()
