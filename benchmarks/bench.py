@@ -24,7 +24,7 @@ Timed runs use bytecode, as an installed package does (`child_env`).
 Last measured (issue 14), 2 cores shared with other jobs, `-j 2`. The machine's load
 moves these by 20% from one run to the next, the read's too: compare runs of one sitting only.
 
-    load 0.9, after strict_json's own indented writer and mllog._scalar
+    load 0.9, after mllog._scalar
                            read s  check s  cpu s  check/read  peak MB (main/worker)
       1 copy,  137 results   0.10     1.01   1.36       10.05  45/47
       4 copies, 548          0.39     1.58   2.61        4.06  48/48
