@@ -46,6 +46,8 @@ class Scope:
                    for entry in self.results)
 
 
+_BLOBS = ("100644", "100755")  # regular files; a link or a submodule that looks changed stays changed
+
 # A ref that names one revision in the plain syntax: `REF^{commit}` then names its commit. A
 # range (a..b, x^!), a leading dash or anything stranger is resolved by `rev-parse` first.
 _PLAIN_REF = re.compile(r"(?!-)(?!.*\.\.)(?!.*\^[!@-])[A-Za-z0-9_./@{}~^+-]+")
@@ -57,8 +59,9 @@ class Changes:
     side by side: `ls-files --others` (the untracked files; it walks every folder) and
     `diff-index --name-only REF^{commit}` (committed, staged and unstaged changes), both run
     in root and relative to it. Neither writes: porcelain `git diff` rewrites .git/index when
-    it finds stale stat data (a touched file), and the checked tree stays byte-identical;
-    diff-index lists such a file as changed, so it is checked again, never missed.
+    it finds stale stat data (a touched file), and the checked tree stays byte-identical.
+    diff-index gives such a file as modified; `hash-object` then tells whether its content
+    really differs from the ref's.
     `paths()` waits for them; only when one fails does `rev-parse` say why (not a
     repository, not a commit)."""
 
@@ -71,7 +74,7 @@ class Changes:
             self._others = self._start("ls-files", "--others", "--exclude-standard", "-z")
             commit = f"{ref}^{{commit}}" if _PLAIN_REF.fullmatch(ref) else self._resolve()
             if self._error is None:
-                self._diff = self._start("diff-index", "--name-only", "-z", "--no-renames", "--relative", commit, "--")
+                self._diff = self._start("diff-index", "-z", "--no-renames", "--relative", commit, "--")
         except OSError as error:  # no git executable
             self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
 
@@ -105,7 +108,7 @@ class Changes:
         names no commit, or git fails."""
         try:
             if self._error is None:
-                names = self._output(self._diff) + self._output(self._others)
+                names = self._tracked() + self._output(self._others)
                 if self._error is None:
                     return sorted(set(names))
             raise self._error
@@ -113,13 +116,47 @@ class Changes:
             self.close()
 
     def _output(self, process: subprocess.Popen[bytes]) -> list[str]:
+        return [os.fsdecode(name) for name in self._bytes(process).split(b"\0") if name]
+
+    def _bytes(self, process: subprocess.Popen[bytes]) -> bytes:
         out, err = process.communicate()
         if process.returncode != 0 and self._error is None:
             if not self._resolve():  # why: not a repository, not a commit
-                return []
+                return b""
             detail = err.decode("utf-8", "replace").strip()
             self._error = ValueError(f"git cannot list the changes since {self.ref!r}: {detail}")
-        return [os.fsdecode(name) for name in out.split(b"\0") if name]
+        return out
+
+    def _tracked(self) -> list[str]:
+        """The tracked files that differ from the ref. diff-index (raw, -z: `:MODE MODE SHA
+        SHA STATUS\0PATH\0`) gives a file whose stat data is stale (touched, or a hard link
+        made) as modified with no worktree hash; such a file counts only when its content's
+        hash differs from the ref's blob."""
+        fields = self._bytes(self._diff).split(b"\0")
+        names, stale = [], {}
+        for meta, name in zip(fields[0::2], fields[1::2]):
+            old_mode, new_mode, old_sha, new_sha, status = meta.decode("ascii", "replace").lstrip(":").split()[:5]
+            path = os.fsdecode(name)
+            if status == "M" and old_mode == new_mode and old_mode in _BLOBS and not new_sha.strip("0"):
+                stale[path] = old_sha
+            else:
+                names.append(path)
+        return names + self._differing(stale)
+
+    def _differing(self, stale: dict[str, str]) -> list[str]:
+        """Of files with stale stat data, those whose content differs from the ref's blob
+        (`git hash-object`, which applies the repository's filters and writes nothing); all
+        of them when git cannot say."""
+        asked = [path for path in stale if "\n" not in path]  # one path a line
+        if not asked:
+            return list(stale)
+        done = subprocess.run(["git", "hash-object", "--stdin-paths"], cwd=self.root, capture_output=True,
+                              input=b"".join(os.fsencode(path) + b"\n" for path in asked))
+        hashes = done.stdout.decode("ascii", "replace").split()
+        if done.returncode != 0 or len(hashes) != len(asked):
+            return list(stale)
+        return [path for path in stale if path not in asked] + [
+            path for path, sha in zip(asked, hashes) if sha != stale[path]]
 
     def close(self) -> None:
         """Stop what still runs (a check that ends early, on a usage error)."""

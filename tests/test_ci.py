@@ -256,11 +256,17 @@ def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> N
 
 def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) -> None:
     """A file touched but not changed leaves stale stat data in the index; porcelain `git
-    diff` would rewrite .git/index to refresh it. The check lists it (checked again) and
-    writes nothing, .git included."""
-    os.utime(example_repo / SINGLE / "performance" / "run_1" / "mlperf_log_summary.txt", (1, 1))
+    diff` would rewrite .git/index to refresh it. The check writes nothing, .git included,
+    and a touched file is no change; a touched file whose content changed is one."""
+    summary = example_repo / SINGLE / "performance" / "run_1" / "mlperf_log_summary.txt"
+    os.utime(summary, (1, 1))
     before = tree_digest(example_repo)
     done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
     assert done.returncode == 0, done.stderr
-    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [SINGLE]
+    assert json.loads(done.stdout)["results"] == []
+    assert "0 changed files; checked 0 results" in done.stderr
     assert tree_digest(example_repo) == before
+    summary.write_text(summary.read_text() + "\n")
+    os.utime(summary, (1, 1))
+    done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
+    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [SINGLE]
