@@ -135,8 +135,11 @@ class Changes:
         fields = self._bytes(self._diff).split(b"\0")
         names, stale = [], {}
         for meta, name in zip(fields[0::2], fields[1::2]):
-            old_mode, new_mode, old_sha, new_sha, status = meta.decode("ascii", "replace").lstrip(":").split()[:5]
+            words = meta.decode("ascii", "replace").lstrip(":").split()
             path = os.fsdecode(name)
+            if len(words) < 5:  # a record git did not write so: the path counts as changed
+                words = ["", "", "", "", ""]
+            old_mode, new_mode, old_sha, new_sha, status = words[:5]
             if status == "M" and old_mode == new_mode and old_mode in _BLOBS and not new_sha.strip("0"):
                 stale[path] = old_sha
             else:

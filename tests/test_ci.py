@@ -270,3 +270,15 @@ def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) 
     os.utime(summary, (1, 1))
     done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
     assert [r["location"] for r in json.loads(done.stdout)["results"]] == [SINGLE]
+
+
+def test_a_diff_index_record_not_in_gits_shape_counts_as_changed(monkeypatch) -> None:
+    """Changes._tracked reads diff-index's raw records; one it cannot read is a change
+    (checked again), never a traceback; a stale-stat record is asked of hash-object."""
+    from checker.scope import Changes
+
+    changes = Changes.__new__(Changes)
+    changes._error, changes._diff = None, None
+    monkeypatch.setattr(changes, "_bytes", lambda process: b":100644 100644 ab 0000 M\0a.txt\0garbage\0b.txt\0")
+    monkeypatch.setattr(changes, "_differing", lambda stale: [f"asked {path}" for path in stale])
+    assert changes._tracked() == ["b.txt", "asked a.txt"]
