@@ -290,3 +290,18 @@ def write_table(path: Path, rows: list[dict]) -> Path:
     """`rows` as a JSON results table at `path`."""
     path.write_text(json.dumps(rows))
     return path
+
+
+def reading_cost(read, path: Path, buffering: int = -1) -> tuple[float, int]:
+    """CPU seconds and peak traced bytes of `read(handle)` over the file at `path`."""
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        start = time.process_time()
+        with open(path, "rb", buffering=buffering) as handle:
+            read(handle)
+        return time.process_time() - start, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -12,15 +12,13 @@ import io
 import json
 import random
 import re
-import time
-import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_KEY_CACHE, MAX_RECORD, Wanted, parse_mllog, scan_mllog
-from helpers import EXAMPLE, OFFLINE, REAL_V60, ROOT
+from helpers import EXAMPLE, OFFLINE, REAL_V60, ROOT, reading_cost
 
 MiB = 1024 * 1024
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
@@ -370,23 +368,13 @@ def _grow(path: Path, size: int, shape: str) -> None:
             handle.write({"short": b"x\n", "blank": b"\n"}[shape] * (size // 2 if shape == "short" else size))
 
 
-def _measure(path: Path) -> tuple[float, int]:
-    tracemalloc.start()
-    try:
-        start = time.process_time()
-        with open(path, "rb", buffering=0) as handle:
-            scan_mllog(handle)
-        return time.process_time() - start, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
 
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_the_fast_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
     small, large = tmp_path / "small.txt", tmp_path / "large.txt"
     _grow(small, 8 * MiB, shape)
     _grow(large, 32 * MiB, shape)
-    (t_small, peak_small), (t_large, peak_large) = _measure(small), _measure(large)
+    (t_small, peak_small), (t_large, peak_large) = (reading_cost(scan_mllog, path, buffering=0) for path in (small, large))
     assert t_large < 8 * t_small + 0.5, (t_small, t_large)
     assert peak_large < 4 * BLOCK and peak_large < peak_small + MiB, (peak_small, peak_large)
 

@@ -26,7 +26,7 @@ from checker.parsers import mllog
 from checker.parsers.mllog import parse_mllog
 from checker.reader import Reader
 from checker.tree import Tree
-from helpers import EXAMPLE, OFFLINE, SINGLE, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, SINGLE, reading_cost, run, tree_digest
 
 MiB = 1024 * 1024
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
@@ -397,16 +397,6 @@ def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     assert report.findings[1].message == "line 1 is longer than 16 MiB and was skipped"
 
 
-def _measure(path: Path) -> tuple[float, int]:
-    tracemalloc.start()
-    try:
-        start = time.perf_counter()
-        with open(path, "rb") as handle:
-            parse_mllog(handle)
-        return time.perf_counter() - start, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
 
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
@@ -415,7 +405,7 @@ def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str
     small, large = tmp_path / "small.txt", tmp_path / "large.txt"
     grow(small, 8 * MiB, shape)
     grow(large, 32 * MiB, shape)
-    (t_small, peak_small), (t_large, peak_large) = _measure(small), _measure(large)
+    (t_small, peak_small), (t_large, peak_large) = reading_cost(parse_mllog, small), reading_cost(parse_mllog, large)
     assert t_large < 8 * t_small + 1.0, (t_small, t_large)
     assert peak_large < 4 * mllog.BLOCK and peak_large < peak_small + MiB, (peak_small, peak_large)
 
