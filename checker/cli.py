@@ -393,7 +393,7 @@ def check(
 
         changes = _EARLY.pop((path, changed_since), None) or Changes(path, changed_since)
     from .engine import check as run_check, load_all
-    from .model import holds_results
+    from .model import holds_results, locate
     from .reporters import CHECK
     from .waivers import WaiverError, load_waivers
 
@@ -431,7 +431,10 @@ def check(
     scope = None
     if changes is not None:
         try:
-            scope = scope_of(changes.paths(), the_round)
+            # git names the changes relative to PATH; the scope names them from the root
+            # the engine checks (PATH's parent or grandparent for a division or submitter folder)
+            named = "".join(part + "/" for part in locate(path, the_round)[1])
+            scope = scope_of([named + changed for changed in changes.paths()], the_round)
         except ValueError as error:
             _fail(str(error))
 

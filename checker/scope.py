@@ -9,7 +9,6 @@ of the benchmark whose code changed."""
 from __future__ import annotations
 
 import atexit
-import fnmatch
 import functools
 import os
 import re
@@ -27,23 +26,29 @@ class Scope:
     systems: frozenset[str] = field(default_factory=frozenset)  # division/submitter/systems/<name>
     submissions: frozenset[str] = field(default_factory=frozenset)  # division/submitter
     changed: int = 0  # how many changed paths were read
+    # division/submitter/benchmark: every result of a benchmark whose code changed, on any system
+    benchmarks: frozenset[str] = field(default_factory=frozenset)
 
     def touches(self, submission: str) -> bool:
         """Whether anything in scope lies in the submission `division/submitter`: only such
-        a submission's folders need listing. True as well for an entry whose submission part
-        is a glob (has_result reads entries as patterns)."""
-        return submission in self._heads or any(mark in head for head in self._heads for mark in "*?[")
+        a submission's folders need listing."""
+        return submission in self._heads
 
     @functools.cached_property
     def _heads(self) -> frozenset[str]:
         """The `division/submitter` part of every entry."""
         return frozenset("/".join(entry.split("/", 2)[:2]) for entry in (*self.submissions, *self.systems,
-                                                                          *self.results))
+                                                                          *self.results, *self.benchmarks))
 
     def has_result(self, location: str) -> bool:
-        """Whether a result is in scope: named, or under a folder (`.../` entries, `*` globs)."""
-        return any(location == entry or (entry.endswith("/") and fnmatch.fnmatchcase(location, entry + "*"))
-                   for entry in self.results)
+        """Whether a result (division/submitter/results/system/benchmark/scenario) is in
+        scope: named, under a folder entry (ending in /), or of a benchmark entry. Names are
+        compared as they are: a folder named with `*` or `[` is no pattern."""
+        if location in self.results or any(entry.endswith("/") and location.startswith(entry)
+                                           for entry in self.results):
+            return True
+        parts = location.split("/")
+        return len(parts) >= 6 and "/".join(parts[:2] + parts[4:5]) in self.benchmarks
 
 
 _BLOBS = ("100644", "100755")  # regular files; a link or a submodule that looks changed stays changed
@@ -133,6 +138,8 @@ class Changes:
         made) as modified with no worktree hash; such a file counts only when its content's
         hash differs from the ref's blob."""
         fields = self._bytes(self._diff).split(b"\0")
+        if self._error is not None:  # diff-index failed: paths() says why
+            return []
         names, stale = [], {}
         for meta, name in zip(fields[0::2], fields[1::2]):
             words = meta.decode("ascii", "replace").lstrip(":").split()
@@ -181,7 +188,9 @@ def scope_of(paths: list[str], round: Round) -> Scope:
     results: set[str] = set()
     systems: set[str] = set()
     submissions: set[str] = set()
+    benchmarks: set[str] = set()
     results_root = round.results_root
+    code = (round.layout.get("code") or "").split("/")[0]
     beside = {}  # v5.x: compliance/ and measurements/ folders that mirror results/
     for name in ("compliance", "measurements"):
         template = round.layout.get(name, "")
@@ -204,10 +213,9 @@ def scope_of(paths: list[str], round: Round) -> Scope:
             submissions.add(submission)
         else:
             submissions.add(submission)
-            code = (round.layout.get("code") or "").split("/")[0]
             if top == code and rest:  # code/<benchmark>: the benchmark's results (STR005)
-                results.add(f"{submission}/{results_root}/*/{rest[0]}/")
-    return Scope(frozenset(results), frozenset(systems), frozenset(submissions), len(paths))
+                benchmarks.add(f"{submission}/{rest[0]}")
+    return Scope(frozenset(results), frozenset(systems), frozenset(submissions), len(paths), frozenset(benchmarks))
 
 
 def _result(submission: str, results_root: str, rest: list[str]) -> str:

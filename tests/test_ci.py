@@ -17,7 +17,7 @@ import pytest
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, run, tree_digest
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -282,3 +282,30 @@ def test_a_diff_index_record_not_in_gits_shape_counts_as_changed(monkeypatch) ->
     monkeypatch.setattr(changes, "_bytes", lambda process: b":100644 100644 ab 0000 M\0a.txt\0garbage\0b.txt\0")
     monkeypatch.setattr(changes, "_differing", lambda stale: [f"asked {path}" for path in stale])
     assert changes._tracked() == ["b.txt", "asked a.txt"]
+
+
+def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Path) -> None:
+    """git names the changes relative to the folder given; the scope names them from the
+    root the engine checks, so a submitter folder checks its changed result."""
+    summary = example_repo / SINGLE / "performance" / "run_1" / "mlperf_log_summary.txt"
+    summary.write_text(summary.read_text() + "\n")
+    for folder in (example_repo / "closed", example_repo / SUBMISSION):
+        done = _cli("check", str(folder), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
+        assert done.returncode == 0, done.stderr
+        assert [r["location"] for r in json.loads(done.stdout)["results"]] == [SINGLE], folder
+
+
+def test_scope_compares_names_as_they_are() -> None:
+    """A folder named with glob characters is no pattern; a changed code folder pulls in its
+    benchmark's results on every system, and only those."""
+    from checker.rounds import load_round
+    from checker.scope import scope_of
+
+    scope = scope_of(["closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt",
+                      "closed/B/code/resnet50/README.md", "closed/C*/results/s/"], load_round("v5.1"))
+    assert scope.has_result("closed/A/results/sys[1]/resnet50/Offline")
+    assert not scope.has_result("closed/A/results/sys1/resnet50/Offline")
+    assert scope.has_result("closed/B/results/any/resnet50/Server")
+    assert not scope.has_result("closed/B/results/any/bert-99/Server")
+    assert scope.touches("closed/A") and scope.touches("closed/B") and not scope.touches("closed/C")
+    assert not scope.has_result("closed/Cx/results/s/resnet50/Offline")
