@@ -187,7 +187,8 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     from .reporters import CHECK, EXTENSIONS
 
     if not formats and output is not None:
-        formats = [EXTENSIONS.get(os.path.splitext(output)[1].lower(), "auto")]
+        named = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+        formats = [named if named in CHECK.writers else "auto"]  # .md, .html: not check's, so auto
     chosen = formats or ["auto"]
     automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     chosen = [automatic + f[len("auto"):] if f == "auto" or f.startswith("auto:") else f for f in chosen]
@@ -228,7 +229,7 @@ def _round_name(given: Optional[str], path: str, label: str = "", result: bool =
 def _round_or_fail(name: Optional[str]) -> Round:
     """The round file (a name or a path; the newest round by default), or a usage error."""
     try:
-        return load_round(name or newest_round())
+        return load_round(newest_round() if name is None else name)  # "" is an unknown round, not the newest
     except RoundError as error:
         _fail(str(error))
 
@@ -342,8 +343,14 @@ def _progress_option() -> Any:
     return typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal (stderr).")
 
 
+def _whole(value: Optional[int]) -> Optional[int]:
+    if value is not None and value < 0:
+        raise typer.BadParameter(f"{value}: give 0 (all cores) or more")
+    return value
+
+
 def _jobs_option() -> Any:
-    return typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores).")
+    return typer.Option(None, "--jobs", "-j", callback=_whole, help="Worker processes (default: all cores).")
 
 
 @app.command()
@@ -669,15 +676,15 @@ def compare(
             shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
             _fail(f"--reference {reference}: no closed result of submitter {name} in the inputs; "
                   f"the submitters are {shown or 'none'}")
-    if across_rounds:
-        _across_rounds(rows, format, output, plot)
-    options = cmp.Options(tolerance, outlier, reference, min_submitters)
-    groups = cmp.compare(rows, options)
     if plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
+    if across_rounds:
+        _across_rounds(rows, format, output, plot)
+    options = cmp.Options(tolerance, outlier, reference, min_submitters)
+    groups = cmp.compare(rows, options)
     _emit(cmp.FORMATS, format, output, groups, options)
     if plot:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})

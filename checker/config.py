@@ -68,7 +68,7 @@ def load(path: str) -> Config | None:
     try:
         with open(path, "rb") as handle:
             document = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:  # TOML is UTF-8
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None

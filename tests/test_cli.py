@@ -137,7 +137,8 @@ def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp
     for name, check in (("out.json", lambda t: json.loads(t)["summary"]["invalid"] == 1),
                         ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
                         ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
-                        ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t)):
+                        ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t),
+                        ("out.md", lambda t: f"{OFFLINE}  INVALID" in t)):  # no check format: auto (text)
         out = tmp_path / name
         result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
         assert result.exit_code == 1, name

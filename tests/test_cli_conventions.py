@@ -185,6 +185,14 @@ def test_a_bad_configuration_is_a_usage_error_naming_the_file_and_key(example: P
     assert result.stderr == f"error: {config}{'' if message.startswith('is') else ':'} {message}\n"
 
 
+def test_a_configuration_that_is_not_utf8_is_a_usage_error(example: Path) -> None:
+    config = example / "pyproject.toml"
+    config.write_bytes(b'[tool.mlperf-check]\nround = "\xff"\n')
+    result = _invoke("check", str(example), "-j", "1")
+    assert (result.exit_code, result.stderr) == (2, f"error: {config} is not valid TOML: 'utf-8' codec can't decode "
+                                                    "byte 0xff in position 29: invalid start byte\n")
+
+
 def test_unknown_codes_and_formats_in_the_configuration_name_it(example: Path) -> None:
     config = _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nignore = ["RNG", "QQQ"]\n')
     result = _invoke("check", str(example), "-j", "1")

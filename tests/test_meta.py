@@ -152,3 +152,26 @@ def test_a_rule_needing_what_its_scope_lacks_is_refused(monkeypatch: pytest.Monk
     with pytest.raises(ValueError, match=r"^rule ZZZ999 needs performance_log, which a system does not provide "
                                          r"\(model.NEEDS: system_description\)$"):
         load_all()
+
+
+def test_a_round_file_without_the_audit_tolerance_is_refused(tmp_path: Path) -> None:
+    """reproduce reads `audit.tolerance`: a round file given as a path without it is a
+    RoundError (a usage error) when it loads, never a KeyError later."""
+    from checker.rounds import RoundError
+
+    document = load_round("v6.1").data
+    document = {**document, "audit": {k: v for k, v in document["audit"].items() if k != "tolerance"}}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with pytest.raises(RoundError, match="at audit: 'tolerance' is a required property"):
+        load_round(str(path))
+
+
+def test_counts_written_as_whole_floats_are_counts() -> None:
+    """A table written by a tool that types columns as floats gives `a#` as 8.0: still 8
+    accelerators, not a CPU-only row."""
+    from checker.commands.published import hardware_of
+
+    row = {"a#": 8.0, "Accelerator": "H100", "Processor": "Xeon", "p#": 2.0}
+    assert hardware_of(row) == hardware_of({**row, "a#": 8, "p#": 2}) == ("accelerator", "H100", 8, False)
+    assert hardware_of({**row, "a#": 8.5})[0] == "cpu" and hardware_of({**row, "a#": True})[0] == "cpu"

@@ -68,7 +68,11 @@ def _round(name: str):
 
 
 def _count(value: Any) -> int:
-    text = str(value).strip() if value is not None else ""
+    """A count as the tables give it (8, "8", or 8.0 from a writer that types columns as
+    floats); 0 for anything else."""
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    text = str(value).strip() if value is not None and not isinstance(value, (bool, float)) else ""
     return int(text) if text.isdigit() else 0
 
 
