@@ -501,3 +501,15 @@ def test_a_round_file_in_the_configuration_is_relative_to_it(example: Path, tmp_
     result = _invoke("check", str(example), "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["round"] == "demo-v6.1"
+
+
+def test_across_rounds_plot_without_matplotlib_is_a_usage_error_before_writing(tmp_path: Path,
+                                                                               monkeypatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # import matplotlib raises ImportError
+    old = write_table(tmp_path / "v6.0.json", [table_row()])
+    new = write_table(tmp_path / "v6.1.json", [table_row(version="v6.1", Performance_Result=1200.0)])
+    out = tmp_path / "across.txt"
+    result = _invoke("compare", str(old), str(new), "--across-rounds", "--plot", str(tmp_path / "p.png"),
+                     "-o", str(out), "--no-progress")
+    assert (result.exit_code, result.stderr) == (2, "error: --plot needs matplotlib: pip install 'mlperf-check[plot]'\n")
+    assert not out.exists()
