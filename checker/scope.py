@@ -3,8 +3,9 @@
 A changed file inside a result folder pulls in that result; a system description pulls in
 every result of the system; a compliance or measurements folder (v5.x keeps them beside
 results/) pulls in its result; model_mapping.json pulls in the whole submission; any other
-file of a submitter (documentation, code) runs the submission's own rules and the results
-of the benchmark whose code changed."""
+file of a submitter (documentation, code) pulls in the results of the benchmark whose code
+changed. Every change runs its submission's own rules, which judge files anywhere in the
+submission (a file over the size limit, a system left without results)."""
 
 from __future__ import annotations
 
@@ -206,8 +207,10 @@ def scope_of(paths: list[str], round: Round) -> Scope:
             systems.add(f"{submission}/systems/{rest[-1][:-len('.json')]}")
         elif top == results_root and rest:
             results.add(_result(submission, results_root, rest))
+            submissions.add(submission)  # its rules judge files under results/ too (size, systems without results)
         elif top in beside and rest:
             results.add(_result(submission, results_root, rest[: beside[top] - 1]))
+            submissions.add(submission)
         elif top == "model_mapping.json":
             results.add(f"{submission}/{results_root}/")
             submissions.add(submission)

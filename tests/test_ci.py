@@ -309,3 +309,15 @@ def test_scope_compares_names_as_they_are() -> None:
     assert not scope.has_result("closed/B/results/any/bert-99/Server")
     assert scope.touches("closed/A") and scope.touches("closed/B") and not scope.touches("closed/C")
     assert not scope.has_result("closed/Cx/results/s/resnet50/Offline")
+
+
+def test_a_changed_result_runs_its_submissions_rules(example_repo: Path) -> None:
+    """A file over the size limit inside a result is judged by a submission rule (STR008):
+    --changed-since finds it, as a whole check does."""
+    with open(example_repo / OFFLINE / "performance" / "run_1" / "big.bin", "wb") as handle:
+        handle.truncate(60 * 1024 * 1024)
+    whole = _cli("check", str(example_repo), "--round", "demo-v6.1", "-f", "json")
+    changed = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
+    found = [[(f["code"], f["severity"], f["path"]) for f in json.loads(done.stdout)["findings"]]
+             for done in (whole, changed)]
+    assert found[0] == found[1] == [("STR008", "warning", f"{OFFLINE}/performance/run_1/big.bin")]  # v6.1: a warning
