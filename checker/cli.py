@@ -709,7 +709,6 @@ def audit_report(
     fails, what changed since a baseline, loadgen provenance and cross-partner variance.
     Exits as check does: 1 when an error is found."""
     from .commands import report as audit
-    from .commands.table import table_row
     from .engine import check as run_check
     from .waivers import WaiverError, load_waivers
 
@@ -737,7 +736,7 @@ def audit_report(
     except WaiverError as error:
         _fail(str(error))
     with _progress(progress) as tick:
-        found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, progress=tick, collect=table_row)
+        found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, progress=tick, collect=audit.collect)
     if not found.results and not found.has_errors:
         _no_results(path, the_round)
     _emit(audit.FORMATS, "html", output, found, path, previous, baseline or "")

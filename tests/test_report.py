@@ -28,7 +28,7 @@ from checker.cli import app
 from checker.commands.compare import Options, compare
 from checker.registry import RULES
 from checker.reporters import json_report
-from checker.commands.table import publish, table_row, valid_rows
+from checker.commands.table import publish
 from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
 from test_real import INVALID
 
@@ -173,7 +173,7 @@ def v51(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     page = base / "audit.html"
     done = runner.invoke(app, ["report", str(tree), "--baseline", str(baseline), "-o", str(page), "-j", "2"])
     assert tree_digest(tree) == before, "report wrote into the checked tree"
-    bad = run(tree, "v5.1", jobs=2, collect=table_row)
+    bad = run(tree, "v5.1", jobs=2, collect=audit.collect)
     return SimpleNamespace(tree=tree, clean=clean, bad=bad, baseline=baseline, page=page, done=done,
                            html=page.read_text(encoding="utf-8"), dom=parse(page.read_text(encoding="utf-8")))
 
@@ -279,7 +279,7 @@ def test_provenance_section(v51: SimpleNamespace) -> None:
 
 def test_variance_section_with_the_plot(v51: SimpleNamespace) -> None:
     section = v51.dom.by_id("variance")
-    rows = publish(valid_rows(v51.bad), None, None, "v5.1", with_description=True)
+    rows = publish([r.collected["row"] for r in v51.bad.results if r.valid], None, None, "v5.1", with_description=True)
     groups = compare(rows, Options())
     table = section.one("table", "groups")
     assert len(body_rows(table)) == len(groups) == 10

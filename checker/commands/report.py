@@ -254,16 +254,34 @@ def changes(report: Report, baseline: dict[str, Any]) -> dict[str, int]:
             "became_valid": sum(1 for then, valid in now if then is False and valid)}
 
 
+# --- what the check gathers per result ------------------------------------------------------
+def collect(result, record: ResultRecord) -> dict[str, Any]:
+    """The check's `collect` hook for the page, run in the worker that checked the result:
+    its table row (the variance section) and the loadgen build its performance log names
+    (the provenance section), read from the log the check already parsed."""
+    from ..provenance import build_of
+    from .table import table_row
+
+    log = result.performance_log
+    return {"row": table_row(result, record), "build": build_of(log) if log is not None else None}
+
+
+def _rows(report: Report) -> list[dict[str, Any]]:
+    """The table rows `collect` gathered for the valid results."""
+    return [r.collected["row"] for r in report.results if r.valid and r.collected]
+
+
 # --- provenance -----------------------------------------------------------------------------
-def provenance(path: str, the_round: Round) -> dict[str, Any]:
+def provenance(report: Report, the_round: Round) -> dict[str, Any]:
     """Each result's loadgen verdict from the bundled table (checker/provenance.py), as the
     `provenance` command computes it: the counts per verdict, and the results that do not
     descend from the seed release or ran a dirty, modified or late build."""
     from .. import provenance as prv
-    from .provenance import verdicts_of
 
     source = prv.TableSource()
-    verdicts, results = verdicts_of(path, the_round, source)
+    verdicts = [prv.judge(r.location, r.collected["build"], the_round, source) for r in report.results
+                if r.collected and r.collected["build"] is not None]
+    results = len(report.results)
     unjudged = results - len(verdicts)
     counts = Counter(v.verdict for v in verdicts)
     divisions = the_round.divisions
@@ -287,7 +305,7 @@ def provenance(path: str, the_round: Round) -> dict[str, Any]:
 def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     """compare on the valid rows of the checked tree (the published rows, with the
     description fields that explain outliers), and the compare plot as data: URIs."""
-    from .table import TableFormat, publish, valid_rows
+    from .table import TableFormat, publish
 
     options = cmp.Options()
     found: dict[str, Any] = {"definition": options.definition(), "groups": [], "plots": [], "plot_missing": "",
@@ -295,7 +313,7 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     if TableFormat.of(report.round) is None:
         found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
         return found
-    rows = publish(valid_rows(report), None, None, report.round.name, with_description=True)
+    rows = publish(_rows(report), None, None, report.round.name, with_description=True)
     groups = cmp.compare(rows, options)
     found.update(groups=cmp.groups_view(groups, options), summary=cmp.groups_summary(groups), rows=len(rows))
     if groups and with_plot:
@@ -360,8 +378,9 @@ def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: 
 
 def audit(report: Report, path: str, baseline: dict[str, Any] | None = None, baseline_name: str = "",
           checked: datetime.datetime | None = None, with_plot: bool = True) -> str:
-    """The whole page: the report, its provenance from the tree at `path`, and the variance."""
-    return page(report, baseline, baseline_name, provenance(path, report.round), variance(report, with_plot),
+    """The whole page: the report (checked with `collect`), its provenance and the variance.
+    `path` is the checked tree, as every command's writer is given it."""
+    return page(report, baseline, baseline_name, provenance(report, report.round), variance(report, with_plot),
                 checked)
 
 
