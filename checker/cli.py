@@ -245,14 +245,12 @@ def _table_rows(path: str, round_name: Optional[str], with_description: bool = F
                 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
     """commands.table.rows_of, with a tree without results or a malformed table a usage error;
     a progress bar on a terminal while a tree is checked, when `progress`."""
-    from .commands.table import NoResults, rows_of
+    from .commands.table import rows_of
 
     try:
         with _progress(progress and os.path.isdir(path), f"checking {path}") as tick:
             return rows_of(path, round_name, with_description, tick)
-    except NoResults as error:
-        _no_results(error.path, error.round)
-    except ValueError as error:
+    except ValueError as error:  # NoResults too: its message is no_results_reason's
         _fail(str(error))
 
 
