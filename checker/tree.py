@@ -122,26 +122,25 @@ class Tree:
             return Entry(rel, Kind.OTHER)
         is_link = stat.S_ISLNK(st.st_mode)
         if is_link:
-            target = os.path.realpath(path)
-            if not os.path.exists(target):
-                return Entry(rel, Kind.BROKEN, is_link=True)
-            if not self._inside(target):
-                return Entry(rel, Kind.OUTSIDE, is_link=True)
-            st = os.stat(target)
+            astray = self.astray(path)
+            if astray is not None:
+                return Entry(rel, astray, is_link=True)
+            st = os.stat(path)
         if stat.S_ISREG(st.st_mode):
             return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino)
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
 
-    def _link(self, path: str) -> Kind:
-        """Where the link at the absolute `path` goes."""
+    def astray(self, path: str) -> Kind | None:
+        """For the link at the absolute `path`: BROKEN when it points nowhere, OUTSIDE when
+        it leaves the root; None when it stays inside."""
         target = os.path.realpath(path)
         if not os.path.exists(target):
             return Kind.BROKEN
         if not self._inside(target):
             return Kind.OUTSIDE
-        return Kind.DIR if os.path.isdir(target) else Kind.FILE
+        return None
 
     def real(self, rel: str) -> str:
         """The absolute path to open for an entry already judged FILE or DIR."""
@@ -199,8 +198,8 @@ class Tree:
 
     def walk(self, rel: str):
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
-        `kind` is "dir", "file", "link" or "other"; `link` says where a link goes: Kind.BROKEN
-        (nowhere), Kind.OUTSIDE (out of the root) or Kind.FILE / Kind.DIR inside it."""
+        `kind` is "dir", "file", "link" or "other"; for a link, `link` is `astray`'s answer:
+        Kind.BROKEN (nowhere), Kind.OUTSIDE (out of the root), or None (inside it)."""
         stack = [rel]
         while stack:
             folder = stack.pop()
@@ -216,7 +215,7 @@ class Tree:
             for item in items:
                 try:
                     if item.is_symlink():
-                        listed.append((item.name, "link", 0, self._link(item.path)))
+                        listed.append((item.name, "link", 0, self.astray(item.path)))
                     elif item.is_dir(follow_symlinks=False):
                         listed.append((item.name, "dir", 0, None))
                         stack.append(join(folder, item.name))

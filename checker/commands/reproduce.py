@@ -240,15 +240,11 @@ def prepare_copy(original: str, round: Round, workdir: str) -> str:
 def _links_out(root: str) -> Callable[[str, list[str]], set[str]]:
     """For copytree: leave out links that leave the original's tree or point nowhere, so the
     copy holds neither files from elsewhere nor links a harness could write through."""
+    tree = Tree(root)
+
     def ignore(folder: str, names: list[str]) -> set[str]:
-        skipped = set()
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                target = os.path.realpath(path)
-                if not os.path.exists(target) or not (target == root or target.startswith(root + os.sep)):
-                    skipped.add(name)
-        return skipped
+        return {name for name in names
+                if os.path.islink(path := os.path.join(folder, name)) and tree.astray(path) is not None}
     return ignore
 
 
