@@ -355,7 +355,7 @@ def _jobs_option() -> Any:
 def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
+                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
     format: Optional[list[str]] = typer.Option(None, "--format", "-f",
                                                help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
                                                     "file. Repeatable. auto is github under GitHub Actions. "
@@ -476,7 +476,7 @@ def exit_code(report: Report) -> int:
 def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
+                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
     format: Optional[str] = typer.Option(None, "--format", "-f",
                                          help="json (the round's published file: summary_results.json up to v6.0, "
                                               "summary.json from v6.1) or csv (the same rows and keys); default: "
@@ -587,7 +587,7 @@ def _repository_or_fail(path: str) -> Any:
 def provenance(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
+                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
     inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
                                                  help="Clone of mlcommons/inference (else the bundled table)."),
     format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
@@ -695,7 +695,7 @@ def compare(
 def audit_report(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: detected from the tree."),
+                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="PREVIOUS.json",
                                            help="The JSON of an earlier `check` of the round: what changed since."),
     output: str = typer.Option(..., "--output", "-o", help="The HTML file to write (e.g. audit.html)."),

@@ -71,7 +71,8 @@ Arguments:
   PATH  Folder holding closed/, open/ or network/ submissions.  [required]
 
 Options:
-  -r, --round ROUND           Round name (e.g. v6.1) or round file; default: detected from the tree.
+  -r, --round ROUND           Round name (e.g. v6.1) or round file; default: the config's round,
+                              else detected.
   -f, --format FORMAT         auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a
                               file. Repeatable. auto is github under GitHub Actions. Without it, -o
                               FILE.json writes JSON (the extension decides).
