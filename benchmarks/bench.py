@@ -120,9 +120,30 @@ def timed_check(root: Path, jobs: int, checker: str, *extra: str) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         start = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-c", _RUN, "mlperf-check", "check", str(root), "--round", "v5.1", "-f", "json",
-             "-o", out.name, "-j", str(jobs), "--no-progress", *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=root.parent)
+            [
+                sys.executable,
+                "-c",
+                _RUN,
+                "mlperf-check",
+                "check",
+                str(root),
+                "--round",
+                "v5.1",
+                "-f",
+                "json",
+                "-o",
+                out.name,
+                "-j",
+                str(jobs),
+                "--no-progress",
+                *extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=root.parent,
+        )
         stderr = process.stderr.read()
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -133,8 +154,15 @@ def timed_check(root: Path, jobs: int, checker: str, *extra: str) -> dict:
             raise SystemExit(f"check failed (exit {process.returncode}):\n{stderr}")
         summary = json.load(open(out.name))["summary"]
     main_kb, worker_kb = (int(n) for n in peak[-1].split("=")[1].split())
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak": max(main_kb, worker_kb) / 1024,
-            "main": main_kb / 1024, "worker": worker_kb / 1024, "summary": summary, "stderr": stderr}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak": max(main_kb, worker_kb) / 1024,
+        "main": main_kb / 1024,
+        "worker": worker_kb / 1024,
+        "summary": summary,
+        "stderr": stderr,
+    }
 
 
 def best(runs: list[dict]) -> dict:
@@ -162,11 +190,15 @@ def synthetic(root: Path, copies: int, where: Path) -> Path:
 
 
 def series(args: argparse.Namespace, scratch: Path) -> Path:
-    print(f"checker: {args.shown}  python {sys.version.split()[0]}  check -j {args.jobs}, "
-          f"fastest of {args.repeat} runs; read = one plain pass over every file, same tree, warm cache; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'copies':>6} {'results':>7} {'files':>6} {'GB':>5} {'read s':>7} {'check s':>8} {'cpu s':>7} "
-          f"{'check/read':>10} {'results/s':>9} {'ms/result':>9} {'peak MB':>8} {'(main':>6} {'worker)':>7}")
+    print(
+        f"checker: {args.shown}  python {sys.version.split()[0]}  check -j {args.jobs}, "
+        f"fastest of {args.repeat} runs; read = one plain pass over every file, same tree, warm cache; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"{'copies':>6} {'results':>7} {'files':>6} {'GB':>5} {'read s':>7} {'check s':>8} {'cpu s':>7} "
+        f"{'check/read':>10} {'results/s':>9} {'ms/result':>9} {'peak MB':>8} {'(main':>6} {'worker)':>7}"
+    )
     rows, tree = [], None
     for copies in args.copies:
         tree = synthetic(args.root, copies, scratch)
@@ -177,18 +209,22 @@ def series(args: argparse.Namespace, scratch: Path) -> Path:
         row = best([timed_check(tree, args.jobs, args.checker) for _ in range(args.repeat)])
         results = row["summary"]["results"]
         rows.append((copies, results, row))
-        print(f"{copies:>6} {results:>7} {files:>6} {size / 1e9:>5.2f} {read_s:>7.2f} {row['wall']:>8.2f} "
-              f"{row['cpu']:>7.2f} {row['wall'] / read_s:>10.2f} {results / row['wall']:>9.0f} "
-              f"{1000 * row['wall'] / results:>9.2f} {row['peak']:>8.0f} {row['main']:>6.0f} {row['worker']:>7.0f}",
-              flush=True)
+        print(
+            f"{copies:>6} {results:>7} {files:>6} {size / 1e9:>5.2f} {read_s:>7.2f} {row['wall']:>8.2f} "
+            f"{row['cpu']:>7.2f} {row['wall'] / read_s:>10.2f} {results / row['wall']:>9.0f} "
+            f"{1000 * row['wall'] / results:>9.2f} {row['peak']:>8.0f} {row['main']:>6.0f} {row['worker']:>7.0f}",
+            flush=True,
+        )
         if tree != scratch / f"round-x{args.copies[-1]}":
             shutil.rmtree(tree)
     if len(rows) > 1:
         (c0, n0, first), (c1, n1, last) = rows[0], rows[-1]
-        print(f"x{c1} / x{c0}: {n1 / n0:.0f} times the results in {last['wall'] / first['wall']:.1f} times the wall "
-              f"time ({last['cpu'] / first['cpu']:.1f} times the CPU time); peak of a worker {first['worker']:.0f} -> "
-              f"{last['worker']:.0f} MB, of the check's own process (it holds the report) {first['main']:.0f} -> "
-              f"{last['main']:.0f} MB")
+        print(
+            f"x{c1} / x{c0}: {n1 / n0:.0f} times the results in {last['wall'] / first['wall']:.1f} times the wall "
+            f"time ({last['cpu'] / first['cpu']:.1f} times the CPU time); peak of a worker {first['worker']:.0f} -> "
+            f"{last['worker']:.0f} MB, of the check's own process (it holds the report) {first['main']:.0f} -> "
+            f"{last['main']:.0f} MB"
+        )
     return tree
 
 
@@ -209,26 +245,36 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
     git_s, import_s = [], []
     for _ in range(repeat + 1):  # what checker/scope.py asks git (side by side), after the checks: a warm index
         start = time.perf_counter()
-        listing = [subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                   for args in (("ls-files", "--others", "--exclude-standard", "-z"),
-                                ("diff-index", "-z", "--no-renames", "--relative", "HEAD^{commit}", "--"))]
+        listing = [
+            subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for args in (
+                ("ls-files", "--others", "--exclude-standard", "-z"),
+                ("diff-index", "-z", "--no-renames", "--relative", "HEAD^{commit}", "--"),
+            )
+        ]
         for process in listing:
             process.wait()
         git_s.append(time.perf_counter() - start)
         start = time.perf_counter()  # the interpreter and the CLI, before the check starts
         subprocess.run([sys.executable, "-c", "import checker.cli"], env=child_env(checker), check=True)
         import_s.append(time.perf_counter() - start)
-    print(f"--changed-since HEAD, one result changed: {row['summary']['results']} result checked in "
-          f"{row['wall']:.2f} s ({row['cpu']:.2f} s CPU, git's included), peak {row['peak']:.0f} MB. Alone, "
-          f"git's listing (ls-files --others and diff-index, side by side) takes {min(git_s):.2f} s and Python's start "
-          f"with `import checker.cli` {min(import_s):.2f} s; the check runs them at once "
-          f"(git add + commit of the tree took {setup:.0f} s)")
+    print(
+        f"--changed-since HEAD, one result changed: {row['summary']['results']} result checked in "
+        f"{row['wall']:.2f} s ({row['cpu']:.2f} s CPU, git's included), peak {row['peak']:.0f} MB. Alone, "
+        f"git's listing (ls-files --others and diff-index, side by side) takes {min(git_s):.2f} s and Python's start "
+        f"with `import checker.cli` {min(import_s):.2f} s; the check runs them at once "
+        f"(git add + commit of the tree took {setup:.0f} s)"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", default="1,4,16", type=lambda text: [int(n) for n in text.split(",")],
-                        help="copies of the slice, a series (default 1,4,16)")
+    parser.add_argument(
+        "--copies",
+        default="1,4,16",
+        type=lambda text: [int(n) for n in text.split(",")],
+        help="copies of the slice, a series (default 1,4,16)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per measure; the fastest is shown")
     parser.add_argument("--root", type=Path, default=REAL)

@@ -36,8 +36,13 @@ HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "fixtures" / "examples" / "demo-v6.1"
 LOG = "closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline/performance/run_1/mlperf_log_detail.txt"
 MiB = 1024 * 1024
-WANTED_HINTS = (b'"key": "effective_', b'"key": "result_', b'"key": "early_stopping_', b'"is_error": true',
-                b'"is_warning": true')
+WANTED_HINTS = (
+    b'"key": "effective_',
+    b'"key": "result_',
+    b'"key": "early_stopping_',
+    b'"is_error": true',
+    b'"is_warning": true',
+)
 
 
 def unread_records(lines: list[bytes]) -> bytes:
@@ -64,7 +69,7 @@ def make_log(path: Path, shape: str, size: int) -> None:
             count, rest = divmod(max(0, size - original), len(filler))
             for _ in range(count):
                 handle.write(filler)
-            handle.write(filler[:filler.rfind(b"\n", 0, rest) + 1])  # whole records, up to the size
+            handle.write(filler[: filler.rfind(b"\n", 0, rest) + 1])  # whole records, up to the size
             handle.writelines(lines[middle:])
         elif shape == "2-byte lines":
             handle.writelines(lines)
@@ -87,12 +92,25 @@ def run_check(root: Path, checker: str | None, timeout: float) -> dict:
     """Wall seconds, peak RSS (MiB) and exit status of one `check`, with its findings' codes."""
     out = root.parent / "report.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [checker, os.environ.get("PYTHONPATH")])))
-    command = [sys.executable, "-c", "from checker.cli import main; main()", "check", str(root), "--round",
-               "demo-v6.1", "-f", "json", "-o", str(out), "-j", "1", "--no-progress"]
+    command = [
+        sys.executable,
+        "-c",
+        "from checker.cli import main; main()",
+        "check",
+        str(root),
+        "--round",
+        "demo-v6.1",
+        "-f",
+        "json",
+        "-o",
+        str(out),
+        "-j",
+        "1",
+        "--no-progress",
+    ]
     start = time.perf_counter()
     # Run from the temporary folder, so that no checkout in the working folder shadows `checker`.
-    process = subprocess.Popen(command, env=env, cwd=root.parent, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, env=env, cwd=root.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = start + timeout
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -101,8 +119,13 @@ def run_check(root: Path, checker: str | None, timeout: float) -> dict:
         if time.perf_counter() > deadline:
             process.kill()
             pid, status, usage = os.wait4(process.pid, 0)
-            return {"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
-                    "peak": usage.ru_maxrss / 1024, "exit": "timeout", "codes": ""}
+            return {
+                "wall": time.perf_counter() - start,
+                "cpu": usage.ru_utime + usage.ru_stime,
+                "peak": usage.ru_maxrss / 1024,
+                "exit": "timeout",
+                "codes": "",
+            }
         time.sleep(0.02)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -111,9 +134,13 @@ def run_check(root: Path, checker: str | None, timeout: float) -> dict:
         for finding in json.loads(out.read_text()).get("findings", []):
             codes[finding["code"]] = codes.get(finding["code"], 0) + 1
         out.unlink()
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak": usage.ru_maxrss / 1024,
-            "exit": process.returncode,
-            "codes": " ".join(f"{code}x{n}" if n > 1 else code for code, n in sorted(codes.items())) or "-"}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak": usage.ru_maxrss / 1024,
+        "exit": process.returncode,
+        "codes": " ".join(f"{code}x{n}" if n > 1 else code for code, n in sorted(codes.items())) or "-",
+    }
 
 
 def main() -> None:
@@ -131,8 +158,10 @@ def main() -> None:
     if not args.no_huge:
         cases += [("200 MB line", "200 MB line", 200 * 1000 * 1000), ("2 GB sparse", "2 GB sparse", 2 << 30)]
     print(f"checker: {args.checker}  python {sys.version.split()[0]}  (check -j 1, one subprocess each)")
-    print(f"{'case':<18} {'MiB':>8} {'wall s':>8} {'cpu s':>7} {'extra s':>8} {'s/MiB':>7} {'peak RSS MiB':>13} "
-          f"{'exit':>7}  findings")
+    print(
+        f"{'case':<18} {'MiB':>8} {'wall s':>8} {'cpu s':>7} {'extra s':>8} {'s/MiB':>7} {'peak RSS MiB':>13} "
+        f"{'exit':>7}  findings"
+    )
     base = None
     with tempfile.TemporaryDirectory(prefix="mlperf-check-large-") as temp:
         from bench import importable  # beside this script: a source checkout's rules mapped into its package
@@ -156,8 +185,11 @@ def main() -> None:
             base = row["cpu"] if base is None else base
             extra = row["cpu"] - base
             per = f"{extra / mib:7.3f}" if shape else f"{'':>7}"
-            print(f"{label:<18} {mib:8.1f} {row['wall']:8.2f} {row['cpu']:7.2f} {extra:8.2f} {per} {row['peak']:13.1f} "
-                  f"{row['exit']!s:>7}  {row['codes']}", flush=True)
+            print(
+                f"{label:<18} {mib:8.1f} {row['wall']:8.2f} {row['cpu']:7.2f} {extra:8.2f} {per} {row['peak']:13.1f} "
+                f"{row['exit']!s:>7}  {row['codes']}",
+                flush=True,
+            )
             shutil.rmtree(root)
 
 

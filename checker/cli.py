@@ -15,7 +15,8 @@ import os
 import stat
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn, Optional, TextIO
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import typer
 from rich.console import Console
@@ -23,7 +24,8 @@ from rich.markup import escape
 
 from . import __version__
 from .commands import TIMEOUT as RERUN_TIMEOUT
-from .config import Config, ConfigError, find as find_config
+from .config import Config, ConfigError
+from .config import find as find_config
 from .registry import SelectionError, check_codes
 from .reporters.common import visible, warn
 from .rounds import Round, RoundError, available_rounds, load_round, newest_round
@@ -40,10 +42,25 @@ EXIT_PIPE = 128 + 13  # stdout closed by its reader: as a process ended by SIGPI
 
 # What --help shows in place of a value's type (typer prints `<str>`, `<list[str]>`): the
 # parameter's name in capitals, or these; a flag shows nothing.
-METAVARS = {"output": "FILE", "waivers": "FILE", "mapping": "FILE", "plot": "FILE", "jobs": "N",
-            "min_submitters": "N", "first_id": "N", "select": "CODES", "ignore": "CODES",
-            "inference_repo": "CLONE", "changed_since": "GIT_REF", "publish_base": "URL", "timeout": "SECONDS",
-            "tolerance": "FRACTION", "outlier": "FRACTION", "table": "ROUND=PATH", "workdir": "DIR"}
+METAVARS = {
+    "output": "FILE",
+    "waivers": "FILE",
+    "mapping": "FILE",
+    "plot": "FILE",
+    "jobs": "N",
+    "min_submitters": "N",
+    "first_id": "N",
+    "select": "CODES",
+    "ignore": "CODES",
+    "inference_repo": "CLONE",
+    "changed_since": "GIT_REF",
+    "publish_base": "URL",
+    "timeout": "SECONDS",
+    "tolerance": "FRACTION",
+    "outlier": "FRACTION",
+    "table": "ROUND=PATH",
+    "workdir": "DIR",
+}
 
 
 def _plain(param: Any) -> None:
@@ -97,8 +114,9 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _options(
-    version: bool = typer.Option(False, "--version", "-V", callback=_print_version, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     pass
 
@@ -117,11 +135,11 @@ def _say(message: str) -> None:
     print(_one_line(message), file=sys.stderr)
 
 
-def _split(values: Optional[list[str]]) -> list[str]:
+def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def _check_output(path: Optional[str], option: str = "-o") -> None:
+def _check_output(path: str | None, option: str = "-o") -> None:
     """A usage error, before any work, when `path` cannot be written: its folder is missing
     or not writable, or it is a folder itself."""
     if path is None or path == "-":
@@ -153,9 +171,11 @@ def _atomic(path: str, option: str = "-o") -> Iterator[str]:
     _check_output(path, option)
     try:
         # The file's own extension last: a writer that picks its format from the name (a plot) still can.
-        handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
-                                             suffix=os.path.splitext(path)[1] or ".tmp",
-                                             dir=os.path.dirname(path) or ".")
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{os.path.basename(path)}.",
+            suffix=os.path.splitext(path)[1] or ".tmp",
+            dir=os.path.dirname(path) or ".",
+        )
         os.close(handle)
     except OSError as error:
         _fail(f"{option} {path}: cannot write there: {error.strerror or error}")
@@ -171,7 +191,7 @@ def _atomic(path: str, option: str = "-o") -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def _destination(path: Optional[str], option: str = "-o") -> Iterator[TextIO]:
+def _destination(path: str | None, option: str = "-o") -> Iterator[TextIO]:
     if path is None or path == "-":
         yield sys.stdout
         return
@@ -181,7 +201,7 @@ def _destination(path: Optional[str], option: str = "-o") -> Iterator[TextIO]:
             yield handle
 
 
-def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optional[str]]]:
+def _targets(formats: list[str], output: str | None) -> list[tuple[str, str | None]]:
     """`--format json:out.json --format text` -> [(json, out.json), (text, None)]. Without
     --format, `-o out.json` writes JSON (the extension decides), else the `auto` format."""
     from .reporters import CHECK, EXTENSIONS
@@ -191,7 +211,7 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
         formats = [named if named in CHECK.writers else "auto"]  # .md, .html: not check's, so auto
     chosen = formats or ["auto"]
     automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    chosen = [automatic + f[len("auto"):] if f == "auto" or f.startswith("auto:") else f for f in chosen]
+    chosen = [automatic + f[len("auto") :] if f == "auto" or f.startswith("auto:") else f for f in chosen]
     targets = []
     for item in chosen:
         name, _, path = item.partition(":")
@@ -210,7 +230,7 @@ def _targets(formats: list[str], output: Optional[str]) -> list[tuple[str, Optio
     return targets
 
 
-def _round_name(given: Optional[str], path: str, label: str = "", result: bool = False, quiet: bool = False) -> str:
+def _round_name(given: str | None, path: str, label: str = "", result: bool = False, quiet: bool = False) -> str:
     """--round when given. Without it, the round detected from the tree at `path` (a result
     folder when `result`): one line on stderr says which and why (unless `quiet`); a tree
     that mixes rounds is a usage error."""
@@ -226,7 +246,7 @@ def _round_name(given: Optional[str], path: str, label: str = "", result: bool =
     return found.round
 
 
-def _round_or_fail(name: Optional[str]) -> Round:
+def _round_or_fail(name: str | None) -> Round:
     """The round file (a name or a path; the newest round by default), or a usage error."""
     try:
         return load_round(newest_round() if name is None else name)  # "" is an unknown round, not the newest
@@ -241,8 +261,9 @@ def _no_results(path: str, the_round: Round) -> NoReturn:
     _fail(no_results_reason(path, the_round))
 
 
-def _table_rows(path: str, round_name: Optional[str], with_description: bool = False, progress: bool = False
-                ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+def _table_rows(
+    path: str, round_name: str | None, with_description: bool = False, progress: bool = False
+) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
     """commands.table.rows_of, with a tree without results or a malformed table a usage error;
     a progress bar on a terminal while a tree is checked, when `progress`."""
     from .commands.table import rows_of
@@ -254,7 +275,7 @@ def _table_rows(path: str, round_name: Optional[str], with_description: bool = F
         _fail(str(error))
 
 
-def _format(formats: Formats, given: Optional[str], output: Optional[str]) -> str:
+def _format(formats: Formats, given: str | None, output: str | None) -> str:
     """The format to write: --format, else -o's extension, else the command's default."""
     from .reporters import FormatError
 
@@ -264,7 +285,7 @@ def _format(formats: Formats, given: Optional[str], output: Optional[str]) -> st
         _fail(str(error))
 
 
-def _fraction(value: Optional[float], option: str) -> None:
+def _fraction(value: float | None, option: str) -> None:
     """A usage error unless `value` is a fraction (0 to 1): 4 meant as 4% would make every
     group within tolerance, and no result an outlier."""
     if value is None or 0 <= value <= 1:
@@ -273,7 +294,7 @@ def _fraction(value: Optional[float], option: str) -> None:
     _fail(f"{option} {value:g}: give a fraction, e.g. {example}")
 
 
-def _emit(formats: Formats, name: str, output: Optional[str], *found: Any) -> None:
+def _emit(formats: Formats, name: str, output: str | None, *found: Any) -> None:
     """Write what a command found in the format `name`, whole, to -o or stdout."""
     with _destination(output) as out:
         formats.write(name, out, *found)
@@ -315,7 +336,7 @@ def _progress_console() -> Console:
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool, what: str = "checking") -> Iterator[Optional[Callable[[int, int], None]]]:
+def _progress(enabled: bool, what: str = "checking") -> Iterator[Callable[[int, int], None] | None]:
     """A transient progress bar on stderr when `enabled` and stderr is a terminal: yields the
     tick(done, total) that engine.check reports to, else None (nothing is printed)."""
     console = _progress_console()
@@ -333,15 +354,16 @@ def _check_formats(quiet: bool, statistics: bool, color: str) -> Formats:
     """check's formats, with the text report as -q, --statistics and --color ask."""
     from .reporters import CHECK, Formats, text_report
 
-    return Formats({**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics,
-                                                               color=color)})
+    return Formats(
+        {**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics, color=color)}
+    )
 
 
 def _progress_option() -> Any:
     return typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal (stderr).")
 
 
-def _whole(value: Optional[int]) -> Optional[int]:
+def _whole(value: int | None) -> int | None:
     if value is not None and value < 0:
         raise typer.BadParameter(f"{value}: give 0 (all cores) or more")
     return value
@@ -354,35 +376,52 @@ def _jobs_option() -> Any:
 @app.command()
 def check(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
-    format: Optional[list[str]] = typer.Option(None, "--format", "-f",
-                                               help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
-                                                    "file. Repeatable. auto is github under GitHub Actions. "
-                                                    "Without it, -o FILE.json writes JSON (the extension decides)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the output (default stdout)."),
-    select: Optional[list[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
-    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
-    waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
-    jobs: Optional[int] = _jobs_option(),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
+    ),
+    format: list[str] | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="auto, text, json, csv, github, sarif or junit; FORMAT:FILE writes to a "
+        "file. Repeatable. auto is github under GitHub Actions. "
+        "Without it, -o FILE.json writes JSON (the extension decides).",
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the output (default stdout)."),
+    select: list[str] | None = typer.Option(None, "--select", help="Only these codes or prefixes (PRF,RNG001)."),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
+    waivers: str | None = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
+    jobs: int | None = _jobs_option(),
     progress: bool = _progress_option(),
-    inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
-                                                 help="Clone of mlcommons/inference: runs the loadgen provenance rules."),
+    inference_repo: str | None = typer.Option(
+        None, "--inference-repo", help="Clone of mlcommons/inference: runs the loadgen provenance rules."
+    ),
     strict: bool = typer.Option(False, "--strict", help="Treat every warning as an error."),
-    changed_since: Optional[str] = typer.Option(None, "--changed-since",
-                                                help="Git ref: check only the results changed since it."),
-    quiet: bool = typer.Option(False, "--quiet", "-q",
-                               help="Text report: only invalid results and their findings, then the counts; "
-                                    "no informational lines on stderr."),
-    statistics: bool = typer.Option(False, "--statistics",
-                                    help="Text report: a count per code (count, code, name, severity) in place of "
-                                         "the findings."),
-    exit_zero: bool = typer.Option(False, "--exit-zero",
-                                   help="Exit 0 even when errors are found (still 2 for a usage error and 3 for an "
-                                        "internal one)."),
-    color: str = typer.Option("auto", "--color", metavar="auto|always|never",
-                              help="Colour in the text report: auto (a terminal, and NO_COLOR unset), always or "
-                                   "never."),
+    changed_since: str | None = typer.Option(
+        None, "--changed-since", help="Git ref: check only the results changed since it."
+    ),
+    quiet: bool = typer.Option(
+        False,
+        "--quiet",
+        "-q",
+        help="Text report: only invalid results and their findings, then the counts; no informational lines on stderr.",
+    ),
+    statistics: bool = typer.Option(
+        False,
+        "--statistics",
+        help="Text report: a count per code (count, code, name, severity) in place of the findings.",
+    ),
+    exit_zero: bool = typer.Option(
+        False,
+        "--exit-zero",
+        help="Exit 0 even when errors are found (still 2 for a usage error and 3 for an internal one).",
+    ),
+    color: str = typer.Option(
+        "auto",
+        "--color",
+        metavar="auto|always|never",
+        help="Colour in the text report: auto (a terminal, and NO_COLOR unset), always or never.",
+    ),
 ) -> None:
     """Check a submission tree and print a verdict per result.
 
@@ -397,7 +436,8 @@ def check(
         from .scope import Changes, scope_of
 
         changes = _EARLY.pop((path, changed_since), None) or Changes(path, changed_since)
-    from .engine import check as run_check, load_all
+    from .engine import check as run_check
+    from .engine import load_all
     from .model import holds_results, locate
     from .reporters import CHECK
     from .waivers import WaiverError, load_waivers
@@ -418,10 +458,15 @@ def check(
     waivers, jobs = settings.pick("waivers", waivers), settings.pick("jobs", jobs)
     round = settings.pick("round", round)
     if not format and output is None and config.get("format"):  # -o or --format replaces them
-        unknown = [item.partition(":")[0] for item in config.get("format")
-                   if item.partition(":")[0] not in ("auto", *CHECK.names)]
+        unknown = [
+            item.partition(":")[0]
+            for item in config.get("format")
+            if item.partition(":")[0] not in ("auto", *CHECK.names)
+        ]
         if unknown:
-            _fail(f"{config.label('format')}: unknown format {unknown[0]!r}; choose from auto, {', '.join(CHECK.names)}")
+            _fail(
+                f"{config.label('format')}: unknown format {unknown[0]!r}; choose from auto, {', '.join(CHECK.names)}"
+            )
         format = settings.pick("format", format)
     settings.said()
     if inference_repo is not None:
@@ -444,8 +489,18 @@ def check(
             _fail(str(error))
 
     with _progress(progress) as tick:
-        report = run_check(path, round_name, select, ignore, jobs or None, waiver_list, tick,
-                           inference_repo=inference_repo, strict=strict, scope=scope)
+        report = run_check(
+            path,
+            round_name,
+            select,
+            ignore,
+            jobs or None,
+            waiver_list,
+            tick,
+            inference_repo=inference_repo,
+            strict=strict,
+            scope=scope,
+        )
 
     formats = _check_formats(quiet, statistics, color)
     if scope is not None and not quiet:
@@ -475,18 +530,25 @@ def exit_code(report: Report) -> int:
 @app.command()
 def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
-    format: Optional[str] = typer.Option(None, "--format", "-f",
-                                         help="json (the round's published file: summary_results.json up to v6.0, "
-                                              "summary.json from v6.1) or csv (the same rows and keys); default: "
-                                              "-o's extension, else json."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the table (default stdout)."),
-    publish_base: Optional[str] = typer.Option(None, "--publish-base",
-                                               help="Base URL of the published tree: adds Details, Code, ColorKey "
-                                                    "(where the round's table has them)."),
-    first_id: Optional[int] = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
-    jobs: Optional[int] = _jobs_option(),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
+    ),
+    format: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="json (the round's published file: summary_results.json up to v6.0, "
+        "summary.json from v6.1) or csv (the same rows and keys); default: "
+        "-o's extension, else json.",
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the table (default stdout)."),
+    publish_base: str | None = typer.Option(
+        None,
+        "--publish-base",
+        help="Base URL of the published tree: adds Details, Code, ColorKey (where the round's table has them).",
+    ),
+    first_id: int | None = typer.Option(None, "--first-id", help="First ID number: adds ID (with --publish-base)."),
+    jobs: int | None = _jobs_option(),
     progress: bool = _progress_option(),
 ) -> None:
     """The published results table in the round's format: one row per valid result."""
@@ -507,8 +569,10 @@ def table(
     if fmt is None:
         _fail(f"round {the_round.name} has no results-table format (`table:` in its round file)")
     if publish_base is not None and not fmt.publication:
-        _fail(f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
-              "leave out --publish-base and --first-id")
+        _fail(
+            f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
+            "leave out --publish-base and --first-id"
+        )
     _check_output(output)
     with _progress(progress) as tick:
         report = run_check(path, round_name, jobs=jobs or None, progress=tick, collect=table_row)
@@ -517,8 +581,10 @@ def table(
     rows = render(valid_rows(report), fmt, publish_base, first_id)
     _emit(FORMATS, format, output, rows, fmt)
     left_out = sum(1 for r in report.results if not r.valid)
-    _say(f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
-         f"{left_out} invalid results left out (`mlperf-check check` says why)")
+    _say(
+        f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
+        f"{left_out} invalid results left out (`mlperf-check check` says why)"
+    )
     raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
 
 
@@ -526,13 +592,17 @@ def table(
 def followup(
     previous: str = typer.Option(..., "--previous", help="The preview round: a submission tree or a results table."),
     current: str = typer.Option(..., "--current", help="The target round: a submission tree or a results table."),
-    previous_round: Optional[str] = typer.Option(None, "--previous-round",
-                                                 help="Round of a --previous tree; default: detected."),
-    current_round: Optional[str] = typer.Option(None, "--current-round",
-                                                help="Round of --current (its benchmarks); default: detected."),
-    mapping: Optional[str] = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    previous_round: str | None = typer.Option(
+        None, "--previous-round", help="Round of a --previous tree; default: detected."
+    ),
+    current_round: str | None = typer.Option(
+        None, "--current-round", help="Round of --current (its benchmarks); default: detected."
+    ),
+    mapping: str | None = typer.Option(None, "--mapping", help="YAML: previous system -> current system."),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
     progress: bool = _progress_option(),
 ) -> None:
     """Preview results followed up as Available, at most 2% worse, in the target round."""
@@ -569,8 +639,10 @@ def followup(
     _emit(fu.FORMATS, format, output, report)
     if output not in (None, "-") or format != "text":
         counts = fu.counts(report)
-        _say(f"follow-up: {', '.join(f'{n} {status}' for status, n in counts.items())}"
-             + (" (exit 1: a preview result is degraded or missing)" if report.failed else ""))
+        _say(
+            f"follow-up: {', '.join(f'{n} {status}' for status, n in counts.items())}"
+            + (" (exit 1: a preview result is degraded or missing)" if report.failed else "")
+        )
     raise typer.Exit(EXIT_FINDINGS if report.failed else EXIT_OK)
 
 
@@ -586,12 +658,16 @@ def _repository_or_fail(path: str) -> Any:
 @app.command()
 def provenance(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
-    inference_repo: Optional[str] = typer.Option(None, "--inference-repo",
-                                                 help="Clone of mlcommons/inference (else the bundled table)."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
+    ),
+    inference_repo: str | None = typer.Option(
+        None, "--inference-repo", help="Clone of mlcommons/inference (else the bundled table)."
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="text, json or csv (default: -o's extension, else text)."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
     progress: bool = _progress_option(),
 ) -> None:
     """Which loadgen each result ran: its rev, and whether it descends from the seed release."""
@@ -616,26 +692,31 @@ def provenance(
         _no_results(path, the_round)
     _emit(prv_cmd.FORMATS, format, output, verdicts, the_round)
     if len(verdicts) < results:
-        _say(f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
-             "not judged (`mlperf-check check` says why)")
+        _say(
+            f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
+            "not judged (`mlperf-check check` says why)"
+        )
     raise typer.Exit(EXIT_OK)
 
 
 @app.command()
 def compare(
     inputs: list[str] = typer.Argument(..., help="Results tables (JSON or CSV) or submission trees; merged."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round of the submission trees (default: detected per tree)."),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round of the submission trees (default: detected per tree)."
+    ),
     tolerance: float = typer.Option(0.04, "--tolerance", help="Within tolerance when mean |deviation| <= this."),
     outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
-    format: Optional[str] = typer.Option(None, "--format", "-f",
-                                         help="text, json, csv or html (default: -o's extension, else text)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
-    plot: Optional[str] = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
-    across_rounds: bool = typer.Option(False, "--across-rounds",
-                                       help="The same hardware across the inputs' rounds, and scaling across node counts."),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="text, json, csv or html (default: -o's extension, else text)."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    plot: str | None = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
+    across_rounds: bool = typer.Option(
+        False, "--across-rounds", help="The same hardware across the inputs' rounds, and scaling across node counts."
+    ),
     progress: bool = _progress_option(),
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why; or,
@@ -662,18 +743,26 @@ def compare(
     for item in inputs:
         if not os.path.exists(item):
             _fail(f"{item}: no such file or folder")
-        rows += _table_rows(item, _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
-                            with_description=True, progress=progress)[0]
+        rows += _table_rows(
+            item,
+            _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
+            with_description=True,
+            progress=progress,
+        )[0]
     rows, duplicates = cmp.unique(rows)
     if duplicates:
-        warn(f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
-             "of an earlier row)")
+        warn(
+            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
+            "of an earlier row)"
+        )
     if reference != "median" and not across_rounds:
         name, known = reference.partition(":")[2], cmp.submitters(rows)
         if name.lower() not in {k.lower() for k in known}:
             shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
-            _fail(f"--reference {reference}: no closed result of submitter {name} in the inputs; "
-                  f"the submitters are {shown or 'none'}")
+            _fail(
+                f"--reference {reference}: no closed result of submitter {name} in the inputs; "
+                f"the submitters are {shown or 'none'}"
+            )
     if plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
@@ -686,21 +775,30 @@ def compare(
     _emit(cmp.FORMATS, format, output, groups, options)
     if plot:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
-        _plot_pages(plot, lambda target: cmp.plot(groups, options, target,
-                                                  f"Comparable results, {', '.join(rounds) or 'round unknown'}"))
+        _plot_pages(
+            plot,
+            lambda target: cmp.plot(
+                groups, options, target, f"Comparable results, {', '.join(rounds) or 'round unknown'}"
+            ),
+        )
     raise typer.Exit(EXIT_OK)
 
 
 @app.command("report")
 def audit_report(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="PREVIOUS.json",
-                                           help="The JSON of an earlier `check` of the round: what changed since."),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
+    ),
+    baseline: str | None = typer.Option(
+        None,
+        "--baseline",
+        metavar="PREVIOUS.json",
+        help="The JSON of an earlier `check` of the round: what changed since.",
+    ),
     output: str = typer.Option(..., "--output", "-o", help="The HTML file to write (e.g. audit.html)."),
-    waivers: Optional[str] = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
-    jobs: Optional[int] = _jobs_option(),
+    waivers: str | None = typer.Option(None, "--waivers", help="YAML file of waivers, each with a reason."),
+    jobs: int | None = _jobs_option(),
     progress: bool = _progress_option(),
 ) -> None:
     """One self-contained HTML page for reviewers: the verdicts, why each invalid result
@@ -734,15 +832,22 @@ def audit_report(
     except WaiverError as error:
         _fail(str(error))
     with _progress(progress) as tick:
-        found = run_check(path, round_name, jobs=jobs or None, waivers=waiver_list, progress=tick, collect=audit.collect)
+        found = run_check(
+            path, round_name, jobs=jobs or None, waivers=waiver_list, progress=tick, collect=audit.collect
+        )
     if not found.results and not found.has_errors:
         _no_results(path, the_round)
     _emit(audit.FORMATS, "html", output, found, path, previous, baseline or "")
     invalid = sum(1 for r in found.results if not r.valid)
     changed = audit.changes(found, previous) if previous is not None else None
-    _say(f"{output}: {len(found.results)} results, {invalid} invalid"
-         + (f"; since {baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
-            if changed else ""))
+    _say(
+        f"{output}: {len(found.results)} results, {invalid} invalid"
+        + (
+            f"; since {baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
+            if changed
+            else ""
+        )
+    )
     raise typer.Exit(exit_code(found))  # as check: an error on no result (a submitter folder) is one too
 
 
@@ -760,7 +865,7 @@ def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
     return written
 
 
-def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str], plot: Optional[str]) -> NoReturn:
+def _across_rounds(rows: list[dict[str, Any]], format: str, output: str | None, plot: str | None) -> NoReturn:
     from .commands import across
     from .commands.published import normalise
 
@@ -779,10 +884,13 @@ def _across_rounds(rows: list[dict[str, Any]], format: str, output: Optional[str
 @app.command()
 def claims(
     claims_file: str = typer.Argument(..., metavar="CLAIMS.yaml", help="The claims (schemas/claims.schema.json)."),
-    table: list[str] = typer.Option(..., "--table", help="ROUND=PATH: a round's results table or submission tree. Repeatable."),
-    format: Optional[str] = typer.Option(None, "--format", "-f",
-                                         help="text, json or markdown (default: -o's extension, else text)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    table: list[str] = typer.Option(
+        ..., "--table", help="ROUND=PATH: a round's results table or submission tree. Repeatable."
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="text, json or markdown (default: -o's extension, else text)."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
     progress: bool = _progress_option(),
 ) -> None:
     """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
@@ -810,8 +918,14 @@ def claims(
         if other:
             _fail(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")
         rows.setdefault(name, []).extend(found)
-    missing = sorted({side["round"] for claim in listed for key in ("in", "from", "to") if (side := claim.get(key))
-                      and side["round"] not in rows})
+    missing = sorted(
+        {
+            side["round"]
+            for claim in listed
+            for key in ("in", "from", "to")
+            if (side := claim.get(key)) and side["round"] not in rows
+        }
+    )
     if missing:
         _fail(f"{claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     verdicts = cl.check_claims(listed, rows)
@@ -823,13 +937,18 @@ def claims(
 def reproduce(
     original: str = typer.Argument(..., help="The original result folder (.../<system>/<benchmark>/<scenario>)."),
     reproduction: str = typer.Argument(..., help="The reproduction's result folder."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name or round file (default: detected from the original result)."),
-    tolerance: Optional[float] = typer.Option(None, "--tolerance",
-                                              help="More than this much worse is materially different "
-                                                   "(default: the round's audit threshold, 0.02)."),
-    format: Optional[str] = typer.Option(None, "--format", "-f", help="text or json (default: -o's extension, else text)."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name or round file (default: detected from the original result)."
+    ),
+    tolerance: float | None = typer.Option(
+        None,
+        "--tolerance",
+        help="More than this much worse is materially different (default: the round's audit threshold, 0.02).",
+    ),
+    format: str | None = typer.Option(
+        None, "--format", "-f", help="text or json (default: -o's extension, else text)."
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the report (default stdout)."),
 ) -> None:
     """Check a reproduction, its settings against the original's, and compare the numbers."""
     from .commands import reproduce as rep
@@ -851,8 +970,10 @@ def reproduce(
 def _verdict(result: Any) -> str:
     """The reproduce verdict in one line, for stderr when the report itself goes elsewhere."""
     if result.identical_logs:
-        return (f"not a reproduction: {', '.join(result.identical_logs)} "
-                f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's (exit 1)")
+        return (
+            f"not a reproduction: {', '.join(result.identical_logs)} "
+            f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's (exit 1)"
+        )
     if not result.reproduction_valid:
         return "the reproduction is not valid (exit 1)"
     if result.mismatched_settings:
@@ -863,19 +984,26 @@ def _verdict(result: Any) -> str:
 @app.command()
 def rerun(
     result_path: str = typer.Argument(..., metavar="RESULT", help="The result folder to re-run."),
-    command: Optional[str] = typer.Option(None, "--command",
-                                          help="Your harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT."),
+    command: str | None = typer.Option(
+        None, "--command", help="Your harness; it writes loadgen logs into $MLPERF_CHECK_OUTPUT."
+    ),
     builtin: bool = typer.Option(False, "--builtin", help="The built-in CPU harness (the bundled example's)."),
-    workdir: Optional[str] = typer.Option(None, "--workdir",
-                                          help="Where the re-run goes: a new or empty folder outside the original's "
-                                               "tree (default a new temp folder)."),
-    timeout: float = typer.Option(RERUN_TIMEOUT, "--timeout",
-                                  help="Seconds --command may run; then its whole process group is killed."),
-    round: Optional[str] = typer.Option(None, "--round", "-r",
-                                        help="Round name or round file (default: detected from the result)."),
-    tolerance: Optional[float] = typer.Option(None, "--tolerance",
-                                              help="More than this much worse is materially different "
-                                                   "(default: the round's audit threshold, 0.02)."),
+    workdir: str | None = typer.Option(
+        None,
+        "--workdir",
+        help="Where the re-run goes: a new or empty folder outside the original's tree (default a new temp folder).",
+    ),
+    timeout: float = typer.Option(
+        RERUN_TIMEOUT, "--timeout", help="Seconds --command may run; then its whole process group is killed."
+    ),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name or round file (default: detected from the result)."
+    ),
+    tolerance: float | None = typer.Option(
+        None,
+        "--tolerance",
+        help="More than this much worse is materially different (default: the round's audit threshold, 0.02).",
+    ),
     format: str = typer.Option("text", "--format", "-f", help="text or json."),
 ) -> None:
     """Re-run a result (your harness, or the built-in one) and compare it with the original."""
@@ -905,19 +1033,29 @@ def rerun(
     stderr = Console(stderr=True, highlight=False, soft_wrap=True)
     start = time.perf_counter()
     if builtin:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr,
-                      transient=True, disable=not stderr.is_terminal) as bar:
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=True,
+            disable=not stderr.is_terminal,
+        ) as bar:
             task = bar.add_task("re-running", total=None)
             try:
                 rep.rerun_builtin(copy, the_round, lambda what: bar.update(task, description=f"re-running: {what}"))
             except (ValueError, ImportError) as error:
-                _fail(f"{error} (the built-in harness needs: pip install 'mlperf-check[harness]')"
-                      if isinstance(error, ImportError) else str(error))
+                _fail(
+                    f"{error} (the built-in harness needs: pip install 'mlperf-check[harness]')"
+                    if isinstance(error, ImportError)
+                    else str(error)
+                )
         status = 0
     else:
         try:
-            status, _ = rep.rerun_command(copy, command, lambda line: print(f"  | {visible(line)}", file=sys.stderr),
-                                          timeout)
+            status, _ = rep.rerun_command(
+                copy, command, lambda line: print(f"  | {visible(line)}", file=sys.stderr), timeout
+            )
         except rep.CommandTimeout as error:
             _fail(f"{error}; what it wrote is in {copy}")
     _say(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
@@ -932,11 +1070,15 @@ def rerun(
 
 @app.command("rules")
 def list_rules(
-    format: Optional[str] = typer.Option(None, "--format", "-f",
-                                         help="text (CODE  name  summary) or json (code, name, scope, severity, "
-                                              "summary, preview, and each round's own severity); default: -o's "
-                                              "extension, else text."),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="File for the list (default stdout)."),
+    format: str | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="text (CODE  name  summary) or json (code, name, scope, severity, "
+        "summary, preview, and each round's own severity); default: -o's "
+        "extension, else text.",
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", help="File for the list (default stdout)."),
 ) -> None:
     """Every code: one line each (CODE  name  summary), or JSON."""
     from .commands import catalogue
@@ -994,8 +1136,13 @@ def _internal(error: BaseException) -> NoReturn:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(EXIT_PIPE)
-    print(_one_line(f"internal error: {type(error).__name__}: {error} (a bug: please report it with the command "
-                    "line; findings about the input are never this error)"), file=sys.stderr)
+    print(
+        _one_line(
+            f"internal error: {type(error).__name__}: {error} (a bug: please report it with the command "
+            "line; findings about the input are never this error)"
+        ),
+        file=sys.stderr,
+    )
     raise typer.Exit(EXIT_INTERNAL)
 
 
@@ -1033,9 +1180,12 @@ def _start_changes(argv: list[str]) -> None:
     the command fails), check() starts its own listing and this one is stopped at exit."""
     if not argv or argv[0] != "check" or not any(a.startswith("--changed-since") for a in argv):
         return
-    taking = {name for p in inspect.signature(check).parameters.values()
-              if isinstance(p.default, typer.models.OptionInfo) and p.annotation != "bool"
-              for name in p.default.param_decls}  # the options that take a value
+    taking = {
+        name
+        for p in inspect.signature(check).parameters.values()
+        if isinstance(p.default, typer.models.OptionInfo) and p.annotation != "bool"
+        for name in p.default.param_decls
+    }  # the options that take a value
     path = ref = None
     rest = iter(argv[1:])
     for arg in rest:

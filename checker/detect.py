@@ -119,10 +119,10 @@ def _first_value(head: bytes, mark: bytes, at_end: bool) -> Any:
         end = head.find(b"\n", at)
         if end < 0 and not at_end:
             return _PENDING
-        line = head[start:end if end >= 0 else len(head)]
+        line = head[start : end if end >= 0 else len(head)]
         if line.startswith(PREFIXES) and line.find(b"{") == at - start:
             try:
-                text = line[at - start:].decode("utf-8")
+                text = line[at - start :].decode("utf-8")
                 value_at = text.find('"value": ')
                 if value_at < 0:
                     return _NOTHING
@@ -142,8 +142,9 @@ def _loadgen_series(version: Any) -> str | None:
     return f"{match[1]}.{match[2]}.x" if match else None
 
 
-def _read_result(tree: Tree, location: str, benchmark: str, logs: list[str], log_keys: frozenset[str],
-                 config_keys: frozenset[str]) -> ResultEvidence:
+def _read_result(
+    tree: Tree, location: str, benchmark: str, logs: list[str], log_keys: frozenset[str], config_keys: frozenset[str]
+) -> ResultEvidence:
     for rel in logs:
         entry = tree.entry(rel)
         if entry.kind is Kind.FILE:
@@ -151,8 +152,9 @@ def _read_result(tree: Tree, location: str, benchmark: str, logs: list[str], log
                 values = read_head(tree.open(entry), log_keys | {LOADGEN_VERSION})
             except (OSError, FileChanged):
                 values = {}
-            return ResultEvidence(location, benchmark, "loadgen", _integers(values),
-                                  _loadgen_series(values.get(LOADGEN_VERSION)))
+            return ResultEvidence(
+                location, benchmark, "loadgen", _integers(values), _loadgen_series(values.get(LOADGEN_VERSION))
+            )
     config = join(location, "config.yaml")
     entry = tree.entry(config)
     if config_keys and entry.kind is Kind.FILE and entry.size <= MAX_CONFIG_BYTES:
@@ -162,8 +164,9 @@ def _read_result(tree: Tree, location: str, benchmark: str, logs: list[str], log
         except (OSError, FileChanged, UnicodeDecodeError):
             return ResultEvidence(location, benchmark)
         parsed, _ = parse_endpoints_config(text)
-        return ResultEvidence(location, benchmark, "endpoints",
-                              _integers({key: parsed.get(key) for key in config_keys}))
+        return ResultEvidence(
+            location, benchmark, "endpoints", _integers({key: parsed.get(key) for key in config_keys})
+        )
     return ResultEvidence(location, benchmark)
 
 
@@ -195,8 +198,10 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
                         paths.append(path)
     log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds)
     config_keys = frozenset(key for round in rounds for key in round.endpoints.get("seed_keys", {}).values())
-    results = [_read_result(tree, location, benchmark, paths, log_keys, config_keys)
-               for location, (benchmark, paths) in sorted(logs.items())]
+    results = [
+        _read_result(tree, location, benchmark, paths, log_keys, config_keys)
+        for location, (benchmark, paths) in sorted(logs.items())
+    ]
     return Evidence(results, folders)
 
 
@@ -218,8 +223,11 @@ def _count(n: int, one: str, many: str) -> str:
 
 def _layout_folders(round: Round) -> frozenset[str]:
     """The folders of a submitter folder that the round's layout names (`results`, `src`, ...)."""
-    return frozenset(value.split("/")[0] for key, value in round.layout.items()
-                     if key != "source" and isinstance(value, str) and not value.startswith("{"))
+    return frozenset(
+        value.split("/")[0]
+        for key, value in round.layout.items()
+        if key != "source" and isinstance(value, str) and not value.startswith("{")
+    )
 
 
 def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str, bool]:
@@ -242,8 +250,10 @@ def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str
     candidates = set.intersection(*fits.values()) if fits else {r.name for r in real}
     said = []
     if fits:
-        said.append(f"{', '.join(f + '/' for f in sorted(telling))} in {len(fits)} of "
-                    f"{_count(len(evidence.folders), 'submitter folder', 'submitter folders')}")
+        said.append(
+            f"{', '.join(f + '/' for f in sorted(telling))} in {len(fits)} of "
+            f"{_count(len(evidence.folders), 'submitter folder', 'submitter folders')}"
+        )
     endpoints = sum(1 for r in evidence.results if r.source == "endpoints")
     if endpoints:
         candidates &= {r.name for r in real if r.layout.get("endpoints")}
@@ -256,8 +266,9 @@ def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str
 def _seedless(unknown: list[ResultEvidence], unread: list[ResultEvidence]) -> list[str]:
     parts = []
     if unknown:
-        parts.append(f"{_count(len(unknown), 'carries', 'carry')} seeds of no known round "
-                     f"(ignored, e.g. {unknown[0].location})")
+        parts.append(
+            f"{_count(len(unknown), 'carries', 'carry')} seeds of no known round (ignored, e.g. {unknown[0].location})"
+        )
     if unread:
         parts.append(f"{len(unread)} {'has' if len(unread) == 1 else 'have'} no readable seeds")
     return parts
@@ -279,11 +290,18 @@ def _profile_hints(results: list[ResultEvidence], chosen: Round, rounds: list[Ro
     hints = []
     for profile in rounds:
         if profile.is_profile and profile.data.get("extends") == chosen.name:
-            only = sorted({r.benchmark for r in results
-                           if chosen.canonical_model(r.benchmark) is None and profile.canonical_model(r.benchmark)})
+            only = sorted(
+                {
+                    r.benchmark
+                    for r in results
+                    if chosen.canonical_model(r.benchmark) is None and profile.canonical_model(r.benchmark)
+                }
+            )
             if only:
-                hints.append(f"{', '.join(only)} {'is a benchmark' if len(only) == 1 else 'are benchmarks'} of the "
-                             f"profile {profile.name} only: give --round {profile.name} to use it")
+                hints.append(
+                    f"{', '.join(only)} {'is a benchmark' if len(only) == 1 else 'are benchmarks'} of the "
+                    f"profile {profile.name} only: give --round {profile.name} to use it"
+                )
     return hints
 
 
@@ -304,13 +322,16 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
             unread.append(result)
     total = len(evidence.results)
     if len(by_round) > 1:
-        named = [f"{name} ({_count(len(by_round[name]), 'result', 'results')}, e.g. {by_round[name][0].location})"
-                 for name in (r.name for r in real) if name in by_round]
+        named = [
+            f"{name} ({_count(len(by_round[name]), 'result', 'results')}, e.g. {by_round[name][0].location})"
+            for name in (r.name for r in real)
+            if name in by_round
+        ]
         return Detection(None, f"the tree mixes rounds: {', '.join(named)}; give --round")
     loadgen = _loadgen_clause(evidence.results)
     fit, said, disagree = _layout_fit(evidence, real)
     if by_round:
-        (name, matched), = by_round.items()
+        ((name, matched),) = by_round.items()
         chosen = next(r for r in real if r.name == name)
         seeds = f"the seeds of {len(matched)} of {total} results are {name}'s"
         endpoints = sum(1 for r in matched if r.source == "endpoints")
@@ -321,12 +342,12 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
             parts.append(f"the layout ({said}) fits {', '.join(r.name for r in fit)}, not {name}")
         parts += loadgen + _profile_hints(evidence.results, chosen, rounds)
         return Detection(name, "detected: " + "; ".join(parts))
-    seeds = (f"no result carries a round's seeds: {', '.join(_seedless(unknown, unread))}" if total
-             else "no results found")
+    seeds = (
+        f"no result carries a round's seeds: {', '.join(_seedless(unknown, unread))}" if total else "no results found"
+    )
     if fit:
         chosen = fit[-1]
-        which = (f"fits {', '.join(r.name for r in fit)}, the newest of them" if len(fit) > 1
-                 else f"fits {chosen.name}")
+        which = f"fits {', '.join(r.name for r in fit)}, the newest of them" if len(fit) > 1 else f"fits {chosen.name}"
         parts = [f"the layout ({said}) {which}", seeds] + loadgen + _profile_hints(evidence.results, chosen, rounds)
         return Detection(chosen.name, "detected from the layout, weaker evidence than seeds: " + "; ".join(parts))
     newest = real[-1].name
@@ -351,8 +372,7 @@ def locate_result(path: str, rounds: list[Round]) -> tuple[str, str] | None:
     parts = Path(os.path.abspath(path)).parts
     for round in rounds:
         for index in range(len(parts) - 5):
-            if (parts[index] in round.divisions and parts[index + 2] == round.results_root
-                    and len(parts) == index + 6):
+            if parts[index] in round.divisions and parts[index + 2] == round.results_root and len(parts) == index + 6:
                 return str(Path(*parts[:index])), "/".join(parts[index:])
     return None
 

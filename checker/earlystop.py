@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 
-_TAIL = 2.0 ** -60  # the sum stops when the rest of the tail is below this fraction of it
+_TAIL = 2.0**-60  # the sum stops when the rest of the tail is below this fraction of it
 
 
 def odds(h: int, t: int, p: float) -> float:
@@ -81,9 +81,14 @@ def _log_binomial_term(n: int, k: int, p: float, q: float) -> float:
     """log of C(n, k) q^k p^(n-k), for 0 <= k < n."""
     if k == 0:
         return n * math.log(p)
-    return (_stirling_error(n) - _stirling_error(k) - _stirling_error(n - k)
-            - _deviance(k, n * q) - _deviance(n - k, n * p)
-            + 0.5 * math.log(n / (2 * math.pi * k * (n - k))))
+    return (
+        _stirling_error(n)
+        - _stirling_error(k)
+        - _stirling_error(n - k)
+        - _deviance(k, n * q)
+        - _deviance(n - k, n * p)
+        + 0.5 * math.log(n / (2 * math.pi * k * (n - k)))
+    )
 
 
 @functools.lru_cache(maxsize=4096)

@@ -12,21 +12,32 @@ import datetime
 import os
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
-from .model import (NEEDS, Context, Result, Submission, System, discover, discovery_findings, locate, results_of, systems_of,
-                    unfollowed_folders)
+from .model import (
+    NEEDS,
+    Context,
+    Result,
+    Submission,
+    System,
+    discover,
+    discovery_findings,
+    locate,
+    results_of,
+    systems_of,
+    unfollowed_folders,
+)
 from .provenance import RepositorySource
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
 from .scope import Scope
 from .tree import Tree
 from .waivers import Waiver, apply_waivers
-
 
 # A command's hook: called once per checked result, in the worker that checked it; what it
 # returns is the record's `collected`. It must be a module-level function (workers import it).
@@ -70,8 +81,9 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
     )
 
 
-def _internal_error(rule: Rule | None, path: str, location: str, subject: str, error: BaseException,
-                    what: str = "") -> Finding:
+def _internal_error(
+    rule: Rule | None, path: str, location: str, subject: str, error: BaseException, what: str = ""
+) -> Finding:
     frame = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
     where = f" ({os.path.basename(frame.filename)}:{frame.lineno})" if frame else ""
     internal = RULES["INT001"]
@@ -87,8 +99,15 @@ def _internal_error(rule: Rule | None, path: str, location: str, subject: str, e
     )
 
 
-def _run_rules(rules: Iterable[Rule], subject: Any, round: Round, path: str, location: str, key: str,
-               artefact: Callable[[str], Any]) -> list[Finding]:
+def _run_rules(
+    rules: Iterable[Rule],
+    subject: Any,
+    round: Round,
+    path: str,
+    location: str,
+    key: str,
+    artefact: Callable[[str], Any],
+) -> list[Finding]:
     found: list[Finding] = []
     for rule in rules:
         try:
@@ -136,21 +155,20 @@ def _facts(result: Result, record: ResultRecord) -> None:
     record.facts["auditable"] = result.round.auditable(result.division, availability)
 
 
-def check_system(system: System, scope: Scope | None = None,
-                 collect: Collect | None = None) -> UnitOutput:
+def check_system(system: System, scope: Scope | None = None, collect: Collect | None = None) -> UnitOutput:
     """System rules once, then every result of the system (those in `scope`, when given)."""
     out = UnitOutput()
     round = system.submission.round
     system_rules, result_rules = _by_scope("system"), _by_scope("result")
     if scope is None or system.key in scope.systems:
-        out.findings += _run_rules(system_rules, system, round, system.json_path, "", system.key,
-                                   lambda name: system.description)  # the one artefact of a system (NEEDS)
+        out.findings += _run_rules(
+            system_rules, system, round, system.json_path, "", system.key, lambda name: system.description
+        )  # the one artefact of a system (NEEDS)
     for result in results_of(system):
         if scope is not None and system.key not in scope.systems and not scope.has_result(result.location):
             continue
         record = _record(result)
-        found = _run_rules(result_rules, result, round, result.location, result.location, "",
-                           result.artefact)
+        found = _run_rules(result_rules, result, round, result.location, result.location, "", result.artefact)
         what = "reading the metrics"
         try:
             _facts(result, record)
@@ -168,8 +186,9 @@ def check_system(system: System, scope: Scope | None = None,
 def check_submission(submission: Submission) -> UnitOutput:
     out = UnitOutput()
     out.findings += unfollowed_folders(submission)
-    out.findings += _run_rules(_by_scope("submission"), submission, submission.round, submission.rel,
-                               "", submission.rel, lambda name: True)  # a submission provides none (NEEDS)
+    out.findings += _run_rules(
+        _by_scope("submission"), submission, submission.round, submission.rel, "", submission.rel, lambda name: True
+    )  # a submission provides none (NEEDS)
     out.findings += submission.findings
     return out
 
@@ -182,8 +201,10 @@ def load_all() -> dict[str, Rule]:
     for rule in RULES.values():
         unknown = [name for name in rule.needs if name not in NEEDS.get(rule.scope, frozenset())]
         if unknown:
-            raise ValueError(f"rule {rule.code} needs {', '.join(unknown)}, which a {rule.scope} does not provide "
-                             f"(model.NEEDS: {', '.join(sorted(NEEDS.get(rule.scope, ()))) or 'nothing'})")
+            raise ValueError(
+                f"rule {rule.code} needs {', '.join(unknown)}, which a {rule.scope} does not provide "
+                f"(model.NEEDS: {', '.join(sorted(NEEDS.get(rule.scope, ()))) or 'nothing'})"
+            )
     return RULES
 
 
@@ -196,8 +217,13 @@ def _setup(options: Options) -> tuple[Tree, Round]:
     if _STATE.get("key") != key:
         load_all()
         source = RepositorySource(options.inference_repo) if options.inference_repo else None
-        _STATE.update(key=key, tree=Tree(options.root), round=load_round(options.round), submissions={},
-                      context=Context(provenance=source))
+        _STATE.update(
+            key=key,
+            tree=Tree(options.root),
+            round=load_round(options.round),
+            submissions={},
+            context=Context(provenance=source),
+        )
     return _STATE["tree"], _STATE["round"]
 
 
@@ -238,15 +264,16 @@ def check(
     judge each loadgen build against that clone; `strict` makes every warning an error;
     `scope` (from --changed-since) limits the check to what a change can affect; `collect`
     gathers a command's own facts per result, in the worker that checked it."""
-    checked_at = datetime.datetime.now(datetime.timezone.utc)
+    checked_at = datetime.datetime.now(datetime.UTC)
     started = time.perf_counter()
     load_all()
     round = load_round(round_name)
     root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None,
-                      scope, collect)
+    options = Options(
+        tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, scope, collect
+    )
     submissions = discover(tree, round, only)
     found_first = discovery_findings(tree, round, only)
     units: list[tuple[Options, str, str, str | None]] = []
@@ -256,8 +283,11 @@ def check(
         if scope is None or submission.rel in scope.submissions:
             units.append((options, submission.division, submission.submitter, None))
         for system in systems_of(submission):
-            if scope is None or system.key in scope.systems or any(
-                    scope.has_result(r.location) for r in results_of(system)):
+            if (
+                scope is None
+                or system.key in scope.systems
+                or any(scope.has_result(r.location) for r in results_of(system))
+            ):
                 units.append((options, submission.division, submission.submitter, system.name))
 
     outputs: list[UnitOutput] = []
@@ -286,17 +316,24 @@ def check(
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
     if strict:
-        findings = [dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f
-                    for f in findings]
+        findings = [
+            dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
+        ]
     findings = apply_waivers(findings, waivers or [])
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}
     for output in outputs:
         seconds[output.submission] = seconds.get(output.submission, 0.0) + output.seconds
-    return Report(round=round, root=tree.root, results=results, findings=findings,
-                  checked_at=checked_at, elapsed=time.perf_counter() - started,
-                  seconds=dict(sorted(seconds.items())))
+    return Report(
+        round=round,
+        root=tree.root,
+        results=results,
+        findings=findings,
+        checked_at=checked_at,
+        elapsed=time.perf_counter() - started,
+        seconds=dict(sorted(seconds.items())),
+    )
 
 
 def _chosen(finding: Finding, codes: frozenset[str]) -> bool:

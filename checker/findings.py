@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime
 import enum
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .rounds import Round
@@ -54,7 +55,7 @@ class Finding:
     def sort_key(self) -> tuple:
         return (self.location, self.path, self.code, self.pointer or "", self.message)
 
-    def with_(self, **changes: Any) -> "Finding":
+    def with_(self, **changes: Any) -> Finding:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,8 +145,9 @@ class Applying:
     def positions(self, record: ResultRecord) -> list[int]:
         """The positions of every finding that applies to `record`, in list order."""
         keys = dict.fromkeys((record.system_key, record.submission_key))
-        return sorted([*self._on_location.get(record.location, ()),
-                       *(i for key in keys for i in self._on_subject.get(key, ()))])
+        return sorted(
+            [*self._on_location.get(record.location, ()), *(i for key in keys for i in self._on_subject.get(key, ()))]
+        )
 
     def of(self, record: ResultRecord) -> list[Finding]:
         """Every finding that applies to `record`, in list order."""
@@ -174,7 +176,7 @@ def judge(results: list[ResultRecord], findings: list[Finding]) -> None:
 
 @dataclass
 class Report:
-    round: "Round"
+    round: Round
     root: str
     results: list[ResultRecord]
     findings: list[Finding]

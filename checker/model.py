@@ -11,14 +11,21 @@ from __future__ import annotations
 import functools
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from .findings import Finding, Severity
 from .parsers import number
 from .parsers.accuracy import AccuracyReport, parse_accuracy
-from .parsers.endpoints import (EndpointsAccuracy, EndpointsConfig, EndpointsSummary, parse_accuracy_results,
-                               parse_endpoints_config, parse_result_summary)
+from .parsers.endpoints import (
+    EndpointsAccuracy,
+    EndpointsConfig,
+    EndpointsSummary,
+    parse_accuracy_results,
+    parse_endpoints_config,
+    parse_result_summary,
+)
 from .parsers.mllog import LoadgenLog
 from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
 from .reader import Reader
@@ -111,8 +118,7 @@ class System:
         if data is None:
             return None
         if not isinstance(data, dict):
-            self.reader.report("FIL007", self.json_path, "system description is JSON but not an object",
-                               pointer="")
+            self.reader.report("FIL007", self.json_path, "system description is JSON but not an object", pointer="")
             return None
         return data
 
@@ -204,8 +210,11 @@ class Result:
         endpoints `config.yaml` or `performance/result_summary.json` instead."""
         if not self.round.layout.get("endpoints"):
             return False
-        loadgen = any(self.reader.exists(p) for p in (self.file("performance", "detail_log"),
-                                                       self.file("accuracy", "detail_log")) if p)
+        loadgen = any(
+            self.reader.exists(p)
+            for p in (self.file("performance", "detail_log"), self.file("accuracy", "detail_log"))
+            if p
+        )
         if loadgen:
             return False
         return self.reader.exists(self.endpoints_file("config")) or self.endpoints_summary_path is not None
@@ -235,15 +244,15 @@ class Result:
     def endpoints_config(self) -> EndpointsConfig | None:
         if not self.is_endpoints:
             return None
-        return self.reader.parsed(self.endpoints_file("config"), parse_endpoints_config,
-                                  what="endpoints config.yaml")
+        return self.reader.parsed(self.endpoints_file("config"), parse_endpoints_config, what="endpoints config.yaml")
 
     @functools.cached_property
     def endpoints_accuracy(self) -> EndpointsAccuracy | None:
         if not self.is_endpoints:
             return None
-        return self.reader.parsed(self.endpoints_file("accuracy"), parse_accuracy_results,
-                                  what="endpoints accuracy_results.json")
+        return self.reader.parsed(
+            self.endpoints_file("accuracy"), parse_accuracy_results, what="endpoints accuracy_results.json"
+        )
 
     # --- artefacts ---------------------------------------------------------------------
     @functools.cached_property
@@ -256,8 +265,7 @@ class Result:
     def performance_summary(self) -> Summary | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(self.file("performance", "summary_log"), parse_summary,
-                                  what="performance summary")
+        return self.reader.parsed(self.file("performance", "summary_log"), parse_summary, what="performance summary")
 
     @functools.cached_property
     def accuracy_log(self) -> LoadgenLog | None:
@@ -268,8 +276,9 @@ class Result:
     def read_accuracy(self, rel: str, what: str = "accuracy.txt", required: bool = True) -> AccuracyReport | None:
         """An accuracy.txt-shaped file, read with the round's patterns for this result's model."""
         patterns = self.round.accuracy_patterns(self.model, self.scenario or "") if self.model else {}
-        return self.reader.parsed(rel, lambda text: parse_accuracy(text, patterns), required=required, what=what,
-                                  key="accuracy")
+        return self.reader.parsed(
+            rel, lambda text: parse_accuracy(text, patterns), required=required, what=what, key="accuracy"
+        )
 
     @functools.cached_property
     def accuracy_report(self) -> AccuracyReport | None:
@@ -285,8 +294,9 @@ class Result:
     def user_conf(self) -> dict[str, str] | None:
         if self.is_endpoints:
             return None
-        return self.reader.parsed(self.file("measurements", "user_conf"), parse_conf, required=False,
-                                  what="user.conf")  # MSR001 reports it missing
+        return self.reader.parsed(
+            self.file("measurements", "user_conf"), parse_conf, required=False, what="user.conf"
+        )  # MSR001 reports it missing
 
     @functools.cached_property
     def implementation_path(self) -> str | None:
@@ -304,8 +314,10 @@ class Result:
     @property
     def implementation_names(self) -> list[str]:
         """The round's names of the implementation description, for this result."""
-        return [name.format(system=self.system.name, scenario=self.scenario_folder)
-                for name in self.round.layout["implementation_description"]]
+        return [
+            name.format(system=self.system.name, scenario=self.scenario_folder)
+            for name in self.round.layout["implementation_description"]
+        ]
 
     def compliance_dir(self, test: str) -> str:
         return self.path("compliance", test)
@@ -446,9 +458,21 @@ class Result:
 # read (or, for `model` and `loadgen`, when the result is of no known model or no loadgen
 # run), and the rule is skipped. The registry refuses any other name.
 NEEDS: dict[str, frozenset[str]] = {
-    "result": frozenset({"performance_log", "performance_summary", "accuracy_log", "accuracy_report", "user_conf",
-                         "endpoints_summary", "endpoints_config", "endpoints_accuracy", "model", "loadgen",
-                         "system_description"}),
+    "result": frozenset(
+        {
+            "performance_log",
+            "performance_summary",
+            "accuracy_log",
+            "accuracy_report",
+            "user_conf",
+            "endpoints_summary",
+            "endpoints_config",
+            "endpoints_accuracy",
+            "model",
+            "loadgen",
+            "system_description",
+        }
+    ),
     "system": frozenset({"system_description"}),
     "submission": frozenset(),
 }
@@ -477,13 +501,15 @@ def no_results_reason(path: str, round: Round) -> str:
     holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
     present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
     if present:
-        return (f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
-                f"{'holds' if len(present) == 1 else 'hold'} no "
-                f"<submitter>/{round.results_root}/<system>/<benchmark>/<scenario> folder")
+        return (
+            f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
+            f"{'holds' if len(present) == 1 else 'hold'} no "
+            f"<submitter>/{round.results_root}/<system>/<benchmark>/<scenario> folder"
+        )
     parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
     inside = [i for i, part in enumerate(parts) if part in divisions]
     if inside:
-        root = os.sep.join(parts[:inside[-1]]) or os.sep
+        root = os.sep.join(parts[: inside[-1]]) or os.sep
         shown = root if os.path.isabs(path) else os.path.relpath(root)
         return f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it"
     return f"no results under {path}: give the folder that holds {holding}"
@@ -492,13 +518,16 @@ def no_results_reason(path: str, round: Round) -> str:
 def holds_results(path: str, round: Round) -> bool:
     """Whether the tree at `path` has a result at all."""
     top, part = locate(path, round)
-    return any(results_of(system) for submission in discover(Tree(top), round, part)
-               for system in systems_of(submission))
+    return any(
+        results_of(system) for submission in discover(Tree(top), round, part) for system in systems_of(submission)
+    )
 
 
-LINK_KINDS = {Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the checked folder; it was not followed"),
-              Kind.BROKEN: ("FIL010", "is a broken symlink"),
-              Kind.OTHER: ("FIL011", "is not a regular file or folder")}
+LINK_KINDS = {
+    Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the checked folder; it was not followed"),
+    Kind.BROKEN: ("FIL010", "is a broken symlink"),
+    Kind.OTHER: ("FIL011", "is not a regular file or folder"),
+}
 
 
 def _unfollowed(tree: Tree, rel: str, what: str) -> list[Finding]:
@@ -508,8 +537,16 @@ def _unfollowed(tree: Tree, rel: str, what: str) -> list[Finding]:
     for entry in tree.listdir(rel):
         if entry.kind in LINK_KINDS:
             code, text = LINK_KINDS[entry.kind]
-            found.append(Finding(code=code, severity=Severity.ERROR, path=entry.rel, message=f"{what} {entry.rel} {text}",
-                                 name=RULES[code].name if code in RULES else "", subject=entry.rel))
+            found.append(
+                Finding(
+                    code=code,
+                    severity=Severity.ERROR,
+                    path=entry.rel,
+                    message=f"{what} {entry.rel} {text}",
+                    name=RULES[code].name if code in RULES else "",
+                    subject=entry.rel,
+                )
+            )
     return found
 
 
@@ -526,8 +563,11 @@ def discovery_findings(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> 
     found: list[Finding] = []
     for division in tree.subdirs(""):
         if division in round.divisions and (division,)[: len(only)] == only[:1]:
-            found += [f for f in _unfollowed(tree, division, "submitter folder")
-                      if (division, f.path.rpartition("/")[2])[: len(only)] == only]
+            found += [
+                f
+                for f in _unfollowed(tree, division, "submitter folder")
+                if (division, f.path.rpartition("/")[2])[: len(only)] == only
+            ]
     return found
 
 
@@ -538,8 +578,10 @@ def unfollowed_folders(submission: Submission) -> list[Finding]:
     with_results = set(tree.subdirs(base))
     # A description of a system with results is reported where it is read (the reader).
     found = _unfollowed(tree, base, "system folder") + [
-        f for f in _unfollowed(tree, join(submission.rel, "systems"), "system description")
-        if f.path.rpartition("/")[2].removesuffix(".json") not in with_results]
+        f
+        for f in _unfollowed(tree, join(submission.rel, "systems"), "system description")
+        if f.path.rpartition("/")[2].removesuffix(".json") not in with_results
+    ]
     for system in sorted(with_results):
         found += _unfollowed(tree, join(base, system), "benchmark folder")
         for benchmark in tree.subdirs(join(base, system)):

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-
 from . import yamlsafe
 from .parsers.mllog import LoadgenLog
 from .rounds import Round
@@ -169,11 +168,18 @@ def _git_dir(path: str) -> str:
     if not os.path.isdir(path):
         raise RepositoryError("no such folder")
     try:
-        done = subprocess.run(["git", "-C", path, "rev-parse", "--absolute-git-dir"], capture_output=True, text=True,
-                              errors="backslashreplace", timeout=60, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            ["git", "-C", path, "rev-parse", "--absolute-git-dir"],
+            capture_output=True,
+            text=True,
+            errors="backslashreplace",
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise RepositoryError(f"gitpython cannot open it, and the git command line failed: {_one_line(error)}") \
-            from None
+        raise RepositoryError(
+            f"gitpython cannot open it, and the git command line failed: {_one_line(error)}"
+        ) from None
     if done.returncode != 0:
         raise RepositoryError(" ".join(done.stderr.split()) or f"git rev-parse exited with {done.returncode}")
     return done.stdout.strip()
@@ -217,7 +223,7 @@ class RepositorySource(Source):
     def _failed(self, what: str, error: BaseException) -> RepositoryError:
         return RepositoryError(f"cannot read {what} from the clone: {_one_line(error)}")
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def _resolve(self, rev: str):
         import git
 
@@ -228,7 +234,7 @@ class RepositorySource(Source):
         except OSError as error:  # the git process gitpython keeps has died (a broken pipe)
             raise self._failed(f"commit {rev}", error) from None
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def _is_ancestor(self, ancestor: str, sha: str) -> bool:
         import git
 
@@ -244,23 +250,29 @@ class RepositorySource(Source):
         if found is None:
             return None
         seed = (round.seed_release or {}).get("commit")
-        descends = {round.name, round.data.get("extends") or round.name} if seed and self._resolve(seed) is not None and self._is_ancestor(seed, found.hexsha) \
+        descends = (
+            {round.name, round.data.get("extends") or round.name}
+            if seed and self._resolve(seed) is not None and self._is_ancestor(seed, found.hexsha)
             else set()
+        )
         try:
             date = found.committed_datetime.isoformat()
         except Exception as error:  # noqa: BLE001 - a missing or corrupt object fails in many ways
             raise self._failed(f"commit {rev}", error) from None
         return Commit(found.hexsha, date, frozenset(descends))
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def files(self, rev: str, version: str | None) -> dict[str, str] | None:
         found = self._resolve(rev)
         if found is None:
             return None
         try:
             tree = found.tree / "loadgen"
-            return {"/" + b.path[len("loadgen/"):]: hashlib.sha1(b.data_stream.read()).hexdigest()
-                    for b in tree.traverse() if b.type == "blob"}
+            return {
+                "/" + b.path[len("loadgen/") :]: hashlib.sha1(b.data_stream.read()).hexdigest()
+                for b in tree.traverse()
+                if b.type == "blob"
+            }
         except KeyError:  # no loadgen/ at that commit
             return None
         except Exception as error:  # noqa: BLE001 - a missing or corrupt object fails in many ways
@@ -303,8 +315,10 @@ def compare_files(logged: dict[str, str], tracked: dict[str, str]) -> tuple[list
     """The logged files git has at the commit with another SHA-1 (modified), and those git
     does not have there at all (untracked), each sorted; generated files are neither."""
     checked = [path for path in logged if path not in GENERATED]
-    return (sorted(path for path in checked if path in tracked and tracked[path] != logged[path]),
-            sorted(path for path in checked if path not in tracked))
+    return (
+        sorted(path for path in checked if path in tracked and tracked[path] != logged[path]),
+        sorted(path for path in checked if path not in tracked),
+    )
 
 
 def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
@@ -40,8 +41,16 @@ class Reader:
         rule = RULES.get(code)
         severity = extra.pop("severity", None) or (rule.severity if rule else Severity.ERROR)
         self.sink.append(
-            Finding(code=code, severity=severity, path=path, message=message, location=self.location,
-                    name=rule.name if rule else "", subject=self.subject, **extra)
+            Finding(
+                code=code,
+                severity=severity,
+                path=path,
+                message=message,
+                location=self.location,
+                name=rule.name if rule else "",
+                subject=self.subject,
+                **extra,
+            )
         )
 
     def _defects(self, path: str, defects: list[Defect]) -> None:
@@ -138,8 +147,13 @@ class Reader:
         return self._cached("bytes", rel, load)
 
     def _too_large(self, rel: str, what: str, size: int) -> None:
-        self.report("FIL008", rel, f"{what} has {size} bytes, more than the {MAX_TEXT_BYTES} this check reads",
-                    observed=size, expected=MAX_TEXT_BYTES)
+        self.report(
+            "FIL008",
+            rel,
+            f"{what} has {size} bytes, more than the {MAX_TEXT_BYTES} this check reads",
+            observed=size,
+            expected=MAX_TEXT_BYTES,
+        )
 
     def text(self, rel: str, required: bool = True, what: str = "file") -> str | None:
         def load() -> str | None:
@@ -152,8 +166,12 @@ class Reader:
             try:
                 return raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                self.report("FIL003", rel, f"{what} is not UTF-8 text (bad byte at offset {error.start})",
-                            pointer=f"byte {error.start}")
+                self.report(
+                    "FIL003",
+                    rel,
+                    f"{what} is not UTF-8 text (bad byte at offset {error.start})",
+                    pointer=f"byte {error.start}",
+                )
                 return None
 
         return self._cached("text", rel, load)
@@ -170,8 +188,12 @@ class Reader:
                 line = getattr(error, "lineno", None)
                 column = getattr(error, "colno", None)
                 where = f" at line {line}, column {column}" if line else ""
-                self.report("FIL007", rel, f"{what} is not valid JSON{where}: {getattr(error, 'msg', error)}",
-                            pointer=f"line {line}" if line else None)
+                self.report(
+                    "FIL007",
+                    rel,
+                    f"{what} is not valid JSON{where}: {getattr(error, 'msg', error)}",
+                    pointer=f"line {line}" if line else None,
+                )
                 return None
             except RecursionError:
                 deep = True
@@ -182,10 +204,17 @@ class Reader:
 
         return self._cached("json", rel, load)
 
-    def parsed(self, rel: str, parser: Callable[[str], tuple[T, list[Defect]]], required: bool = True,
-               what: str = "file", key: str | None = None) -> T | None:
+    def parsed(
+        self,
+        rel: str,
+        parser: Callable[[str], tuple[T, list[Defect]]],
+        required: bool = True,
+        what: str = "file",
+        key: str | None = None,
+    ) -> T | None:
         """A text file through a parser, once per (parser, file); `key` names the parser in
         the cache when it is a closure."""
+
         def load() -> T | None:
             text = self.text(rel, required, what)
             if text is None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from .findings import Problem, Severity  # noqa: F401 - rules import Problem from here
 

@@ -42,7 +42,7 @@ class Gate:
     upper_factor: float | None = None
     upper: float | None = None
     applied: bool = True
-    policy: "Gate | None" = None
+    policy: Gate | None = None
     source: str | None = None
 
     @property
@@ -82,9 +82,11 @@ def _schema(name: str) -> dict[str, Any]:
 
 def _one_of(values: list[str], fold_case: bool = False) -> str:
     """A pattern for exactly one of `values`, with blanks around it and around commas."""
+
     def spelled(value: str) -> str:
         text = "".join(f"[{c.upper()}{c.lower()}]" if fold_case and c.isalpha() else re.escape(c) for c in value)
         return text.replace(",", r"\s*,\s*").replace(r"\,", r"\s*,\s*")
+
     return r"^\s*(" + "|".join(spelled(v) for v in values) + r")\s*$"
 
 
@@ -102,7 +104,7 @@ def _round_order(name: str) -> tuple:
     return (numbers, 0 if "-" in name else 1, name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def is_profile(name: str) -> bool:
     """Whether a bundled round file is a profile (it sets `profile:` or `extends:`): it adapts
     a real round for a purpose, such as a demo with short runs, and is never a round itself."""
@@ -171,7 +173,7 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
 
 
 @functools.lru_cache(maxsize=16)
-def load_round(name_or_path: str) -> "Round":
+def load_round(name_or_path: str) -> Round:
     document, origin = _resolve(name_or_path)
     if not _is_path(name_or_path):
         # A bundled round file (and every file it extends) is package data that
@@ -316,7 +318,10 @@ class Round:
                 properties[name] = copy.deepcopy(shapes["meaningful"])
         for name in facts.get("numeric", []):
             properties[name] = copy.deepcopy(shapes["whole_number"])
-        schema["allOf"][0]["then"]["required"] = ["is_network", *[f for f in facts.get("network", []) if f != "is_network"]]
+        schema["allOf"][0]["then"]["required"] = [
+            "is_network",
+            *[f for f in facts.get("network", []) if f != "is_network"],
+        ]
         properties["status"]["pattern"] = _one_of(self.availability, fold_case=True)
         properties["system_type"]["pattern"] = _one_of(self.system_types)
         return schema

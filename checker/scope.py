@@ -38,15 +38,18 @@ class Scope:
     @functools.cached_property
     def _heads(self) -> frozenset[str]:
         """The `division/submitter` part of every entry."""
-        return frozenset("/".join(entry.split("/", 2)[:2]) for entry in (*self.submissions, *self.systems,
-                                                                          *self.results, *self.benchmarks))
+        return frozenset(
+            "/".join(entry.split("/", 2)[:2])
+            for entry in (*self.submissions, *self.systems, *self.results, *self.benchmarks)
+        )
 
     def has_result(self, location: str) -> bool:
         """Whether a result (division/submitter/results/system/benchmark/scenario) is in
         scope: named, under a folder entry (ending in /), or of a benchmark entry. Names are
         compared as they are: a folder named with `*` or `[` is no pattern."""
-        if location in self.results or any(entry.endswith("/") and location.startswith(entry)
-                                           for entry in self.results):
+        if location in self.results or any(
+            entry.endswith("/") and location.startswith(entry) for entry in self.results
+        ):
             return True
         parts = location.split("/")
         return len(parts) >= 6 and "/".join(parts[:2] + parts[4:5]) in self.benchmarks
@@ -85,8 +88,9 @@ class Changes:
             self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
 
     def _start(self, *args: str) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE)
+        process = subprocess.Popen(
+            ["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         self._running.append(process)
         return process
 
@@ -94,8 +98,12 @@ class Changes:
         """The commit the ref names; else "" and the error that says why."""
         ref = self.ref
         verify = [] if ref.startswith("-") else ["--verify", "--quiet", f"{ref}^{{commit}}"]
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel", *verify], cwd=self.root,
-                              stdin=subprocess.DEVNULL, capture_output=True)
+        done = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel", *verify],
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+        )
         lines = done.stdout.decode("utf-8", "replace").splitlines()
         if verify and done.returncode == 0 and len(lines) == 2:
             return lines[1]
@@ -161,13 +169,18 @@ class Changes:
         asked = [path for path in stale if "\n" not in path]  # one path a line
         if not asked:
             return list(stale)
-        done = subprocess.run(["git", "hash-object", "--stdin-paths"], cwd=self.root, capture_output=True,
-                              input=b"".join(os.fsencode(path) + b"\n" for path in asked))
+        done = subprocess.run(
+            ["git", "hash-object", "--stdin-paths"],
+            cwd=self.root,
+            capture_output=True,
+            input=b"".join(os.fsencode(path) + b"\n" for path in asked),
+        )
         hashes = done.stdout.decode("ascii", "replace").split()
         if done.returncode != 0 or len(hashes) != len(asked):
             return list(stale)
         return [path for path in stale if path not in asked] + [
-            path for path, sha in zip(asked, hashes) if sha != stale[path]]
+            path for path, sha in zip(asked, hashes) if sha != stale[path]
+        ]
 
     def close(self) -> None:
         """Stop what still runs (a check that ends early, on a usage error)."""
@@ -204,7 +217,7 @@ def scope_of(paths: list[str], round: Round) -> Scope:
         submission = "/".join(parts[:2])
         top, rest = parts[2], parts[3:]
         if top == "systems" and rest and rest[-1].endswith(".json"):
-            systems.add(f"{submission}/systems/{rest[-1][:-len('.json')]}")
+            systems.add(f"{submission}/systems/{rest[-1][: -len('.json')]}")
         elif top == results_root and rest:
             results.add(_result(submission, results_root, rest))
             submissions.add(submission)  # its rules judge files under results/ too (size, systems without results)

@@ -167,8 +167,10 @@ class Tree:
                 raise
             target = os.path.realpath(path)
             outside = os.path.exists(target) and not self._inside(target)
-            raise FileChanged(Kind.OUTSIDE if outside else Kind.OTHER,
-                              "became a symlink that leaves the checked folder" if outside else "became a symlink")
+            raise FileChanged(
+                Kind.OUTSIDE if outside else Kind.OTHER,
+                "became a symlink that leaves the checked folder" if outside else "became a symlink",
+            )
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -226,4 +228,3 @@ class Tree:
                 except OSError:
                     listed.append((item.name, "other", 0, None))
             yield folder, listed
-

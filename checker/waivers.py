@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-
 from . import yamlsafe
 from .findings import Finding, Severity
 from .registry import RULES
@@ -78,9 +77,14 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver]) -> list[Findin
     unused = RULES["WVR001"]
     for number, waiver in enumerate(waivers):
         if number not in used:
-            out.append(Finding(
-                code=unused.code, severity=Severity.NOTE, path=waiver.origin,
-                message=f"waiver {waiver.index} ({waiver.code} on {waiver.path}) matched no finding",
-                pointer=f"waivers/{waiver.index - 1}", name=unused.name,
-            ))
+            out.append(
+                Finding(
+                    code=unused.code,
+                    severity=Severity.NOTE,
+                    path=waiver.origin,
+                    message=f"waiver {waiver.index} ({waiver.code} on {waiver.path}) matched no finding",
+                    pointer=f"waivers/{waiver.index - 1}",
+                    name=unused.name,
+                )
+            )
     return out

@@ -1,4 +1,15 @@
 """Rule families, one module each. Importing this package registers every rule."""
 
-from . import (accuracy, compliance, endpoints, files, measurements, performance, power, provenance, seeds,  # noqa: F401
-               structure, system)  # noqa: F401
+from . import (  # noqa: F401
+    accuracy,
+    compliance,
+    endpoints,
+    files,
+    measurements,
+    performance,
+    power,
+    provenance,
+    seeds,
+    structure,  # noqa: F401
+    system,
+)

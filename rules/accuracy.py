@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
@@ -56,9 +56,12 @@ def no_accuracy_values(result: Result, round: Round) -> Iterator[Problem]:
     """
     if result.accuracy_report.empty and round.gates(result.model, result.scenario or ""):
         names = ", ".join(sorted({g.metric for g in round.gates(result.model, result.scenario or "")}))
-        yield Problem(path=_acc_path(result), severity=None if _gated(result, round) else Severity.WARNING,
-                      message=f"no line of accuracy.txt reads as {names}, the round's patterns for {result.model} "
-                              f"({round.name})", expected=names)
+        yield Problem(
+            path=_acc_path(result),
+            severity=None if _gated(result, round) else Severity.WARNING,
+            message=f"no line of accuracy.txt reads as {names}, the round's patterns for {result.model} ({round.name})",
+            expected=names,
+        )
 
 
 @rule("ACC002", "accuracy-within-gate", needs=("accuracy_report", "model"))
@@ -79,16 +82,23 @@ def accuracy_within_gate(result: Result, round: Round) -> Iterator[Problem]:
     for gate in round.gates(result.model, result.scenario or ""):
         for match in report.found(gate.metric):
             if match.value is None:
-                yield Problem(path=_acc_path(result), pointer=f"line {match.line}", observed=match.printed,
-                              message=f"{gate.metric} is printed as {match.printed!r}, which is not a number")
+                yield Problem(
+                    path=_acc_path(result),
+                    pointer=f"line {match.line}",
+                    observed=match.printed,
+                    message=f"{gate.metric} is printed as {match.printed!r}, which is not a number",
+                )
                 continue
             missed = _misses(gate, match.value)
             if missed:
                 sign, bound = missed
-                yield Problem(path=_acc_path(result), pointer=f"line {match.line}",
-                              message=f"{gate.metric} {match.printed} {sign} {bound:.6g} ({_bounds(gate)}, "
-                                      f"round {round.name})",
-                              observed=match.value, expected=bound)
+                yield Problem(
+                    path=_acc_path(result),
+                    pointer=f"line {match.line}",
+                    message=f"{gate.metric} {match.printed} {sign} {bound:.6g} ({_bounds(gate)}, round {round.name})",
+                    observed=match.value,
+                    expected=bound,
+                )
 
 
 @rule("ACC003", "accuracy-metric-missing", needs=("accuracy_report", "model"))
@@ -110,10 +120,14 @@ def accuracy_metric_missing(result: Result, round: Round) -> Iterator[Problem]:
     severity = None if _gated(result, round) else Severity.WARNING
     for gate in round.gates(result.model, result.scenario or ""):
         if gate.factor is not None and not report.found(gate.metric):
-            yield Problem(path=_acc_path(result), pointer=gate.metric, severity=severity,
-                          message=f"{gate.metric} is not in accuracy.txt (no line matches the round's pattern "
-                                  f"for it, {round.name})",
-                          expected=gate.metric)
+            yield Problem(
+                path=_acc_path(result),
+                pointer=gate.metric,
+                severity=severity,
+                message=f"{gate.metric} is not in accuracy.txt (no line matches the round's pattern "
+                f"for it, {round.name})",
+                expected=gate.metric,
+            )
 
 
 @rule("ACC008", "accuracy-below-written-policy", severity=Severity.WARNING, needs=("accuracy_report", "model"))
@@ -142,12 +156,19 @@ def accuracy_below_written_policy(result: Result, round: Round) -> Iterator[Prob
             missed = _misses(policy, match.value)
             if missed:
                 sign, bound = missed
-                held = (f"the round applied {_bounds(gate)}, which it meets" if gate.applied
-                        else "the round's checker did not apply this bound")
-                yield Problem(path=_acc_path(result), pointer=f"line {match.line}", observed=match.value,
-                              expected=bound,
-                              message=f"{gate.metric} {match.printed} {sign} {bound:.6g}, the written policy's bound "
-                                      f"({_bounds(policy)}; {policy.source}); {held} ({round.name})")
+                held = (
+                    f"the round applied {_bounds(gate)}, which it meets"
+                    if gate.applied
+                    else "the round's checker did not apply this bound"
+                )
+                yield Problem(
+                    path=_acc_path(result),
+                    pointer=f"line {match.line}",
+                    observed=match.value,
+                    expected=bound,
+                    message=f"{gate.metric} {match.printed} {sign} {bound:.6g}, the written policy's bound "
+                    f"({_bounds(policy)}; {policy.source}); {held} ({round.name})",
+                )
 
 
 @rule("ACC004", "accuracy-hash", needs=("accuracy_report",))
@@ -161,9 +182,12 @@ def accuracy_hash(result: Result, round: Round) -> Iterator[Problem]:
     Example: accuracy.txt without a `hash=` line fails.
     """
     if not result.accuracy_report.hash:
-        yield Problem(path=_acc_path(result), message="accuracy.txt has no `hash=` line",
-                      severity=None if _gated(result, round) else Severity.WARNING,
-                      hint="run truncate_accuracy_log.py")
+        yield Problem(
+            path=_acc_path(result),
+            message="accuracy.txt has no `hash=` line",
+            severity=None if _gated(result, round) else Severity.WARNING,
+            hint="run truncate_accuracy_log.py",
+        )
 
 
 @rule("ACC005", "accuracy-log-truncated", needs=("accuracy_log",))
@@ -180,8 +204,13 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
     rel = result.file("accuracy", "accuracy_log")
     entry = result.reader.stat(rel, what="accuracy log")
     if entry is not None and limit and entry.size > limit:
-        yield Problem(path=rel, message=f"accuracy log has {entry.size} bytes, more than {limit} (not truncated)",
-                      observed=entry.size, expected=limit, hint="run truncate_accuracy_log.py")
+        yield Problem(
+            path=rel,
+            message=f"accuracy log has {entry.size} bytes, more than {limit} (not truncated)",
+            observed=entry.size,
+            expected=limit,
+            hint="run truncate_accuracy_log.py",
+        )
 
 
 @rule("ACC006", "accuracy-dataset-covered", needs=("accuracy_log", "model"))
@@ -199,13 +228,20 @@ def accuracy_dataset_covered(result: Result, round: Round) -> Iterator[Problem]:
     expected = round.accuracy_sample_count(result.model, result.scenario or "")
     # The round's checker reads effective_accuracy_sample_count where the log has it (an
     # accuracy_sample_count_override, e.g. gpt-oss-120b's 4395 of 6396), else the QSL's size.
-    key = ("effective_accuracy_sample_count" if "effective_accuracy_sample_count" in result.accuracy_log
-           else "qsl_reported_total_count")
+    key = (
+        "effective_accuracy_sample_count"
+        if "effective_accuracy_sample_count" in result.accuracy_log
+        else "qsl_reported_total_count"
+    )
     observed = result.accuracy_log.get(key)
     if expected and observed != expected:
-        yield Problem(path=result.file("accuracy", "detail_log"), pointer=key,
-                      message=f"the accuracy run used {observed} samples; {result.model} has {expected} ({round.name})",
-                      observed=observed, expected=expected)
+        yield Problem(
+            path=result.file("accuracy", "detail_log"),
+            pointer=key,
+            message=f"the accuracy run used {observed} samples; {result.model} has {expected} ({round.name})",
+            observed=observed,
+            expected=expected,
+        )
 
 
 @rule("ACC007", "accuracy-run-is-not-a-compliance-run", needs=("accuracy_log",))
@@ -221,5 +257,8 @@ def accuracy_run_is_not_a_compliance_run(result: Result, round: Round) -> Iterat
     """
     record = result.accuracy_log.audit_config
     if record is not None:
-        yield Problem(path=result.file("accuracy", "detail_log"), pointer=f"line {record.line}",
-                      message=f"the accuracy run read an audit.config: {record.value}")
+        yield Problem(
+            path=result.file("accuracy", "detail_log"),
+            pointer=f"line {record.line}",
+            message=f"the accuracy run read an audit.config: {record.value}",
+        )

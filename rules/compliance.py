@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
@@ -14,13 +14,17 @@ from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
 
-declare("CMP001", "verify-without-verdict", """A compliance verify file holds neither a TEST PASS/FAIL line nor any check.
+declare(
+    "CMP001",
+    "verify-without-verdict",
+    """A compliance verify file holds neither a TEST PASS/FAIL line nor any check.
 
 Why: the verification scripts end with TEST PASS or TEST FAIL; a file without either was not
 written by them.
 Fix: run the test's run_verification.py and submit its output.
 Policy: mlcommons/inference compliance/TESTxx/README.md.
-""")
+""",
+)
 
 PASSING_CHECK_VALUES = ("true", "skipped")
 # The loadgen keys this family reads itself; the round file's `performance_check` names the
@@ -47,8 +51,9 @@ def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
     for test in _required(result, round):
         folder = result.compliance_dir(test)
         if not result.reader.is_dir(folder):
-            yield Problem(path=folder, message=f"{test} is required for {result.model} and its folder is missing",
-                          expected=folder)
+            yield Problem(
+                path=folder, message=f"{test} is required for {result.model} and its folder is missing", expected=folder
+            )
 
 
 def _fallback_files(result: Result, test: str, spec: dict) -> list[str]:
@@ -76,19 +81,27 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
             verdict = result.compliance_verdict(test, kind, name)
             if verdict is None:
                 continue
-            failed_checks = [check for check in spec.get("checks", [])
-                             if verdict.checks.get(check, "").lower() not in PASSING_CHECK_VALUES]
+            failed_checks = [
+                check
+                for check in spec.get("checks", [])
+                if verdict.checks.get(check, "").lower() not in PASSING_CHECK_VALUES
+            ]
             if verdict.passed is False:
                 fallback = _fallback_files(result, test, spec)
                 if kind == "accuracy" and fallback and all(result.reader.exists(f) for f in fallback):
                     continue  # CMP004 recomputes the comparison
-                yield Problem(path=path, message=f"{test} {name} says TEST FAIL", observed="TEST FAIL",
-                              expected="TEST PASS")
+                yield Problem(
+                    path=path, message=f"{test} {name} says TEST FAIL", observed="TEST FAIL", expected="TEST PASS"
+                )
             elif verdict.passed is None and spec.get("checks"):
                 for check in failed_checks:
-                    yield Problem(path=path, pointer=check,
-                                  message=f"{test} check `{check}` is {verdict.checks.get(check, 'missing')!r}",
-                                  observed=verdict.checks.get(check), expected="True")
+                    yield Problem(
+                        path=path,
+                        pointer=check,
+                        message=f"{test} check `{check}` is {verdict.checks.get(check, 'missing')!r}",
+                        observed=verdict.checks.get(check),
+                        expected="True",
+                    )
             elif verdict.passed is None:
                 yield Problem(path=path, message=f"{test} {name} has no TEST PASS line", expected="TEST PASS")
 
@@ -106,7 +119,11 @@ def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
     Example: whisper baseline 97.76 and compliance 97.76 pass; 97.76 against 95.00 fails.
     """
     spec = round.compliance_spec("TEST01")
-    if "TEST01" not in _required(result, round) or not spec or not result.reader.is_dir(result.compliance_dir("TEST01")):
+    if (
+        "TEST01" not in _required(result, round)
+        or not spec
+        or not result.reader.is_dir(result.compliance_dir("TEST01"))
+    ):
         return  # CMP002 reports the missing folder
     verdict = result.compliance_verdict("TEST01", "accuracy", spec["verify"].get("accuracy", ""))
     fallback = _fallback_files(result, "TEST01", spec)
@@ -124,15 +141,22 @@ def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
         if delta is None:
             continue
         if base is None or comp is None:
-            yield Problem(path=fallback[1] if comp is None else fallback[0], pointer=gate.metric,
-                          message=f"{gate.metric} is missing, so TEST01's accuracy cannot be compared")
+            yield Problem(
+                path=fallback[1] if comp is None else fallback[0],
+                pointer=gate.metric,
+                message=f"{gate.metric} is missing, so TEST01's accuracy cannot be compared",
+            )
             continue
         difference = abs(1 - base / comp) * 100 if comp else float("inf")
         if difference > delta:
-            yield Problem(path=fallback[1], pointer=gate.metric,
-                          message=f"{gate.metric} differs by {difference:.3f}% from the baseline ({comp:.6g} vs "
-                                  f"{base:.6g}); at most {delta:g}% is allowed",
-                          observed=round_(difference), expected=delta)
+            yield Problem(
+                path=fallback[1],
+                pointer=gate.metric,
+                message=f"{gate.metric} differs by {difference:.3f}% from the baseline ({comp:.6g} vs "
+                f"{base:.6g}); at most {delta:g}% is allowed",
+                observed=round_(difference),
+                expected=delta,
+            )
 
 
 def round_(value: float) -> float:
@@ -244,23 +268,41 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
         claim = " although verify_performance.txt says TEST PASS" if verdict and verdict.passed else ""
         other = _other_benchmark(result, test, check)
         accepted = Severity.WARNING if other and verdict and verdict.passed else None
-        note = (f"; the {test} logs are another benchmark's run ({other}), so verify_performance.txt compared "
-                f"other logs, and the round accepted it on its TEST PASS line") if accepted else ""
-        (main_scenario, main_validity), (scenario, validity) = (_scenario_and_validity(main, reads),
-                                                                _scenario_and_validity(run, reads))
+        note = (
+            (
+                f"; the {test} logs are another benchmark's run ({other}), so verify_performance.txt compared "
+                f"other logs, and the round accepted it on its TEST PASS line"
+            )
+            if accepted
+            else ""
+        )
+        (main_scenario, main_validity), (scenario, validity) = (
+            _scenario_and_validity(main, reads),
+            _scenario_and_validity(run, reads),
+        )
         if scenario != main_scenario:
-            yield Problem(path=path, pointer="effective_scenario", observed=scenario, expected=main_scenario,
-                          severity=accepted,
-                          message=f"{test} ran {scenario}, the main run {main_scenario}: its verify script fails "
-                                  f"that{claim}{note}")
+            yield Problem(
+                path=path,
+                pointer="effective_scenario",
+                observed=scenario,
+                expected=main_scenario,
+                severity=accepted,
+                message=f"{test} ran {scenario}, the main run {main_scenario}: its verify script fails "
+                f"that{claim}{note}",
+            )
             continue
         if main_validity != "VALID":
             continue  # PRF001 reports the main run; the comparison has nothing valid to compare with
         if validity != "VALID":
-            yield Problem(path=path, pointer="result_validity", observed=validity, expected="VALID",
-                          severity=accepted,
-                          message=f"{test} ran {validity or 'without a verdict'}, not VALID: its verify script fails "
-                                  f"that{claim}{note}")
+            yield Problem(
+                path=path,
+                pointer="result_validity",
+                observed=validity,
+                expected="VALID",
+                severity=accepted,
+                message=f"{test} ran {validity or 'without a verdict'}, not VALID: its verify script fails "
+                f"that{claim}{note}",
+            )
             continue
         metric = check["metric"].get(scenario or "")
         ref, value = (_score(main, metric, reads), _score(run, metric, reads)) if metric else (None, None)
@@ -268,21 +310,37 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
             continue  # no score to compare: the log rules report the missing keys
         for key in check.get("same", {}).get(scenario, []):
             if run.get(key) != main.get(key):
-                yield Problem(path=path, pointer=key, observed=run.get(key), expected=main.get(key), severity=accepted,
-                              message=f"{test} ran with {key} {run.get(key)}, the main run with {main.get(key)}: its "
-                                      f"verify script fails that{claim}{note}")
+                yield Problem(
+                    path=path,
+                    pointer=key,
+                    observed=run.get(key),
+                    expected=main.get(key),
+                    severity=accepted,
+                    message=f"{test} ran with {key} {run.get(key)}, the main run with {main.get(key)}: its "
+                    f"verify script fails that{claim}{note}",
+                )
         passes, threshold, why = _judge(check, scenario, ref, value)
         ratio = value / ref
         if not passes:
-            yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=accepted,
-                          observed=round_(ratio), expected=threshold,
-                          message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}; its verify "
-                                  f"script passes only {why} ({round.name}){claim}{note}")
+            yield Problem(
+                path=path,
+                pointer=metric.get("key") or metric["fields"][0],
+                severity=accepted,
+                observed=round_(ratio),
+                expected=threshold,
+                message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}; its verify "
+                f"script passes only {why} ({round.name}){claim}{note}",
+            )
         elif check.get("intended") and threshold > check["intended"]["threshold"]:
             intended = {**check, "threshold": check["intended"]["threshold"], "relaxed": None}
             if not _judge(intended, scenario, ref, value)[0]:
-                yield Problem(path=path, pointer=metric.get("key") or metric["fields"][0], severity=Severity.WARNING,
-                              observed=round_(ratio), expected=check["intended"]["threshold"],
-                              message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}: the "
-                                      f"verify script passes it (it passes {why}), but the test's intent is at most "
-                                      f"{check['intended']['threshold'] * 100:g}% ({check['intended']['source']})")
+                yield Problem(
+                    path=path,
+                    pointer=metric.get("key") or metric["fields"][0],
+                    severity=Severity.WARNING,
+                    observed=round_(ratio),
+                    expected=check["intended"]["threshold"],
+                    message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}: the "
+                    f"verify script passes it (it passes {why}), but the test's intent is at most "
+                    f"{check['intended']['threshold'] * 100:g}% ({check['intended']['source']})",
+                )

@@ -3,13 +3,14 @@ accuracy_results.json), held to the same limits as loadgen results."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
+from checker.findings import Severity
 from checker.model import Result
 from checker.parsers import number
 from checker.registry import Problem, rule
-from checker.findings import Severity
 from checker.rounds import Round
+
 
 def _summary_path(result: Result) -> str:
     return result.endpoints_summary_path or result.endpoints_summary_paths[0]
@@ -28,9 +29,11 @@ def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
     """
     agreed = result.endpoints_summary_paths[0]
     if _summary_path(result) != agreed:
-        yield Problem(path=_summary_path(result),
-                      message="result_summary.json is under performance/run_1/; the Endpoints layout has no run_1 level",
-                      expected=agreed)
+        yield Problem(
+            path=_summary_path(result),
+            message="result_summary.json is under performance/run_1/; the Endpoints layout has no run_1 level",
+            expected=agreed,
+        )
 
 
 @rule("EPT002", "endpoints-model-allowed", needs=("endpoints_summary", "model"))
@@ -45,9 +48,12 @@ def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
     """
     allowed = round.endpoints.get("allowed_models", [])
     if result.model not in allowed:
-        yield Problem(path=_summary_path(result), observed=result.model, expected=allowed,
-                      message=f"{result.model} is not an Endpoints model in {round.name} "
-                              f"(allowed: {', '.join(allowed)})")
+        yield Problem(
+            path=_summary_path(result),
+            observed=result.model,
+            expected=allowed,
+            message=f"{result.model} is not an Endpoints model in {round.name} (allowed: {', '.join(allowed)})",
+        )
 
 
 @rule("EPT003", "endpoints-run-complete", needs=("endpoints_summary",))
@@ -65,17 +71,27 @@ def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
     path = _summary_path(result)
     state, complete = summary.get("state"), summary.get("complete")
     if state != "complete" or complete is not True:
-        yield Problem(path=path, pointer="state", observed={"state": state, "complete": complete},
-                      expected={"state": "complete", "complete": True},
-                      message=f"the run did not complete: state {state!r}, complete {complete!r}")
+        yield Problem(
+            path=path,
+            pointer="state",
+            observed={"state": state, "complete": complete},
+            expected={"state": "complete", "complete": True},
+            message=f"the run did not complete: state {state!r}, complete {complete!r}",
+        )
     failed = summary.number("n_samples_failed")
     if failed:
-        yield Problem(path=path, pointer="n_samples_failed", observed=failed, expected=0,
-                      message=f"{failed:g} samples failed")
+        yield Problem(
+            path=path, pointer="n_samples_failed", observed=failed, expected=0, message=f"{failed:g} samples failed"
+        )
     issued, completed = summary.number("n_samples_issued"), summary.number("n_samples_completed")
     if issued is not None and completed is not None and completed < issued:
-        yield Problem(path=path, pointer="n_samples_completed", observed=completed, expected=issued,
-                      message=f"{completed:g} of {issued:g} issued samples completed")
+        yield Problem(
+            path=path,
+            pointer="n_samples_completed",
+            observed=completed,
+            expected=issued,
+            message=f"{completed:g} of {issued:g} issued samples completed",
+        )
 
 
 @rule("EPT004", "endpoints-latency", needs=("endpoints_summary", "model"))
@@ -90,20 +106,32 @@ def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
     """
     limits = round.latency(result.model, result.scenario or "") or {}
     summary = result.endpoints_summary
-    for name, block, limit_key in (("TTFT", "ttft", "ttft_ns"), ("TPOT", "tpot", "tpot_ns"),
-                                   ("latency", "latency", "target_ns")):
+    for name, block, limit_key in (
+        ("TTFT", "ttft", "ttft_ns"),
+        ("TPOT", "tpot", "tpot_ns"),
+        ("latency", "latency", "target_ns"),
+    ):
         if limit_key not in limits:
             continue
         value, key = summary.p99(block)
         limit = limits[limit_key]
         if value is None:
-            yield Problem(path=_summary_path(result), pointer=key, expected=limit,
-                          message=f"result_summary.json has no early-stopping {name} p99 ({key}), which the round's "
-                                  f"checker compares with the limit")
+            yield Problem(
+                path=_summary_path(result),
+                pointer=key,
+                expected=limit,
+                message=f"result_summary.json has no early-stopping {name} p99 ({key}), which the round's "
+                f"checker compares with the limit",
+            )
         elif value > limit:
-            yield Problem(path=_summary_path(result), pointer=key, observed=value, expected=limit,
-                          message=f"{name} p99 {value / 1e6:.3f} ms > {limit / 1e6:.3f} ms "
-                                  f"({result.scenario} limit of {result.model}, round {round.name})")
+            yield Problem(
+                path=_summary_path(result),
+                pointer=key,
+                observed=value,
+                expected=limit,
+                message=f"{name} p99 {value / 1e6:.3f} ms > {limit / 1e6:.3f} ms "
+                f"({result.scenario} limit of {result.model}, round {round.name})",
+            )
 
 
 @rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "endpoints_config", "model"))
@@ -124,19 +152,32 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
     configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
     config = result.endpoints_file("config")
     if number(configured) is None:
-        yield Problem(path=config, pointer="settings.runtime.min_duration_ms", expected=minimum_ms,
-                      message="config.yaml has no settings.runtime.min_duration_ms, which the round's checker reads")
+        yield Problem(
+            path=config,
+            pointer="settings.runtime.min_duration_ms",
+            expected=minimum_ms,
+            message="config.yaml has no settings.runtime.min_duration_ms, which the round's checker reads",
+        )
     elif configured < minimum_ms:
-        yield Problem(path=config, pointer="settings.runtime.min_duration_ms", observed=configured,
-                      expected=minimum_ms,
-                      message=f"the run was configured for {configured / 1e3:g} s, less than {minimum_ms / 1e3:g} s "
-                              f"({round.name})")
+        yield Problem(
+            path=config,
+            pointer="settings.runtime.min_duration_ms",
+            observed=configured,
+            expected=minimum_ms,
+            message=f"the run was configured for {configured / 1e3:g} s, less than {minimum_ms / 1e3:g} s "
+            f"({round.name})",
+        )
     duration = result.endpoints_summary.number("duration_ns")
     if duration is not None and duration < minimum_ms * 1e6:
-        yield Problem(path=_summary_path(result), pointer="duration_ns", observed=duration,
-                      expected=minimum_ms * 1e6, severity=Severity.WARNING,
-                      message=f"the run lasted {duration / 1e9:.1f} s, less than {minimum_ms / 1e3:g} s ({round.name}); "
-                              f"a warning: the round's checker judges the configured minimum")
+        yield Problem(
+            path=_summary_path(result),
+            pointer="duration_ns",
+            observed=duration,
+            expected=minimum_ms * 1e6,
+            severity=Severity.WARNING,
+            message=f"the run lasted {duration / 1e9:.1f} s, less than {minimum_ms / 1e3:g} s ({round.name}); "
+            f"a warning: the round's checker judges the configured minimum",
+        )
 
 
 def _gate_value(result: Result, gate) -> float | None:
@@ -173,9 +214,13 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
     path = result.endpoints_file("accuracy")
     report = result.endpoints_accuracy
     if report.score is None:
-        yield Problem(path=path, pointer="accuracy_scores", expected="accuracy_scores[].score",
-                      message="accuracy_results.json holds no accuracy score (accuracy_scores[].score), which the "
-                              "round's checker requires")
+        yield Problem(
+            path=path,
+            pointer="accuracy_scores",
+            expected="accuracy_scores[].score",
+            message="accuracy_results.json holds no accuracy score (accuracy_scores[].score), which the "
+            "round's checker requires",
+        )
         return
     if result.division not in round.accuracy_divisions:
         return
@@ -185,26 +230,48 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
             continue  # an accuracy.txt pattern only
         held = gate.applied and gated
         severity = None if held else Severity.WARNING
-        why = "" if held else (f"; a warning: the round's checker holds Endpoints results of {result.model} to no "
-                               f"accuracy target" if gate.applied else f"; a warning: {gate.source}")
+        why = (
+            ""
+            if held
+            else (
+                f"; a warning: the round's checker holds Endpoints results of {result.model} to no accuracy target"
+                if gate.applied
+                else f"; a warning: {gate.source}"
+            )
+        )
         value = _gate_value(result, gate)
         if value is None:
-            yield Problem(path=path, pointer=gate.key, expected=gate.key, severity=Severity.WARNING if not held else None,
-                          message=f"{gate.metric} (`{gate.key}`) is not in accuracy_results.json{why}")
+            yield Problem(
+                path=path,
+                pointer=gate.key,
+                expected=gate.key,
+                severity=Severity.WARNING if not held else None,
+                message=f"{gate.metric} (`{gate.key}`) is not in accuracy_results.json{why}",
+            )
             continue
         for bound in (gate, gate.policy):
             if bound is None:
                 continue
             low, high = bound.lower_bound, bound.upper_bound
-            missed = (("<", low) if low is not None and value < low else
-                      (">", high) if high is not None and value > high else None)
+            missed = (
+                ("<", low)
+                if low is not None and value < low
+                else (">", high)
+                if high is not None and value > high
+                else None
+            )
             if missed:
                 stricter = bound is gate.policy
-                yield Problem(path=path, pointer=gate.key, observed=value, expected=missed[1],
-                              severity=Severity.WARNING if stricter else severity,
-                              message=f"{gate.metric} {value:.6g} {missed[0]} {missed[1]:.6g} ({bound.factor:g} x "
-                                      f"reference {bound.reference:g}, round {round.name})"
-                                      + (f"; a warning: the written policy's bound ({bound.source})" if stricter else why))
+                yield Problem(
+                    path=path,
+                    pointer=gate.key,
+                    observed=value,
+                    expected=missed[1],
+                    severity=Severity.WARNING if stricter else severity,
+                    message=f"{gate.metric} {value:.6g} {missed[0]} {missed[1]:.6g} ({bound.factor:g} x "
+                    f"reference {bound.reference:g}, round {round.name})"
+                    + (f"; a warning: the written policy's bound ({bound.source})" if stricter else why),
+                )
                 break
 
 
@@ -223,8 +290,13 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
     for seed, key in round.endpoints.get("seed_keys", {}).items():
         expected, observed = round.seeds.get(seed), config.get(key)
         if expected is not None and observed != expected:
-            yield Problem(path=result.endpoints_file("config"), pointer=key, observed=observed, expected=expected,
-                          message=f"{key} is {observed}, the round's {seed} is {expected} ({round.name})")
+            yield Problem(
+                path=result.endpoints_file("config"),
+                pointer=key,
+                observed=observed,
+                expected=expected,
+                message=f"{key} is {observed}, the round's {seed} is {expected} ({round.name})",
+            )
 
 
 @rule("EPT008", "endpoints-scenario", needs=("endpoints_config",))
@@ -247,16 +319,26 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
     path = result.endpoints_file("config")
     if result.scenario in facts.get("folder_decides", []):
         if result.scenario not in facts.get("scenario_types", {}).get(run_type or "", []):
-            yield Problem(path=path, pointer="type", observed=run_type, expected=result.scenario,
-                          severity=Severity.WARNING,
-                          message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} "
-                                  f"scenario; a warning: the round's checker takes the scenario from the folder")
+            yield Problem(
+                path=path,
+                pointer="type",
+                observed=run_type,
+                expected=result.scenario,
+                severity=Severity.WARNING,
+                message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} "
+                f"scenario; a warning: the round's checker takes the scenario from the folder",
+            )
         return
     judged = facts.get("type_scenario", {}).get(run_type or "")
     if judged != result.scenario:
-        yield Problem(path=path, pointer="type", observed=run_type, expected=result.scenario,
-                      message=f"config.yaml `type` is {run_type!r}, which the round's checker reads as "
-                              f"{judged or 'no scenario'}, not {result.scenario}")
+        yield Problem(
+            path=path,
+            pointer="type",
+            observed=run_type,
+            expected=result.scenario,
+            message=f"config.yaml `type` is {run_type!r}, which the round's checker reads as "
+            f"{judged or 'no scenario'}, not {result.scenario}",
+        )
 
 
 @rule("EPT009", "endpoints-audits", needs=("endpoints_summary", "model"))
@@ -283,34 +365,51 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
         path = result.endpoints_file("audit", test=name)
         if not result.reader.exists(path):
             if result.model in required.get(test, []):
-                yield Problem(path=path, expected=path,
-                              message=f"{test} requires {path.rpartition('/')[2]}, which is missing")
+                yield Problem(
+                    path=path, expected=path, message=f"{test} requires {path.rpartition('/')[2]}, which is missing"
+                )
             elif result.division in round.compliance_divisions:
-                yield Problem(path=path, expected=path, severity=Severity.WARNING,
-                              message=f"{test} has no {path.rpartition('/')[2]}; the written rules require the test, "
-                                      f"the round's checker skips a missing audit of {result.model}")
+                yield Problem(
+                    path=path,
+                    expected=path,
+                    severity=Severity.WARNING,
+                    message=f"{test} has no {path.rpartition('/')[2]}; the written rules require the test, "
+                    f"the round's checker skips a missing audit of {result.model}",
+                )
             continue
         audit = result.reader.json(path, what=f"{test} audit")
         if audit is None:
             continue  # unreadable: the reader's finding says why
         if not isinstance(audit, dict):
-            yield Problem(path=path, observed=type(audit).__name__, expected="object",
-                          message=f"{test} audit {name} is JSON but not an object with `test` and `passed`")
+            yield Problem(
+                path=path,
+                observed=type(audit).__name__,
+                expected="object",
+                message=f"{test} audit {name} is JSON but not an object with `test` and `passed`",
+            )
             continue
         if audit.get("test") != name or audit.get("passed") is not True:
-            yield Problem(path=path, pointer="passed", observed={"test": audit.get("test"), "passed": audit.get("passed")},
-                          expected={"test": name, "passed": True},
-                          message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
-                                  f"passed {audit.get('passed')!r})")
+            yield Problem(
+                path=path,
+                pointer="passed",
+                observed={"test": audit.get("test"), "passed": audit.get("passed")},
+                expected={"test": name, "passed": True},
+                message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
+                f"passed {audit.get('passed')!r})",
+            )
     bounds = round.endpoints.get("output_tokens", {}).get(result.model)
     if bounds and "TEST09" in round.compliance_tests(result.model):
         mean = result.endpoints_summary.number("output_sequence_lengths.avg")
         low, high = bounds
         if mean is None or not low <= mean <= high:
-            yield Problem(path=_summary_path(result), pointer="output_sequence_lengths.avg", observed=mean,
-                          expected=bounds,
-                          message=f"TEST09: the mean output length is {mean}, outside [{low:g}, {high:g}] tokens "
-                                  f"for {result.model} ({round.name})")
+            yield Problem(
+                path=_summary_path(result),
+                pointer="output_sequence_lengths.avg",
+                observed=mean,
+                expected=bounds,
+                message=f"TEST09: the mean output length is {mean}, outside [{low:g}, {high:g}] tokens "
+                f"for {result.model} ({round.name})",
+            )
 
 
 @rule("EPT010", "endpoints-accuracy-samples", needs=("endpoints_accuracy", "model"))
@@ -328,7 +427,10 @@ def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem
     expected = round.accuracy_sample_count(result.model, result.scenario or "")
     observed = result.endpoints_accuracy.sample_count
     if expected and observed is not None and observed != expected:
-        yield Problem(path=result.endpoints_file("accuracy"), pointer="accuracy_scores",
-                      observed=observed, expected=expected,
-                      message=f"the accuracy run scored {observed} samples; {result.model} has {expected} ({round.name})")
-
+        yield Problem(
+            path=result.endpoints_file("accuracy"),
+            pointer="accuracy_scores",
+            observed=observed,
+            expected=expected,
+            message=f"the accuracy run scored {observed} samples; {result.model} has {expected} ({round.name})",
+        )

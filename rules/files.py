@@ -8,107 +8,177 @@ is the finding.
 from checker.findings import Severity
 from checker.registry import declare
 
-declare("FIL001", "required-file-missing", """A file the round's layout requires is missing.
+declare(
+    "FIL001",
+    "required-file-missing",
+    """A file the round's layout requires is missing.
 
 Why: every result needs its logs, and rules cannot judge a file that is not there.
 Fix: add the file at the path the finding names; the layout is in rules/<round>.yaml.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL002", "empty-file", """A file that must hold data is empty.
+""",
+)
+declare(
+    "FIL002",
+    "empty-file",
+    """A file that must hold data is empty.
 
 Why: an empty log or description usually means a copy or upload failed.
 Fix: copy the file again from the run that produced it.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL003", "not-utf8", """A text file is not UTF-8.
+""",
+)
+declare(
+    "FIL003",
+    "not-utf8",
+    """A text file is not UTF-8.
 
 Why: logs and descriptions are read as UTF-8 text by every tool in the review.
 Fix: re-encode the file as UTF-8, or copy it again if it was corrupted.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL004", "binary-content", """A text file holds binary data (NUL bytes).
+""",
+)
+declare(
+    "FIL004",
+    "binary-content",
+    """A text file holds binary data (NUL bytes).
 
 Why: binary garbage where a log belongs means the file was corrupted or replaced.
 Fix: copy the file again from the run that produced it.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL005", "folder-instead-of-file", """A folder stands where a file belongs.
+""",
+)
+declare(
+    "FIL005",
+    "folder-instead-of-file",
+    """A folder stands where a file belongs.
 
 Why: the layout names a file at that path.
 Fix: put the file itself at that path, not a folder holding it.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL006", "symlink-leaves-tree", """A symlink points outside the checked folder.
+""",
+)
+declare(
+    "FIL006",
+    "symlink-leaves-tree",
+    """A symlink points outside the checked folder.
 
 Why: a submission must be self-contained; a link out of it would publish nothing, and
 following it could read files that are not part of the submission. It is never followed.
 Fix: replace the link with the file itself.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL007", "malformed-json", """A JSON (or YAML) file cannot be parsed, or is not the object it should be.
+""",
+)
+declare(
+    "FIL007",
+    "malformed-json",
+    """A JSON (or YAML) file cannot be parsed, or is not the object it should be.
 
 Why: system descriptions and measurement files are read by the review tools as JSON.
 Fix: correct the syntax at the line and column the finding names.
 Policy: submission_rules.adoc, "<system_desc_id>.json metadata".
-""")
-declare("FIL008", "file-too-large", """A file is larger than the checker reads whole.
+""",
+)
+declare(
+    "FIL008",
+    "file-too-large",
+    """A file is larger than the checker reads whole.
 
 Why: such files are read into memory; a text file of this size is almost always a mistake.
 Fix: check that the right file was copied; accuracy logs must be truncated.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL009", "line-too-long", """A log line is longer than the checker reads (16 MiB).
+""",
+)
+declare(
+    "FIL009",
+    "line-too-long",
+    """A log line is longer than the checker reads (16 MiB).
 
 Why: loadgen never writes lines this long; the file is corrupted or not a loadgen log.
 Fix: copy the log again from the run that produced it.
 Policy: loadgen log format (mlcommons/inference loadgen/logging.cc).
-""")
-declare("FIL010", "broken-symlink", """A symlink points at nothing.
+""",
+)
+declare(
+    "FIL010",
+    "broken-symlink",
+    """A symlink points at nothing.
 
 Why: the file it stands for is not in the submission.
 Fix: replace the link with the file itself.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("FIL011", "unreadable-file", """A file cannot be opened or is not a regular file.
+""",
+)
+declare(
+    "FIL011",
+    "unreadable-file",
+    """A file cannot be opened or is not a regular file.
 
 Why: the checker and the reviewers must be able to read every file.
 Fix: check the file's permissions and type.
 Policy: submission_rules.adoc, "Directory structure".
-""")
-declare("LOG001", "malformed-loadgen-record", """A line of a loadgen detail log is not a complete `:::MLLOG {json}` record.
+""",
+)
+declare(
+    "LOG001",
+    "malformed-loadgen-record",
+    """A line of a loadgen detail log is not a complete `:::MLLOG {json}` record.
 
 Why: a truncated or edited log cannot be trusted; the last line is often cut off when a copy
 fails.
 Fix: copy the log again from the run that produced it.
 Policy: loadgen log format (mlcommons/inference loadgen/logging.cc).
-""")
-declare("LOG002", "no-loadgen-records", """A loadgen detail log holds no loadgen records.
+""",
+)
+declare(
+    "LOG002",
+    "no-loadgen-records",
+    """A loadgen detail log holds no loadgen records.
 
 Why: the file is not a loadgen log.
 Fix: copy the detail log the run wrote (mlperf_log_detail.txt).
 Policy: loadgen log format (mlcommons/inference loadgen/logging.cc).
-""")
-declare("LOG003", "summary-unreadable", """A loadgen summary holds no `name : value` lines.
+""",
+)
+declare(
+    "LOG003",
+    "summary-unreadable",
+    """A loadgen summary holds no `name : value` lines.
 
 Why: the file is not a loadgen summary.
 Fix: copy the summary the run wrote (mlperf_log_summary.txt).
 Policy: loadgen log format (mlcommons/inference loadgen/results.cc).
-""")
-declare("LOG004", "conf-line-malformed", """A line of a loadgen `.conf` file is not `key = value`.
+""",
+)
+declare(
+    "LOG004",
+    "conf-line-malformed",
+    """A line of a loadgen `.conf` file is not `key = value`.
 
 Why: loadgen ignores lines it cannot parse, so the setting it names did not apply.
 Fix: write the line as `model.scenario.key = value`.
 Policy: loadgen configuration format (mlcommons/inference loadgen/mlperf.conf).
-""", severity=Severity.WARNING)
-declare("INT001", "internal-error", """A rule failed with an exception.
+""",
+    severity=Severity.WARNING,
+)
+declare(
+    "INT001",
+    "internal-error",
+    """A rule failed with an exception.
 
 Why: a bug in the checker, or an input no rule foresaw. The other rules and results still ran.
 Fix: report it with the message; the finding names the rule and the place it failed.
 Policy: none; this is the checker's own failure.
-""")
-declare("WVR001", "unused-waiver", """A waiver matched no finding.
+""",
+)
+declare(
+    "WVR001",
+    "unused-waiver",
+    """A waiver matched no finding.
 
 Why: a waiver that waives nothing is stale and may hide a future problem.
 Fix: remove the waiver, or correct its code or path.
 Policy: none; waivers are this checker's feature.
-""", severity=Severity.NOTE)
+""",
+    severity=Severity.NOTE,
+)

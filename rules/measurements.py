@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from checker.model import Result
 from checker.registry import Problem, rule
@@ -24,8 +25,11 @@ def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
     """
     if result.implementation_path is None:
         names = result.implementation_names
-        yield Problem(path=join(result.measurements_dir, names[0]), expected=names,
-                      message=f"no implementation description ({' or '.join(names)})")
+        yield Problem(
+            path=join(result.measurements_dir, names[0]),
+            expected=names,
+            message=f"no implementation description ({' or '.join(names)})",
+        )
     for name in round.measurements.get("required_files", []):
         if name == "user.conf" and result.is_endpoints:
             continue
@@ -56,8 +60,12 @@ def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
     if data is None:
         return  # unreadable: the reader's finding says why
     if not isinstance(data, dict):
-        yield Problem(path=rel, observed=type(data).__name__, expected="object",
-                      message="the implementation description is JSON but not an object of fields")
+        yield Problem(
+            path=rel,
+            observed=type(data).__name__,
+            expected="object",
+            message="the implementation description is JSON but not an object of fields",
+        )
         return
     for name in round.measurements.get("required_fields", []):
         if _empty(data.get(name)):

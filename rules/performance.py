@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from checker import earlystop
 from checker.findings import Severity
@@ -17,12 +17,26 @@ from checker.rounds import Round
 FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_constraints_met", "early_stopping_met")
 # The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
 LOADGEN_KEYS = reads(
-    *FLAGS, "result_validity", "result_query_count", "result_overlatency_query_count",
-    "result_99.00_percentile_latency_ns", "result_first_token_99.00_percentile_latency_ns",
-    "result_time_per_output_token_99.00_percentile_ns", "effective_scenario", "effective_test_mode",
-    "effective_min_duration_ms", "effective_samples_per_query", "effective_performance_sample_count",
-    "effective_target_latency_ns", "effective_target_latency_percentile", "effective_sample_concatenate_permutation",
-    "requested_server_ttft_latency", "requested_server_tpot_latency", "requested_use_token_latencies", "num_errors")
+    *FLAGS,
+    "result_validity",
+    "result_query_count",
+    "result_overlatency_query_count",
+    "result_99.00_percentile_latency_ns",
+    "result_first_token_99.00_percentile_latency_ns",
+    "result_time_per_output_token_99.00_percentile_ns",
+    "effective_scenario",
+    "effective_test_mode",
+    "effective_min_duration_ms",
+    "effective_samples_per_query",
+    "effective_performance_sample_count",
+    "effective_target_latency_ns",
+    "effective_target_latency_percentile",
+    "effective_sample_concatenate_permutation",
+    "requested_server_ttft_latency",
+    "requested_server_tpot_latency",
+    "requested_use_token_latencies",
+    "num_errors",
+)
 
 
 def _perf_path(result: Result) -> str:
@@ -59,9 +73,14 @@ def latency_target(result: Result) -> list[Violation]:
     p99 = _number(judged[0], "result_99.00_percentile_latency_ns") if judged and "target_ns" in limits else None
     if p99 is None or p99 <= limits["target_ns"]:
         return []
-    return [Violation("result_99.00_percentile_latency_ns",
-                      f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms "
-                      f"({_where(result)})", p99, limits["target_ns"])]
+    return [
+        Violation(
+            "result_99.00_percentile_latency_ns",
+            f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms ({_where(result)})",
+            p99,
+            limits["target_ns"],
+        )
+    ]
 
 
 def token_latencies(result: Result) -> list[Violation]:
@@ -71,17 +90,31 @@ def token_latencies(result: Result) -> list[Violation]:
         return []
     log, model, scenario = judged
     limits, found = result.round.latency(model, scenario) or {}, []
-    for name, key, limit_key in (("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
-                                 ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns")):
+    for name, key, limit_key in (
+        ("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
+        ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns"),
+    ):
         if limit_key not in limits:
             continue
         value = _number(log, key)
         if value is None:
-            found.append(Violation(key, f"the log has no {name} p99 ({key}); token latencies were not measured",
-                                   None, limits[limit_key]))
+            found.append(
+                Violation(
+                    key,
+                    f"the log has no {name} p99 ({key}); token latencies were not measured",
+                    None,
+                    limits[limit_key],
+                )
+            )
         elif value >= limits[limit_key]:
-            found.append(Violation(key, f"{name} p99 {value / 1e6:.3f} ms is not below "
-                                        f"{limits[limit_key] / 1e6:.3f} ms ({_where(result)})", value, limits[limit_key]))
+            found.append(
+                Violation(
+                    key,
+                    f"{name} p99 {value / 1e6:.3f} ms is not below {limits[limit_key] / 1e6:.3f} ms ({_where(result)})",
+                    value,
+                    limits[limit_key],
+                )
+            )
     return found
 
 
@@ -92,9 +125,14 @@ def min_duration_limit(result: Result) -> list[Violation]:
     minimum = result.round.min_duration_ms(judged[1]) if judged else None
     if configured is None or configured >= minimum:
         return []
-    return [Violation("effective_min_duration_ms",
-                      f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
-                      configured, minimum)]
+    return [
+        Violation(
+            "effective_min_duration_ms",
+            f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
+            configured,
+            minimum,
+        )
+    ]
 
 
 def min_queries_limit(result: Result) -> list[Violation]:
@@ -106,8 +144,14 @@ def min_queries_limit(result: Result) -> list[Violation]:
     minimum, queries = result.round.min_queries(model, scenario), _number(log, "result_query_count")
     if not minimum or queries is None or result.round.uses_early_stopping(scenario) or queries >= minimum:
         return []
-    return [Violation("result_query_count", f"{queries:.0f} queries < {minimum} required for {scenario} "
-                                            f"({result.round.name})", queries, minimum)]
+    return [
+        Violation(
+            "result_query_count",
+            f"{queries:.0f} queries < {minimum} required for {scenario} ({result.round.name})",
+            queries,
+            minimum,
+        )
+    ]
 
 
 def _samples_per_query_judged(result: Result, scenario: str) -> bool:
@@ -125,8 +169,14 @@ def samples_per_query_limit(result: Result) -> list[Violation]:
     minimum, spq = result.round.offline_min_samples_per_query(model), _number(log, "effective_samples_per_query")
     if not minimum or spq is None or spq >= minimum:
         return []
-    return [Violation("effective_samples_per_query", f"Offline query holds {spq:.0f} samples < {minimum} required "
-                                                     f"for {model} ({result.round.name})", spq, minimum)]
+    return [
+        Violation(
+            "effective_samples_per_query",
+            f"Offline query holds {spq:.0f} samples < {minimum} required for {model} ({result.round.name})",
+            spq,
+            minimum,
+        )
+    ]
 
 
 def _where(result: Result) -> str:
@@ -152,31 +202,77 @@ def policy_violations(result: Result) -> list[Violation]:
     if log is not None and model is not None and scenario is not None and not result.inferred_from:
         limits = round.latency(model, scenario) or {}
         policy, facts = limits.get("policy", {}), round.policy(model)
-        checks = [("result_99.00_percentile_latency_ns", "99th percentile latency", policy.get("target_ns"),
-                   limits.get("target_ns"), "above", policy.get("source")),
-                  ("result_first_token_99.00_percentile_latency_ns", "TTFT p99", policy.get("ttft_ns"),
-                   limits.get("ttft_ns"), "above", policy.get("source")),
-                  ("result_time_per_output_token_99.00_percentile_ns", "TPOT p99", policy.get("tpot_ns"),
-                   limits.get("tpot_ns"), "above", policy.get("source")),
-                  ("effective_min_duration_ms", "minimum duration", facts.get("min_duration_ms"),
-                   round.min_duration_ms(model), "below", facts.get("source"))]
+        checks = [
+            (
+                "result_99.00_percentile_latency_ns",
+                "99th percentile latency",
+                policy.get("target_ns"),
+                limits.get("target_ns"),
+                "above",
+                policy.get("source"),
+            ),
+            (
+                "result_first_token_99.00_percentile_latency_ns",
+                "TTFT p99",
+                policy.get("ttft_ns"),
+                limits.get("ttft_ns"),
+                "above",
+                policy.get("source"),
+            ),
+            (
+                "result_time_per_output_token_99.00_percentile_ns",
+                "TPOT p99",
+                policy.get("tpot_ns"),
+                limits.get("tpot_ns"),
+                "above",
+                policy.get("source"),
+            ),
+            (
+                "effective_min_duration_ms",
+                "minimum duration",
+                facts.get("min_duration_ms"),
+                round.min_duration_ms(model),
+                "below",
+                facts.get("source"),
+            ),
+        ]
         if _samples_per_query_judged(result, scenario):
-            checks.append(("effective_samples_per_query", "Offline samples per query",
-                           facts.get("offline_min_samples_per_query"), round.offline_min_samples_per_query(model),
-                           "below", facts.get("source")))
-        checks.append(("effective_performance_sample_count", "performance sample count",
-                       facts.get("samples", {}).get("performance"), round.samples(model).get("performance"), "below",
-                       facts.get("source")))
+            checks.append(
+                (
+                    "effective_samples_per_query",
+                    "Offline samples per query",
+                    facts.get("offline_min_samples_per_query"),
+                    round.offline_min_samples_per_query(model),
+                    "below",
+                    facts.get("source"),
+                )
+            )
+        checks.append(
+            (
+                "effective_performance_sample_count",
+                "performance sample count",
+                facts.get("samples", {}).get("performance"),
+                round.samples(model).get("performance"),
+                "below",
+                facts.get("source"),
+            )
+        )
         for key, name, stricter, held, side, source in checks:
             value = _number(log, key)
             if stricter is None or value is None or key in applied:
                 continue
             if (side == "above" and value > stricter) or (side == "below" and value < stricter):
                 unit = (lambda v: f"{v / 1e6:.3f} ms") if key.endswith("_ns") else (lambda v: f"{v:.0f}")
-                found.append(Violation(key, f"{name} {unit(value)} is {side} {unit(stricter)}, the written policy's "
-                                            f"limit ({source}); the round applied "
-                                            f"{unit(held) if held is not None else 'none'}, which it meets ({round.name})",
-                                       value, stricter))
+                found.append(
+                    Violation(
+                        key,
+                        f"{name} {unit(value)} is {side} {unit(stricter)}, the written policy's "
+                        f"limit ({source}); the round applied "
+                        f"{unit(held) if held is not None else 'none'}, which it meets ({round.name})",
+                        value,
+                        stricter,
+                    )
+                )
     result.cache["policy_violations"] = found
     return found
 
@@ -184,15 +280,26 @@ def policy_violations(result: Result) -> list[Violation]:
 def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
     for violation in policy_violations(result):
         if violation.key in keys:
-            yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                          observed=violation.observed, expected=violation.expected, severity=Severity.WARNING)
+            yield Problem(
+                path=_perf_path(result),
+                pointer=violation.key,
+                message=violation.message,
+                observed=violation.observed,
+                expected=violation.expected,
+                severity=Severity.WARNING,
+            )
 
 
 def _problems(result: Result, found: list[Violation]) -> Iterator[Problem]:
     """A limit's violations as its rule's problems."""
     for violation in found:
-        yield Problem(path=_perf_path(result), pointer=violation.key, message=violation.message,
-                      observed=violation.observed, expected=violation.expected)
+        yield Problem(
+            path=_perf_path(result),
+            pointer=violation.key,
+            message=violation.message,
+            observed=violation.observed,
+            expected=violation.expected,
+        )
 
 
 @rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
@@ -212,9 +319,13 @@ def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
     path = _perf_path(result)
     validity = log.get("result_validity")
     if validity != "VALID":
-        yield Problem(path=path, pointer="result_validity",
-                      message=f"loadgen judged the run {validity or 'without a verdict (no result_validity)'}",
-                      observed=validity, expected="VALID")
+        yield Problem(
+            path=path,
+            pointer="result_validity",
+            message=f"loadgen judged the run {validity or 'without a verdict (no result_validity)'}",
+            observed=validity,
+            expected="VALID",
+        )
     for flag in FLAGS:
         if log.get(flag) is False:
             yield Problem(path=path, pointer=flag, message=f"{flag} is false", observed=False, expected=True)
@@ -236,10 +347,14 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     limits = round.latency(result.model, result.scenario or "") or {}
     configured = result.performance_log.get("effective_target_latency_ns")
     if "target_ns" in limits and isinstance(configured, (int, float)) and configured > limits["target_ns"]:
-        yield Problem(path=_perf_path(result), pointer="effective_target_latency_ns",
-                      message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
-                              f"the round's {limits['target_ns'] / 1e6:.3f} ms for {result.scenario}",
-                      observed=configured, expected=limits["target_ns"])
+        yield Problem(
+            path=_perf_path(result),
+            pointer="effective_target_latency_ns",
+            message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
+            f"the round's {limits['target_ns'] / 1e6:.3f} ms for {result.scenario}",
+            observed=configured,
+            expected=limits["target_ns"],
+        )
 
 
 @rule("PRF003", "token-latency-within-limits", needs=("performance_log", "model"))
@@ -256,18 +371,25 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     it is below the Server limit of 2 s.
     """
     yield from _problems(result, token_latencies(result))
-    yield from _policy_problems(result, "result_first_token_99.00_percentile_latency_ns",
-                                "result_time_per_output_token_99.00_percentile_ns")
+    yield from _policy_problems(
+        result, "result_first_token_99.00_percentile_latency_ns", "result_time_per_output_token_99.00_percentile_ns"
+    )
     limits = round.latency(result.model, result.scenario or "") or {}
     log = result.performance_log
-    for name, key, limit_key in (("TTFT", "requested_server_ttft_latency", "ttft_ns"),
-                                 ("TPOT", "requested_server_tpot_latency", "tpot_ns")):
+    for name, key, limit_key in (
+        ("TTFT", "requested_server_ttft_latency", "ttft_ns"),
+        ("TPOT", "requested_server_tpot_latency", "tpot_ns"),
+    ):
         configured = log.get(key)
         if limit_key in limits and isinstance(configured, (int, float)) and configured > limits[limit_key]:
-            yield Problem(path=_perf_path(result), pointer=key,
-                          message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
-                                  f"than the {result.scenario} limit of {limits[limit_key] / 1e6:.0f} ms",
-                          observed=configured, expected=limits[limit_key])
+            yield Problem(
+                path=_perf_path(result),
+                pointer=key,
+                message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
+                f"than the {result.scenario} limit of {limits[limit_key] / 1e6:.0f} ms",
+                observed=configured,
+                expected=limits[limit_key],
+            )
 
 
 @rule("PRF004", "flag-contradicts-numbers", needs=("performance_log", "model"))
@@ -286,16 +408,24 @@ def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
     validity = result.performance_log.get("result_validity")
     path = _perf_path(result)
     if validity == "VALID" and broken:
-        yield Problem(path=path, pointer="result_validity",
-                      message="the log says VALID, but its numbers break the round's limits: "
-                              + "; ".join(v.message for v in broken),
-                      observed="VALID", expected="INVALID")
+        yield Problem(
+            path=path,
+            pointer="result_validity",
+            message="the log says VALID, but its numbers break the round's limits: "
+            + "; ".join(v.message for v in broken),
+            observed="VALID",
+            expected="INVALID",
+        )
     elif validity == "INVALID" and not broken and not result.inferred_from:
         false_flags = [flag for flag in FLAGS if result.performance_log.get(flag) is False]
-        yield Problem(path=path, pointer="result_validity", severity=Severity.NOTE,
-                      message="the log says INVALID while every limit recomputed here holds"
-                              + (f" (flags false: {', '.join(false_flags)})" if false_flags else ""),
-                      observed="INVALID")
+        yield Problem(
+            path=path,
+            pointer="result_validity",
+            severity=Severity.NOTE,
+            message="the log says INVALID while every limit recomputed here holds"
+            + (f" (flags false: {', '.join(false_flags)})" if false_flags else ""),
+            observed="INVALID",
+        )
 
 
 @rule("PRF005", "min-duration", needs=("performance_log", "model"))
@@ -352,9 +482,13 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
     required = round.samples(result.model).get("performance")
     observed = result.performance_log.get("effective_performance_sample_count")
     if required and isinstance(observed, int) and observed < required:
-        yield Problem(path=_perf_path(result), pointer="effective_performance_sample_count",
-                      message=f"performance sample count {observed} < {required} for {result.model} ({round.name})",
-                      observed=observed, expected=required)
+        yield Problem(
+            path=_perf_path(result),
+            pointer="effective_performance_sample_count",
+            message=f"performance sample count {observed} < {required} for {result.model} ({round.name})",
+            observed=observed,
+            expected=required,
+        )
     elif not result.inferred_from:
         yield from _policy_problems(result, "effective_performance_sample_count")
 
@@ -376,9 +510,13 @@ def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
     if expected is None or logged == expected:
         return
     if round.inference(logged, result.scenario) is None:
-        yield Problem(path=_perf_path(result), pointer="effective_scenario",
-                      message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}",
-                      observed=logged, expected=expected)
+        yield Problem(
+            path=_perf_path(result),
+            pointer="effective_scenario",
+            message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}",
+            observed=logged,
+            expected=expected,
+        )
 
 
 @rule("PRF010", "inferred-scenario", severity=Severity.NOTE, needs=("performance_log",))
@@ -399,19 +537,34 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
     system_type = result.system.system_type
     path = _perf_path(result)
     if not round.inference_allowed(system_type):
-        yield Problem(path=path, pointer="effective_scenario", severity=Severity.ERROR, observed=logged,
-                      expected=result.scenario,
-                      message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
-                              f"{', '.join(round.inference_system_types)} systems infer, and this one is {system_type!r}")
+        yield Problem(
+            path=path,
+            pointer="effective_scenario",
+            severity=Severity.ERROR,
+            observed=logged,
+            expected=result.scenario,
+            message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
+            f"{', '.join(round.inference_system_types)} systems infer, and this one is {system_type!r}",
+        )
     elif not round.inference_allowed(system_type, policy=True):
-        yield Problem(path=path, pointer="effective_scenario", severity=Severity.WARNING, observed=logged,
-                      expected=result.scenario,
-                      message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
-                              f"inference only on {', '.join(round.data['inferred_scenarios']['policy_system_types'])} "
-                              f"systems, and this one is {system_type!r} (the round's checker allowed it)")
+        yield Problem(
+            path=path,
+            pointer="effective_scenario",
+            severity=Severity.WARNING,
+            observed=logged,
+            expected=result.scenario,
+            message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
+            f"inference only on {', '.join(round.data['inferred_scenarios']['policy_system_types'])} "
+            f"systems, and this one is {system_type!r} (the round's checker allowed it)",
+        )
     else:
-        yield Problem(path=path, pointer="effective_scenario", observed=logged, expected=result.scenario,
-                      message=f"{result.scenario} inferred from a {logged} run: {shown}")
+        yield Problem(
+            path=path,
+            pointer="effective_scenario",
+            observed=logged,
+            expected=result.scenario,
+            message=f"{result.scenario} inferred from a {logged} run: {shown}",
+        )
 
 
 @rule("PRF011", "test-mode-matches-folder", needs=("model", "loadgen"))
@@ -424,12 +577,18 @@ def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "LoadGen Operation"; submission_rules.adoc, "Directory structure".
     Example: an AccuracyOnly log under performance/run_1 fails.
     """
-    for log, path, mode in ((result.performance_log, _perf_path(result), "PerformanceOnly"),
-                            (result.accuracy_log, result.file("accuracy", "detail_log"), "AccuracyOnly")):
+    for log, path, mode in (
+        (result.performance_log, _perf_path(result), "PerformanceOnly"),
+        (result.accuracy_log, result.file("accuracy", "detail_log"), "AccuracyOnly"),
+    ):
         if log is not None and log.test_mode != mode and log.audit_config is None:  # ACC007 for those
-            yield Problem(path=path, pointer="effective_test_mode",
-                          message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
-                          observed=log.test_mode, expected=mode)
+            yield Problem(
+                path=path,
+                pointer="effective_test_mode",
+                message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
+                observed=log.test_mode,
+                expected=mode,
+            )
 
 
 def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
@@ -494,12 +653,22 @@ def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
             severity, why = Severity.WARNING, f"compliance runs are optional in the {result.division} division"
         note = "" if severity is Severity.ERROR else f" (a warning: {why})"
         for record in unexpected:
-            yield Problem(path=path, pointer=f"line {record.line}", severity=severity,
-                          message=f"loadgen error {record.key}: {record.value}{note}", observed=record.key)
+            yield Problem(
+                path=path,
+                pointer=f"line {record.line}",
+                severity=severity,
+                message=f"loadgen error {record.key}: {record.value}{note}",
+                observed=record.key,
+            )
         if count > len(records):
-            yield Problem(path=path, pointer="num_errors", severity=severity,
-                          message=f"loadgen counted {count} errors, {len(records)} of them are in the log{note}",
-                          observed=count, expected=0)
+            yield Problem(
+                path=path,
+                pointer="num_errors",
+                severity=severity,
+                message=f"loadgen counted {count} errors, {len(records)} of them are in the log{note}",
+                observed=count,
+                expected=0,
+            )
 
 
 @rule("PRF013", "equal-issue-mode", needs=("performance_log", "model"))
@@ -517,9 +686,13 @@ def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
         return
     value = result.performance_log.get("effective_sample_concatenate_permutation")
     if value is not True:
-        yield Problem(path=_perf_path(result), pointer="effective_sample_concatenate_permutation",
-                      message=f"equal-issue mode is off ({value!r}); {result.model} requires it",
-                      observed=value, expected=True)
+        yield Problem(
+            path=_perf_path(result),
+            pointer="effective_sample_concatenate_permutation",
+            message=f"equal-issue mode is off ({value!r}); {result.model} requires it",
+            observed=value,
+            expected=True,
+        )
 
 
 @rule("PRF014", "summary-matches-detail", needs=("performance_log", "performance_summary"))
@@ -535,9 +708,13 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
     summary = result.performance_summary.validity
     detail = result.performance_log.get("result_validity")
     if summary != detail:
-        yield Problem(path=result.file("performance", "summary_log"), pointer="Result is",
-                      message=f"the summary says {summary!r}, the detail log says {detail!r}",
-                      observed=summary, expected=detail)
+        yield Problem(
+            path=result.file("performance", "summary_log"),
+            pointer="Result is",
+            message=f"the summary says {summary!r}, the detail log says {detail!r}",
+            observed=summary,
+            expected=detail,
+        )
 
 
 def early_stopping_limit(result: Result) -> list[Violation]:
@@ -549,8 +726,14 @@ def early_stopping_limit(result: Result) -> list[Violation]:
     facts = round.early_stopping()
     percentile = _number(log, "effective_target_latency_percentile")  # a fraction: 0.99, not 99
     queries = _number(log, "result_query_count")
-    if facts is None or scenario is None or not round.uses_early_stopping(scenario) or percentile is None \
-            or queries is None or log.scenario != result.logged_scenario:  # PRF009/PRF010 judge those
+    if (
+        facts is None
+        or scenario is None
+        or not round.uses_early_stopping(scenario)
+        or percentile is None
+        or queries is None
+        or log.scenario != result.logged_scenario
+    ):  # PRF009/PRF010 judge those
         return []
     p, confidence = percentile - facts["tolerance"], facts["confidence"]
     if not 0 < p < 1:
@@ -573,8 +756,10 @@ def early_stopping_limit(result: Result) -> list[Violation]:
     if queries >= needed:
         return []
     tolerance = f", tolerance {facts['tolerance']:g}" if facts["tolerance"] else ""
-    message = (f"{seen}; early stopping needs at least {needed}{even} "
-               f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})")
+    message = (
+        f"{seen}; early stopping needs at least {needed}{even} "
+        f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})"
+    )
     if log.get("early_stopping_met") is True:
         message += ", although the log says early_stopping_met true"
     # Keyed by the flag the counts contradict: result_query_count is PRF006's key.
@@ -602,8 +787,13 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
     fails with 458; a p90 SingleStream run passes with 64 and fails with 63.
     """
     for violation in early_stopping_limit(result):  # keyed by the flag for PRF004; the count is what falls short
-        yield Problem(path=_perf_path(result), pointer="result_query_count", message=violation.message,
-                      observed=violation.observed, expected=violation.expected)
+        yield Problem(
+            path=_perf_path(result),
+            pointer="result_query_count",
+            message=violation.message,
+            observed=violation.observed,
+            expected=violation.expected,
+        )
 
 
 @rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
@@ -624,17 +814,31 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
     key = source[0]
     value = result.performance_log.get(key)
     if value is None:
-        yield Problem(path=_perf_path(result), pointer=key, expected=key,
-                      message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} "
-                              f"({round.name})")
+        yield Problem(
+            path=_perf_path(result),
+            pointer=key,
+            expected=key,
+            message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} ({round.name})",
+        )
     elif number(value) is None:
-        yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
-                      message=f"{key} is {value!r}, not a number")
+        yield Problem(
+            path=_perf_path(result), pointer=key, observed=repr(value), message=f"{key} is {value!r}, not a number"
+        )
     elif not math.isfinite(value) or value <= 0:
-        yield Problem(path=_perf_path(result), pointer=key, observed=repr(value),
-                      message=f"{key} is {value!r}: the headline metric must be a finite number above zero")
+        yield Problem(
+            path=_perf_path(result),
+            pointer=key,
+            observed=repr(value),
+            message=f"{key} is {value!r}: the headline metric must be a finite number above zero",
+        )
 
 
 # Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
-LIMITS = (latency_target, token_latencies, min_duration_limit, min_queries_limit, samples_per_query_limit,
-          early_stopping_limit)
+LIMITS = (
+    latency_target,
+    token_latencies,
+    min_duration_limit,
+    min_queries_limit,
+    samples_per_query_limit,
+    early_stopping_limit,
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result, System, results_of
@@ -14,13 +14,17 @@ from checker.tree import join
 # The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
 LOADGEN_KEYS = reads("power_begin", "power_end")
 
-declare("PWR002", "power-samples-unreadable", """spl.txt holds no power samples, or none inside the measured window.
+declare(
+    "PWR002",
+    "power-samples-unreadable",
+    """spl.txt holds no power samples, or none inside the measured window.
 
 Why: the power metric is the average of the analyzer's samples between loadgen's
 power_begin and power_end; without samples there is no metric.
 Fix: submit the spl.txt that PTDaemon wrote during this run (run_1), with the run's detail log.
 Policy: power_measurement.adoc, "Performance and Power Logs"; the official checker's get_power_metric_check.
-""")
+""",
+)
 
 
 @rule("PWR001", "power-files-present", needs=("model",))
@@ -43,8 +47,13 @@ def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
         for name in names:
             path = join(folder, name)
             if not result.reader.exists(path):
-                yield Problem(path=path, message=f"power result lacks {folder_name}/{name}" if folder_name != "performance"
-                              else f"power result lacks run_1/{name}", expected=path)
+                yield Problem(
+                    path=path,
+                    message=f"power result lacks {folder_name}/{name}"
+                    if folder_name != "performance"
+                    else f"power result lacks run_1/{name}",
+                    expected=path,
+                )
 
 
 @rule("PWR003", "power-window-has-samples", needs=("model", "performance_log"))
@@ -65,18 +74,22 @@ def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
     log = result.performance_log
     if window is None:
         if log.get("power_begin") is None or log.get("power_end") is None:
-            yield Problem(path=result.file("performance", "detail_log"), pointer="power_begin",
-                          message="the detail log has no power_begin/power_end window")
+            yield Problem(
+                path=result.file("performance", "detail_log"),
+                pointer="power_begin",
+                message="the detail log has no power_begin/power_end window",
+            )
         return
     if not window[0]:
-        yield Problem(path=result.file("performance", "power_samples"),
-                      message=f"no positive watt sample lies between power_begin {log.get('power_begin')} and "
-                              f"power_end {log.get('power_end')}",
-                      observed=0)
+        yield Problem(
+            path=result.file("performance", "power_samples"),
+            message=f"no positive watt sample lies between power_begin {log.get('power_begin')} and "
+            f"power_end {log.get('power_end')}",
+            observed=0,
+        )
 
 
-@rule("PWR004", "power-description-fields", scope="system", severity=Severity.WARNING,
-      needs=("system_description",))
+@rule("PWR004", "power-description-fields", scope="system", severity=Severity.WARNING, needs=("system_description",))
 def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
     """The system description of a system with power results fills in the power fields.
 
@@ -91,10 +104,16 @@ def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
     if round.power is None or not any(result.has_power for result in results_of(system)):
         return
     description = system.description
-    missing = [f for f in round.system_description.get("power", [])
-               if not isinstance(description.get(f), (str, int, float, bool)) or str(description.get(f)).strip() == ""]
+    missing = [
+        f
+        for f in round.system_description.get("power", [])
+        if not isinstance(description.get(f), (str, int, float, bool)) or str(description.get(f)).strip() == ""
+    ]
     if missing:
-        yield Problem(path=system.json_path, pointer="/" + missing[0],
-                      message=f"power results, but the description leaves {len(missing)} power fields empty or "
-                              f"missing: {', '.join(missing)}",
-                      observed=missing)
+        yield Problem(
+            path=system.json_path,
+            pointer="/" + missing[0],
+            message=f"power results, but the description leaves {len(missing)} power fields empty or "
+            f"missing: {', '.join(missing)}",
+            observed=missing,
+        )

@@ -8,7 +8,7 @@ enforced, errors from v6.1."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
@@ -24,8 +24,9 @@ def _path(result: Result) -> str:
 def _verdict(result: Result) -> Verdict | None:
     if "provenance" not in result.cache:
         source, build = result.context.provenance, build_of(result.performance_log)
-        result.cache["provenance"] = judge(result.location, build, result.round, source) \
-            if source is not None and build is not None else None
+        result.cache["provenance"] = (
+            judge(result.location, build, result.round, source) if source is not None and build is not None else None
+        )
     return result.cache["provenance"]
 
 
@@ -46,8 +47,13 @@ def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
     if build is not None and build.dirty:
         changed = "\n".join(build.changes)  # the changed-file lines, as git printed them
         what = f"git status {changed!r}" if changed else "error_uncommitted_loadgen_changes"
-        yield Problem(path=_path(result), pointer="loadgen_git_status_message", observed=build.status,
-                      expected="", message=f"loadgen was built from a modified checkout ({what})")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_git_status_message",
+            observed=build.status,
+            expected="",
+            message=f"loadgen was built from a modified checkout ({what})",
+        )
 
 
 @rule("PRV002", "loadgen-rev-unknown", needs=("performance_log",))
@@ -62,9 +68,13 @@ def loadgen_rev_unknown(result: Result, round: Round) -> Iterator[Problem]:
     """
     verdict = _verdict(result)
     if verdict is not None and verdict.verdict == "unknown-commit":
-        yield Problem(path=_path(result), pointer="loadgen_version", observed=verdict.rev,
-                      message=f"loadgen rev {verdict.rev} ({verdict.loadgen_version}) is not in mlcommons/inference "
-                              f"({verdict.source})")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_version",
+            observed=verdict.rev,
+            message=f"loadgen rev {verdict.rev} ({verdict.loadgen_version}) is not in mlcommons/inference "
+            f"({verdict.source})",
+        )
 
 
 @rule("PRV003", "loadgen-predates-seed-release", needs=("performance_log",))
@@ -80,9 +90,14 @@ def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Prob
     verdict = _verdict(result)
     if verdict is not None and verdict.verdict == "predates":
         seed = (round.seed_release or {}).get("commit", "")
-        yield Problem(path=_path(result), pointer="loadgen_version", observed=verdict.rev, expected=seed,
-                      message=f"loadgen rev {verdict.rev} ({verdict.loadgen_version}, {verdict.commit_date}) does not "
-                              f"descend from the {round.name} seed release {seed[:10]}")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_version",
+            observed=verdict.rev,
+            expected=seed,
+            message=f"loadgen rev {verdict.rev} ({verdict.loadgen_version}, {verdict.commit_date}) does not "
+            f"descend from the {round.name} seed release {seed[:10]}",
+        )
 
 
 @rule("PRV004", "loadgen-after-deadline", needs=("performance_log",))
@@ -97,9 +112,13 @@ def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
     verdict = _verdict(result)
     if verdict is not None and verdict.after_deadline:
         deadline = (round.seed_release or {}).get("deadline")
-        yield Problem(path=_path(result), pointer="loadgen_git_commit_date", observed=verdict.commit_date,
-                      expected=deadline,
-                      message=f"loadgen rev {verdict.rev} was committed {verdict.commit_date}, after the deadline {deadline}")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_git_commit_date",
+            observed=verdict.commit_date,
+            expected=deadline,
+            message=f"loadgen rev {verdict.rev} was committed {verdict.commit_date}, after the deadline {deadline}",
+        )
 
 
 @rule("PRV005", "loadgen-files-modified", needs=("performance_log",))
@@ -120,13 +139,22 @@ def loadgen_files_modified(result: Result, round: Round) -> Iterator[Problem]:
     where = f"rev {verdict.rev}" if verdict.rev else f"release {verdict.identified_as}"
     if verdict.modified_files:
         files = verdict.modified_files
-        yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files,
-                      message=f"{len(files)} loadgen file(s) differ from {where}: {_listed(files)}")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_file_sha1",
+            observed=files,
+            message=f"{len(files)} loadgen file(s) differ from {where}: {_listed(files)}",
+        )
     if verdict.untracked_files:
         files = verdict.untracked_files
-        yield Problem(path=_path(result), pointer="loadgen_file_sha1", observed=files, severity=Severity.NOTE,
-                      message=f"{len(files)} loadgen file(s) not in git at {where} (untracked, e.g. built; "
-                              f"not a modification): {_listed(files)}")
+        yield Problem(
+            path=_path(result),
+            pointer="loadgen_file_sha1",
+            observed=files,
+            severity=Severity.NOTE,
+            message=f"{len(files)} loadgen file(s) not in git at {where} (untracked, e.g. built; "
+            f"not a modification): {_listed(files)}",
+        )
 
 
 def _listed(files: list[str]) -> str:

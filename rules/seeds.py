@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
+from checker.findings import Severity
 from checker.model import Result
 from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round, available_rounds, load_round
-from checker.findings import Severity
 from checker.tree import join
 
 SEED_KEYS = ("qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed")
@@ -55,16 +55,24 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
         if test is not None and result.division not in round.compliance_divisions:
             continue  # compliance runs are optional in the open division
         checked = test is None or (round.compliance_spec(test) or {}).get("performance_log")
-        note = "" if checked else (f"; a warning: the round's checker runs its performance checks (seeds among them) "
-                                   f"only on the main run and the TEST01/TEST04-style runs, and judges {test} by its "
-                                   f"verify file")
+        note = (
+            ""
+            if checked
+            else (
+                f"; a warning: the round's checker runs its performance checks (seeds among them) "
+                f"only on the main run and the TEST01/TEST04-style runs, and judges {test} by its "
+                f"verify file"
+            )
+        )
         wrong = _seed_mismatches(log, round)
         if wrong:
             yield Problem(
                 path=path,
                 pointer=f"effective_{wrong[0][0]}",
-                message="; ".join(f"effective_{name} is {observed}, the round's is {expected}"
-                                  for name, observed, expected in wrong) + f" ({round.name}){note}",
+                message="; ".join(
+                    f"effective_{name} is {observed}, the round's is {expected}" for name, observed, expected in wrong
+                )
+                + f" ({round.name}){note}",
                 observed={f"effective_{name}": observed for name, observed, _ in wrong},
                 expected={f"effective_{name}": expected for name, _, expected in wrong},
                 severity=None if checked else Severity.WARNING,
@@ -110,5 +118,6 @@ def seeds_in_user_conf(result: Result, round: Round) -> Iterator[Problem]:
     path = join(result.measurements_dir, "user.conf")
     for key in result.user_conf:
         if key.rsplit(".", 1)[-1] in SEED_KEYS:
-            yield Problem(path=path, pointer=key, message=f"user.conf sets `{key}`, which loadgen ignores",
-                          observed=key)
+            yield Problem(
+                path=path, pointer=key, message=f"user.conf sets `{key}`, which loadgen ignores", observed=key
+            )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result, Submission, System, results_of, systems_of
@@ -34,8 +34,7 @@ def unknown_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     where = "model_mapping.json or the round's models" if result.division == "open" else "the round's models"
     yield Problem(
         path=result.location.rsplit("/", 1)[0],
-        message=f"benchmark `{result.benchmark}` is not in {where} ({round.name})"
-        + (f"; {hint}" if hint else ""),
+        message=f"benchmark `{result.benchmark}` is not in {where} ({round.name})" + (f"; {hint}" if hint else ""),
         observed=result.benchmark,
         expected=close[0] if close else None,
         hint=hint,
@@ -97,31 +96,47 @@ def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
     folder = result.location.rsplit("/", 1)[0]
     rules = round.scenario_rules(result.model, system.system_type)
     if rules is None:
-        yield Problem(path=folder, observed=system.system_type,
-                      message=f"{result.model} is not a {system.system_type} benchmark in {round.name}")
+        yield Problem(
+            path=folder,
+            observed=system.system_type,
+            message=f"{result.model} is not a {system.system_type} benchmark in {round.name}",
+        )
         return
     offered = set(rules.get("required", [])) | set(rules.get("one_of", [])) | set(rules.get("optional", []))
     unknown = sorted(s for s in scenarios if s not in offered)
     whole = round.run.get("unknown_scenarios", "result") == "benchmark"
     if unknown and (whole or result.scenario in unknown):
-        yield Problem(path=folder if whole else result.location, observed=unknown, expected=sorted(offered),
-                      message=f"{result.model} on system type {system.system_type} offers no {', '.join(unknown)} "
-                              f"scenario ({round.name}: {', '.join(sorted(offered))})"
-                              + ("; the round's checker fails the whole benchmark" if whole else ""))
+        yield Problem(
+            path=folder if whole else result.location,
+            observed=unknown,
+            expected=sorted(offered),
+            message=f"{result.model} on system type {system.system_type} offers no {', '.join(unknown)} "
+            f"scenario ({round.name}: {', '.join(sorted(offered))})"
+            + ("; the round's checker fails the whole benchmark" if whole else ""),
+        )
     missing = _missing_scenarios(rules, scenarios)
     if missing:
-        yield Problem(path=folder, observed=sorted(scenarios), expected=missing,
-                      message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
-                              f"(has {', '.join(sorted(scenarios))})")
+        yield Problem(
+            path=folder,
+            observed=sorted(scenarios),
+            expected=missing,
+            message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
+            f"(has {', '.join(sorted(scenarios))})",
+        )
         return
     policy = round.policy(result.model)
     stricter = policy.get("scenarios", {}).get(system.system_type)
     missing = _missing_scenarios(stricter, scenarios) if stricter else []
     if missing:
-        yield Problem(path=folder, observed=sorted(scenarios), expected=missing, severity=Severity.WARNING,
-                      message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)}, which "
-                              f"the written policy requires ({policy['source']}); the round's checker required "
-                              f"less, and it has {', '.join(sorted(scenarios))} ({round.name})")
+        yield Problem(
+            path=folder,
+            observed=sorted(scenarios),
+            expected=missing,
+            severity=Severity.WARNING,
+            message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)}, which "
+            f"the written policy requires ({policy['source']}); the round's checker required "
+            f"less, and it has {', '.join(sorted(scenarios))} ({round.name})",
+        )
 
 
 def _missing_scenarios(rules: dict, scenarios: set[str]) -> list[str]:
@@ -176,12 +191,16 @@ def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
         target = join(folder.rsplit("/", 1)[0], text.strip()) if text and text.strip() else None
         if target and result.reader.is_dir(target):
             return
-        yield Problem(path=folder, observed=(text or "").strip()[:200],
-                      message=f"{folder} is a file that should name the folder holding the code, and "
-                              f"{target or 'its content'} is not a folder")
+        yield Problem(
+            path=folder,
+            observed=(text or "").strip()[:200],
+            message=f"{folder} is a file that should name the folder holding the code, and "
+            f"{target or 'its content'} is not a folder",
+        )
         return
-    yield Problem(path=folder, expected=folder,
-                  message=f"no implementation folder {folder} for {result.benchmark} ({round.name})")
+    yield Problem(
+        path=folder, expected=folder, message=f"no implementation folder {folder} for {result.benchmark} ({round.name})"
+    )
 
 
 def _variant(name: str, pattern: str | None) -> str:
@@ -217,9 +236,12 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
         names = {benchmark, _variant(benchmark, suffix)} | ({model, _variant(model, suffix)} if model else set())
         if not names & present:
             folder = join(submission.rel, spec["policy"].format(benchmark=benchmark))
-            yield Problem(path=folder, expected=folder,
-                          message=f"no {folder} for the results of {benchmark}; the round's checker requires only "
-                                  f"{spec['required']}/, the written rules ask for one folder per benchmark")
+            yield Problem(
+                path=folder,
+                expected=folder,
+                message=f"no {folder} for the results of {benchmark}; the round's checker requires only "
+                f"{spec['required']}/, the written rules ask for one folder per benchmark",
+            )
 
 
 @rule("STR006", "calibration-document", scope="submission")
@@ -255,8 +277,17 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
         for name, kind, size, target in items:
             rel = join(folder, name)
             if kind == "file" and limit and size > limit:
-                found.append(("STR008", Problem(path=rel, observed=size, expected=limit,
-                                                message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit")))
+                found.append(
+                    (
+                        "STR008",
+                        Problem(
+                            path=rel,
+                            observed=size,
+                            expected=limit,
+                            message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit",
+                        ),
+                    )
+                )
             elif kind == "link" and not (rel + "/").startswith(read_by_results):
                 if target is Kind.BROKEN:
                     found.append(("STR009", Problem(path=rel, message="broken symlink")))
@@ -302,4 +333,3 @@ def bad_symlink(submission: Submission, round: Round) -> Iterator[Problem]:
     Example: code/resnet/model.onnx -> /home/me/model.onnx fails.
     """
     yield from of_code("STR009", _hygiene(submission, round))
-

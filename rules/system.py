@@ -4,7 +4,8 @@ Schema (schemas/system_desc.schema.json) and the folder it sits in; AVL: its ava
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from checker.findings import Severity
 from checker.model import System
@@ -13,7 +14,6 @@ from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
-
 
 
 def _pointer(path) -> str:
@@ -38,8 +38,17 @@ def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
                     if field not in error.instance and (code, field) not in seen:
                         seen.add((code, field))
                         why = " (is_network is true)" if code == "SYS009" else ""
-                        found.append((code, Problem(path=system.json_path, pointer=f"/{field}", expected=field,
-                                                    message=f"required field `{field}` is missing{why}")))
+                        found.append(
+                            (
+                                code,
+                                Problem(
+                                    path=system.json_path,
+                                    pointer=f"/{field}",
+                                    expected=field,
+                                    message=f"required field `{field}` is missing{why}",
+                                ),
+                            )
+                        )
                 continue
             field = str(error.absolute_path[0]) if error.absolute_path else ""
             code = properties.get(field, {}).get("x-code", code)
@@ -55,9 +64,19 @@ def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
             if note is None:
                 continue
             expected = properties.get(field, {}).get("description")
-            found.append((code, Problem(path=system.json_path, pointer=_pointer(error.absolute_path), observed=value,
-                                        expected=expected, severity=severity,
-                                        message=_message(code, field, value, expected) + note)))
+            found.append(
+                (
+                    code,
+                    Problem(
+                        path=system.json_path,
+                        pointer=_pointer(error.absolute_path),
+                        observed=value,
+                        expected=expected,
+                        severity=severity,
+                        message=_message(code, field, value, expected) + note,
+                    ),
+                )
+            )
     system.cache["schema"] = found
     return found
 
@@ -74,8 +93,10 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
     if code == "SYS005" and field not in round.system_description.get("integer", []):
         if per_part(value):
             return None, None
-        return Severity.WARNING, (f"; the round requires whole numbers only in "
-                                  f"{', '.join(round.system_description.get('integer', [])) or 'no field'}")
+        return Severity.WARNING, (
+            f"; the round requires whole numbers only in "
+            f"{', '.join(round.system_description.get('integer', [])) or 'no field'}"
+        )
     return None, ""
 
 
@@ -133,8 +154,9 @@ def numeric_field(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("SYS005", schema_problems(system, round))
 
 
-@rule("SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING,
-      needs=("system_description",))
+@rule(
+    "SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING, needs=("system_description",)
+)
 def numeric_field_not_applicable(system: System, round: Round) -> Iterator[Problem]:
     """A count field says N/A instead of a number.
 
@@ -188,12 +210,12 @@ def availability_category(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("AVL001", schema_problems(system, round))
 
 
-SOFTWARE_IDENTIFIER = re.compile(r"\b[0-9a-f]{7,40}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:commit|tag|CL|build)\s*[:#]?\s*\w+",
-                                 re.IGNORECASE)
+SOFTWARE_IDENTIFIER = re.compile(
+    r"\b[0-9a-f]{7,40}\b|\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:commit|tag|CL|build)\s*[:#]?\s*\w+", re.IGNORECASE
+)
 
 
-@rule("AVL002", "preview-software-identified", scope="system", severity=Severity.WARNING,
-      needs=("system_description",))
+@rule("AVL002", "preview-software-identified", scope="system", severity=Severity.WARNING, needs=("system_description",))
 def preview_software_identified(system: System, round: Round) -> Iterator[Problem]:
     """Preview and RDI systems identify their software by hash or version in sw_notes or other_software_stack.
 
@@ -210,8 +232,11 @@ def preview_software_identified(system: System, round: Round) -> Iterator[Proble
         return
     text = " ".join(str(system.description.get(f, "")) for f in ("sw_notes", "other_software_stack"))
     if not SOFTWARE_IDENTIFIER.search(text):
-        yield Problem(path=system.json_path, pointer="/sw_notes",
-                      message=f"{status} system without a version or hash in sw_notes or other_software_stack")
+        yield Problem(
+            path=system.json_path,
+            pointer="/sw_notes",
+            message=f"{status} system without a version or hash in sw_notes or other_software_stack",
+        )
 
 
 COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
@@ -222,8 +247,9 @@ def _int(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-@rule("SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING,
-      needs=("system_description",))
+@rule(
+    "SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING, needs=("system_description",)
+)
 def name_contradicts_description(system: System, round: Round) -> Iterator[Problem]:
     """The system folder name's accelerator count (`x8`, `8x`) agrees with the description.
 
@@ -243,10 +269,14 @@ def name_contradicts_description(system: System, round: Round) -> Iterator[Probl
         if match:
             count = int(match.group(1))
             if count not in (per_node, per_node * nodes):
-                yield Problem(path=system.json_path, pointer="/accelerators_per_node", observed=per_node,
-                              expected=count,
-                              message=f"the name `{system.name}` says {count} accelerators; the description has "
-                                      f"{per_node} per node on {nodes} node(s), {per_node * nodes} in all")
+                yield Problem(
+                    path=system.json_path,
+                    pointer="/accelerators_per_node",
+                    observed=per_node,
+                    expected=count,
+                    message=f"the name `{system.name}` says {count} accelerators; the description has "
+                    f"{per_node} per node on {nodes} node(s), {per_node * nodes} in all",
+                )
             return
 
 
@@ -254,8 +284,13 @@ def _matches_folder(system: System, field: str, folder: str) -> Iterator[Problem
     """A description field that must name its folder (case does not matter)."""
     value = system.description.get(field)
     if not isinstance(value, str) or value.strip().lower() != folder.lower():
-        yield Problem(path=system.json_path, pointer=f"/{field}",
-                      message=f"{field} is {value!r}, but the folder is {folder!r}", observed=value, expected=folder)
+        yield Problem(
+            path=system.json_path,
+            pointer=f"/{field}",
+            message=f"{field} is {value!r}, but the folder is {folder!r}",
+            observed=value,
+            expected=folder,
+        )
 
 
 @rule("SYS003", "submitter-matches-folder", scope="system", needs=("system_description",))

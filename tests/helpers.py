@@ -40,10 +40,14 @@ REAL_V60 = REAL_ROOT / "v6.0"
 def absent(path: Path) -> str:
     """Why a test that needs `path` is skipped: it names the variable that points at it."""
     if path.is_relative_to(TABLES_ROOT) and not path.is_relative_to(REAL_ROOT):
-        return (f"{path} is not present: set {TABLES_VARIABLE} to the folder of the published tables "
-                f"(default: tables/ beside the folder {REAL_VARIABLE} names)")
-    return (f"{path} is not present: set {REAL_VARIABLE} to the folder holding the real slices v5.1/, v6.0/ and "
-            "v6.1/ (default: ../shared/real beside the project)")
+        return (
+            f"{path} is not present: set {TABLES_VARIABLE} to the folder of the published tables "
+            f"(default: tables/ beside the folder {REAL_VARIABLE} names)"
+        )
+    return (
+        f"{path} is not present: set {REAL_VARIABLE} to the folder holding the real slices v5.1/, v6.0/ and "
+        "v6.1/ (default: ../shared/real beside the project)"
+    )
 
 
 def real_data(path: Path) -> Path:
@@ -54,14 +58,21 @@ def real_data(path: Path) -> Path:
         pytest.skip(absent(path))
     return path
 
+
 SUBMISSION = "closed/MLCheckDemo"
 RESULT = f"{SUBMISSION}/results/cpu-1x-numpy/demo-mlp-99"
 OFFLINE = f"{RESULT}/Offline"
 SINGLE = f"{RESULT}/SingleStream"
 ENDPOINTS = ROOT / "fixtures" / "examples" / "endpoints-v6.1"
 EP_RESULT = "closed/EndpointsDemo/results/server-1x-demo/llama3.1-8b"
-PLACES = {"sub": SUBMISSION, "result": RESULT, "offline": OFFLINE, "single": SINGLE,
-          "ep_offline": f"{EP_RESULT}/Offline", "ep_interactive": f"{EP_RESULT}/Interactive"}
+PLACES = {
+    "sub": SUBMISSION,
+    "result": RESULT,
+    "offline": OFFLINE,
+    "single": SINGLE,
+    "ep_offline": f"{EP_RESULT}/Offline",
+    "ep_interactive": f"{EP_RESULT}/Interactive",
+}
 
 
 def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
@@ -105,8 +116,10 @@ def command_folder() -> Path:
     shim = Path(tempfile.mkdtemp(prefix="mlperf-check-bin-"))
     atexit.register(shutil.rmtree, shim, True)
     script = shim / "mlperf-check"
-    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c "
-                      "'import sys; from checker.cli import main; sys.argv[0] = \"mlperf-check\"; main()' \"$@\"\n")
+    script.write_text(
+        f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -P -c "
+        '\'import sys; from checker.cli import main; sys.argv[0] = "mlperf-check"; main()\' "$@"\n'
+    )
     script.chmod(0o755)
     return shim
 
@@ -135,7 +148,7 @@ def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:
     return check(str(root), round_name, **options)
 
 
-FIXED = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.timezone.utc)
+FIXED = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.UTC)
 
 
 def fixed(report: Report) -> Report:
@@ -158,7 +171,7 @@ def set_mllog(path: Path, key: str, value, occurrence: int = 0) -> None:
     for number, line in enumerate(lines):
         if line.startswith(":::MLLOG ") and f'"key": "{key}"' in line:
             if seen == occurrence:
-                record = json.loads(line[len(":::MLLOG "):])
+                record = json.loads(line[len(":::MLLOG ") :])
                 record["value"] = value
                 lines[number] = ":::MLLOG " + json.dumps(record) + "\n"
                 path.write_text("".join(lines))
@@ -169,17 +182,28 @@ def set_mllog(path: Path, key: str, value, occurrence: int = 0) -> None:
 
 def add_mllog(path: Path, key: str, value, is_error: bool = False, is_warning: bool = False) -> None:
     """Append a record in loadgen's own format, as loadgen writes an error line."""
-    record = {"key": key, "value": value, "time_ms": 1.0, "namespace": "mlperf::logging",
-              "event_type": "POINT_IN_TIME",
-              "metadata": {"is_error": is_error, "is_warning": is_warning, "file": "loadgen.cc", "line_no": 1,
-                           "pid": 1, "tid": 1}}
+    record = {
+        "key": key,
+        "value": value,
+        "time_ms": 1.0,
+        "namespace": "mlperf::logging",
+        "event_type": "POINT_IN_TIME",
+        "metadata": {
+            "is_error": is_error,
+            "is_warning": is_warning,
+            "file": "loadgen.cc",
+            "line_no": 1,
+            "pid": 1,
+            "tid": 1,
+        },
+    }
     with open(path, "a") as handle:
         handle.write(":::MLLOG " + json.dumps(record) + "\n")
 
 
 def apply_edit(root: Path, edit: dict, outside: Path) -> None:
     """One edit of a case file (see fixtures/cases/README.md)."""
-    (op, target), = [(k, v) for k, v in edit.items() if k in OPS]
+    ((op, target),) = [(k, v) for k, v in edit.items() if k in OPS]
     path = root / expand(target)
     if op == "replace" and "new_hex" in edit:  # bytes that are not text, in place of `old`
         data, old = path.read_bytes(), expand(edit["old"]).encode()
@@ -245,8 +269,20 @@ def apply_edit(root: Path, edit: dict, outside: Path) -> None:
         add_mllog(path, edit["key"], edit["value"], edit.get("is_error", False), edit.get("is_warning", False))
 
 
-OPS = ("replace", "write", "append", "delete", "mkdir", "symlink", "truncate", "fifo", "rename", "copy", "set_mllog",
-       "add_mllog")
+OPS = (
+    "replace",
+    "write",
+    "append",
+    "delete",
+    "mkdir",
+    "symlink",
+    "truncate",
+    "fifo",
+    "rename",
+    "copy",
+    "set_mllog",
+    "add_mllog",
+)
 
 
 def shared_defects(target: Path) -> Path:
@@ -278,10 +314,24 @@ def shared_defects(target: Path) -> Path:
 
 def table_row(**changes) -> dict:
     """One row of a results table (v6.0 key names), valid for compare, followup and claims."""
-    row = {"Submitter": "Acme", "Availability": "available", "Category": "closed", "System": "s1",
-           "Platform": "s1", "Model": "llama2-70b-99", "Scenario": "Offline", "Nodes": 1, "Processor": "CPU X",
-           "p#": 2, "Accelerator": "Accel Y", "a#": 8, "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
-           "version": "v6.0", "Performance_Result": 1000.0, "Performance_Units": "Tokens/s"}
+    row = {
+        "Submitter": "Acme",
+        "Availability": "available",
+        "Category": "closed",
+        "System": "s1",
+        "Platform": "s1",
+        "Model": "llama2-70b-99",
+        "Scenario": "Offline",
+        "Nodes": 1,
+        "Processor": "CPU X",
+        "p#": 2,
+        "Accelerator": "Accel Y",
+        "a#": 8,
+        "Location": "./closed/Acme/results/s1/llama2-70b-99/Offline",
+        "version": "v6.0",
+        "Performance_Result": 1000.0,
+        "Performance_Units": "Tokens/s",
+    }
     row.update(changes)
     return row
 

@@ -8,7 +8,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CASES, ENDPOINTS, EXAMPLE, REAL, REAL_ROOT, PLACES, apply_edit, copy_real_result, expand, findings_of, real_data, run, tree_digest
+from helpers import (
+    CASES,
+    ENDPOINTS,
+    EXAMPLE,
+    PLACES,
+    REAL,
+    REAL_ROOT,
+    apply_edit,
+    copy_real_result,
+    expand,
+    findings_of,
+    real_data,
+    run,
+    tree_digest,
+)
 
 
 def _cases():
@@ -28,9 +42,12 @@ def _base(case: dict, tmp_path: Path) -> Path:
         source = real_data(REAL if kind == "real" else REAL_ROOT / kind.removeprefix("real-"))
         copy_real_result(target, location, source)
         division, submitter, _, system, _, _ = location.split("/")
-        PLACES.update(real=location, real_compliance=location.replace("/results/", "/compliance/", 1),
-                      real_measurements=location.replace("/results/", "/measurements/", 1),
-                      real_system=f"{division}/{submitter}/systems/{system}.json")
+        PLACES.update(
+            real=location,
+            real_compliance=location.replace("/results/", "/compliance/", 1),
+            real_measurements=location.replace("/results/", "/measurements/", 1),
+            real_system=f"{division}/{submitter}/systems/{system}.json",
+        )
     return target
 
 

@@ -25,8 +25,9 @@ SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").
 def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, timeout=300,
-                          env=full_env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, timeout=300, env=full_env, cwd=cwd
+    )
 
 
 @pytest.fixture
@@ -42,8 +43,13 @@ def broken(tmp_path: Path) -> Path:
 
 def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
-    done = _cli("check", str(broken), "--round", "demo-v6.1",
-                env={"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(broken.parent), "GITHUB_STEP_SUMMARY": str(summary)})
+    done = _cli(
+        "check",
+        str(broken),
+        "--round",
+        "demo-v6.1",
+        env={"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(broken.parent), "GITHUB_STEP_SUMMARY": str(summary)},
+    )
     assert done.returncode == 1
     lines = [line for line in done.stdout.splitlines() if line.startswith("::")]
     assert lines == [
@@ -73,10 +79,17 @@ def test_github_limits_pick_one_finding_per_code_first() -> None:
 
 
 def test_github_escapes_commands() -> None:
-    finding = Finding(code="FIL007", severity=Severity.ERROR, path="closed/A,b/x:y.json", message="50% bad\nline",
-                      pointer="line 4", name="malformed-json")
+    finding = Finding(
+        code="FIL007",
+        severity=Severity.ERROR,
+        path="closed/A,b/x:y.json",
+        message="50% bad\nline",
+        pointer="line 4",
+        name="malformed-json",
+    )
     assert github_report.annotation(finding, "") == (
-        "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline")
+        "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline"
+    )
 
 
 def test_github_summary_stays_under_the_limit(broken: Path) -> None:
@@ -88,8 +101,17 @@ def test_github_summary_stays_under_the_limit(broken: Path) -> None:
 
 def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.sarif"
-    done = _cli("check", str(broken), "--round", "demo-v6.1", "--format", f"sarif:{out}", "--format",
-                f"json:{tmp_path / 'out.json'}", cwd=broken.parent)
+    done = _cli(
+        "check",
+        str(broken),
+        "--round",
+        "demo-v6.1",
+        "--format",
+        f"sarif:{out}",
+        "--format",
+        f"json:{tmp_path / 'out.json'}",
+        cwd=broken.parent,
+    )
     assert done.returncode == 1
     document = json.loads(out.read_text())
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
@@ -98,7 +120,9 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
     acc = next(r for r in driver["rules"] if r["id"] == "ACC002")
     assert acc["help"]["text"].startswith("Why: closed results must be as accurate")
     results = document["runs"][0]["results"]
-    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == [
+    assert [
+        (r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results
+    ] == [
         ("STR007", "warning", "submission/closed/MLCheckDemo/documentation/notes"),
         ("ACC002", "error", f"submission/{OFFLINE}/accuracy/accuracy.txt"),
         ("MSR001", "error", f"submission/{SINGLE}/user.conf"),
@@ -111,8 +135,11 @@ def test_sarif_of_the_real_slice_validates_with_line_regions(real: Path, tmp_pat
     report = run(real, "v5.1", jobs=2)
     document = sarif_report.document(report)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
-    regions = [r["locations"][0]["physicalLocation"].get("region") for r in document["runs"][0]["results"]
-               if r["ruleId"] == "ACC007"]
+    regions = [
+        r["locations"][0]["physicalLocation"].get("region")
+        for r in document["runs"][0]["results"]
+        if r["ruleId"] == "ACC007"
+    ]
     assert regions == [{"startLine": 14}] * 4
 
 
@@ -123,7 +150,11 @@ def test_junit_has_one_case_per_result(broken: Path, tmp_path: Path) -> None:
     suite = suites.find("testsuite")
     assert suite.get("name") == "closed/MLCheckDemo"
     cases = [(c.get("name"), c.find("failure") is not None) for c in suite.findall("testcase")]
-    assert cases == [("submission and systems", False), ("demo-mlp-99/Offline", True), ("demo-mlp-99/SingleStream", True)]
+    assert cases == [
+        ("submission and systems", False),
+        ("demo-mlp-99/Offline", True),
+        ("demo-mlp-99/SingleStream", True),
+    ]
     assert suite.get("failures") == "2" and suite.get("tests") == "3"
 
 
@@ -166,8 +197,10 @@ def test_changed_system_description_pulls_in_its_results(submission_repo) -> Non
     done = _cli("check", str(root), "--round", "v5.1", "--changed-since", "HEAD", "-f", "json")  # uncommitted too
     assert done.returncode == 0, done.stderr
     locations = [r["location"] for r in json.loads(done.stdout)["results"]]
-    assert locations == ["closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Offline",
-                         "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Server"]
+    assert locations == [
+        "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Offline",
+        "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b/Server",
+    ]
 
 
 def test_changed_since_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
@@ -222,8 +255,14 @@ def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subproce
         value = re.sub(r"\$\{\{ inputs\.([\w-]+) \}\}", lambda m: str(inputs[m.group(1)]), str(value))
         value = re.sub(r"\$\{\{ steps\.check\.outputs\.(\w+) \}\}", lambda m: outputs.get(m.group(1), ""), value)
         filled[key] = value
-    return subprocess.run(["bash", "-e", "-c", step["run"]], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env, **filled}, cwd=env["GITHUB_WORKSPACE"])
+    return subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env, **filled},
+        cwd=env["GITHUB_WORKSPACE"],
+    )
 
 
 @pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
@@ -238,15 +277,28 @@ def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> N
     shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
     (workspace / "sub/closed/MLCheckDemo/documentation/drafts").mkdir()
     out = tmp_path / "github_output"
-    env = {"GITHUB_WORKSPACE": str(workspace), "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(out),
-           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_ACTIONS": "true",
-           "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    inputs = {"path": "sub", "round": "demo-v6.1", "fail-on": fail_on, "changed-since": "", "sarif-file": "x.sarif",
-              "version": "action"}
+    env = {
+        "GITHUB_WORKSPACE": str(workspace),
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(out),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GITHUB_ACTIONS": "true",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
+    inputs = {
+        "path": "sub",
+        "round": "demo-v6.1",
+        "fail-on": fail_on,
+        "changed-since": "",
+        "sarif-file": "x.sarif",
+        "version": "action",
+    }
     check = _action_step(action["runs"]["steps"][1], inputs, {}, env)
     assert check.returncode == 0, check.stderr
-    assert "::warning file=sub/closed/MLCheckDemo/documentation/drafts,title=STR007 empty-folder::empty folder" \
+    assert (
+        "::warning file=sub/closed/MLCheckDemo/documentation/drafts,title=STR007 empty-folder::empty folder"
         in check.stdout
+    )
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
     assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "1"}
     assert json.loads((workspace / "x.sarif").read_text())["version"] == "2.1.0"
@@ -301,8 +353,14 @@ def test_scope_compares_names_as_they_are() -> None:
     from checker.rounds import load_round
     from checker.scope import scope_of
 
-    scope = scope_of(["closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt",
-                      "closed/B/code/resnet50/README.md", "closed/C*/results/s/"], load_round("v5.1"))
+    scope = scope_of(
+        [
+            "closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt",
+            "closed/B/code/resnet50/README.md",
+            "closed/C*/results/s/",
+        ],
+        load_round("v5.1"),
+    )
     assert scope.has_result("closed/A/results/sys[1]/resnet50/Offline")
     assert not scope.has_result("closed/A/results/sys1/resnet50/Offline")
     assert scope.has_result("closed/B/results/any/resnet50/Server")
@@ -318,6 +376,8 @@ def test_a_changed_result_runs_its_submissions_rules(example_repo: Path) -> None
         handle.truncate(60 * 1024 * 1024)
     whole = _cli("check", str(example_repo), "--round", "demo-v6.1", "-f", "json")
     changed = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
-    found = [[(f["code"], f["severity"], f["path"]) for f in json.loads(done.stdout)["findings"]]
-             for done in (whole, changed)]
+    found = [
+        [(f["code"], f["severity"], f["path"]) for f in json.loads(done.stdout)["findings"]]
+        for done in (whole, changed)
+    ]
     assert found[0] == found[1] == [("STR008", "warning", f"{OFFLINE}/performance/run_1/big.bin")]  # v6.1: a warning

@@ -12,7 +12,9 @@ import pytest
 from checker.commands import across, claims
 from checker.commands.published import normalise
 from checker.commands.table import load_table
-from helpers import TABLES_ROOT as TABLES, real_data
+from helpers import TABLES_ROOT as TABLES
+from helpers import real_data
+
 FILES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
 
 pytestmark = pytest.mark.real
@@ -35,8 +37,15 @@ def rows() -> dict:
     return {name: normalise(load_table(str(TABLES / rel))) for name, rel in FILES.items()}
 
 
-def _mine(raw: list[dict], model: str, scenario: str, accelerator: str, per_node: int | None = None,
-          nodes: int | None = None, division: str = "closed") -> list[tuple[float, dict]]:
+def _mine(
+    raw: list[dict],
+    model: str,
+    scenario: str,
+    accelerator: str,
+    per_node: int | None = None,
+    nodes: int | None = None,
+    division: str = "closed",
+) -> list[tuple[float, dict]]:
     """The independent selection: published keys of either format, read directly."""
     found = []
     for row in raw:
@@ -62,8 +71,14 @@ def _check(claim: dict, rows: dict) -> claims.Verdict:
 
 
 def test_spread_partners_within_4_percent(raw, rows) -> None:
-    selection = {"round": "v6.1", "model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X",
-                 "per_node": 8, "nodes": 1}
+    selection = {
+        "round": "v6.1",
+        "model": "gpt-oss-120b",
+        "scenario": "Offline",
+        "accelerator": "MI355X",
+        "per_node": 8,
+        "nodes": 1,
+    }
     verdict = _check({"id": "s", "kind": "spread", "expect": 0.04, "in": selection}, rows)
     values = [v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)]
     median = statistics.median(values)
@@ -75,16 +90,30 @@ def test_spread_partners_within_4_percent(raw, rows) -> None:
 
 
 def test_a_spread_claim_that_fails(raw, rows) -> None:
-    selection = {"round": "v6.1", "model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X",
-                 "per_node": 8, "nodes": 1}
+    selection = {
+        "round": "v6.1",
+        "model": "gpt-oss-120b",
+        "scenario": "Offline",
+        "accelerator": "MI355X",
+        "per_node": 8,
+        "nodes": 1,
+    }
     verdict = _check({"id": "tight", "kind": "spread", "expect": 0.005, "in": selection}, rows)
     assert verdict.verdict == "fails" and verdict.measured > 0.005
 
 
 def test_speedup_on_the_same_hardware_since_the_last_round(raw, rows) -> None:
     side = {"model": "gpt-oss-120b", "scenario": "Offline", "accelerator": "MI355X", "per_node": 8, "nodes": 1}
-    verdict = _check({"id": "up", "kind": "speedup", "expect": 1.28, "from": {"round": "v6.0", **side},
-                      "to": {"round": "v6.1", **side}}, rows)
+    verdict = _check(
+        {
+            "id": "up",
+            "kind": "speedup",
+            "expect": 1.28,
+            "from": {"round": "v6.0", **side},
+            "to": {"round": "v6.1", **side},
+        },
+        rows,
+    )
     before = max(v for v, _ in _mine(raw["v6.0"], "gpt-oss-120b", "Offline", "MI355X", 8, 1))
     after = max(v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1))
     assert verdict.measured == pytest.approx(after / before, rel=1e-12)
@@ -95,8 +124,17 @@ def test_speedup_on_the_same_hardware_since_the_last_round(raw, rows) -> None:
 def test_ratio_of_latencies_is_inverted(raw, rows) -> None:
     """A latency that halves is a 2x speedup: best = lowest latency, ratio = from / to."""
     side = {"model": "yolo-95", "scenario": "SingleStream", "accelerator": "GB10"}
-    verdict = _check({"id": "lat", "kind": "ratio", "expect": 44.1, "margin": 0.01, "from": {"round": "v6.0", **side},
-                      "to": {"round": "v6.1", **side}}, rows)
+    verdict = _check(
+        {
+            "id": "lat",
+            "kind": "ratio",
+            "expect": 44.1,
+            "margin": 0.01,
+            "from": {"round": "v6.0", **side},
+            "to": {"round": "v6.1", **side},
+        },
+        rows,
+    )
     before = min(v for v, _ in _mine(raw["v6.0"], "yolo-95", "SingleStream", "GB10"))
     after = min(v for v, _ in _mine(raw["v6.1"], "yolo-95", "singlestream", "GB10"))
     assert verdict.measured == pytest.approx(before / after, rel=1e-12)
@@ -105,12 +143,21 @@ def test_ratio_of_latencies_is_inverted(raw, rows) -> None:
 
 def test_scaling_efficiency_per_accelerator(raw, rows) -> None:
     side = {"model": "llama2-70b-99", "scenario": "Offline", "accelerator": "MI355X"}
-    verdict = _check({"id": "scale", "kind": "scaling", "expect": 0.95, "at_least": True,
-                      "from": {"round": "v6.0", **side, "nodes": 1, "per_node": 8},
-                      "to": {"round": "v6.0", **side, "accelerators": 88}}, rows)
+    verdict = _check(
+        {
+            "id": "scale",
+            "kind": "scaling",
+            "expect": 0.95,
+            "at_least": True,
+            "from": {"round": "v6.0", **side, "nodes": 1, "per_node": 8},
+            "to": {"round": "v6.0", **side, "accelerators": 88},
+        },
+        rows,
+    )
     one = max(v for v, _ in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X", 8, 1))
-    cluster = [(v, r) for v, r in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X")
-               if r["Total Accelerators"] == 88]
+    cluster = [
+        (v, r) for v, r in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X") if r["Total Accelerators"] == 88
+    ]
     many = max(v for v, _ in cluster)
     assert verdict.measured == pytest.approx((many / 88) / (one / 8), rel=1e-12)
     assert verdict.verdict == ("holds" if verdict.measured >= 0.95 * 0.99 else "fails")
@@ -124,16 +171,34 @@ def test_value_up_to_claim(raw, rows) -> None:
 
 
 def test_a_claim_without_data(rows) -> None:
-    verdict = _check({"id": "none", "kind": "value", "expect": 1.0,
-                      "in": {"round": "v6.1", "model": "resnet", "scenario": "Offline", "accelerator": "NoSuchChip"}}, rows)
+    verdict = _check(
+        {
+            "id": "none",
+            "kind": "value",
+            "expect": 1.0,
+            "in": {"round": "v6.1", "model": "resnet", "scenario": "Offline", "accelerator": "NoSuchChip"},
+        },
+        rows,
+    )
     assert (verdict.verdict, verdict.measured, verdict.notes) == (
-        "no-data", None, ["no row of v6.1 matches the selection"])
+        "no-data",
+        None,
+        ["no row of v6.1 matches the selection"],
+    )
 
 
 def test_best_rows_from_different_divisions_are_noted(raw, rows) -> None:
     side = {"model": "deepseek-r1", "scenario": "Offline", "accelerator": "B300", "division": "any"}
-    verdict = _check({"id": "div", "kind": "ratio", "expect": 1.0, "from": {"round": "v6.1", **side, "division": "open"},
-                      "to": {"round": "v6.1", **side, "division": "closed"}}, rows)
+    verdict = _check(
+        {
+            "id": "div",
+            "kind": "ratio",
+            "expect": 1.0,
+            "from": {"round": "v6.1", **side, "division": "open"},
+            "to": {"round": "v6.1", **side, "division": "closed"},
+        },
+        rows,
+    )
     divisions = [r["division"] for r in verdict.rows]
     assert divisions == ["open", "closed"]
     assert "the two sides' best rows come from different divisions: open, closed" in verdict.notes
@@ -147,27 +212,38 @@ def test_claims_file_errors_are_usage_errors(tmp_path: Path) -> None:
     bad.write_text("claims:\n- {id: a, kind: guess, expect: 2, in: {round: v6.1}}\n")
     with pytest.raises(claims.ClaimsError, match="does not match schemas/claims.schema.json at claims/0/kind"):
         claims.load_claims(str(bad))
-    bad.write_text("claims:\n- {id: a, kind: value, expect: 2, in: {round: v6.1}}\n- {id: a, kind: value, expect: 3, in: {round: v6.1}}\n")
+    bad.write_text(
+        "claims:\n- {id: a, kind: value, expect: 2, in: {round: v6.1}}\n- {id: a, kind: value, expect: 3, in: {round: v6.1}}\n"
+    )
     with pytest.raises(claims.ClaimsError, match="claim id 'a' is used twice"):
         claims.load_claims(str(bad))
 
 
 def test_the_same_hardware_across_rounds(raw, rows) -> None:
     series = across.across_rounds([r for table in rows.values() for r in table])
-    chosen = [s for s in series if (s.model, s.scenario, s.per_node, s.nodes, s.submitter) ==
-              ("gpt-oss-120b", "Offline", 8, 1, "AMD") and "MI355X" in s.hardware]
+    chosen = [
+        s
+        for s in series
+        if (s.model, s.scenario, s.per_node, s.nodes, s.submitter) == ("gpt-oss-120b", "Offline", 8, 1, "AMD")
+        and "MI355X" in s.hardware
+    ]
     assert len(chosen) == 1
     ratios = chosen[0].ratios()
     before = max(v for v, r in _mine(raw["v6.0"], "gpt-oss-120b", "Offline", "MI355X", 8, 1) if r["Submitter"] == "AMD")
-    after = max(v for v, r in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1) if r["Organization"] == "AMD")
+    after = max(
+        v for v, r in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1) if r["Organization"] == "AMD"
+    )
     assert ratios == {"v6.0": 1.0, "v6.1": pytest.approx(after / before, rel=1e-12)}
     mixed = [s for s in series if "MI300X" in s.hardware and "MI325X" in s.hardware]
     assert mixed == []  # a mixed system is its own key: no two rounds share it
 
 
 def test_scaling_series_across_node_counts(rows) -> None:
-    found = [s for s in across.scaling(rows["v6.0"]) if (s.model, s.scenario) == ("llama2-70b-99", "Offline")
-             and "MI355X" in s.hardware]
+    found = [
+        s
+        for s in across.scaling(rows["v6.0"])
+        if (s.model, s.scenario) == ("llama2-70b-99", "Offline") and "MI355X" in s.hardware
+    ]
     assert len(found) == 1
     efficiency = found[0].efficiency()
     assert min(efficiency) == 8 and efficiency[8] == 1.0 and 88 in efficiency
@@ -184,8 +260,10 @@ def _cli(*args: str):
 def test_claims_command_exit_codes(tmp_path: Path) -> None:
     table = str(real_data(TABLES / FILES["v6.1"]))
     good = tmp_path / "good.yaml"
-    good.write_text("claims:\n- id: within\n  kind: spread\n  expect: 0.04\n"
-                    "  in: {round: v6.1, model: gpt-oss-120b, scenario: Offline, accelerator: MI355X, per_node: 8, nodes: 1}\n")
+    good.write_text(
+        "claims:\n- id: within\n  kind: spread\n  expect: 0.04\n"
+        "  in: {round: v6.1, model: gpt-oss-120b, scenario: Offline, accelerator: MI355X, per_node: 8, nodes: 1}\n"
+    )
     done = _cli("claims", str(good), "--table", f"v6.1={table}")
     assert done.exit_code == 0 and done.stdout.splitlines()[-1] == "1 claims: 1 hold, 0 fail, 0 no data"
     tight = tmp_path / "tight.yaml"
@@ -205,8 +283,16 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     groups = json.loads(done.stdout)["groups"]
     assert {g["scenario"] for g in groups} <= {"Offline", "Server", "Interactive", "SingleStream", "MultiStream"}
     assert any(g["model"] == "qwen3-vl-235b-a22b" for g in groups)  # published as VLM
-    done = _cli("compare", str(TABLES / FILES["v6.0"]), str(TABLES / FILES["v6.1"]), "--across-rounds", "-f", "json",
-                "--plot", str(tmp_path / "rounds.png"))
+    done = _cli(
+        "compare",
+        str(TABLES / FILES["v6.0"]),
+        str(TABLES / FILES["v6.1"]),
+        "--across-rounds",
+        "-f",
+        "json",
+        "--plot",
+        str(tmp_path / "rounds.png"),
+    )
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
     assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 80

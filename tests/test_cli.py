@@ -32,7 +32,9 @@ def test_check_example_exits_0_with_text() -> None:
 def test_json_output_matches_its_schema(example: Path, tmp_path: Path) -> None:
     (example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt").unlink()
     out = tmp_path / "out.json"
-    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-f", "json", "-o", str(out), "-j", "1"])
+    result = runner.invoke(
+        app, ["check", str(example), "--round", "demo-v6.1", "-f", "json", "-o", str(out), "-j", "1"]
+    )
     assert result.exit_code == 1
     data = json.loads(out.read_text())
     jsonschema.Draft202012Validator(_schema()).validate(data)
@@ -53,8 +55,21 @@ def test_csv_lists_findings_then_clean_results(example: Path) -> None:
 
 
 def test_several_formats_in_one_run(example: Path, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-j", "1",
-                                 "-f", f"json:{tmp_path / 'a.json'}", "-f", f"csv:{tmp_path / 'a.csv'}"])
+    result = runner.invoke(
+        app,
+        [
+            "check",
+            str(example),
+            "--round",
+            "demo-v6.1",
+            "-j",
+            "1",
+            "-f",
+            f"json:{tmp_path / 'a.json'}",
+            "-f",
+            f"csv:{tmp_path / 'a.csv'}",
+        ],
+    )
     assert result.exit_code == 0
     assert json.loads((tmp_path / "a.json").read_text())["summary"]["valid"] == 2
     assert (tmp_path / "a.csv").read_text().count("\n") == 3
@@ -82,10 +97,27 @@ def test_waiver_needs_a_reason(tmp_path: Path) -> None:
 def test_waived_error_keeps_the_result_valid(example: Path, tmp_path: Path) -> None:
     (example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt").unlink()
     waivers = tmp_path / "w.yaml"
-    waivers.write_text(f"waivers:\n  - code: FIL001\n    path: '{OFFLINE}/*'\n    reason: Re-uploaded after the deadline\n")
+    waivers.write_text(
+        f"waivers:\n  - code: FIL001\n    path: '{OFFLINE}/*'\n    reason: Re-uploaded after the deadline\n"
+    )
     out = tmp_path / "out.json"
-    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "--waivers", str(waivers),
-                                 "-f", "json", "-o", str(out), "-j", "1"])
+    result = runner.invoke(
+        app,
+        [
+            "check",
+            str(example),
+            "--round",
+            "demo-v6.1",
+            "--waivers",
+            str(waivers),
+            "-f",
+            "json",
+            "-o",
+            str(out),
+            "-j",
+            "1",
+        ],
+    )
     assert result.exit_code == 0
     data = json.loads(out.read_text())
     assert [(f["code"], f["waived"]) for f in data["findings"]] == [("FIL001", "Re-uploaded after the deadline")]
@@ -96,8 +128,23 @@ def test_unused_waiver_is_a_note(tmp_path: Path) -> None:
     waivers = tmp_path / "w.yaml"
     waivers.write_text("waivers:\n  - code: PRF\n    reason: not needed any more\n")
     out = tmp_path / "out.json"
-    result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "--waivers", str(waivers),
-                                 "-f", "json", "-o", str(out), "-j", "1"])
+    result = runner.invoke(
+        app,
+        [
+            "check",
+            str(EXAMPLE),
+            "--round",
+            "demo-v6.1",
+            "--waivers",
+            str(waivers),
+            "-f",
+            "json",
+            "-o",
+            str(out),
+            "-j",
+            "1",
+        ],
+    )
     assert result.exit_code == 0
     findings = json.loads(out.read_text())["findings"]
     assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("WVR001", "note", str(waivers))]
@@ -123,22 +170,44 @@ def test_explain_prints_why_fix_policy() -> None:
 def test_real_subprocess_run_leaves_the_tree_untouched(tmp_path: Path) -> None:
     before = tree_digest(EXAMPLE)
     out = tmp_path / "out.json"
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(EXAMPLE), "--round", "demo-v6.1",
-                           "-f", "json", "-o", str(out)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "checker.cli",
+            "check",
+            str(EXAMPLE),
+            "--round",
+            "demo-v6.1",
+            "-f",
+            "json",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
-    assert json.loads(out.read_text())["summary"] == {"results": 2, "valid": 2, "invalid": 0,
-                                                      "findings": {"error": 0, "warning": 0, "note": 0}}
+    assert json.loads(out.read_text())["summary"] == {
+        "results": 2,
+        "valid": 2,
+        "invalid": 0,
+        "findings": {"error": 0, "warning": 0, "note": 0},
+    }
     assert "mlperf-check, round demo-v6.1" in done.stderr
     assert tree_digest(EXAMPLE) == before
 
 
 def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp_path: Path) -> None:
     (example / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=10.000%\nhash=00\n")
-    for name, check in (("out.json", lambda t: json.loads(t)["summary"]["invalid"] == 1),
-                        ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
-                        ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
-                        ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t),
-                        ("out.md", lambda t: f"{OFFLINE}  INVALID" in t)):  # no check format: auto (text)
+    for name, check in (
+        ("out.json", lambda t: json.loads(t)["summary"]["invalid"] == 1),
+        ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
+        ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
+        ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t),
+        ("out.md", lambda t: f"{OFFLINE}  INVALID" in t),
+    ):  # no check format: auto (text)
         out = tmp_path / name
         result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
         assert result.exit_code == 1, name
@@ -149,8 +218,12 @@ def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp
 def test_real_slice_json_via_output_extension(real: Path, tmp_path: Path) -> None:
     """The smoke run: `check $MLPERF_CHECK_REAL/v5.1 --round v5.1 -o FILE.json` writes strict JSON."""
     out = tmp_path / "real.json"
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(real), "--round", "v5.1", "-o", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "check", str(real), "--round", "v5.1", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1, done.stderr
     data = json.loads(out.read_text(), parse_constant=lambda name: pytest.fail(f"non-standard JSON {name}"))
     assert (data["summary"]["results"], data["summary"]["valid"]) == (137, 131)

@@ -18,8 +18,21 @@ from helpers import EXAMPLE, OFFLINE, SINGLE, SUBMISSION, table_row, write_table
 
 runner = CliRunner()
 
-COMMANDS = ["check", "table", "followup", "provenance", "compare", "report", "claims", "reproduce", "rerun", "rules",
-            "explain", "rounds", "version"]
+COMMANDS = [
+    "check",
+    "table",
+    "followup",
+    "provenance",
+    "compare",
+    "report",
+    "claims",
+    "reproduce",
+    "rerun",
+    "rules",
+    "explain",
+    "rounds",
+    "version",
+]
 
 
 def _invoke(*args: str, **options):
@@ -108,8 +121,22 @@ def test_unknown_code_or_prefix_is_a_usage_error(option: str, value: str) -> Non
 
 
 def test_known_codes_and_prefixes_are_accepted() -> None:
-    result = _invoke("check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "--select", "PRF,rng001",
-                     "--select", "STR", "--ignore", "RNG001", "-f", "json")
+    result = _invoke(
+        "check",
+        str(EXAMPLE),
+        "--round",
+        "demo-v6.1",
+        "-j",
+        "1",
+        "--select",
+        "PRF,rng001",
+        "--select",
+        "STR",
+        "--ignore",
+        "RNG001",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["findings"] == []
 
@@ -133,9 +160,12 @@ def _pyproject(folder: Path, text: str) -> Path:
 def test_the_configuration_file_gives_the_options(example: Path, tmp_path: Path) -> None:
     (example / OFFLINE / "user.conf").write_text("*.Offline.schedule_rng_seed = 5\n")  # RNG003, a warning
     (tmp_path / "w.yaml").write_text(f"waivers:\n  - code: RNG003\n    path: '{OFFLINE}/*'\n    reason: approved\n")
-    config = _pyproject(tmp_path, '[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "demo-v6.1"\n'
-                                  'select = ["RNG", "STR001"]\nignore = "RNG001"\nwaivers = "w.yaml"\njobs = 1\n'
-                                  'format = ["json:out/report.json"]\n')
+    config = _pyproject(
+        tmp_path,
+        '[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "demo-v6.1"\n'
+        'select = ["RNG", "STR001"]\nignore = "RNG001"\nwaivers = "w.yaml"\njobs = 1\n'
+        'format = ["json:out/report.json"]\n',
+    )
     (tmp_path / "out").mkdir()
     result = _invoke("check", str(example))
     assert result.exit_code == 0, result.output
@@ -170,15 +200,26 @@ def test_the_nearest_pyproject_with_the_table_is_used_up_to_the_repository_root(
     assert result.exit_code == 0 and "config:" not in result.stderr
 
 
-@pytest.mark.parametrize("text, message", [
-    ('[tool.mlperf-check]\nrounds = "v6.1"\n',
-     "[tool.mlperf-check] has an unknown key 'rounds'; the keys are round, select, ignore, waivers, jobs, format"),
-    ('[tool.mlperf-check]\njobs = "4"\n', "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not str '4'"),
-    ('[tool.mlperf-check]\njobs = true\n', "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not bool True"),
-    ('[tool.mlperf-check]\nselect = [1]\n', "[tool.mlperf-check] select: give a list of strings, not list [1]"),
-    ('[tool.mlperf-check]\nround = 6.1\n', "[tool.mlperf-check] round: give a string, not float 6.1"),
-    ("[tool.mlperf-check]\nround = \n", "is not valid TOML: Invalid value (at line 2, column 9)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '[tool.mlperf-check]\nrounds = "v6.1"\n',
+            "[tool.mlperf-check] has an unknown key 'rounds'; the keys are round, select, ignore, waivers, jobs, format",
+        ),
+        (
+            '[tool.mlperf-check]\njobs = "4"\n',
+            "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not str '4'",
+        ),
+        (
+            "[tool.mlperf-check]\njobs = true\n",
+            "[tool.mlperf-check] jobs: give a whole number (0 for all cores), not bool True",
+        ),
+        ("[tool.mlperf-check]\nselect = [1]\n", "[tool.mlperf-check] select: give a list of strings, not list [1]"),
+        ("[tool.mlperf-check]\nround = 6.1\n", "[tool.mlperf-check] round: give a string, not float 6.1"),
+        ("[tool.mlperf-check]\nround = \n", "is not valid TOML: Invalid value (at line 2, column 9)"),
+    ],
+)
 def test_a_bad_configuration_is_a_usage_error_naming_the_file_and_key(example: Path, text: str, message: str) -> None:
     config = _pyproject(example, text)
     result = _invoke("check", str(example), "-j", "1")
@@ -190,15 +231,20 @@ def test_a_configuration_that_is_not_utf8_is_a_usage_error(example: Path) -> Non
     config = example / "pyproject.toml"
     config.write_bytes(b'[tool.mlperf-check]\nround = "\xff"\n')
     result = _invoke("check", str(example), "-j", "1")
-    assert (result.exit_code, result.stderr) == (2, f"error: {config} is not valid TOML: 'utf-8' codec can't decode "
-                                                    "byte 0xff in position 29: invalid start byte\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {config} is not valid TOML: 'utf-8' codec can't decode byte 0xff in position 29: invalid start byte\n",
+    )
 
 
 def test_unknown_codes_and_formats_in_the_configuration_name_it(example: Path) -> None:
     config = _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nignore = ["RNG", "QQQ"]\n')
     result = _invoke("check", str(example), "-j", "1")
-    assert (result.exit_code, result.stderr) == (2, f"error: {config} [tool.mlperf-check] ignore QQQ: unknown code or "
-                                                    "prefix; `mlperf-check rules` lists the codes\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {config} [tool.mlperf-check] ignore QQQ: unknown code or "
+        "prefix; `mlperf-check rules` lists the codes\n",
+    )
     _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nformat = ["yaml"]\n')
     result = _invoke("check", str(example), "-j", "1")
     assert result.exit_code == 2
@@ -246,7 +292,8 @@ def test_quiet_shows_only_invalid_results_and_their_findings(example: Path) -> N
     assert result.stdout == (
         f"{OFFLINE}  INVALID  522.247 Samples/s\n"
         f"  error   ACC002 {OFFLINE}/accuracy/accuracy.txt [line 1]: acc 10.000 < 88.1719 (0.99 x reference 89.0625 = "
-        "88.1719, round demo-v6.1)\n" + SUMMARY)
+        "88.1719, round demo-v6.1)\n" + SUMMARY
+    )
     quiet_detected = _invoke("check", str(example), "-j", "1", "--quiet", "-f", "json")
     assert quiet_detected.exit_code == 1 and "detected" not in quiet_detected.stderr
 
@@ -256,10 +303,11 @@ def test_statistics_counts_per_code(example: Path) -> None:
     (example / SUBMISSION / "documentation" / "more").mkdir()
     result = _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--statistics")
     assert result.exit_code == 1
-    assert result.stdout == ("     2  STR007  empty-folder          warning\n"
-                             "     1  ACC002  accuracy-within-gate  error\n"
-                             "     1  RNG003  seeds-in-user-conf    warning\n"
-                             + SUMMARY.replace("│        2 │", "│        3 │"))
+    assert result.stdout == (
+        "     2  STR007  empty-folder          warning\n"
+        "     1  ACC002  accuracy-within-gate  error\n"
+        "     1  RNG003  seeds-in-user-conf    warning\n" + SUMMARY.replace("│        2 │", "│        3 │")
+    )
 
 
 def test_exit_zero_keeps_the_report_but_not_the_failure(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,8 +323,11 @@ def test_exit_zero_keeps_the_report_but_not_the_failure(example: Path, monkeypat
         raise ZeroDivisionError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
-                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+    monkeypatch.setitem(
+        RULES,
+        "ZZZ999",
+        Rule("ZZZ999", "always-broken", "result", Severity.ERROR, "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken),
+    )
     assert _invoke("check", str(example), "--round", "demo-v6.1", "-j", "1", "--exit-zero").exit_code == 3
     assert _invoke("check", str(example), "--round", "v9.9", "--exit-zero").exit_code == 2
 
@@ -284,8 +335,10 @@ def test_exit_zero_keeps_the_report_but_not_the_failure(example: Path, monkeypat
 ESCAPE = "\x1b["
 
 
-@pytest.mark.parametrize("option, no_color, coloured", [
-    ("always", None, True), ("always", "1", True), ("never", None, False), ("auto", None, False)])
+@pytest.mark.parametrize(
+    "option, no_color, coloured",
+    [("always", None, True), ("always", "1", True), ("never", None, False), ("auto", None, False)],
+)
 def test_color_option(example: Path, monkeypatch: pytest.MonkeyPatch, option: str, no_color, coloured: bool) -> None:
     _two_kinds(example)
     for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE"):
@@ -342,10 +395,14 @@ def test_rules_text_is_the_default_and_json_carries_each_rounds_severity(tmp_pat
     entries = {e["code"]: e for e in json.loads(result.stdout)}
     why = "the round's checker does not check loadgen's provenance, and published results ran older, forked or modified builds"
     assert entries["PRV001"] == {
-        "code": "PRV001", "name": "loadgen-dirty", "scope": "result", "severity": "error",
+        "code": "PRV001",
+        "name": "loadgen-dirty",
+        "scope": "result",
+        "severity": "error",
         "summary": "Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.",
         "preview": False,
-        "rounds": {"v5.1": {"severity": "warning", "why": why}, "v6.0": {"severity": "warning", "why": why}}}
+        "rounds": {"v5.1": {"severity": "warning", "why": why}, "v6.0": {"severity": "warning", "why": why}},
+    }
     assert entries["RNG001"]["rounds"] == {}
     assert list(entries) == sorted(entries) and len(text.stdout.splitlines()) == len(entries)
     out = tmp_path / "rules.json"
@@ -357,12 +414,14 @@ def test_explain_shows_the_severity_of_each_round_where_a_round_changes_it() -> 
     result = _invoke("explain", "prv001")
     assert result.exit_code == 0
     why = "the round's checker does not check loadgen's provenance, and published results ran older, forked or modified builds"
-    assert result.stdout.startswith("PRV001 loadgen-dirty (error, result)\n\n"
-                                    "Severity per round:\n"
-                                    f"  v5.1  warning  {why}\n"
-                                    f"  v6.0  warning  {why}\n"
-                                    "  v6.1  error\n\n"
-                                    "Loadgen was built from a clean checkout")
+    assert result.stdout.startswith(
+        "PRV001 loadgen-dirty (error, result)\n\n"
+        "Severity per round:\n"
+        f"  v5.1  warning  {why}\n"
+        f"  v6.0  warning  {why}\n"
+        "  v6.1  error\n\n"
+        "Loadgen was built from a clean checkout"
+    )
     plain = _invoke("explain", "RNG001")
     assert plain.stdout.startswith("RNG001 round-seeds (error, result)\n\nLoadgen ran with the round's RNG seeds")
     assert "Severity per round" not in plain.stdout
@@ -372,9 +431,15 @@ def test_explain_shows_the_severity_of_each_round_where_a_round_changes_it() -> 
 
 
 def _two_submitters(tmp_path: Path) -> Path:
-    return write_table(tmp_path / "v60.json", [
-        table_row(), table_row(Submitter="Bolt", Location="./closed/Bolt/results/s1/llama2-70b-99/Offline",
-                     Performance_Result=1040.0)])
+    return write_table(
+        tmp_path / "v60.json",
+        [
+            table_row(),
+            table_row(
+                Submitter="Bolt", Location="./closed/Bolt/results/s1/llama2-70b-99/Offline", Performance_Result=1040.0
+            ),
+        ],
+    )
 
 
 def test_output_extension_picks_the_format_of_every_command(tmp_path: Path) -> None:
@@ -386,8 +451,22 @@ def test_output_extension_picks_the_format_of_every_command(tmp_path: Path) -> N
     assert [r["Scenario"] for r in rows] == ["Offline", "SingleStream"]
 
     out = tmp_path / "f.json"
-    assert _invoke("followup", "--previous", str(EXAMPLE), "--previous-round", "v6.0", "--current", str(EXAMPLE),
-                   "--current-round", "v6.1", "-o", str(out)).exit_code == 0
+    assert (
+        _invoke(
+            "followup",
+            "--previous",
+            str(EXAMPLE),
+            "--previous-round",
+            "v6.0",
+            "--current",
+            str(EXAMPLE),
+            "--current-round",
+            "v6.1",
+            "-o",
+            str(out),
+        ).exit_code
+        == 0
+    )
     assert json.loads(out.read_text())["summary"] == {"followed": 0, "degraded": 0, "missing": 0, "not-comparable": 0}
 
     out = tmp_path / "p.csv"
@@ -395,8 +474,10 @@ def test_output_extension_picks_the_format_of_every_command(tmp_path: Path) -> N
     assert out.read_text().splitlines()[0].startswith("location,loadgen_version,rev,verdict,")
 
     claims = tmp_path / "claims.yaml"
-    claims.write_text("claims:\n- id: spread\n  text: within 4%\n  kind: spread\n  expect: 0.04\n"
-                      "  in: {round: v6.0, model: llama2-70b-99, scenario: Offline, accelerator: Accel Y}\n")
+    claims.write_text(
+        "claims:\n- id: spread\n  text: within 4%\n  kind: spread\n  expect: 0.04\n"
+        "  in: {round: v6.0, model: llama2-70b-99, scenario: Offline, accelerator: Accel Y}\n"
+    )
     out = tmp_path / "c.md"
     assert _invoke("claims", str(claims), "--table", f"v6.0={_two_submitters(tmp_path)}", "-o", str(out)).exit_code == 0
     assert out.read_text().startswith("| claim | kind | verdict | measured | claimed | rows | notes |\n|---|")
@@ -415,8 +496,17 @@ def test_output_extension_picks_the_format_of_every_command(tmp_path: Path) -> N
 PROGRESS_RUNS = {
     "check": ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-f", "json"],
     "table": ["table", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1"],
-    "followup": ["followup", "--previous", str(EXAMPLE), "--previous-round", "v6.0", "--current", str(EXAMPLE),
-                 "--current-round", "v6.1"],
+    "followup": [
+        "followup",
+        "--previous",
+        str(EXAMPLE),
+        "--previous-round",
+        "v6.0",
+        "--current",
+        str(EXAMPLE),
+        "--current-round",
+        "v6.1",
+    ],
     "provenance": ["provenance", str(EXAMPLE), "--round", "demo-v6.1"],
     "compare": ["compare", str(EXAMPLE), "--round", "demo-v6.1"],
     "report": ["report", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", "{tmp}/audit.html"],
@@ -454,30 +544,39 @@ def test_the_same_table_twice_does_not_double_n(tmp_path: Path) -> None:
     assert twice.stderr == "warning: 2 duplicate rows ignored (the round, Location and Submitter of an earlier row)\n"
     assert once.stderr == ""
     # The same result in another table (another file, the tree's spelling of Location) is the same row.
-    other = write_table(tmp_path / "other.json", [table_row(Location="closed/Acme/results/s1/llama2-70b-99/Offline",
-                                                  Performance_Result=1000.0)])
+    other = write_table(
+        tmp_path / "other.json",
+        [table_row(Location="closed/Acme/results/s1/llama2-70b-99/Offline", Performance_Result=1000.0)],
+    )
     result = _invoke("compare", str(table), str(other), "-f", "json")
     assert json.loads(result.stdout)["groups"][0]["n"] == 2
     assert result.stderr == "warning: 1 duplicate row ignored (the round, Location and Submitter of an earlier row)\n"
 
 
 def test_a_reference_submitter_with_no_row_is_a_usage_error(tmp_path: Path) -> None:
-    rows = [table_row(Submitter=name, Location=f"./closed/{name}/results/s1/llama2-70b-99/Offline")
-            for name in ("Acme", "bolt", "Cray", "Dell", "Eon", "Fox", "Gem")]
+    rows = [
+        table_row(Submitter=name, Location=f"./closed/{name}/results/s1/llama2-70b-99/Offline")
+        for name in ("Acme", "bolt", "Cray", "Dell", "Eon", "Fox", "Gem")
+    ]
     table = write_table(tmp_path / "t.json", rows)
     result = _invoke("compare", str(table), "--reference", "submitter:Nobody")
     assert result.exit_code == 2
-    assert result.stderr == ("error: --reference submitter:Nobody: no closed result of submitter Nobody in the inputs; "
-                             "the submitters are Acme, bolt, Cray, Dell, Eon, ... (7 in all)\n")
+    assert result.stderr == (
+        "error: --reference submitter:Nobody: no closed result of submitter Nobody in the inputs; "
+        "the submitters are Acme, bolt, Cray, Dell, Eon, ... (7 in all)\n"
+    )
     assert _invoke("compare", str(table), "--reference", "submitter:BOLT").exit_code == 0  # case-blind, as compare
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--tolerance", "4"], "--tolerance 4: give a fraction, e.g. 0.04 for 4%"),
-    (["--outlier", "10"], "--outlier 10: give a fraction, e.g. 0.1 for 10%"),
-    (["--tolerance", "-0.04"], "--tolerance -0.04: give a fraction, e.g. 0.04 for 4%"),
-    (["--outlier", "1000"], "--outlier 1000: give a fraction, e.g. 0.04 for 4%"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tolerance", "4"], "--tolerance 4: give a fraction, e.g. 0.04 for 4%"),
+        (["--outlier", "10"], "--outlier 10: give a fraction, e.g. 0.1 for 10%"),
+        (["--tolerance", "-0.04"], "--tolerance -0.04: give a fraction, e.g. 0.04 for 4%"),
+        (["--outlier", "1000"], "--outlier 1000: give a fraction, e.g. 0.04 for 4%"),
+    ],
+)
 def test_compare_takes_fractions_not_percentages(tmp_path: Path, args: list[str], message: str) -> None:
     result = _invoke("compare", str(_two_submitters(tmp_path)), *args)
     assert (result.exit_code, result.stderr) == (2, f"error: {message}\n")
@@ -504,13 +603,24 @@ def test_a_round_file_in_the_configuration_is_relative_to_it(example: Path, tmp_
     assert json.loads(result.stdout)["round"] == "demo-v6.1"
 
 
-def test_across_rounds_plot_without_matplotlib_is_a_usage_error_before_writing(tmp_path: Path,
-                                                                               monkeypatch) -> None:
+def test_across_rounds_plot_without_matplotlib_is_a_usage_error_before_writing(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # import matplotlib raises ImportError
     old = write_table(tmp_path / "v6.0.json", [table_row()])
     new = write_table(tmp_path / "v6.1.json", [table_row(version="v6.1", Performance_Result=1200.0)])
     out = tmp_path / "across.txt"
-    result = _invoke("compare", str(old), str(new), "--across-rounds", "--plot", str(tmp_path / "p.png"),
-                     "-o", str(out), "--no-progress")
-    assert (result.exit_code, result.stderr) == (2, "error: --plot needs matplotlib: pip install 'mlperf-check[plot]'\n")
+    result = _invoke(
+        "compare",
+        str(old),
+        str(new),
+        "--across-rounds",
+        "--plot",
+        str(tmp_path / "p.png"),
+        "-o",
+        str(out),
+        "--no-progress",
+    )
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "error: --plot needs matplotlib: pip install 'mlperf-check[plot]'\n",
+    )
     assert not out.exists()

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from checker.cli import app
 from checker.detect import HEAD_BYTES, detect, detect_result, read_head
 from checker.rounds import is_profile, load_round, real_rounds
-from helpers import EXAMPLE, ENDPOINTS, OFFLINE, REAL, SINGLE, copy_real_result, real_data, set_mllog, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, OFFLINE, REAL, SINGLE, copy_real_result, real_data, set_mllog, tree_digest
 
 runner = CliRunner()
 SHARED = REAL.parent
@@ -56,22 +56,26 @@ def test_real_v51_is_v51() -> None:
     found = detect(str(_shared("v5.1")))
     # The four without seeds are the rgat results whose main log MISSING.txt lists (4 MiB or
     # more); builds of loadgen 4.1 and 5.0 ran with the v5.1 seeds, so the version never decides.
-    assert found.line == ("round v5.1 (detected: the seeds of 133 of 137 results are v5.1's; 4 have no readable "
-                          "seeds; loadgen 5.1.x in 74, 5.0.x in 53, 4.1.x in 6)")
+    assert found.line == (
+        "round v5.1 (detected: the seeds of 133 of 137 results are v5.1's; 4 have no readable "
+        "seeds; loadgen 5.1.x in 74, 5.0.x in 53, 4.1.x in 6)"
+    )
 
 
 @pytest.mark.real
 def test_real_v60_is_v60() -> None:
     found = detect(str(_shared("v6.0")))
-    assert found.line == ("round v6.0 (detected: the seeds of 70 of 71 results are v6.0's; 1 has no readable seeds; "
-                          "loadgen 6.0.x in 70)")
+    assert found.line == (
+        "round v6.0 (detected: the seeds of 70 of 71 results are v6.0's; 1 has no readable seeds; loadgen 6.0.x in 70)"
+    )
 
 
 @pytest.mark.real
 def test_real_v61_endpoints_results_are_v61() -> None:
     found = detect(str(_shared("v6.1")))
-    assert found.line == ("round v6.1 (detected: the seeds of 2 of 2 results are v6.1's "
-                          "(2 of them in Endpoints config.yaml))")
+    assert found.line == (
+        "round v6.1 (detected: the seeds of 2 of 2 results are v6.1's (2 of them in Endpoints config.yaml))"
+    )
 
 
 @pytest.mark.real
@@ -82,10 +86,13 @@ def test_a_tree_mixing_v51_and_v60_names_both(tmp_path: Path) -> None:
     division, submitter, _, system, _, _ = V60_RESULT.split("/")
     shutil.copytree(v60 / V60_RESULT, tmp_path / V60_RESULT)
     (tmp_path / division / submitter / "systems").mkdir(parents=True)
-    shutil.copyfile(v60 / division / submitter / "systems" / f"{system}.json",
-                    tmp_path / division / submitter / "systems" / f"{system}.json")
-    message = (f"the tree mixes rounds: v5.1 (1 result, e.g. {V51_RESULT}), v6.0 (1 result, e.g. {V60_RESULT}); "
-               "give --round")
+    shutil.copyfile(
+        v60 / division / submitter / "systems" / f"{system}.json",
+        tmp_path / division / submitter / "systems" / f"{system}.json",
+    )
+    message = (
+        f"the tree mixes rounds: v5.1 (1 result, e.g. {V51_RESULT}), v6.0 (1 result, e.g. {V60_RESULT}); give --round"
+    )
     found = detect(str(tmp_path))
     assert (found.round, found.reason, found.line) == (None, message, message)
 
@@ -107,7 +114,8 @@ def test_check_real_v51_without_round() -> None:
     assert (data["summary"]["valid"], data["summary"]["results"]) == (131, 137)
     assert done.stderr.splitlines()[0] == (
         "round v5.1 (detected: the seeds of 133 of 137 results are v5.1's; 4 have no readable seeds; "
-        "loadgen 5.1.x in 74, 5.0.x in 53, 4.1.x in 6)")
+        "loadgen 5.1.x in 74, 5.0.x in 53, 4.1.x in 6)"
+    )
 
 
 @pytest.mark.real
@@ -118,7 +126,8 @@ def test_v51_layout_without_logs(tmp_path: Path) -> None:
     assert detect(str(tmp_path)).line == (
         "round v5.1 (detected from the layout, weaker evidence than seeds: the layout (code/, compliance/, "
         "measurements/ in 1 of 1 submitter folder) fits v5.1; no result carries a round's seeds: "
-        "1 has no readable seeds)")
+        "1 has no readable seeds)"
+    )
 
 
 # --- the bundled examples -------------------------------------------------------------------
@@ -126,12 +135,14 @@ def test_demo_example_is_the_real_round_v61() -> None:
     """The example carries the v6.1 seeds; demo-v6.1 is a profile of v6.1 that relaxes its run
     lengths, so it is never chosen without --round, but the reason points at it."""
     assert detect(str(EXAMPLE)).line == (
-        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})")
+        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})"
+    )
 
 
 def test_endpoints_example_is_v61() -> None:
     assert detect(str(ENDPOINTS)).line == (
-        "round v6.1 (detected: the seeds of 2 of 2 results are v6.1's (2 of them in Endpoints config.yaml))")
+        "round v6.1 (detected: the seeds of 2 of 2 results are v6.1's (2 of them in Endpoints config.yaml))"
+    )
 
 
 def test_detection_writes_nothing(example: Path) -> None:
@@ -147,22 +158,29 @@ def test_only_main_performance_logs_count(example: Path) -> None:
         _set_seeds(example / location / "TEST01" / "performance" / "run_1" / "mlperf_log_detail.txt", V51_SEEDS)
         _set_seeds(example / location / "accuracy" / "mlperf_log_detail.txt", V51_SEEDS)
     assert detect(str(example)).line == (
-        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})")
+        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})"
+    )
 
 
 def test_seeds_of_no_round_are_ignored_but_counted(example: Path) -> None:
     _set_seeds(_perf_log(example, SINGLE), dict.fromkeys(SEED_KEYS, 0))
     assert detect(str(example)).line == (
         "round v6.1 (detected: the seeds of 1 of 2 results are v6.1's; 1 carries seeds of no known round "
-        f"(ignored, e.g. {SINGLE}); loadgen 6.0.x in 2; {HINT})")
+        f"(ignored, e.g. {SINGLE}); loadgen 6.0.x in 2; {HINT})"
+    )
 
 
 def test_two_rounds_of_seeds_is_a_usage_error(example: Path) -> None:
     _set_seeds(_perf_log(example, SINGLE), V51_SEEDS)
     message = f"the tree mixes rounds: v5.1 (1 result, e.g. {SINGLE}), v6.1 (1 result, e.g. {OFFLINE}); give --round"
     assert detect(str(example)).reason == message
-    for command in (["check", str(example)], ["table", str(example)], ["provenance", str(example)],
-                    ["compare", str(example)], ["followup", "--previous", str(example), "--current", str(EXAMPLE)]):
+    for command in (
+        ["check", str(example)],
+        ["table", str(example)],
+        ["provenance", str(example)],
+        ["compare", str(example)],
+        ["followup", "--previous", str(example), "--current", str(EXAMPLE)],
+    ):
         done = runner.invoke(app, command)
         assert done.exit_code == 2, command
         prefix = {"compare": f"{example}: ", "followup": "--previous: "}.get(command[0], "")
@@ -175,7 +193,8 @@ def test_seeds_decide_over_layout_and_loadgen_version(example: Path) -> None:
         _set_seeds(_perf_log(example, location), V51_SEEDS)
     assert detect(str(example)).line == (
         "round v5.1 (detected: the seeds of 2 of 2 results are v5.1's; the layout (src/ in 1 of 1 submitter "
-        "folder) fits v6.0, v6.1, not v5.1; loadgen 6.0.x in 2)")
+        "folder) fits v6.0, v6.1, not v5.1; loadgen 6.0.x in 2)"
+    )
 
 
 def test_layout_decides_without_seeds(example: Path) -> None:
@@ -184,14 +203,17 @@ def test_layout_decides_without_seeds(example: Path) -> None:
     assert detect(str(example)).line == (
         "round v6.1 (detected from the layout, weaker evidence than seeds: the layout (src/ in 1 of 1 submitter "
         "folder) fits v6.0, v6.1, the newest of them; no result carries a round's seeds: 2 have no readable seeds; "
-        f"{HINT})")
+        f"{HINT})"
+    )
 
 
 def test_the_head_of_a_log_gives_its_seeds_and_loadgen_version() -> None:
     keys = frozenset({"loadgen_version", "effective_qsl_rng_seed", "effective_schedule_rng_seed", "no_such_key"})
     assert read_head(str(_perf_log(EXAMPLE, OFFLINE)), keys) == {
-        "loadgen_version": "6.0.17 @ d6147c7eb7", "effective_qsl_rng_seed": 2085463073848966840,
-        "effective_schedule_rng_seed": 16159082839903944936}
+        "loadgen_version": "6.0.17 @ d6147c7eb7",
+        "effective_qsl_rng_seed": 2085463073848966840,
+        "effective_schedule_rng_seed": 16159082839903944936,
+    }
 
 
 def test_unreadable_logs_are_no_evidence(example: Path) -> None:
@@ -206,9 +228,10 @@ def test_unreadable_logs_are_no_evidence(example: Path) -> None:
     assert detect(str(example)).line == (
         "round v6.1 (detected from the layout, weaker evidence than seeds: the layout (src/ in 1 of 1 submitter "
         "folder) fits v6.0, v6.1, the newest of them; no result carries a round's seeds: 2 have no readable seeds; "
-        f"loadgen 6.0.x in 1; {HINT})")
+        f"loadgen 6.0.x in 1; {HINT})"
+    )
     single.unlink()
-    single.write_bytes(b"\x00\xff:::MLLOG {\"key\": \"effective_qsl_rng_seed\", \"value\": \n" * 3)
+    single.write_bytes(b'\x00\xff:::MLLOG {"key": "effective_qsl_rng_seed", "value": \n' * 3)
     offline.unlink()
     offline.mkdir()
     found = detect(str(example))
@@ -217,11 +240,13 @@ def test_unreadable_logs_are_no_evidence(example: Path) -> None:
 
 def test_tree_without_results_falls_back_to_the_newest_round(tmp_path: Path) -> None:
     assert detect(str(tmp_path)).line == (
-        "round v6.1 (not detected: no results found; the layout fits no round; the newest round is used)")
+        "round v6.1 (not detected: no results found; the layout fits no round; the newest round is used)"
+    )
     (tmp_path / "closed" / "Acme" / "results" / "sys" / "resnet" / "Offline").mkdir(parents=True)
     assert detect(str(tmp_path)).line == (
         "round v6.1 (not detected: no result carries a round's seeds: 1 has no readable seeds; the layout fits no "
-        "round; the newest round is used)")
+        "round; the newest round is used)"
+    )
 
 
 def test_submitter_folders_with_different_layouts_decide_nothing(example: Path) -> None:
@@ -231,7 +256,8 @@ def test_submitter_folders_with_different_layouts_decide_nothing(example: Path) 
     shutil.move(example / "closed" / "Other" / "src", example / "closed" / "Other" / "code")
     assert detect(str(example)).line == (
         "round v6.1 (not detected: no result carries a round's seeds: 4 have no readable seeds; the layout fits "
-        "no single round (code/, src/ in 2 of 2 submitter folders); the newest round is used)")
+        "no single round (code/, src/ in 2 of 2 submitter folders); the newest round is used)"
+    )
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -247,11 +273,13 @@ def test_csv_stdout_stays_clean() -> None:
     assert done.exit_code == 1
     assert done.stdout.splitlines()[0].startswith("location,valid,code,name,severity,path")
     assert done.stderr.splitlines()[0] == (
-        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})")
+        f"round v6.1 (detected: the seeds of 2 of 2 results are v6.1's; loadgen 6.0.x in 2; {HINT})"
+    )
 
 
 def test_reproduce_detects_from_the_original() -> None:
     done = runner.invoke(app, ["reproduce", str(EXAMPLE / OFFLINE), str(EXAMPLE / OFFLINE), "-f", "json"])
     assert done.stderr.splitlines()[0] == (
-        f"round v6.1 (detected: the seeds of 1 of 1 results are v6.1's; loadgen 6.0.x in 1; {HINT})")
+        f"round v6.1 (detected: the seeds of 1 of 1 results are v6.1's; loadgen 6.0.x in 1; {HINT})"
+    )
     assert json.loads(done.stdout)["original"] == OFFLINE

@@ -57,12 +57,9 @@ EXIT_COMMENT = re.compile(r"\s#\s*exit (?P<status>\d+(?: or \d+)*)\b[^\n]*$")
 NOT_RUN = {
     "pip install .": "installs the package into the environment running the tests",
     "pip install -e '.[test]' && pytest": "installs the package and runs this suite",
-    "export MLPERF_CHECK_REAL=../shared/real MLPERF_CHECK_TABLES=../shared/tables":
-        "sets the variables in the reader's shell; the tests set them themselves",
-    "git clone --bare https://github.com/mlcommons/inference /tmp/inference.git":
-        "needs the network, then rewrites the bundled table of loadgen releases",
-    "mlperf-check provenance $MLPERF_CHECK_REAL/v6.0 --inference-repo ../inference":
-        "needs a clone of mlcommons/inference",
+    "export MLPERF_CHECK_REAL=../shared/real MLPERF_CHECK_TABLES=../shared/tables": "sets the variables in the reader's shell; the tests set them themselves",
+    "git clone --bare https://github.com/mlcommons/inference /tmp/inference.git": "needs the network, then rewrites the bundled table of loadgen releases",
+    "mlperf-check provenance $MLPERF_CHECK_REAL/v6.0 --inference-repo ../inference": "needs a clone of mlcommons/inference",
     "mlperf-check rerun $RESULT --command ./run_harness.sh --workdir ../rerun": "needs the submitter's harness",
 }
 
@@ -132,18 +129,25 @@ def blocks_of(document: Path) -> list[Block]:
         number += 1
         while number < len(lines) and not closing.match(lines[number]):
             line = lines[number]
-            body.append(line[len(indent):] if line.startswith(indent) else line)
+            body.append(line[len(indent) :] if line.startswith(indent) else line)
             number += 1
         number += 1
         where = f"{document.relative_to(ROOT)}:{start + 1}"
         mark = MARKER.match(previous)
-        block = Block(document, start + 1, found["info"].strip(), "\n".join(body) + "\n",
-                      _marker(mark["body"], where) if mark else None, dict(files))
+        block = Block(
+            document,
+            start + 1,
+            found["info"].strip(),
+            "\n".join(body) + "\n",
+            _marker(mark["body"], where) if mark else None,
+            dict(files),
+        )
         if block.marker is not None and "file" in block.marker:
             files[block.marker["file"]] = block.text
         if block.marker is not None and "output" in block.marker:
-            assert blocks and blocks[-1].is_command and blocks[-1].marker is not None, \
+            assert blocks and blocks[-1].is_command and blocks[-1].marker is not None, (
                 f"{where}: an output block follows the command block whose stdout it is"
+            )
             blocks[-1].expected_output = block.text
         blocks.append(block)
         previous = ""
@@ -158,16 +162,20 @@ TALLY = {"blocks": 0, "commands": 0, "skipped": 0}
 def summary() -> str:
     """The line conftest.py prints at the end of a run that ran these tests."""
     unmarked = sum(1 for block in ALL if block.is_command and block.marker is None)
-    return (f"documented commands: {TALLY['commands']} ran in {TALLY['blocks']} blocks of "
-            f"{len(DOCUMENTS)} pages; {TALLY['skipped']} blocks skipped (no real data); "
-            f"{unmarked} blocks not run (NOT_RUN in tests/test_docs.py says why)")
+    return (
+        f"documented commands: {TALLY['commands']} ran in {TALLY['blocks']} blocks of "
+        f"{len(DOCUMENTS)} pages; {TALLY['skipped']} blocks skipped (no real data); "
+        f"{unmarked} blocks not run (NOT_RUN in tests/test_docs.py says why)"
+    )
 
 
 def test_every_command_block_is_marked() -> None:
     unmarked = {block.commands()[0]: block.where for block in ALL if block.is_command and block.marker is None}
     new = {first: where for first, where in unmarked.items() if first not in NOT_RUN}
-    assert not new, ("command blocks without a <!-- doc-test: ... --> marker (see tests/test_docs.py), "
-                     f"or list them in NOT_RUN with the reason they cannot run: {new}")
+    assert not new, (
+        "command blocks without a <!-- doc-test: ... --> marker (see tests/test_docs.py), "
+        f"or list them in NOT_RUN with the reason they cannot run: {new}"
+    )
     assert not set(NOT_RUN) - set(unmarked), f"NOT_RUN lists blocks no page has: {set(NOT_RUN) - set(unmarked)}"
 
 
@@ -238,8 +246,9 @@ def test_the_readme_synopses_name_every_command_and_option() -> None:
     for command, options in _options().items():
         assert command in synopses, f"README.md has no synopsis of `mlperf-check {command}`"
         for spellings in options:
-            assert any(re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", synopses[command]) for s in spellings), \
+            assert any(re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", synopses[command]) for s in spellings), (
                 f"README.md's synopsis of `mlperf-check {command}` lacks {spellings[0]}"
+            )
 
 
 def test_the_check_synopsis_names_every_format() -> None:
@@ -259,9 +268,12 @@ def _workspace(tmp_path: Path, block: Block) -> Path:
     """A copy of the project, with the files of the page's file= blocks; `cwd` made a git
     repository when the marker says `git`."""
     work = tmp_path / "project"
-    shutil.copytree(ROOT, work, symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache", "build",
-                                                  "dist"))
+    shutil.copytree(
+        ROOT,
+        work,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache", "build", "dist"),
+    )
     for name, text in block.files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text)
@@ -271,11 +283,20 @@ def _workspace(tmp_path: Path, block: Block) -> Path:
 def _env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     (tmp_path / "gitconfig").write_text("")
-    return {**env, "NO_COLOR": "1", "COLUMNS": "120", REAL_VARIABLE: str(REAL_ROOT), TABLES_VARIABLE: str(TABLES_ROOT),
-            "PATH": f"{command_folder()}{os.pathsep}{env.get('PATH', '')}",
-            "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"),
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "doc-test", "GIT_AUTHOR_EMAIL": "doc-test@example.org",
-            "GIT_COMMITTER_NAME": "doc-test", "GIT_COMMITTER_EMAIL": "doc-test@example.org"}
+    return {
+        **env,
+        "NO_COLOR": "1",
+        "COLUMNS": "120",
+        REAL_VARIABLE: str(REAL_ROOT),
+        TABLES_VARIABLE: str(TABLES_ROOT),
+        "PATH": f"{command_folder()}{os.pathsep}{env.get('PATH', '')}",
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "doc-test",
+        "GIT_AUTHOR_EMAIL": "doc-test@example.org",
+        "GIT_COMMITTER_NAME": "doc-test",
+        "GIT_COMMITTER_EMAIL": "doc-test@example.org",
+    }
 
 
 def expected_exit(block: Block, command: str) -> list[int]:
@@ -292,13 +313,18 @@ def _script(block: Block, work: Path) -> str:
     for command in block.commands():
         expected = expected_exit(block, command)
         said = " or ".join(map(str, expected))
-        complaint = f"echo \"doc-test: exit $rc, the page says {said}: \"{shlex.quote(command)} >&2; exit 97"
+        complaint = f'echo "doc-test: exit $rc, the page says {said}: "{shlex.quote(command)} >&2; exit 97'
         lines += [command, f"rc=$?; case $rc in {'|'.join(map(str, expected))}) ;; *) {complaint};; esac"]
     return "\n".join(lines + ["exit 0"]) + "\n"
 
 
-@pytest.mark.parametrize("block", [pytest.param(block, id=block.where, marks=[pytest.mark.real] * (
-    block.marker.get("needs") == "real")) for block in RUN])
+@pytest.mark.parametrize(
+    "block",
+    [
+        pytest.param(block, id=block.where, marks=[pytest.mark.real] * (block.marker.get("needs") == "real"))
+        for block in RUN
+    ],
+)
 def test_documented_commands(block: Block, tmp_path: Path) -> None:
     if block.marker.get("needs") == "real":
         for folder in (REAL_ROOT / "v5.1", REAL_ROOT / "v6.0", REAL_ROOT / "v6.1", TABLES_ROOT):
@@ -306,8 +332,9 @@ def test_documented_commands(block: Block, tmp_path: Path) -> None:
                 TALLY["skipped"] += 1
                 pytest.skip(absent(folder))
     work = _workspace(tmp_path, block)
-    done = subprocess.run(["bash", "-c", _script(block, work)], capture_output=True, text=True, timeout=600,
-                          env=_env(tmp_path))
+    done = subprocess.run(
+        ["bash", "-c", _script(block, work)], capture_output=True, text=True, timeout=600, env=_env(tmp_path)
+    )
     assert done.returncode == 0, f"{block.where}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     if block.expected_output is not None:
         assert done.stdout == block.expected_output, f"{block.where}: the output block after it differs"

@@ -24,7 +24,7 @@ def exact_passes(h: int, t: int, p: Fraction, limit: Fraction = Fraction(1, 100)
     a, b, u, v = p.numerator, p.denominator, limit.numerator, limit.denominator
     n = h + t
     total = sum(math.comb(n, k) * (b - a) ** k * a ** (n - k) for k in range(t + 1))
-    return v * total < u * b ** n
+    return v * total < u * b**n
 
 
 def brute_min_passing(t: int, p: Fraction) -> int:
@@ -51,8 +51,11 @@ def test_stream_and_p999_minimums_match_the_policy_table() -> None:
     assert server_min_queries(0, 0.999) == 4603
 
 
-@pytest.mark.parametrize("p,t,queries", [(Fraction(99, 100), t, q) for t, q in sorted(SERVER_P99.items())]
-                         + [(Fraction(9, 10), 1, 64), (Fraction(999, 1000), 1, 6636), (Fraction(999, 1000), 0, 4603)])
+@pytest.mark.parametrize(
+    "p,t,queries",
+    [(Fraction(99, 100), t, q) for t, q in sorted(SERVER_P99.items())]
+    + [(Fraction(9, 10), 1, 64), (Fraction(999, 1000), 1, 6636), (Fraction(999, 1000), 0, 4603)],
+)
 def test_each_table_minimum_is_the_exact_boundary(p: Fraction, t: int, queries: int) -> None:
     h = queries - t
     assert exact_passes(h, t, p) and not exact_passes(h - 1, t, p)
@@ -74,7 +77,7 @@ def test_odds_agree_with_exact_fractions(p: Fraction) -> None:
 
 def test_odds_of_the_extremes() -> None:
     assert odds(0, 5, 0.99) == 1.0  # no query within the target is needed
-    assert odds(459, 0, 0.99) == pytest.approx(0.99 ** 459, rel=1e-13)
+    assert odds(459, 0, 0.99) == pytest.approx(0.99**459, rel=1e-13)
     assert odds(1, 10**6, 0.99) == pytest.approx(1.0)  # far more over the target than expected
     assert odds(10**7, 10, 0.99) == 0.0  # underflows: far fewer over the target than expected
     with pytest.raises(ValueError):

@@ -47,8 +47,11 @@ def test_rule_exception_becomes_internal_error(example: Path, monkeypatch: pytes
         raise ZeroDivisionError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
-                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+    monkeypatch.setitem(
+        RULES,
+        "ZZZ999",
+        Rule("ZZZ999", "always-broken", "result", Severity.ERROR, "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken),
+    )
     before = tree_digest(example)
     report = run(example)
     internal = [f for f in report.findings if f.code == "INT001"]
@@ -85,8 +88,10 @@ def collect_location(result, record) -> str:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_collect_hook_runs_per_result_in_the_workers(example: Path, jobs: int) -> None:
     report = run(example, jobs=jobs, collect=collect_location)
-    assert [r.collected for r in report.results] == [f"{OFFLINE} result_samples_per_second",
-                                                      f"{SINGLE} early_stopping_latency_ss"]
+    assert [r.collected for r in report.results] == [
+        f"{OFFLINE} result_samples_per_second",
+        f"{SINGLE} early_stopping_latency_ss",
+    ]
     assert [r.collected for r in run(example, jobs=jobs).results] == [None, None]
 
 
@@ -97,8 +102,17 @@ def failing_collect(result, record) -> None:
 def test_failing_collect_hook_is_an_internal_error_of_that_result(example: Path) -> None:
     report = run(example, collect=failing_collect)
     assert [(f.code, f.location, f.message) for f in report.findings] == [
-        ("INT001", OFFLINE, f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})"),
-        ("INT001", SINGLE, f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})")]
+        (
+            "INT001",
+            OFFLINE,
+            f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})",
+        ),
+        (
+            "INT001",
+            SINGLE,
+            f"collecting with failing_collect failed: ValueError: no row (test_engine.py:{failing_collect.__code__.co_firstlineno + 1})",
+        ),
+    ]
 
 
 def test_auditable_comes_from_the_rounds_audit_block(example: Path) -> None:

@@ -18,8 +18,13 @@ import yaml
 from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, command_folder
 
 HOOKS = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@example.org", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def _env(repo: Path) -> dict[str, str]:
@@ -27,8 +32,13 @@ def _env(repo: Path) -> dict[str, str]:
     interpreter's bin folder has none), no GitHub Actions, no colour, and an empty git
     configuration beside the repository instead of the user's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    return {**env, **GIT, "GIT_CONFIG_GLOBAL": str(repo.parent / "gitconfig"), "NO_COLOR": "1",
-            "PATH": f"{command_folder()}{os.pathsep}{env.get('PATH', '')}"}
+    return {
+        **env,
+        **GIT,
+        "GIT_CONFIG_GLOBAL": str(repo.parent / "gitconfig"),
+        "NO_COLOR": "1",
+        "PATH": f"{command_folder()}{os.pathsep}{env.get('PATH', '')}",
+    }
 
 
 @pytest.fixture
@@ -60,8 +70,9 @@ def test_the_hooks_shape() -> None:
         entry = shlex.split(hook["entry"])
         assert entry[:2] == ["mlperf-check", "check"] and "--no-progress" in entry, hook
         assert hook["args"] == ["."], "args holds only what a user replaces: the path"
-        assert not any(part.startswith(("--round", "-r")) for part in entry + hook["args"]), \
+        assert not any(part.startswith(("--round", "-r")) for part in entry + hook["args"]), (
             "no round: the tool detects it from the tree"
+        )
         assert (hook["language"], hook["pass_filenames"], hook["always_run"]) == ("python", False, True)
     assert shlex.split(HOOKS["mlperf-check-changed"]["entry"])[2:] == ["--no-progress", "--changed-since", "HEAD"]
 
@@ -108,8 +119,14 @@ def _in_a_terminal(command: list[str], cwd: Path) -> str:
     env = {k: v for k, v in _env(cwd).items() if k != "NO_COLOR"}
     primary, secondary = pty.openpty()
     try:
-        process = subprocess.Popen(command, cwd=cwd, env={**env, "TERM": "xterm", "COLUMNS": "100"}, stdin=secondary,
-                                   stdout=secondary, stderr=secondary)
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env={**env, "TERM": "xterm", "COLUMNS": "100"},
+            stdin=secondary,
+            stdout=secondary,
+            stderr=secondary,
+        )
     finally:
         os.close(secondary)
     chunks = []

@@ -120,14 +120,17 @@ RULE_MODULES = sorted(name for name in MODULES if name.startswith("checker.rules
 def test_rules_only_read_through_the_model(name: str) -> None:
     """A rule touches no file system (os, pathlib, the tree) and knows nothing of the engine,
     the commands or the command line: it reads artefacts through the model."""
-    forbidden = [m for m in GRAPH[name] if m.split(".")[0] in ("os", "pathlib", "shutil", "glob", "io")
-                 or m in ("checker.tree.Tree", "checker.engine", "checker.cli")
-                 or m.startswith(("checker.commands", "checker.tools", "checker.reporters"))]
+    forbidden = [
+        m
+        for m in GRAPH[name]
+        if m.split(".")[0] in ("os", "pathlib", "shutil", "glob", "io")
+        or m in ("checker.tree.Tree", "checker.engine", "checker.cli")
+        or m.startswith(("checker.commands", "checker.tools", "checker.reporters"))
+    ]
     assert forbidden == []
 
 
-CORE = sorted(name for name in MODULES
-              if not name.startswith(("checker.commands", "checker.tools", "checker.cli")))
+CORE = sorted(name for name in MODULES if not name.startswith(("checker.commands", "checker.tools", "checker.cli")))
 
 
 @pytest.mark.parametrize("name", CORE)

@@ -126,11 +126,18 @@ def test_round_lists_drive_the_system_checks(tmp_path, example) -> None:
     profile = tmp_path / "stricter.yaml"
     v61 = load_round("v6.1").data
     facts = dict(v61["system_description"], required=v61["system_description"]["required"] + ["rack_units"])
-    profile.write_text(yaml.safe_dump({
-        "extends": "demo-v6.1", "round": "demo-stricter", "profile": "test",
-        "system_description": facts,
-        "availability": {"source": "test", "values": ["available", "preview", "rdi", "someday"]},
-        "system_types": {"source": "test", "values": ["datacenter"]}}))
+    profile.write_text(
+        yaml.safe_dump(
+            {
+                "extends": "demo-v6.1",
+                "round": "demo-stricter",
+                "profile": "test",
+                "system_description": facts,
+                "availability": {"source": "test", "values": ["available", "preview", "rdi", "someday"]},
+                "system_types": {"source": "test", "values": ["datacenter"]},
+            }
+        )
+    )
     description = example / "closed/MLCheckDemo/systems/cpu-1x-numpy.json"
     data = json.loads(description.read_text())
     data.update(status="Someday", system_type="edge")
@@ -138,19 +145,23 @@ def test_round_lists_drive_the_system_checks(tmp_path, example) -> None:
     found = [(f.code, f.pointer) for f in run(example, str(profile), select=["SYS", "AVL"]).findings]
     assert found == [("SYS001", "/rack_units"), ("SYS008", "/system_type")]
     assert [(f.code, f.pointer) for f in run(example, "demo-v6.1", select=["SYS", "AVL"]).findings] == [
-        ("AVL001", "/status")]
+        ("AVL001", "/status")
+    ]
 
 
 def test_a_rule_needing_what_its_scope_lacks_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     from checker.engine import load_all
-    from checker.registry import Rule
     from checker.findings import Severity
+    from checker.registry import Rule
 
     load_all()
     bogus = Rule("ZZZ999", "bogus", "system", Severity.ERROR, "Bogus.", lambda s, r: (), ("performance_log",))
     monkeypatch.setitem(RULES, "ZZZ999", bogus)
-    with pytest.raises(ValueError, match=r"^rule ZZZ999 needs performance_log, which a system does not provide "
-                                         r"\(model.NEEDS: system_description\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^rule ZZZ999 needs performance_log, which a system does not provide "
+        r"\(model.NEEDS: system_description\)$",
+    ):
         load_all()
 
 

@@ -26,8 +26,15 @@ LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 
 def _reading(result) -> tuple:
     log, defects = result
-    return (log.values, log.last, log.lines, log.line_count, [(r.key, r.value, r.line) for r in log.errors],
-            [(r.key, r.value, r.line) for r in log.warnings], defects)
+    return (
+        log.values,
+        log.last,
+        log.lines,
+        log.line_count,
+        [(r.key, r.value, r.line) for r in log.errors],
+        [(r.key, r.value, r.line) for r in log.warnings],
+        defects,
+    )
 
 
 def _typed(value):
@@ -56,10 +63,21 @@ def _example_lines(rel: str = LOG) -> list[bytes]:
 
 def _record(key: str, value, is_error: bool = False, is_warning: bool = False, **extra) -> bytes:
     """One record in loadgen's own shape (as loadgen and tests/helpers.add_mllog write it)."""
-    record = {"key": key, "value": value, "time_ms": 1.5, "namespace": "mlperf::logging",
-              "event_type": "POINT_IN_TIME",
-              "metadata": {"is_error": is_error, "is_warning": is_warning, "file": "loadgen.cc", "line_no": 7,
-                           "pid": 11, "tid": 13}}
+    record = {
+        "key": key,
+        "value": value,
+        "time_ms": 1.5,
+        "namespace": "mlperf::logging",
+        "event_type": "POINT_IN_TIME",
+        "metadata": {
+            "is_error": is_error,
+            "is_warning": is_warning,
+            "file": "loadgen.cc",
+            "line_no": 7,
+            "pid": 11,
+            "tid": 13,
+        },
+    }
     record.update(extra)
     return b":::MLLOG " + json.dumps(record).encode() + b"\n"
 
@@ -91,7 +109,7 @@ def test_every_real_detail_log_reads_as_the_reference(real_logs) -> None:
 def _middle(lines: list[bytes]) -> range:
     """Where loadgen writes its bulk: after the settings (the last `effective_` record of
     the head) and before the results (the first `result_` record of the tail)."""
-    keys = [line[18:line.find(b'"', 18)] for line in lines]
+    keys = [line[18 : line.find(b'"', 18)] for line in lines]
     head = max((n for n, k in enumerate(keys) if k.startswith(b"effective_")), default=0) + 1
     tail = min((n for n, k in enumerate(keys) if k.startswith(b"result_")), default=len(lines))
     return range(head, max(head + 1, tail))
@@ -108,7 +126,7 @@ def _variants(data: bytes, rng: random.Random) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
 
     def edited(at: int, line: bytes) -> bytes:
-        return b"".join(lines[:at] + [line] + lines[at + 1:])
+        return b"".join(lines[:at] + [line] + lines[at + 1 :])
 
     at = pick()
     out["error flag in the middle"] = edited(at, lines[at].replace(b'"is_error": false', b'"is_error": true'))
@@ -118,31 +136,41 @@ def _variants(data: bytes, rng: random.Random) -> dict[str, bytes]:
     at = rng.choice(sets)
     out["error flag on a sample set"] = edited(at, lines[at].replace(b'"is_error": false', b'"is_error": true'))
     out["a flag in a value, before the metadata"] = edited(
-        at, lines[at].replace(b'"value": [', b'"value": ["is_error": true, [', 1))
+        at, lines[at].replace(b'"value": [', b'"value": ["is_error": true, [', 1)
+    )
     out["a flag on a record without metadata"] = edited(
-        at, lines[at].split(b', "metadata": ')[0].replace(b'"value": [', b'"value": ["is_warning": true, [', 1)
-        + b"}\n")
-    wanted = [line for line in lines if mllog.is_wanted(line[18:line.find(b'"', 18)].decode())]
+        at, lines[at].split(b', "metadata": ')[0].replace(b'"value": [', b'"value": ["is_warning": true, [', 1) + b"}\n"
+    )
+    wanted = [line for line in lines if mllog.is_wanted(line[18 : line.find(b'"', 18)].decode())]
     moved = rng.sample(wanted, min(5, len(wanted)))
     rest = [line for line in lines if line not in moved]
     at = _middle(rest).start
     out["wanted records moved to the middle"] = b"".join(rest[:at] + moved + rest[at:])
     at = pick()
     out["wanted records copied into the middle"] = b"".join(
-        lines[:at] + [m.replace(b'"value": ', b'"value": 1, "was": ', 1) for m in moved] + lines[at:])
-    cut = rng.randrange(sum(map(len, lines[:min(middle.stop, len(lines) - 1)])), len(data))
+        lines[:at] + [m.replace(b'"value": ', b'"value": 1, "was": ', 1) for m in moved] + lines[at:]
+    )
+    cut = rng.randrange(sum(map(len, lines[: min(middle.stop, len(lines) - 1)])), len(data))
     out["tail cut inside a line"] = data[:cut]
-    out["tail cut at a line's end"] = b"".join(lines[:rng.randrange(middle.start, len(lines))])
+    out["tail cut at a line's end"] = b"".join(lines[: rng.randrange(middle.start, len(lines))])
     out["no newline at the end"] = data.rstrip(b"\n")
     shaped = list(lines)
     for at in rng.sample(middle, min(6, len(middle))):
-        shaped[at] = rng.choice([
-            shaped[at].replace(b"\n", b"\r\n"), shaped[at].replace(b"\n", b"\r\r\n"),
-            shaped[at].replace(b'", "value": ', b'",  "value": ', 1), shaped[at].replace(b"}}", b"} }"),
-            shaped[at].replace(b":::MLLOG ", b":::ENDPTS "), shaped[at].replace(b'"file": "', b'"file": "\xc3\xa9'),
-            shaped[at].replace(b'"is_warning": false', b'"is_warning": false, "is_error": true'),
-            shaped[at].replace(b"e", b"\x00", 1), shaped[at][:len(shaped[at]) // 2] + b"\n", b"junk\n", b"  \n",
-        ])
+        shaped[at] = rng.choice(
+            [
+                shaped[at].replace(b"\n", b"\r\n"),
+                shaped[at].replace(b"\n", b"\r\r\n"),
+                shaped[at].replace(b'", "value": ', b'",  "value": ', 1),
+                shaped[at].replace(b"}}", b"} }"),
+                shaped[at].replace(b":::MLLOG ", b":::ENDPTS "),
+                shaped[at].replace(b'"file": "', b'"file": "\xc3\xa9'),
+                shaped[at].replace(b'"is_warning": false', b'"is_warning": false, "is_error": true'),
+                shaped[at].replace(b"e", b"\x00", 1),
+                shaped[at][: len(shaped[at]) // 2] + b"\n",
+                b"junk\n",
+                b"  \n",
+            ]
+        )
     out["middle lines in other shapes"] = b"".join(shaped)
     return out
 
@@ -160,15 +188,23 @@ def test_real_logs_corrupted_where_the_fast_reading_takes_short_cuts(real_logs) 
     # where none is meant. A flag in a value before the metadata is no flag (the 2 changed are
     # v6.0.9 TEST01 logs whose every record is flagged, so the edited value is kept); a
     # missing last newline changes nothing; a few records edited already carried the flag.
-    assert changed == {"error flag in the middle": 535, "warning flag in the middle": 530,
-                       "error flag on a sample set": 536, "a flag in a value, before the metadata": 2,
-                       "a flag on a record without metadata": 538, "wanted records moved to the middle": 538,
-                       "wanted records copied into the middle": 538, "tail cut inside a line": 538,
-                       "tail cut at a line's end": 538, "no newline at the end": 0, "middle lines in other shapes": 509}
+    assert changed == {
+        "error flag in the middle": 535,
+        "warning flag in the middle": 530,
+        "error flag on a sample set": 536,
+        "a flag in a value, before the metadata": 2,
+        "a flag on a record without metadata": 538,
+        "wanted records moved to the middle": 538,
+        "wanted records copied into the middle": 538,
+        "tail cut inside a line": 538,
+        "tail cut at a line's end": 538,
+        "no newline at the end": 0,
+        "middle lines in other shapes": 509,
+    }
 
 
 # --- lines in loadgen's own shape and in others -------------------------------------------
-NUMBERS = [0, -0, 7, -12, 2 ** 64, 10 ** 300, 1.5, -0.25, 1e-7, 6.02e23, 1e308]
+NUMBERS = [0, -0, 7, -12, 2**64, 10**300, 1.5, -0.25, 1e-7, 6.02e23, 1e308]
 TEXTS = ["", "VALID", "a b", "".join(chr(c) for c in range(32, 127) if chr(c) not in '"\\')]
 
 
@@ -177,26 +213,41 @@ def test_values_in_loadgen_shape_convert_as_the_json_decoder_converts_them() -> 
     values = NUMBERS + TEXTS + [True, False, None]
     body = [_record(f"result_v{n}", value) for n, value in enumerate(values)]
     # Numbers as written by hand: an exponent without a fraction, -0, a capital E.
-    body += [b':::MLLOG {"key": "result_w%d", "value": %s, "time_ms": 2e-3, "namespace": "mlperf::logging", '
-             b'"event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "x", '
-             b'"line_no": 1, "pid": 1, "tid": 1}}\n' % (n, text)
-             for n, text in enumerate([b"-0", b"1E5", b"2e+10", b"-3.25E-2", b"1e400", b"1" * 301, b"1" * 302,
-                                       b"0.1", b"-0.0"])]
+    body += [
+        b':::MLLOG {"key": "result_w%d", "value": %s, "time_ms": 2e-3, "namespace": "mlperf::logging", '
+        b'"event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "x", '
+        b'"line_no": 1, "pid": 1, "tid": 1}}\n' % (n, text)
+        for n, text in enumerate(
+            [b"-0", b"1E5", b"2e+10", b"-3.25E-2", b"1e400", b"1" * 301, b"1" * 302, b"0.1", b"-0.0"]
+        )
+    ]
     values_, *_ = _same(b"".join(lines + body))
     assert [_typed(values_[f"result_v{n}"]) for n in range(len(values))] == [_typed(v) for v in values]
     assert [_typed(values_[f"result_w{n}"]) for n in range(9)] == [
-        ("int", 0), ("float", 1e5), ("float", 2e10), ("float", -0.0325), ("float", float("inf")),
-        ("int", int("1" * 301)), ("int", int("1" * 302)), ("float", 0.1), ("float", -0.0)]
+        ("int", 0),
+        ("float", 1e5),
+        ("float", 2e10),
+        ("float", -0.0325),
+        ("float", float("inf")),
+        ("int", int("1" * 301)),
+        ("int", int("1" * 302)),
+        ("float", 0.1),
+        ("float", -0.0),
+    ]
 
 
 OTHER_SHAPES = [
     # Values the one-match reading leaves to the reference: escapes, non-ASCII, objects, lists, NaN.
-    _record("result_escaped", "line\nbreak \"quoted\" \\"), _record("result_unicode", "caf\u00e9"),
-    _record("result_object", {"a": [1, 2]}), _record("result_list", [1, "2", None]),
-    _record("result_nan", float("nan")), _record("result_inf", float("-inf")),
+    _record("result_escaped", 'line\nbreak "quoted" \\'),
+    _record("result_unicode", "caf\u00e9"),
+    _record("result_object", {"a": [1, 2]}),
+    _record("result_list", [1, "2", None]),
+    _record("result_nan", float("nan")),
+    _record("result_inf", float("-inf")),
     # Records in other shapes: other spacing, order, namespace, prefix, metadata.
     _record("result_spaced", 1).replace(b'", "value"', b'",   "value"'),
-    _record("result_ns", 2, namespace="other"), _record("result_event", 3, event_type="INTERVAL_START"),
+    _record("result_ns", 2, namespace="other"),
+    _record("result_event", 3, event_type="INTERVAL_START"),
     _record("result_first", 4).replace(b'{"key": "result_first", "value": 4', b'{"value": 4, "key": "result_first"'),
     _record("result_endpts", 5).replace(b":::MLLOG ", b":::ENDPTS "),
     _record("result_endpts_list", [5]).replace(b":::MLLOG ", b":::ENDPTS "),
@@ -206,25 +257,39 @@ OTHER_SHAPES = [
     _record("result_no_meta", 9).split(b', "metadata"')[0] + b"}\n",
     _record("result_meta_in_value", {"metadata": {"is_error": True}}),
     _record("result_long_file", 10).replace(b'"file": "loadgen.cc"', b'"file": "' + b"f" * 5000 + b'"'),
-    _record("result_crlf", 11).replace(b"\n", b"\r\n"), _record("result_crcr", 12).replace(b"\n", b"\r\r\n"),
+    _record("result_crlf", 11).replace(b"\n", b"\r\n"),
+    _record("result_crcr", 12).replace(b"\n", b"\r\r\n"),
     _record("result_cr_inside", 13).replace(b'"value": 13', b'"value": 13\r'),
-    _record("r" * 300, 14), _record("result_" + "k" * 300, 15), _record("", 16), _record("result_\u00e9", 17),
+    _record("r" * 300, 14),
+    _record("result_" + "k" * 300, 15),
+    _record("", 16),
+    _record("result_\u00e9", 17),
     _record("result_bad_utf8", 18).replace(b"result_bad_utf8", b"result_bad_\xff"),
     _record("result_bad_utf8_value", "x").replace(b'"value": "x"', b'"value": "\xff"'),
-    _record("result_nested", [[[1]]]), _record("result_deep", 1).replace(b'"value": 1', b'"value": ' + b"[" * 70
-                                                                                + b"]" * 70),
-    _record("result_truncated", 19)[:-20] + b"\n", _record("result_no_brace", 20).replace(b"}}\n", b"}\n"),
+    _record("result_nested", [[[1]]]),
+    _record("result_deep", 1).replace(b'"value": 1', b'"value": ' + b"[" * 70 + b"]" * 70),
+    _record("result_truncated", 19)[:-20] + b"\n",
+    _record("result_no_brace", 20).replace(b"}}\n", b"}\n"),
     _record("result_trailing_space", 21).replace(b"}}\n", b"}} \n"),
     _record("result_nul", 22).replace(b"loadgen.cc", b"load\x00gen.cc"),
     # Flags on records no one wants, in loadgen's shape and not.
-    _record("unread_error", "E", is_error=True), _record("unread_warning", "W", is_warning=True),
-    _record("unread_both", "B", is_error=True, is_warning=True), _record("unread_list", [1], is_error=True),
-    _record("unread_flag_in_value", '"is_error": true'), _record("unread_plain", 1),
+    _record("unread_error", "E", is_error=True),
+    _record("unread_warning", "W", is_warning=True),
+    _record("unread_both", "B", is_error=True, is_warning=True),
+    _record("unread_list", [1], is_error=True),
+    _record("unread_flag_in_value", '"is_error": true'),
+    _record("unread_plain", 1),
     _record("error_uncommitted_loadgen_changes", "Loadgen built with uncommitted changes!", is_error=True),
     _record("warning_generic_message", "Found Audit Config file (audit.config)", is_warning=True),
     # Lines that are not records.
-    b"junk\n", b"\n", b"   \t\n", b"\r\n", b"\x00\n", b":::MLLOG\n", b":::MLLOG {\"key\": \"x\n",
-    b":::OTHER {\"key\": \"result_x\", \"value\": 1}\n",
+    b"junk\n",
+    b"\n",
+    b"   \t\n",
+    b"\r\n",
+    b"\x00\n",
+    b":::MLLOG\n",
+    b':::MLLOG {"key": "x\n',
+    b':::OTHER {"key": "result_x", "value": 1}\n',
 ]
 
 
@@ -234,37 +299,82 @@ def test_records_in_other_shapes_read_as_the_reference(blocks) -> None:
     data = b"".join(lines[:40] + OTHER_SHAPES + lines[40:] + OTHER_SHAPES[::-1])
     values, _, _, line_count, errors, warnings, defects = _same(data, blocks=blocks)
     assert line_count == len(lines) + 2 * len(OTHER_SHAPES)
-    assert [values[k] for k in ("result_twice", "result_crcr", "result_no_meta", "result_unicode", "result_endpts",
-                                "result_endpts_list")] == [6, 12, 9, "caf\u00e9", 5, [5]]
+    assert [
+        values[k]
+        for k in (
+            "result_twice",
+            "result_crcr",
+            "result_no_meta",
+            "result_unicode",
+            "result_endpts",
+            "result_endpts_list",
+        )
+    ] == [6, 12, 9, "caf\u00e9", 5, [5]]
     assert "result_first" not in values  # a record must start with its key: a malformed record
-    assert [key for key, _, _ in errors][:5] == ["result_extra_meta", "unread_error", "unread_both", "unread_list",
-                                                 "error_uncommitted_loadgen_changes"]
-    assert [key for key, _, _ in warnings] == ["unread_endpts", "unread_warning", "warning_generic_message",
-                                              "warning_generic_message", "unread_warning", "unread_endpts"]
+    assert [key for key, _, _ in errors][:5] == [
+        "result_extra_meta",
+        "unread_error",
+        "unread_both",
+        "unread_list",
+        "error_uncommitted_loadgen_changes",
+    ]
+    assert [key for key, _, _ in warnings] == [
+        "unread_endpts",
+        "unread_warning",
+        "warning_generic_message",
+        "warning_generic_message",
+        "unread_warning",
+        "unread_endpts",
+    ]
     assert [(d.code, d.line) for d in defects] == [
-        ("LOG001", 50), ("LOG001", 66), ("LOG001", 67), ("LOG001", 69), ("LOG001", 70), ("LOG001", 72), ("FIL004", 73),
-        ("LOG001", 82), ("FIL004", 86), ("LOG001", 87), ("LOG001", 88), ("LOG001", 89), ("LOG001", 140),
-        ("LOG001", 141), ("LOG001", 142), ("FIL004", 143), ("LOG001", 147), ("FIL004", 156), ("LOG001", 157),
-        ("LOG001", 159), ("LOG001", 160)]
+        ("LOG001", 50),
+        ("LOG001", 66),
+        ("LOG001", 67),
+        ("LOG001", 69),
+        ("LOG001", 70),
+        ("LOG001", 72),
+        ("FIL004", 73),
+        ("LOG001", 82),
+        ("FIL004", 86),
+        ("LOG001", 87),
+        ("LOG001", 88),
+        ("LOG001", 89),
+        ("LOG001", 140),
+        ("LOG001", 141),
+        ("LOG001", 142),
+        ("FIL004", 143),
+        ("LOG001", 147),
+        ("FIL004", 156),
+        ("LOG001", 157),
+        ("LOG001", 159),
+        ("LOG001", 160),
+    ]
 
 
 def test_flags_and_wanted_keys_anywhere_are_found() -> None:
     """A flag or a wanted key on any line, in loadgen's shape or not, in a long run of
     records no one wants: found on its line, as the reference finds it."""
     lines = _example_lines()
-    filler = [line for line in lines if not mllog.is_wanted(line[18:line.find(b'"', 18)].decode())
-              and b'"is_error": false, "is_warning": false' in line]
+    filler = [
+        line
+        for line in lines
+        if not mllog.is_wanted(line[18 : line.find(b'"', 18)].decode())
+        and b'"is_error": false, "is_warning": false' in line
+    ]
     rng = random.Random(3)
     for _ in range(40):
         body = [rng.choice(filler) for _ in range(300)]
         at = rng.randrange(len(body))
-        body[at] = rng.choice([
-            body[at].replace(b'"is_error": false', b'"is_error": true'),
-            body[at].replace(b'"is_warning": false', b'"is_warning": true'),
-            _record("result_hidden", rng.random()), _record("num_errors", 1),
-            _record("power_begin", "07-30-2025 18:24:11.047").replace(b"\n", b"\r\n"),
-            _record("loadgen_version", "x \u00e9"),
-        ])
+        body[at] = rng.choice(
+            [
+                body[at].replace(b'"is_error": false', b'"is_error": true'),
+                body[at].replace(b'"is_warning": false', b'"is_warning": true'),
+                _record("result_hidden", rng.random()),
+                _record("num_errors", 1),
+                _record("power_begin", "07-30-2025 18:24:11.047").replace(b"\n", b"\r\n"),
+                _record("loadgen_version", "x \u00e9"),
+            ]
+        )
         data = b"".join(lines[:50] + body + lines[50:])
         reading = _same(data, blocks=(BLOCK, 4093, 97))
         assert reading != _reading(parse_mllog(io.BytesIO(b"".join(lines[:50] + lines[50:]))))
@@ -284,24 +394,35 @@ def test_random_logs_read_as_the_reference() -> None:
     """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
     random block sizes."""
     hypothesis = pytest.importorskip("hypothesis")
-    from hypothesis import HealthCheck, given, settings, strategies as st
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
 
     pool = _example_lines() + _example_lines(LOG.replace("Offline", "SingleStream")) + OTHER_SHAPES
     edits = st.sampled_from(["keep", "cut", "crlf", "flag", "warn", "nul", "dup", "blank", "space", "byte"])
 
     def edit(line: bytes, how: str, where: int) -> list[bytes]:
         where %= max(1, len(line))
-        return {"keep": [line], "cut": [line[:where] + b"\n"], "crlf": [line.replace(b"\n", b"\r\n")],
-                "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
-                "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
-                "nul": [line[:where] + b"\x00" + line[where:]], "dup": [line, line], "blank": [b"\n", line],
-                "space": [line.replace(b": ", b":  ", 1)], "byte": [line[:where] + b"\xfe" + line[where + 1:]]}[how]
+        return {
+            "keep": [line],
+            "cut": [line[:where] + b"\n"],
+            "crlf": [line.replace(b"\n", b"\r\n")],
+            "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
+            "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
+            "nul": [line[:where] + b"\x00" + line[where:]],
+            "dup": [line, line],
+            "blank": [b"\n", line],
+            "space": [line.replace(b": ", b":  ", 1)],
+            "byte": [line[:where] + b"\xfe" + line[where + 1 :]],
+        }[how]
 
-    @settings(max_examples=200, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
-    @given(st.lists(st.tuples(st.integers(0, len(pool) - 1), edits, st.integers(0, 10_000)), min_size=1,
-                    max_size=120),
-           st.sampled_from([BLOCK, 4093, 257, 31, 5]), st.booleans())
+    @settings(
+        max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    @given(
+        st.lists(st.tuples(st.integers(0, len(pool) - 1), edits, st.integers(0, 10_000)), min_size=1, max_size=120),
+        st.sampled_from([BLOCK, 4093, 257, 31, 5]),
+        st.booleans(),
+    )
     def check(picks, block, last_newline) -> None:
         data = b"".join(piece for n, how, where in picks for piece in edit(pool[n], how, where))
         _same(data if last_newline else data.rstrip(b"\n"), blocks=(block,))
@@ -338,8 +459,10 @@ def test_a_record_is_measured_without_the_crs_at_its_end() -> None:
     room = mllog.KEEP_BUDGET - reading.kept
     base = len(_record("result_fill_0", "")) - 1  # the cost of a record whose value is ""
     sizes = [room // 5 - base] * 4 + [room - 4 * (room // 5) - base]
-    fill = [_record(f"result_fill_{n}", "y" * size).replace(b"\n", b"\r\n" if n % 2 else b"\r\r\n")
-            for n, size in enumerate(sizes)]
+    fill = [
+        _record(f"result_fill_{n}", "y" * size).replace(b"\n", b"\r\n" if n % 2 else b"\r\r\n")
+        for n, size in enumerate(sizes)
+    ]
     values, *_, defects = _same(b"".join(lines + fill), blocks=(BLOCK,))
     assert defects == [] and [len(values[f"result_fill_{n}"]) for n in range(5)] == sizes
     values, *_, defects = _same(b"".join(lines + fill[:4]) + fill[4].replace(b'"y', b'"yy'), blocks=(BLOCK,))
@@ -357,8 +480,12 @@ def _grow(path: Path, size: int, shape: str) -> None:
     lines = _example_lines()
     with open(path, "wb") as handle:
         if shape == "records":
-            filler = b"".join(line for line in lines if not mllog.is_wanted(line[18:line.find(b'"', 18)].decode())
-                              and b'"is_error": false, "is_warning": false' in line)
+            filler = b"".join(
+                line
+                for line in lines
+                if not mllog.is_wanted(line[18 : line.find(b'"', 18)].decode())
+                and b'"is_error": false, "is_warning": false' in line
+            )
             handle.writelines(lines[:45])
             for _ in range(size // len(filler)):
                 handle.write(filler)
@@ -368,13 +495,14 @@ def _grow(path: Path, size: int, shape: str) -> None:
             handle.write({"short": b"x\n", "blank": b"\n"}[shape] * (size // 2 if shape == "short" else size))
 
 
-
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_the_fast_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
     small, large = tmp_path / "small.txt", tmp_path / "large.txt"
     _grow(small, 8 * MiB, shape)
     _grow(large, 32 * MiB, shape)
-    (t_small, peak_small), (t_large, peak_large) = (reading_cost(scan_mllog, path, buffering=0) for path in (small, large))
+    (t_small, peak_small), (t_large, peak_large) = (
+        reading_cost(scan_mllog, path, buffering=0) for path in (small, large)
+    )
     assert t_large < 8 * t_small + 0.5, (t_small, t_large)
     assert peak_large < 4 * BLOCK and peak_large < peak_small + MiB, (peak_small, peak_large)
 
@@ -397,8 +525,12 @@ def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monke
     # The example's one wanted record not in loadgen's shape (loadgen_file_sha1), and the
     # lines that 1 MiB blocks cut (4 of them), which `feed` joins and reads whole; then the
     # junk lines up to the cap.
-    assert counts == {("records", 0): (1, 53), ("records", 4 * MiB): (1 + 4, 53), ("blank", 4 * MiB): (1, 53),
-                      ("short", 4 * MiB): (1 + MAX_DEFECTS + 1, 53)}
+    assert counts == {
+        ("records", 0): (1, 53),
+        ("records", 4 * MiB): (1 + 4, 53),
+        ("blank", 4 * MiB): (1, 53),
+        ("short", 4 * MiB): (1 + MAX_DEFECTS + 1, 53),
+    }
 
 
 # --- the contract: keys read are keys wanted ----------------------------------------------
@@ -406,7 +538,9 @@ RULES = ROOT / "rules"
 CHECKER = ROOT / "checker"
 # How a loadgen log is named where it is read: log, main, run, source (compliance.py), log_a,
 # result.performance_log, self.accuracy_log, result.compliance_log(test) ...
-LOG_NAMES = re.compile(r"^(?:log|log_[ab]|main|run|source)$|(?:^|\.)(?:performance|accuracy|compliance)_log(?:\(.*\))?$")
+LOG_NAMES = re.compile(
+    r"^(?:log|log_[ab]|main|run|source)$|(?:^|\.)(?:performance|accuracy|compliance)_log(?:\(.*\))?$"
+)
 PROPERTIES = {"scenario": "effective_scenario", "test_mode": "effective_test_mode"}
 
 
@@ -432,14 +566,22 @@ def _bindings(tree: ast.Module) -> dict[str, list[str]]:
     literal tuples ((name, key, limit) in (("TTFT", "k", "l"), ...))."""
     constants: dict[str, list[str]] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, (ast.Tuple, ast.List)) \
-                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, (ast.Tuple, ast.List))
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
+        ):
             constants[node.targets[0].id] = [e.value for e in node.value.elts]
     loops: dict[str, list[str]] = {}  # a name bound several times can be what any binding binds
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and not isinstance(node.value, (ast.Tuple, ast.List)):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and not isinstance(node.value, (ast.Tuple, ast.List))
+        ):
             strings = _strings(node.value, constants)
             if strings is not None:
                 loops.setdefault(node.targets[0].id, []).extend(strings)
@@ -466,14 +608,27 @@ def loadgen_reads(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         keys = None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and node.args and LOG_NAMES.search(ast.unparse(node.func.value)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and LOG_NAMES.search(ast.unparse(node.func.value))
+        ):
             keys = _strings(node.args[0], constants)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_number" \
-                and len(node.args) == 2:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "_number"
+            and len(node.args) == 2
+        ):
             keys = _strings(node.args[1], constants)
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) \
-                and LOG_NAMES.search(ast.unparse(node.comparators[0])):
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and LOG_NAMES.search(ast.unparse(node.comparators[0]))
+        ):
             keys = _strings(node.left, constants)
         elif isinstance(node, ast.Attribute) and node.attr in PROPERTIES and LOG_NAMES.search(ast.unparse(node.value)):
             keys = [PROPERTIES[node.attr]]
@@ -503,20 +658,29 @@ def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
 def test_every_loadgen_key_the_checker_reads_is_wanted() -> None:
     """The model, provenance, reproduce, table and CLI read keys too: each one is wanted (a
     key ending in * is an f-string's start: a wanted prefix)."""
-    reads = {path.relative_to(CHECKER).as_posix(): loadgen_reads(path) for path in sorted(CHECKER.rglob("*.py"))
-             if loadgen_reads(path)}
+    reads = {
+        path.relative_to(CHECKER).as_posix(): loadgen_reads(path)
+        for path in sorted(CHECKER.rglob("*.py"))
+        if loadgen_reads(path)
+    }
     assert sorted(reads) == ["commands/reproduce.py", "commands/table.py", "model.py", "provenance.py"]
     for name, keys in reads.items():
         for key in keys:
-            assert mllog.is_wanted(key.rstrip("*")) and (not key.endswith("*") or key[:-1] in
-                                                          mllog.is_wanted.prefixes), (name, key)
+            assert mllog.is_wanted(key.rstrip("*")) and (
+                not key.endswith("*") or key[:-1] in mllog.is_wanted.prefixes
+            ), (name, key)
 
 
 def test_the_static_scan_finds_reads() -> None:
     """The scan itself: it finds what a rule family reads (a literal, a loop over a constant,
     a loop over literal tuples, a membership test, a property)."""
-    assert {"result_min_duration_met", "result_first_token_99.00_percentile_latency_ns", "effective_scenario",
-            "requested_server_tpot_latency", "num_errors"} <= loadgen_reads(RULES / "performance.py")
+    assert {
+        "result_min_duration_met",
+        "result_first_token_99.00_percentile_latency_ns",
+        "effective_scenario",
+        "requested_server_tpot_latency",
+        "num_errors",
+    } <= loadgen_reads(RULES / "performance.py")
     assert loadgen_reads(RULES / "accuracy.py") == {"effective_accuracy_sample_count", "qsl_reported_total_count"}
     assert loadgen_reads(RULES / "seeds.py") == {"effective_*"}
 
@@ -543,8 +707,13 @@ def test_every_loadgen_key_a_round_file_names_is_wanted() -> None:
                 named.update(k for keys in check.get("same", {}).values() for k in keys)
                 named.update(check.get("same_benchmark", []))
         named.update(f"effective_{seed}" for seed in round.seeds)
-    assert {"result_samples_per_second", "early_stopping_latency_ss", "effective_samples_per_query",
-            "qsl_reported_total_count", "effective_qsl_rng_seed"} <= named
+    assert {
+        "result_samples_per_second",
+        "early_stopping_latency_ss",
+        "effective_samples_per_query",
+        "qsl_reported_total_count",
+        "effective_qsl_rng_seed",
+    } <= named
     assert sorted(key for key in named if not mllog.is_wanted(key)) == []
 
 

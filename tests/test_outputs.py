@@ -63,14 +63,25 @@ def _written(writer, report: Report) -> str:
 
 # --- 1. the causes of every invalid result ------------------------------------------------
 def _record(location: str, system: str = "closed/A/systems/s1", submission: str = "closed/A") -> ResultRecord:
-    return ResultRecord(location=location, division="closed", submitter="A", system=system.rsplit("/", 1)[-1],
-                        benchmark="b", scenario="Offline", model="b", system_key=system, submission_key=submission)
+    return ResultRecord(
+        location=location,
+        division="closed",
+        submitter="A",
+        system=system.rsplit("/", 1)[-1],
+        benchmark="b",
+        scenario="Offline",
+        model="b",
+        system_key=system,
+        submission_key=submission,
+    )
 
 
-def _error(path: str, location: str = "", subject: str = "", severity: Severity = Severity.ERROR,
-           waived: str | None = None) -> Finding:
-    return Finding(code="FIL001", severity=severity, path=path, message="m", location=location, subject=subject,
-                   waived=waived)
+def _error(
+    path: str, location: str = "", subject: str = "", severity: Severity = Severity.ERROR, waived: str | None = None
+) -> Finding:
+    return Finding(
+        code="FIL001", severity=severity, path=path, message="m", location=location, subject=subject, waived=waived
+    )
 
 
 def test_a_finding_applies_to_its_result_or_to_every_result_of_its_system_or_submission() -> None:
@@ -99,7 +110,8 @@ def test_report_causes_name_what_makes_each_result_invalid(shared) -> None:
     assert causes == {
         OFFLINE: [("SYS001", SYSTEM), ("ACC002", ACCURACY)],
         SINGLE: [("SYS001", SYSTEM)],
-        f"{OTHER}/Offline": [], f"{OTHER}/SingleStream": [],
+        f"{OTHER}/Offline": [],
+        f"{OTHER}/SingleStream": [],
         f"{SECOND}/Offline": [("STR005", "closed/SecondCo/src")],
         f"{SECOND}/SingleStream": [("STR005", "closed/SecondCo/src")],
     }
@@ -112,11 +124,20 @@ def test_json_results_carry_caused_by(shared) -> None:
     schema = json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(document)
     assert [(f["code"], f["location"]) for f in document["findings"]] == [
-        ("STR007", ""), ("SYS001", ""), ("ACC002", OFFLINE), ("STR005", f"{SECOND}/Offline"),
-        ("STR005", f"{SECOND}/SingleStream")]
+        ("STR007", ""),
+        ("SYS001", ""),
+        ("ACC002", OFFLINE),
+        ("STR005", f"{SECOND}/Offline"),
+        ("STR005", f"{SECOND}/SingleStream"),
+    ]
     assert [(r["location"], r["valid"], r["caused_by"]) for r in document["results"]] == [
-        (OFFLINE, False, [1, 2]), (SINGLE, False, [1]), (f"{OTHER}/Offline", True, []),
-        (f"{OTHER}/SingleStream", True, []), (f"{SECOND}/Offline", False, [3]), (f"{SECOND}/SingleStream", False, [4])]
+        (OFFLINE, False, [1, 2]),
+        (SINGLE, False, [1]),
+        (f"{OTHER}/Offline", True, []),
+        (f"{OTHER}/SingleStream", True, []),
+        (f"{SECOND}/Offline", False, [3]),
+        (f"{SECOND}/SingleStream", False, [4]),
+    ]
 
 
 def test_csv_rows_name_the_causes(shared) -> None:
@@ -152,15 +173,21 @@ def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_resul
 
 def test_text_groups_several_shared_causes_by_file() -> None:
     record = _record("closed/A/results/s1/b/Offline")
-    findings = [Finding(code=code, severity=Severity.ERROR, path=path, message="m", subject=subject)
-                for code, path, subject in [("SYS001", "closed/A/systems/s1.json", "closed/A/systems/s1"),
-                                            ("SYS002", "closed/A/systems/s1.json", "closed/A/systems/s1"),
-                                            ("STR006", "closed/A/documentation/calibration.md", "closed/A")]]
+    findings = [
+        Finding(code=code, severity=Severity.ERROR, path=path, message="m", subject=subject)
+        for code, path, subject in [
+            ("SYS001", "closed/A/systems/s1.json", "closed/A/systems/s1"),
+            ("SYS002", "closed/A/systems/s1.json", "closed/A/systems/s1"),
+            ("STR006", "closed/A/documentation/calibration.md", "closed/A"),
+        ]
+    ]
     report = Report(round=load_round("demo-v6.1"), root=".", results=[record], findings=findings)
     judge(report.results, report.findings)
     lines = _written(text_report.write, report).splitlines()
-    assert lines[5] == ("  invalidated by SYS001, SYS002 closed/A/systems/s1.json; STR006 "
-                        "closed/A/documentation/calibration.md (see Submissions and systems)")
+    assert lines[5] == (
+        "  invalidated by SYS001, SYS002 closed/A/systems/s1.json; STR006 "
+        "closed/A/documentation/calibration.md (see Submissions and systems)"
+    )
 
 
 def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
@@ -203,41 +230,62 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
         return None if element is None else (element.get("message"), element.text)
 
     assert failure(SUBMISSION, "submission and systems") == (
-        "1 error(s): SYS001", f"error SYS001 {SYSTEM} [/framework]: required field `framework` is missing "
-                              "(affects 2 results)")
+        "1 error(s): SYS001",
+        f"error SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
+    )
     assert cases[(SUBMISSION, "submission and systems")].find("system-out").text == (
-        "warning STR007 closed/MLCheckDemo/documentation/notes: empty folder (affects 4 results)")
+        "warning STR007 closed/MLCheckDemo/documentation/notes: empty folder (affects 4 results)"
+    )
     system = f"{SUBMISSION}/results/cpu-1x-numpy"
     assert failure(system, "demo-mlp-99/Offline") == (
         "2 error(s): ACC002, SYS001",
         f"error ACC002 {ACCURACY} [line 1]: {ACC002}\n"
-        f"error SYS001 {SYSTEM} [/framework] (see \"submission and systems\")")
+        f'error SYS001 {SYSTEM} [/framework] (see "submission and systems")',
+    )
     assert failure(system, "demo-mlp-99/SingleStream") == (
-        "1 error(s): SYS001", f"error SYS001 {SYSTEM} [/framework] (see \"submission and systems\")")
+        "1 error(s): SYS001",
+        f'error SYS001 {SYSTEM} [/framework] (see "submission and systems")',
+    )
     assert failure(f"{SUBMISSION}/results/cpu-2x-numpy", "demo-mlp-99/Offline") is None
     assert failure("closed/SecondCo", "submission and systems") == (
-        "1 error(s): STR005", f"error STR005 closed/SecondCo/src: {STR005} (affects 2 results)")
+        "1 error(s): STR005",
+        f"error STR005 closed/SecondCo/src: {STR005} (affects 2 results)",
+    )
     assert failure("closed/SecondCo/results/cpu-1x-numpy", "demo-mlp-99/Offline") == (
-        "1 error(s): STR005", "error STR005 closed/SecondCo/src (see \"submission and systems\")")
+        "1 error(s): STR005",
+        'error STR005 closed/SecondCo/src (see "submission and systems")',
+    )
 
 
 # --- 3. --format github outside GitHub Actions ---------------------------------------------
 def _many_errors(root: Path) -> Report:
     """12 errors of one code: 10 annotated, 2 left for elsewhere."""
-    findings = [Finding(code="FIL001", severity=Severity.ERROR, path=f"closed/X/f{n:02d}.txt", message=f"m{n}",
-                        name="required-file-missing", subject="closed/X") for n in range(12)]
+    findings = [
+        Finding(
+            code="FIL001",
+            severity=Severity.ERROR,
+            path=f"closed/X/f{n:02d}.txt",
+            message=f"m{n}",
+            name="required-file-missing",
+            subject="closed/X",
+        )
+        for n in range(12)
+    ]
     return Report(round=load_round("demo-v6.1"), root=str(root), results=[], findings=findings)
 
 
-def test_github_without_a_job_summary_says_where_the_other_findings_are(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_github_without_a_job_summary_says_where_the_other_findings_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     lines = _written(github_report.write, _many_errors(tmp_path)).splitlines()
     assert len(lines) == 11 and lines[9].startswith("::error file=closed/X/f09.txt,")
-    assert lines[10] == ("2 more findings are not annotated (at most 10 per severity) and no job summary was written "
-                         "($GITHUB_STEP_SUMMARY is not set): run with --format text or --format json to see every "
-                         "finding.")
+    assert lines[10] == (
+        "2 more findings are not annotated (at most 10 per severity) and no job summary was written "
+        "($GITHUB_STEP_SUMMARY is not set): run with --format text or --format json to see every "
+        "finding."
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -250,14 +298,17 @@ def test_github_with_a_job_summary_points_at_it(tmp_path: Path, monkeypatch: pyt
     assert "- error **FIL001** `closed/X/f11.txt`: m11\n" in summary.read_text()
 
 
-def test_github_with_a_job_summary_it_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture) -> None:
+def test_github_with_a_job_summary_it_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))  # a folder: no file to append to
     lines = _written(github_report.write, _many_errors(tmp_path)).splitlines()
-    assert lines[10:] == ["2 more findings are not annotated (at most 10 per severity) and no job summary was "
-                          "written ($GITHUB_STEP_SUMMARY could not be written): run with --format text or --format "
-                          "json to see every finding."]
+    assert lines[10:] == [
+        "2 more findings are not annotated (at most 10 per severity) and no job summary was "
+        "written ($GITHUB_STEP_SUMMARY could not be written): run with --format text or --format "
+        "json to see every finding."
+    ]
     assert "cannot append the job summary to $GITHUB_STEP_SUMMARY" in capsys.readouterr().err
 
 
@@ -271,13 +322,32 @@ def test_junit_counts_and_clock(shared, junit_schema: xmlschema.XMLSchema) -> No
     text = _written(junit_report.write, shared[1])
     junit_schema.validate(text)
     suites = ET.fromstring(text)
-    assert suites.attrib == {"name": "mlperf-check demo-v6.1", "tests": "8", "failures": "6", "errors": "0",
-                             "time": "1.500"}
+    assert suites.attrib == {
+        "name": "mlperf-check demo-v6.1",
+        "tests": "8",
+        "failures": "6",
+        "errors": "0",
+        "time": "1.500",
+    }
     assert [s.attrib for s in suites] == [
-        {"name": SUBMISSION, "tests": "5", "failures": "3", "errors": "0", "skipped": "0", "time": "0.250",
-         "timestamp": "2026-07-01T12:00:00+00:00"},
-        {"name": "closed/SecondCo", "tests": "3", "failures": "3", "errors": "0", "skipped": "0", "time": "0.250",
-         "timestamp": "2026-07-01T12:00:00+00:00"},
+        {
+            "name": SUBMISSION,
+            "tests": "5",
+            "failures": "3",
+            "errors": "0",
+            "skipped": "0",
+            "time": "0.250",
+            "timestamp": "2026-07-01T12:00:00+00:00",
+        },
+        {
+            "name": "closed/SecondCo",
+            "tests": "3",
+            "failures": "3",
+            "errors": "0",
+            "skipped": "0",
+            "time": "0.250",
+            "timestamp": "2026-07-01T12:00:00+00:00",
+        },
     ]
 
 
@@ -286,12 +356,16 @@ def _broken_rule(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ZeroDivisionError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setitem(RULES, "ZZZ999", Rule("ZZZ999", "always-broken", "result", Severity.ERROR,
-                                               "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken))
+    monkeypatch.setitem(
+        RULES,
+        "ZZZ999",
+        Rule("ZZZ999", "always-broken", "result", Severity.ERROR, "Breaks.\n\nWhy: x\nFix: y\nPolicy: z", broken),
+    )
 
 
-def test_junit_internal_errors_are_errors(example: Path, monkeypatch: pytest.MonkeyPatch,
-                                          junit_schema: xmlschema.XMLSchema) -> None:
+def test_junit_internal_errors_are_errors(
+    example: Path, monkeypatch: pytest.MonkeyPatch, junit_schema: xmlschema.XMLSchema
+) -> None:
     _broken_rule(monkeypatch)
     text = _written(junit_report.write, fixed(run(example)))
     junit_schema.validate(text)
@@ -312,9 +386,9 @@ def test_every_junit_snapshot_validates(junit_schema: xmlschema.XMLSchema) -> No
 
 
 def test_the_engine_times_the_check(example: Path) -> None:
-    before = datetime.datetime.now(datetime.timezone.utc)
+    before = datetime.datetime.now(datetime.UTC)
     report = run(example)
-    after = datetime.datetime.now(datetime.timezone.utc)
+    after = datetime.datetime.now(datetime.UTC)
     assert before - datetime.timedelta(seconds=1) <= report.checked_at <= after
     assert 0 < report.elapsed <= (after - before).total_seconds() + 1
     assert list(report.seconds) == [SUBMISSION] and report.seconds[SUBMISSION] > 0
@@ -328,25 +402,39 @@ def test_sarif_locations_are_relative_to_srcroot(shared, workspace) -> None:
     document = sarif_report.document(shared[1])
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     run_ = document["runs"][0]
-    assert run_["originalUriBaseIds"] == {"SRCROOT": {
-        "uri": workspace.as_uri() + "/",
-        "description": {"text": "The repository root: GITHUB_WORKSPACE, else the folder mlperf-check ran in (the "
-                                "checked folder when it is outside it)."}}}
+    assert run_["originalUriBaseIds"] == {
+        "SRCROOT": {
+            "uri": workspace.as_uri() + "/",
+            "description": {
+                "text": "The repository root: GITHUB_WORKSPACE, else the folder mlperf-check ran in (the "
+                "checked folder when it is outside it)."
+            },
+        }
+    }
     assert [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_["results"]][:2] == [
         {"uri": "demo-v6.1/closed/MLCheckDemo/documentation/notes", "uriBaseId": "SRCROOT"},
-        {"uri": f"demo-v6.1/{SYSTEM}", "uriBaseId": "SRCROOT"}]
-    assert run_["invocations"] == [{"executionSuccessful": True, "startTimeUtc": "2026-07-01T12:00:00.000Z",
-                                    "endTimeUtc": "2026-07-01T12:00:01.500Z"}]
+        {"uri": f"demo-v6.1/{SYSTEM}", "uriBaseId": "SRCROOT"},
+    ]
+    assert run_["invocations"] == [
+        {
+            "executionSuccessful": True,
+            "startTimeUtc": "2026-07-01T12:00:00.000Z",
+            "endTimeUtc": "2026-07-01T12:00:01.500Z",
+        }
+    ]
 
 
-def test_sarif_base_is_the_checked_folder_outside_the_workspace(shared, monkeypatch: pytest.MonkeyPatch,
-                                                                 tmp_path: Path) -> None:
+def test_sarif_base_is_the_checked_folder_outside_the_workspace(
+    shared, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
     root, report = shared
     run_ = sarif_report.document(report)["runs"][0]
     assert run_["originalUriBaseIds"]["SRCROOT"]["uri"] == root.as_uri() + "/"
     assert run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] == {
-        "uri": "closed/MLCheckDemo/documentation/notes", "uriBaseId": "SRCROOT"}
+        "uri": "closed/MLCheckDemo/documentation/notes",
+        "uriBaseId": "SRCROOT",
+    }
 
 
 def test_sarif_invocation_reports_internal_errors(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -357,16 +445,24 @@ def test_sarif_invocation_reports_internal_errors(example: Path, monkeypatch: py
     run_ = document["runs"][0]
     codes = [r["id"] for r in run_["tool"]["driver"]["rules"]]
     assert run_["tool"]["driver"]["notifications"] == [
-        {"id": "INT001", "name": "internal-error", "shortDescription": {"text": RULES["INT001"].summary}}]
+        {"id": "INT001", "name": "internal-error", "shortDescription": {"text": RULES["INT001"].summary}}
+    ]
     invocation = run_["invocations"][0]
     assert invocation["executionSuccessful"] is False
     notifications = invocation["toolExecutionNotifications"]
-    assert [(n["level"], n["descriptor"], n["associatedRule"],
-             n["locations"][0]["physicalLocation"]["artifactLocation"]) for n in notifications] == [
-        ("error", {"id": "INT001", "index": 0}, {"id": "ZZZ999", "index": codes.index("ZZZ999")},
-         {"uri": location, "uriBaseId": "SRCROOT"}) for location in (OFFLINE, SINGLE)]
-    assert notifications[0]["message"]["text"].startswith(
-        "rule ZZZ999 always-broken failed: ZeroDivisionError: boom")
+    assert [
+        (n["level"], n["descriptor"], n["associatedRule"], n["locations"][0]["physicalLocation"]["artifactLocation"])
+        for n in notifications
+    ] == [
+        (
+            "error",
+            {"id": "INT001", "index": 0},
+            {"id": "ZZZ999", "index": codes.index("ZZZ999")},
+            {"uri": location, "uriBaseId": "SRCROOT"},
+        )
+        for location in (OFFLINE, SINGLE)
+    ]
+    assert notifications[0]["message"]["text"].startswith("rule ZZZ999 always-broken failed: ZeroDivisionError: boom")
 
 
 def test_quiet_keeps_the_shared_errors_invalid_results_point_at(tmp_path: Path) -> None:
@@ -381,7 +477,7 @@ def test_quiet_keeps_the_shared_errors_invalid_results_point_at(tmp_path: Path) 
     text_report.write(report, out, quiet=True, color="never")
     lines = out.getvalue().splitlines()
     assert lines[0] == "Submissions and systems"
-    shared = lines[1:lines.index(next(line for line in lines if line.startswith("closed/")))]
+    shared = lines[1 : lines.index(next(line for line in lines if line.startswith("closed/")))]
     assert [line.split()[:2] for line in shared] == [["error", "SYS001"], ["error", "STR005"]]
     assert not any("STR007" in line or "  valid" in line for line in lines)
     assert sum("invalidated by" in line for line in lines) == 4

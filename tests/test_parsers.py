@@ -30,9 +30,11 @@ def test_mllog_reads_wanted_keys_only() -> None:
 
 def test_mllog_keeps_loadgen_errors_and_warnings_with_line_numbers() -> None:
     data = (EXAMPLE / f"{SINGLE}/performance/run_1/mlperf_log_detail.txt").read_bytes()
-    line = (b':::MLLOG {"key": "error_runtime", "value": "Attempted to complete a sample twice.", "time_ms": 1.0, '
-            b'"namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": true, '
-            b'"is_warning": false, "file": "loadgen.cc", "line_no": 1, "pid": 1, "tid": 1}}\n')
+    line = (
+        b':::MLLOG {"key": "error_runtime", "value": "Attempted to complete a sample twice.", "time_ms": 1.0, '
+        b'"namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": true, '
+        b'"is_warning": false, "file": "loadgen.cc", "line_no": 1, "pid": 1, "tid": 1}}\n'
+    )
     log, defects = parse_mllog(io.BytesIO(data + line))
     assert defects == []
     assert [(r.key, r.value) for r in log.errors] == [("error_runtime", "Attempted to complete a sample twice.")]
@@ -77,24 +79,37 @@ def _patterns(round_name: str, *metrics: str) -> dict[str, str]:
     return {metric: table[metric] for metric in metrics}
 
 
-@pytest.mark.parametrize("round_name,text,expected", [
-    # Lines as the reference scripts print them, read with the round's own patterns.
-    ("v6.0", "{'rouge1': 44.5433, 'rouge2': 22.1372, 'rougeL': 28.9134, 'rougeLsum': 42.1085, "
-             "'gen_len': np.int64(27277346), 'gen_num': 24576, 'tokens_per_sample': 282.9}\n",
-     {"ROUGE1": "44.5433", "ROUGE2": "22.1372", "ROUGEL": "28.9134", "TOKENS_PER_SAMPLE": "282.9"}),
-    ("v6.0", "Printing for submission_checker:\n\n'exact_match': 83.396\n", {"exact_match": "83.396"}),
-    ("v6.0", '{"f1": 0.7890600786539296}\n', {"F1_HIERARCHICAL": "0.7890600786539296"}),
-    ("v6.0", " 'vbench_score': 69.98\n", {"vbench_score": "69.98"}),
-    ("v5.1", "Accuracy Results: {'FID_SCORE': '23.691320200021494', 'CLIP_SCORE': '31.80903629362583'}\n",
-     {"FID_SCORE": "23.691320200021494", "CLIP_SCORE": "31.80903629362583"}),
-    ("v5.1", "accuracy=76.064%, good=38032, total=50000\n", {"acc": "76.064"}),
-    ("v5.1", "mAP=54.234%\n", {"mAP": "54.234"}),
-    ("v5.1", "AUC=80.23785974349185\n", {"AUC": "80.23785974349185"}),
-    ("v5.1", "Accuracy: mean = 0.86114, kidney = 0.9347, tumor = 0.7876\n", {"DICE": "0.86114"}),
-    ("v5.1", "Word Error Rate: 2.1679339912635496%, accuracy=97.83206600873645%\n", {"ACCURACY": "97.83206600873645"}),
-    ("v5.1", '{"exact_match": 83.6, "f1": 90.9}\n', {"F1": "90.9"}),
-    ("v6.0", "WARNING:main:metric/lifetime_ne/rating: 0.8671\n", {"DLRM_NE": "0.8671"}),
-])
+@pytest.mark.parametrize(
+    "round_name,text,expected",
+    [
+        # Lines as the reference scripts print them, read with the round's own patterns.
+        (
+            "v6.0",
+            "{'rouge1': 44.5433, 'rouge2': 22.1372, 'rougeL': 28.9134, 'rougeLsum': 42.1085, "
+            "'gen_len': np.int64(27277346), 'gen_num': 24576, 'tokens_per_sample': 282.9}\n",
+            {"ROUGE1": "44.5433", "ROUGE2": "22.1372", "ROUGEL": "28.9134", "TOKENS_PER_SAMPLE": "282.9"},
+        ),
+        ("v6.0", "Printing for submission_checker:\n\n'exact_match': 83.396\n", {"exact_match": "83.396"}),
+        ("v6.0", '{"f1": 0.7890600786539296}\n', {"F1_HIERARCHICAL": "0.7890600786539296"}),
+        ("v6.0", " 'vbench_score': 69.98\n", {"vbench_score": "69.98"}),
+        (
+            "v5.1",
+            "Accuracy Results: {'FID_SCORE': '23.691320200021494', 'CLIP_SCORE': '31.80903629362583'}\n",
+            {"FID_SCORE": "23.691320200021494", "CLIP_SCORE": "31.80903629362583"},
+        ),
+        ("v5.1", "accuracy=76.064%, good=38032, total=50000\n", {"acc": "76.064"}),
+        ("v5.1", "mAP=54.234%\n", {"mAP": "54.234"}),
+        ("v5.1", "AUC=80.23785974349185\n", {"AUC": "80.23785974349185"}),
+        ("v5.1", "Accuracy: mean = 0.86114, kidney = 0.9347, tumor = 0.7876\n", {"DICE": "0.86114"}),
+        (
+            "v5.1",
+            "Word Error Rate: 2.1679339912635496%, accuracy=97.83206600873645%\n",
+            {"ACCURACY": "97.83206600873645"},
+        ),
+        ("v5.1", '{"exact_match": 83.6, "f1": 90.9}\n', {"F1": "90.9"}),
+        ("v6.0", "WARNING:main:metric/lifetime_ne/rating: 0.8671\n", {"DLRM_NE": "0.8671"}),
+    ],
+)
 def test_accuracy_lines_read_with_the_rounds_patterns(round_name: str, text: str, expected: dict) -> None:
     patterns = _patterns(round_name, *expected, "GEN_LEN")
     report, defects = parse_accuracy(text + "hash=abc123\n", patterns)
@@ -140,7 +155,8 @@ def test_endpoints_percentile_keys_hold_dots() -> None:
     from checker.parsers.endpoints import parse_result_summary
 
     summary, defects = parse_result_summary(
-        '{"ttft": {"percentiles": {"99.0": 5.0, "99.9": 7.0}, "early_stopping_percentiles": {"99.0": null}}}')
+        '{"ttft": {"percentiles": {"99.0": 5.0, "99.9": 7.0}, "early_stopping_percentiles": {"99.0": null}}}'
+    )
     assert defects == []
     # The round's checker reads only the early-stopping estimate: none here.
     assert summary.p99("ttft") == (None, "ttft.early_stopping_percentiles.99.0")
@@ -154,7 +170,8 @@ def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
 
     report, defects = parse_accuracy_results(
         '{"accuracy_scores": [{"dataset_name": "d", "dataset_type": "accuracy", "score": 0.71, "unit_samples": 10,'
-        ' "breakdown": {"rouge1": 43.1}}, {"dataset_name": "p", "dataset_type": "performance", "score": 1.0}]}')
+        ' "breakdown": {"rouge1": 43.1}}, {"dataset_name": "p", "dataset_type": "performance", "score": 1.0}]}'
+    )
     assert defects == []
     assert report.value("rouge1") == 43.1
     assert report.headline == 0.71  # the one accuracy dataset; the performance one is not a score
@@ -163,8 +180,15 @@ def test_endpoints_accuracy_reads_breakdown_and_headline() -> None:
 
 def _reading(result) -> tuple:
     log, defects = result
-    return (log.values, log.last, log.lines, log.line_count, [(r.key, r.value, r.line) for r in log.errors],
-            [(r.key, r.value, r.line) for r in log.warnings], defects)
+    return (
+        log.values,
+        log.last,
+        log.lines,
+        log.line_count,
+        [(r.key, r.value, r.line) for r in log.errors],
+        [(r.key, r.value, r.line) for r in log.warnings],
+        defects,
+    )
 
 
 def _agree(data: bytes, where) -> None:
@@ -220,7 +244,7 @@ def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Pa
             elif edit == 1:
                 lines.insert(at, rng.choice([b"", b"  \t ", b"\r"]))
             elif edit == 2:
-                lines[at] = lines[at][:rng.randrange(len(lines[at]) + 1)]
+                lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
             elif edit == 3:
                 lines[at] += b"\r"
             elif edit == 4:

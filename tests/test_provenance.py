@@ -28,8 +28,11 @@ WHEEL = "/mlperf_loadgen-6.0.2-cp312-cp312-linux_x86_64.whl"
 # loadgen/ held three built Python modules when it was built.
 NA_BUILD = "closed/Lenovo/results/SR675iV3/whisper/Offline"
 BUILT_MODULES = "closed/RedHat/results/8xH200_whisper/whisper/Offline"
-MODULES = ["/mlperf_loadgen.cpython-310-x86_64-linux-gnu.so", "/mlperf_loadgen.cpython-312-x86_64-linux-gnu.so",
-           "/mlperf_loadgen.cpython-39-x86_64-linux-gnu.so"]
+MODULES = [
+    "/mlperf_loadgen.cpython-310-x86_64-linux-gnu.so",
+    "/mlperf_loadgen.cpython-312-x86_64-linux-gnu.so",
+    "/mlperf_loadgen.cpython-39-x86_64-linux-gnu.so",
+]
 
 
 def _commit(repo: git.Repo, files: dict[str, str], message: str, date: str) -> str:
@@ -50,11 +53,16 @@ def inference(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("inference")
     repo = git.Repo.init(root, initial_branch="master")
     revs = {}
-    revs["old"] = _commit(repo, {"loadgen.cc": "int v = 1;\n", "VERSION.txt": "6.0.1\n", "mlperf.conf": "seed = 1\n"},
-                          "loadgen 6.0.1", "2026-05-01T10:00:00+00:00")
+    revs["old"] = _commit(
+        repo,
+        {"loadgen.cc": "int v = 1;\n", "VERSION.txt": "6.0.1\n", "mlperf.conf": "seed = 1\n"},
+        "loadgen 6.0.1",
+        "2026-05-01T10:00:00+00:00",
+    )
     revs["seed"] = _commit(repo, {"mlperf.conf": "seed = 2\n"}, "Add random seeds", "2026-07-02T10:00:00+00:00")
-    revs["after"] = _commit(repo, {"loadgen.cc": "int v = 2;\n", "VERSION.txt": "6.0.2\n"}, "loadgen 6.0.2",
-                            "2026-07-10T10:00:00+00:00")
+    revs["after"] = _commit(
+        repo, {"loadgen.cc": "int v = 2;\n", "VERSION.txt": "6.0.2\n"}, "loadgen 6.0.2", "2026-07-10T10:00:00+00:00"
+    )
     revs["late"] = _commit(repo, {"loadgen.cc": "int v = 3;\n"}, "after the deadline", "2026-08-10T10:00:00+00:00")
     fork = repo.create_head("never-merged", revs["old"])
     fork.checkout()
@@ -63,13 +71,26 @@ def inference(tmp_path_factory) -> dict:
     sums = {}
     for name, sha in revs.items():
         tree = repo.commit(sha).tree / "loadgen"
-        sums[name] = {"/" + b.path[len("loadgen/"):]: hashlib.sha1(b.data_stream.read()).hexdigest()
-                      for b in tree.traverse() if b.type == "blob"}
+        sums[name] = {
+            "/" + b.path[len("loadgen/") :]: hashlib.sha1(b.data_stream.read()).hexdigest()
+            for b in tree.traverse()
+            if b.type == "blob"
+        }
     round_file = root.parent / "test-round.yaml"
-    round_file.write_text(yaml.safe_dump({
-        "extends": "demo-v6.1", "round": "demo-v6.1",
-        "seed_release": {"commit": revs["seed"], "date": "2026-07-02", "deadline": "2026-07-31",
-                         "source": "the test repository's seed release"}}))
+    round_file.write_text(
+        yaml.safe_dump(
+            {
+                "extends": "demo-v6.1",
+                "round": "demo-v6.1",
+                "seed_release": {
+                    "commit": revs["seed"],
+                    "date": "2026-07-02",
+                    "deadline": "2026-07-31",
+                    "source": "the test repository's seed release",
+                },
+            }
+        )
+    )
     return {"path": str(root), "revs": revs, "sums": sums, "round": str(round_file)}
 
 
@@ -105,12 +126,15 @@ def _parsed(path: Path):
         return parse_mllog(handle)[0]
 
 
-@pytest.mark.parametrize("name,codes", [
-    ("after", []),
-    ("old", ["PRV003"]),
-    ("fork", ["PRV003"]),
-    ("late", ["PRV004"]),
-])
+@pytest.mark.parametrize(
+    "name,codes",
+    [
+        ("after", []),
+        ("old", ["PRV003"]),
+        ("fork", ["PRV003"]),
+        ("late", ["PRV004"]),
+    ],
+)
 def test_revs_judged_by_ancestry_and_date(inference: dict, tmp_path: Path, name: str, codes: list[str]) -> None:
     rev = inference["revs"][name]
     root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", inference["sums"][name])
@@ -121,8 +145,9 @@ def test_revs_judged_by_ancestry_and_date(inference: dict, tmp_path: Path, name:
 
 def test_unknown_rev(inference: dict, tmp_path: Path) -> None:
     root = _submission(tmp_path, "6.0.2 @ 0123456789", inference["sums"]["after"])
-    assert _prv(run(root, inference["round"], inference_repo=inference["path"])) == [("PRV002", "error", log)
-                                                                                       for log in LOGS]
+    assert _prv(run(root, inference["round"], inference_repo=inference["path"])) == [
+        ("PRV002", "error", log) for log in LOGS
+    ]
 
 
 def test_modified_file_is_a_sha1_mismatch(inference: dict, tmp_path: Path) -> None:
@@ -137,33 +162,76 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
     """A file git has at the rev with another content is modified; a file git does not have
     there at all (a built wheel) is untracked: a note beside the modified files' finding."""
     rev = inference["revs"]["after"]
-    sums = dict(inference["sums"]["after"], **{"/loadgen.cc": hashlib.sha1(b"int v = 2; // faster\n").hexdigest(),
-                                               WHEEL: hashlib.sha1(b"PK a wheel").hexdigest()})
+    sums = dict(
+        inference["sums"]["after"],
+        **{
+            "/loadgen.cc": hashlib.sha1(b"int v = 2; // faster\n").hexdigest(),
+            WHEEL: hashlib.sha1(b"PK a wheel").hexdigest(),
+        },
+    )
     root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", sums)
-    verdict = judge(OFFLINE, build_of(_parsed(root / LOG)), load_round(inference["round"]),
-                    RepositorySource(inference["path"]))
+    verdict = judge(
+        OFFLINE, build_of(_parsed(root / LOG)), load_round(inference["round"]), RepositorySource(inference["path"])
+    )
     assert (verdict.verdict, verdict.modified_files, verdict.untracked_files) == ("descends", ["/loadgen.cc"], [WHEEL])
     assert to_csv([verdict], load_round(inference["round"])).splitlines() == [
         "location,loadgen_version,rev,verdict,commit_date,modified_files,dirty,after_deadline,identified_as,source,"
         "untracked_files",
-        f"{OFFLINE},6.0.2,{rev[:10]},descends,2026-07-10T10:00:00+00:00,/loadgen.cc,False,False,,repository,{WHEEL}"]
-    assert to_text([verdict], load_round(inference["round"])).splitlines()[1] == \
-        f"      1  descends        6.0.2 @ {rev[:10]}  2026-07-10  MLCheckDemo  [1 modified; 1 with untracked files]"
+        f"{OFFLINE},6.0.2,{rev[:10]},descends,2026-07-10T10:00:00+00:00,/loadgen.cc,False,False,,repository,{WHEEL}",
+    ]
+    assert (
+        to_text([verdict], load_round(inference["round"])).splitlines()[1]
+        == f"      1  descends        6.0.2 @ {rev[:10]}  2026-07-10  MLCheckDemo  [1 modified; 1 with untracked files]"
+    )
     report = run(root, inference["round"], inference_repo=inference["path"])
     assert [(f.code, f.severity.value, f.path, f.pointer, f.observed, f.message) for f in report.findings] == [
-        finding for log in LOGS for finding in [
-            ("PRV005", "error", log, "loadgen_file_sha1", ["/loadgen.cc"],
-             f"1 loadgen file(s) differ from rev {rev[:10]}: /loadgen.cc"),
-            ("PRV005", "note", log, "loadgen_file_sha1", [WHEEL],
-             f"1 loadgen file(s) not in git at rev {rev[:10]} (untracked, e.g. built; not a modification): {WHEEL}")]]
+        finding
+        for log in LOGS
+        for finding in [
+            (
+                "PRV005",
+                "error",
+                log,
+                "loadgen_file_sha1",
+                ["/loadgen.cc"],
+                f"1 loadgen file(s) differ from rev {rev[:10]}: /loadgen.cc",
+            ),
+            (
+                "PRV005",
+                "note",
+                log,
+                "loadgen_file_sha1",
+                [WHEEL],
+                f"1 loadgen file(s) not in git at rev {rev[:10]} (untracked, e.g. built; not a modification): {WHEEL}",
+            ),
+        ]
+    ]
     assert {r.location: r.valid for r in report.results} == {OFFLINE: False, SINGLE: False}
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(root), "--round", inference["round"],
-                           "--inference-repo", inference["path"], "-f", "json"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "checker.cli",
+            "provenance",
+            str(root),
+            "--round",
+            inference["round"],
+            "--inference-repo",
+            inference["path"],
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
     assert {k: results[OFFLINE][k] for k in ("modified_files", "untracked_files", "dirty")} == {
-        "modified_files": ["/loadgen.cc"], "untracked_files": [WHEEL], "dirty": False}
+        "modified_files": ["/loadgen.cc"],
+        "untracked_files": [WHEEL],
+        "dirty": False,
+    }
 
 
 def test_untracked_files_alone_fail_nothing(inference: dict, tmp_path: Path) -> None:
@@ -171,7 +239,8 @@ def test_untracked_files_alone_fail_nothing(inference: dict, tmp_path: Path) -> 
     root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", dict(inference["sums"]["after"], **{WHEEL: "0" * 40}))
     report = run(root, inference["round"], inference_repo=inference["path"], strict=True)
     assert [(f.code, f.severity.value, f.path, f.pointer, f.observed) for f in report.findings] == [
-        ("PRV005", "note", log, "loadgen_file_sha1", [WHEEL]) for log in LOGS]
+        ("PRV005", "note", log, "loadgen_file_sha1", [WHEEL]) for log in LOGS
+    ]
     assert {r.location: r.valid for r in report.results} == {OFFLINE: True, SINGLE: True}
 
 
@@ -193,8 +262,12 @@ def test_na_build_identified_through_the_bundled_table() -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
     verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
-    assert (verdict.verdict, verdict.identified_as, verdict.dirty, verdict.untracked_files) == \
-        ("no-git-rev", "6.0.17", False, [])
+    assert (verdict.verdict, verdict.identified_as, verdict.dirty, verdict.untracked_files) == (
+        "no-git-rev",
+        "6.0.17",
+        False,
+        [],
+    )
     with_wheel = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{WHEEL: "0" * 40}), False)
     verdict = judge(OFFLINE, with_wheel, load_round("v6.1"), TableSource())
     assert (verdict.identified_as, verdict.modified_files, verdict.untracked_files) == ("6.0.17", [], [WHEEL])
@@ -202,15 +275,18 @@ def test_na_build_identified_through_the_bundled_table() -> None:
     assert judge(OFFLINE, changed, load_round("v6.1"), TableSource()).identified_as is None
 
 
-@pytest.mark.parametrize("status,dirty", [
-    ("", False),
-    ("NA", False),  # no git: the PyPI package
-    (" M loadgen.cc", True),
-    ("M  bindings/python_api.cc\n M loadgen.cc\n", True),
-    ("R  issue_query_controller.h -> query_controller.h", True),
-    ("?? mlperf_loadgen.whl", False),  # untracked; `git status -uno` never shows it
-    ("fatal: not a git repository", False),  # not the output of git status
-])
+@pytest.mark.parametrize(
+    "status,dirty",
+    [
+        ("", False),
+        ("NA", False),  # no git: the PyPI package
+        (" M loadgen.cc", True),
+        ("M  bindings/python_api.cc\n M loadgen.cc\n", True),
+        ("R  issue_query_controller.h -> query_controller.h", True),
+        ("?? mlperf_loadgen.whl", False),  # untracked; `git status -uno` never shows it
+        ("fatal: not a git repository", False),  # not the output of git status
+    ],
+)
 def test_a_dirty_status_is_told_by_its_lines(status: str, dirty: bool) -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     assert type(build)(build.version, build.rev, None, status, {}, False).dirty is dirty
@@ -232,10 +308,16 @@ def test_real_log_with_a_dirty_status(tmp_path: Path) -> None:
     set_mllog(root / log, "loadgen_git_status_message", " M loadgen.cc\nM  bindings/python_api.cc")
     report = run(root, "v6.0", select=["PRV"])
     assert [(f.code, f.severity.value, f.path, f.pointer, f.message) for f in report.findings] == [
-        ("PRV001", "warning", log, "loadgen_git_status_message",
-         "loadgen was built from a modified checkout (git status ' M loadgen.cc\\nM  bindings/python_api.cc') "
-         "(warning in v6.0: the round's checker does not check loadgen's provenance, and published results ran older, "
-         "forked or modified builds)")]
+        (
+            "PRV001",
+            "warning",
+            log,
+            "loadgen_git_status_message",
+            "loadgen was built from a modified checkout (git status ' M loadgen.cc\\nM  bindings/python_api.cc') "
+            "(warning in v6.0: the round's checker does not check loadgen's provenance, and published results ran older, "
+            "forked or modified builds)",
+        )
+    ]
 
 
 @pytest.mark.real
@@ -245,15 +327,35 @@ def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
     root = _real_v60(tmp_path, BUILT_MODULES)
     log = f"{BUILT_MODULES}/performance/run_1/mlperf_log_detail.txt"
     verdict = judge(BUILT_MODULES, build_of(_parsed(root / log)), load_round("v6.0"), TableSource())
-    assert (verdict.verdict, verdict.rev, verdict.dirty, verdict.modified_files, verdict.untracked_files) == \
-        ("descends", "4b4a3ffc89", False, [], MODULES)
+    assert (verdict.verdict, verdict.rev, verdict.dirty, verdict.modified_files, verdict.untracked_files) == (
+        "descends",
+        "4b4a3ffc89",
+        False,
+        [],
+        MODULES,
+    )
 
 
 def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
     root = _submission(tmp_path, f"6.0.1 @ {inference['revs']['old'][:10]}", inference["sums"]["old"])
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(root), "--round", inference["round"],
-                           "--inference-repo", inference["path"], "-f", "json"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "checker.cli",
+            "provenance",
+            str(root),
+            "--round",
+            inference["round"],
+            "--inference-repo",
+            inference["path"],
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
     assert (results[OFFLINE]["verdict"], results[OFFLINE]["rev"]) == ("predates", inference["revs"]["old"][:10])
@@ -262,8 +364,12 @@ def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
 
 @pytest.mark.real
 def test_real_slice_from_the_bundled_table(real: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1", "-f", "json"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1", "-f", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
     counts: dict[str, int] = {}
@@ -273,8 +379,12 @@ def test_real_slice_from_the_bundled_table(real: Path) -> None:
     predates = {r["rev"] for r in results if r["verdict"] == "predates"}
     assert predates == {"379ee5345a"}
     assert not any(r["modified_files"] or r["untracked_files"] or r["dirty"] for r in results)
-    text = subprocess.run([sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
-                          capture_output=True, text=True, timeout=300).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
     assert "      6  predates        4.1 @ 379ee5345a  2024-07-24  Intel, Lenovo" in text
 
 

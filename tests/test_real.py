@@ -122,12 +122,17 @@ def test_published_results_are_valid_unless_their_files_are_missing(round_name: 
         errors = [f for f in report.findings if f.location == location and f.severity.value == "error"]
         # Every error on it names a file MISSING.txt lists, or sits in a folder it lists.
         assert {f.code for f in errors} == set(code.split()), (location, [(f.code, f.path) for f in errors])
-        assert all(f.path in missing[location] or any(m.startswith(f.path + "/") for m in missing[location])
-                   for f in errors), location
+        assert all(
+            f.path in missing[location] or any(m.startswith(f.path + "/") for m in missing[location]) for f in errors
+        ), location
     for result in report.results:
         if result.location not in invalid:
-            errors = [f for f in report.findings if f.severity.value == "error"
-                      and (f.location == result.location or f.subject in (result.system_key, result.submission_key))]
+            errors = [
+                f
+                for f in report.findings
+                if f.severity.value == "error"
+                and (f.location == result.location or f.subject in (result.system_key, result.submission_key))
+            ]
             assert not errors, (result.location, [(f.code, f.message) for f in errors])
 
 
@@ -147,8 +152,9 @@ def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) 
     real, report = _slice(round_name), _report(round_name)
     fmt = TableFormat.of(report.round)
     built = {_location(row): row for row in render(valid_rows(report), fmt)}
-    published = {_location(row): row for row in _published(real, round_name)
-                 if _location(row) not in INVALID[round_name]}
+    published = {
+        _location(row): row for row in _published(real, round_name) if _location(row) not in INVALID[round_name]
+    }
     assert sorted(built) == sorted(published)
     skip = {"ID", "Details", "Code", "ColorKey", "framework", "operating_system", "notes", "PrivateID"}
     for location, row in published.items():
@@ -162,8 +168,26 @@ def test_cli_subprocess_on_the_real_slice(tmp_path: Path) -> None:
     real = _slice("v5.1")
     before = tree_digest(real)
     out = tmp_path / "real.json"
-    done = subprocess.run([sys.executable, "-m", "checker.cli", "check", str(real), "--round", "v5.1",
-                           "-f", "json", "-o", str(out), "-j", "2"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "checker.cli",
+            "check",
+            str(real),
+            "--round",
+            "v5.1",
+            "-f",
+            "json",
+            "-o",
+            str(out),
+            "-j",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1  # the six results with missing files
     summary = json.loads(out.read_text())["summary"]
     assert (summary["results"], summary["valid"], summary["invalid"]) == (137, 131, 6)
@@ -229,9 +253,21 @@ def test_every_published_name_maps_to_its_published_model(round_name: str) -> No
             unmapped.add(row["UsedModel"])
             continue
         assert labels.get(model, model) == row["Model"] or model == row["Model"], row["Location"]
-    assert unmapped == {"v5.1": {"llama3_1-70b-fp8_dyn", "llama3_1-70b-fp8_pre", "llama3_1-70b-fp8_trtllm",
-                                 "llama3_1-405b_finetuned", "llama3_1-405b_pruned", "llama2-70b-fp8_quark"},
-                        "v6.0": {"llama3_1-70b-fp8_dyn"}, "v6.1": set()}[round_name]
+    assert (
+        unmapped
+        == {
+            "v5.1": {
+                "llama3_1-70b-fp8_dyn",
+                "llama3_1-70b-fp8_pre",
+                "llama3_1-70b-fp8_trtllm",
+                "llama3_1-405b_finetuned",
+                "llama3_1-405b_pruned",
+                "llama2-70b-fp8_quark",
+            },
+            "v6.0": {"llama3_1-70b-fp8_dyn"},
+            "v6.1": set(),
+        }[round_name]
+    )
 
 
 @pytest.mark.parametrize("round_name, systems", [("v5.1", 291), ("v6.0", 240), ("v6.1", 234)])
@@ -283,7 +319,14 @@ def test_inference_is_allowed_where_each_round_allowed_it() -> None:
     # v5.1's checker lets any system infer; its rules say edge only (a warning).
     assert [v51.inference_allowed(t) for t in ("edge", "datacenter", "datacenter,edge")] == [True, True, True]
     assert [v51.inference_allowed(t, policy=True) for t in ("edge", "datacenter", "datacenter,edge")] == [
-        True, False, False]
+        True,
+        False,
+        False,
+    ]
     # v6.x: "edge" in the system type.
     assert [v60.inference_allowed(t) for t in ("edge", "datacenter", "datacenter,edge", "edge,datacenter")] == [
-        True, False, True, True]
+        True,
+        False,
+        True,
+        True,
+    ]

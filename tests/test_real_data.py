@@ -22,7 +22,9 @@ def test_the_variables_point_elsewhere(tmp_path: Path) -> None:
     real, tables = data_roots({REAL_VARIABLE: str(tmp_path / "slices")})
     assert (real, tables) == (tmp_path / "slices", tmp_path / "tables")  # tables beside the slices by default
     assert data_roots({REAL_VARIABLE: str(tmp_path / "a"), TABLES_VARIABLE: str(tmp_path / "t")}) == (
-        tmp_path / "a", tmp_path / "t")
+        tmp_path / "a",
+        tmp_path / "t",
+    )
 
 
 def test_skip_reasons_name_the_variable(tmp_path: Path) -> None:
@@ -31,9 +33,14 @@ def test_skip_reasons_name_the_variable(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in (REAL_VARIABLE, TABLES_VARIABLE)}
     env[REAL_VARIABLE] = str(tmp_path / "empty")
     (tmp_path / "empty").mkdir()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-m", "real",
-                           "tests"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-m", "real", "tests"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     reasons = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert reasons, done.stdout

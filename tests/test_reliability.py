@@ -17,8 +17,10 @@ from checker.cli import app
 from checker.yamlsafe import MAX_ALIASES, YamlError, load_file, loads
 from helpers import EXAMPLE, REAL_ROOT, TABLES_ROOT, copy_real_result, real_data, run, tree_digest
 
-BOMB = "".join(f"{chr(97 + i)}: &{chr(97 + i)} [{', '.join([f'*{chr(96 + i)}'] * 9) if i else '1, 2, 3, 4, 5, 6, 7, 8, 9'}]\n"
-               for i in range(10))
+BOMB = "".join(
+    f"{chr(97 + i)}: &{chr(97 + i)} [{', '.join([f'*{chr(96 + i)}'] * 9) if i else '1, 2, 3, 4, 5, 6, 7, 8, 9'}]\n"
+    for i in range(10)
+)
 
 
 @pytest.fixture
@@ -30,6 +32,7 @@ def example(tmp_path: Path) -> Path:
 
 # --- item 3: a division or submitter folder as PATH ------------------------------------------
 
+
 @pytest.mark.parametrize("part", ["closed", "closed/MLCheckDemo"])
 def test_a_division_or_submitter_folder_is_checked_as_what_it_is(example: Path, part: str) -> None:
     whole = run(example)
@@ -37,7 +40,8 @@ def test_a_division_or_submitter_folder_is_checked_as_what_it_is(example: Path, 
     assert [(r.location, r.valid) for r in report.results] == [(r.location, r.valid) for r in whole.results]
     assert [(r.location, r.valid) for r in report.results] == [
         ("closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline", True),
-        ("closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/SingleStream", True)]
+        ("closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/SingleStream", True),
+    ]
     assert report.root == str(example.resolve())
 
 
@@ -45,12 +49,14 @@ def test_a_submitter_folder_checks_only_that_submitter(example: Path) -> None:
     other = example / "closed" / "Other"
     shutil.copytree(example / "closed" / "MLCheckDemo", other, symlinks=True)
     (other / "systems" / "cpu-1x-numpy.json").write_text(
-        (other / "systems" / "cpu-1x-numpy.json").read_text().replace('"MLCheckDemo"', '"Other"'))
+        (other / "systems" / "cpu-1x-numpy.json").read_text().replace('"MLCheckDemo"', '"Other"')
+    )
     assert len(run(example).results) == 4
     assert {r.submitter for r in run(example / "closed" / "Other").results} == {"Other"}
 
 
 # --- item 4: folders that cannot be entered ------------------------------------------------
+
 
 def test_a_submitter_folder_linking_out_of_the_tree_is_an_error(example: Path, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
@@ -59,8 +65,14 @@ def test_a_submitter_folder_linking_out_of_the_tree_is_an_error(example: Path, t
     (example / "open" / "Linked").symlink_to(outside)
     report = run(example)
     found = [(f.code, f.severity.value, f.path, f.message) for f in report.findings]
-    assert found == [("FIL006", "error", "open/Linked",
-                      "submitter folder open/Linked is a symlink that leaves the checked folder; it was not followed")]
+    assert found == [
+        (
+            "FIL006",
+            "error",
+            "open/Linked",
+            "submitter folder open/Linked is a symlink that leaves the checked folder; it was not followed",
+        )
+    ]
     assert report.has_errors and len(report.results) == 2
 
 
@@ -73,12 +85,14 @@ def test_system_benchmark_and_scenario_links_that_cannot_be_entered(example: Pat
     assert [(f.code, f.path) for f in report.findings] == [
         ("FIL011", "closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/pipe"),
         ("FIL006", "closed/MLCheckDemo/results/cpu-1x-numpy/out"),
-        ("FIL010", "closed/MLCheckDemo/results/gone")]
+        ("FIL010", "closed/MLCheckDemo/results/gone"),
+    ]
     assert all(f.severity.value == "error" for f in report.findings)
     assert all(r.valid for r in report.results)  # the results it could enter are fine
 
 
 # --- item 6: one safe YAML loader ----------------------------------------------------------
+
 
 def test_an_alias_bomb_is_refused_before_it_is_built() -> None:
     with pytest.raises(YamlError, match="repeats a mapping or list through an alias"):
@@ -144,11 +158,17 @@ def test_an_endpoints_config_yaml_bomb_is_a_finding(tmp_path: Path) -> None:
     config.write_text(BOMB)
     report = run(root, "v6.1")
     found = [(f.code, f.path, f.message) for f in report.findings if f.path.endswith("config.yaml")]
-    assert found == [("FIL007", "closed/EndpointsDemo/results/server-1x-demo/llama3.1-8b/Offline/config.yaml",
-                      "cannot be read as YAML: the file repeats a mapping or list through an alias; write it out")]
+    assert found == [
+        (
+            "FIL007",
+            "closed/EndpointsDemo/results/server-1x-demo/llama3.1-8b/Offline/config.yaml",
+            "cannot be read as YAML: the file repeats a mapping or list through an alias; write it out",
+        )
+    ]
 
 
 # --- random corruption of real files --------------------------------------------------------
+
 
 def _real_base(tmp_path: Path) -> Path:
     source = real_data(REAL_ROOT / "v6.0")
@@ -162,16 +182,20 @@ def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> 
     cut, repeated, replaced by junk): the check ends with exit 0 or 1, no internal error, no
     traceback, and the tree exactly as it was."""
     hypothesis = pytest.importorskip("hypothesis")
-    from hypothesis import HealthCheck, given, settings, strategies as st
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
 
     base = _real_base(tmp_path)
     files = sorted(p.relative_to(base) for p in base.rglob("*") if p.is_file() and p.stat().st_size < 4 * 2**20)
     assert len(files) >= 20
 
-    @settings(max_examples=60, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    @given(index=st.integers(0, len(files) - 1), kind=st.sampled_from(["flip", "cut", "junk", "repeat", "nest"]),
-           at=st.floats(0, 1), junk=st.binary(min_size=1, max_size=64))
+    @settings(max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(
+        index=st.integers(0, len(files) - 1),
+        kind=st.sampled_from(["flip", "cut", "junk", "repeat", "nest"]),
+        at=st.floats(0, 1),
+        junk=st.binary(min_size=1, max_size=64),
+    )
     def corrupted(index: int, kind: str, at: float, junk: bytes) -> None:
         root = tmp_path / "case"
         shutil.rmtree(root, ignore_errors=True)
@@ -179,15 +203,19 @@ def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> 
         target = root / files[index]
         data = target.read_bytes()
         cut = int(len(data) * at)
-        data = {"flip": data[:cut] + bytes([(data[cut] ^ 0xFF) if cut < len(data) else 0]) + data[cut + 1:],
-                "cut": data[:cut],
-                "junk": data[:cut] + junk + data[cut:],
-                "repeat": data[:cut] * 3 + data[cut:],
-                "nest": data[:cut] + b'{"key": "x", "value": ' + b"[" * 5000 + b"]" * 5000 + b"}\n" + data[cut:]}[kind]
+        data = {
+            "flip": data[:cut] + bytes([(data[cut] ^ 0xFF) if cut < len(data) else 0]) + data[cut + 1 :],
+            "cut": data[:cut],
+            "junk": data[:cut] + junk + data[cut:],
+            "repeat": data[:cut] * 3 + data[cut:],
+            "nest": data[:cut] + b'{"key": "x", "value": ' + b"[" * 5000 + b"]" * 5000 + b"}\n" + data[cut:],
+        }[kind]
         target.write_bytes(data)
         before = tree_digest(root)
         out = tmp_path / "out.json"
-        code, output = _cli("check", str(root), "--round", "v6.0", "-f", "json", "-o", str(out), "--no-progress", "-j", "1")
+        code, output = _cli(
+            "check", str(root), "--round", "v6.0", "-f", "json", "-o", str(out), "--no-progress", "-j", "1"
+        )
         assert code in (0, 1), (files[index], kind, output)
         assert "Traceback" not in output
         report = json.loads(out.read_text())
@@ -204,5 +232,7 @@ def test_a_tree_whose_only_submitter_links_out_ends_with_its_error(tmp_path: Pat
     (root / "closed" / "Linked").symlink_to(EXAMPLE / "closed" / "MLCheckDemo")
     code, output = _cli("check", str(root), "--round", "demo-v6.1", "--no-progress")
     assert code == 1
-    assert "FIL006 closed/Linked: submitter folder closed/Linked is a symlink that leaves the checked folder" in \
-        " ".join(output.split())
+    assert (
+        "FIL006 closed/Linked: submitter folder closed/Linked is a symlink that leaves the checked folder"
+        in " ".join(output.split())
+    )

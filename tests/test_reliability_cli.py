@@ -22,7 +22,17 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
-from helpers import EXAMPLE, OFFLINE, RESULT, SINGLE, SUBMISSION, add_mllog, set_mllog, table_row, tree_digest, write_table
+from helpers import (
+    EXAMPLE,
+    OFFLINE,
+    SINGLE,
+    SUBMISSION,
+    add_mllog,
+    set_mllog,
+    table_row,
+    tree_digest,
+    write_table,
+)
 
 runner = CliRunner()
 SYSTEM = f"{SUBMISSION}/results/cpu-1x-numpy"
@@ -31,15 +41,22 @@ HOLDING = "closed/, open/ or network/"
 
 def _strict(text: str):
     """json.loads that refuses NaN, Infinity and -Infinity."""
+
     def refuse(name: str):
         raise AssertionError(f"not strict JSON: {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 60, **options) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, timeout=timeout,
-                          env={**clean, **(env or {})}, **options)
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", *args],
+        capture_output=True,
+        timeout=timeout,
+        env={**clean, **(env or {})},
+        **options,
+    )
 
 
 def _digest(root: Path) -> str:
@@ -60,8 +77,6 @@ def _digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-
-
 # --- 1. rerun never writes into the original ---------------------------------------------
 @pytest.fixture
 def bare_example(example: Path) -> Path:
@@ -70,20 +85,33 @@ def bare_example(example: Path) -> Path:
     return example
 
 
-@pytest.mark.parametrize("where,relation", [
-    ("root", "is"), ("closed/MLCheckDemo", "is inside"), (OFFLINE, "is inside"), ("..", "holds"),
-    ("link", "is inside")])
+@pytest.mark.parametrize(
+    "where,relation",
+    [
+        ("root", "is"),
+        ("closed/MLCheckDemo", "is inside"),
+        (OFFLINE, "is inside"),
+        ("..", "holds"),
+        ("link", "is inside"),
+    ],
+)
 def test_rerun_refuses_a_workdir_in_at_or_around_the_tree(bare_example: Path, where: str, relation: str) -> None:
     """Item 1: the work folder is refused before anything is copied or run."""
     (bare_example.parent / "link").symlink_to(bare_example / "closed")
-    workdir = {"root": str(bare_example), "..": str(bare_example.parent),
-               "link": str(bare_example.parent / "link" / "new")}.get(where, str(bare_example / where))
+    workdir = {
+        "root": str(bare_example),
+        "..": str(bare_example.parent),
+        "link": str(bare_example.parent / "link" / "new"),
+    }.get(where, str(bare_example / where))
     before = tree_digest(bare_example)
-    done = runner.invoke(app, ["rerun", str(bare_example / OFFLINE), "--builtin", "--round", "demo-v6.1",
-                               "--workdir", workdir])
+    done = runner.invoke(
+        app, ["rerun", str(bare_example / OFFLINE), "--builtin", "--round", "demo-v6.1", "--workdir", workdir]
+    )
     assert done.exit_code == 2, done.output
-    assert done.stderr == (f"error: --workdir {workdir} {relation} the original's tree {bare_example}; give a folder "
-                           "outside it (rerun never writes into the original)\n")
+    assert done.stderr == (
+        f"error: --workdir {workdir} {relation} the original's tree {bare_example}; give a folder "
+        "outside it (rerun never writes into the original)\n"
+    )
     assert tree_digest(bare_example) == before
 
 
@@ -91,11 +119,14 @@ def test_rerun_refuses_a_workdir_that_is_not_empty(tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
     (workdir / "keep.txt").write_text("mine\n")
-    done = runner.invoke(app, ["rerun", str(EXAMPLE / OFFLINE), "--builtin", "--round", "demo-v6.1",
-                               "--workdir", str(workdir)])
+    done = runner.invoke(
+        app, ["rerun", str(EXAMPLE / OFFLINE), "--builtin", "--round", "demo-v6.1", "--workdir", str(workdir)]
+    )
     assert done.exit_code == 2
-    assert done.stderr == (f"error: --workdir {workdir} is not an empty folder; give a new or empty one "
-                           "(rerun never overwrites or deletes files)\n")
+    assert done.stderr == (
+        f"error: --workdir {workdir} is not an empty folder; give a new or empty one "
+        "(rerun never overwrites or deletes files)\n"
+    )
     assert [p.name for p in workdir.iterdir()] == ["keep.txt"]
 
 
@@ -111,23 +142,39 @@ def no_results(tmp_path: Path, example: Path) -> dict[str, tuple[Path, str]]:
     system = example / SYSTEM
     return {
         "empty": (empty, f"no results under {empty}: give the folder that holds {HOLDING}"),
-        "hollow": (hollow, f"no results under {hollow}: its closed/ holds no "
-                           "<submitter>/results/<system>/<benchmark>/<scenario> folder"),
-        "system": (system, f"no results under {system}: give the folder that holds {HOLDING} (here {example}), "
-                           "not a folder inside it"),
+        "hollow": (
+            hollow,
+            f"no results under {hollow}: its closed/ holds no "
+            "<submitter>/results/<system>/<benchmark>/<scenario> folder",
+        ),
+        "system": (
+            system,
+            f"no results under {system}: give the folder that holds {HOLDING} (here {example}), not a folder inside it",
+        ),
     }
 
 
 @pytest.mark.parametrize("case", ["empty", "hollow", "system"])
 @pytest.mark.parametrize("command", ["check", "table", "provenance", "compare", "followup"])
-def test_no_results_is_a_usage_error_that_names_the_folder(no_results: dict, case: str, command: str,
-                                                           tmp_path: Path) -> None:
+def test_no_results_is_a_usage_error_that_names_the_folder(
+    no_results: dict, case: str, command: str, tmp_path: Path
+) -> None:
     """Item 3: never "0 results" with exit 0."""
     folder, message = no_results[case]
     before = tree_digest(folder)
-    args = {"followup": ["followup", "--previous", str(folder), "--current", str(EXAMPLE),
-                         "--previous-round", "demo-v6.1", "--current-round", "demo-v6.1"]}.get(
-        command, [command, str(folder), "--round", "demo-v6.1"])
+    args = {
+        "followup": [
+            "followup",
+            "--previous",
+            str(folder),
+            "--current",
+            str(EXAMPLE),
+            "--previous-round",
+            "demo-v6.1",
+            "--current-round",
+            "demo-v6.1",
+        ]
+    }.get(command, [command, str(folder), "--round", "demo-v6.1"])
     done = runner.invoke(app, args + (["-j", "1"] if command in ("check", "table") else []))
     assert done.exit_code == 2, done.output
     assert done.stderr.splitlines()[-1] == f"error: {message}"
@@ -144,8 +191,10 @@ def test_no_results_holds_whatever_discovery_returns(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(engine, "check", lambda *a, **k: real(str(EXAMPLE / SYSTEM), "demo-v6.1", jobs=1))
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1"])
     assert done.exit_code == 2
-    assert done.stderr == (f"error: no results under {EXAMPLE}: its closed/ holds no "
-                           "<submitter>/results/<system>/<benchmark>/<scenario> folder\n")
+    assert done.stderr == (
+        f"error: no results under {EXAMPLE}: its closed/ holds no "
+        "<submitter>/results/<system>/<benchmark>/<scenario> folder\n"
+    )
 
 
 # --- 5. every JSON output is strict -----------------------------------------------------
@@ -165,29 +214,36 @@ def test_check_json_of_a_nan_metric_is_strict(example: Path, tmp_path: Path) -> 
 
 def test_compare_json_is_strict_when_numbers_overflow(tmp_path: Path) -> None:
     """Item 5: the mean of two numbers near the float limit is inf, and their CV NaN."""
-    table = write_table(tmp_path / "t.json", [table_row(Performance_Result=1.7e308),
-                                         table_row(Submitter="Other", Performance_Result=1.6e308)])
+    table = write_table(
+        tmp_path / "t.json",
+        [table_row(Performance_Result=1.7e308), table_row(Submitter="Other", Performance_Result=1.6e308)],
+    )
     done = runner.invoke(app, ["compare", str(table), "-f", "json"])
     assert done.exit_code == 0, done.output
     data = _strict(done.stdout)
     assert (data["groups"][0]["reference"], data["groups"][0]["cv"]) == (None, None)
-    assert done.stderr == ("warning: 5 non-finite number(s) written as null (JSON has no NaN or Infinity): "
-                           "/summary/median_mean_abs_dev, /groups/0/reference, /groups/0/mean_abs_dev, "
-                           "/groups/0/max_abs_dev, /groups/0/cv\n")
+    assert done.stderr == (
+        "warning: 5 non-finite number(s) written as null (JSON has no NaN or Infinity): "
+        "/summary/median_mean_abs_dev, /groups/0/reference, /groups/0/mean_abs_dev, "
+        "/groups/0/max_abs_dev, /groups/0/cv\n"
+    )
 
 
 def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     """Item 5: table, followup and reproduce JSON too."""
     from checker.commands import followup, reproduce
-    from checker.rounds import load_round
     from checker.commands.table import TableFormat, dumps, to_json
+    from checker.rounds import load_round
 
     nan = float("nan")
     fmt = TableFormat.of(load_round("v6.0"))
     outcome = followup.Outcome("loc", "m", "Offline", nan, "Tokens/s", "followed", delta=float("inf"))
-    texts = [dumps([{"Performance_Result": nan}], fmt), to_json([{"x": float("-inf")}]),
-             followup.to_json(followup.Followup(0.02, [outcome])),
-             reproduce.to_json(reproduce.Reproduction("a", "b", nan, {}, False, []))]
+    texts = [
+        dumps([{"Performance_Result": nan}], fmt),
+        to_json([{"x": float("-inf")}]),
+        followup.to_json(followup.Followup(0.02, [outcome])),
+        reproduce.to_json(reproduce.Reproduction("a", "b", nan, {}, False, [])),
+    ]
     for text in texts:
         _strict(text)
     assert capsys.readouterr().err.splitlines() == [
@@ -195,7 +251,8 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
         "warning: 1 non-finite number(s) written as null (JSON has no NaN or Infinity): /0/x",
         "warning: 2 non-finite number(s) written as null (JSON has no NaN or Infinity): /results/0/previous, "
         "/results/0/delta",
-        "warning: 1 non-finite number(s) written as null (JSON has no NaN or Infinity): /deviation"]
+        "warning: 1 non-finite number(s) written as null (JSON has no NaN or Infinity): /deviation",
+    ]
 
 
 # --- 8 and 11. names that are not UTF-8, and escape sequences ------------------------------
@@ -213,8 +270,19 @@ def test_every_writer_escapes_names_that_are_not_utf8(example: Path, tmp_path: P
     files = {name: tmp_path / f"out.{name}" for name in ("json", "csv", "sarif", "junit", "github")}
     formats = [part for name, path in files.items() for part in ("--format", f"{name}:{path}")]
     before = _digest(example)
-    done = _cli("check", str(example), "--round", "demo-v6.1", "-j", "1", "--format", "text", *formats,
-                env={"GITHUB_STEP_SUMMARY": str(summary)}, cwd=tmp_path)
+    done = _cli(
+        "check",
+        str(example),
+        "--round",
+        "demo-v6.1",
+        "-j",
+        "1",
+        "--format",
+        "text",
+        *formats,
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stderr
     shown = f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/Offline"
     assert f"{shown}  INVALID  522.247 Samples/s".encode() in done.stdout.splitlines()
@@ -223,38 +291,53 @@ def test_every_writer_escapes_names_that_are_not_utf8(example: Path, tmp_path: P
         data.decode("utf-8")  # no byte a UTF-8 file cannot hold
         assert b"cpu-\\xff" in data.replace(b"\\\\", b"\\"), path
     results = _strict(files["json"].read_text())["results"]
-    assert [r["location"] for r in results][2:] == [f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/Offline",
-                                                    f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/SingleStream"]
+    assert [r["location"] for r in results][2:] == [
+        f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/Offline",
+        f"{SUBMISSION}/results/cpu-\\xff/demo-mlp-99/SingleStream",
+    ]
     _strict(files["sarif"].read_text())
     assert ET.parse(files["junit"]).getroot().find("testsuite").get("name") == SUBMISSION
     # Invalid through its missing system description (FIL001), which caused_by names.
-    assert f"{shown},False" + "," * 10 + f"FIL001 {SUBMISSION}/systems/cpu-\\xff.json" \
+    assert (
+        f"{shown},False" + "," * 10 + f"FIL001 {SUBMISSION}/systems/cpu-\\xff.json"
         in files["csv"].read_text().splitlines()
+    )
     assert _digest(example) == before
 
 
 def test_escape_sequences_are_shown_not_sent_in_text_and_github(example: Path, tmp_path: Path) -> None:
     """Item 11: a folder name and a log value with terminal escapes reach people visible."""
     name = _with_system(example, b"cpu-\x1b[31mred")
-    log = example / SUBMISSION / "results" / name / "demo-mlp-99" / "Offline" / "performance/run_1/mlperf_log_detail.txt"
+    log = (
+        example / SUBMISSION / "results" / name / "demo-mlp-99" / "Offline" / "performance/run_1/mlperf_log_detail.txt"
+    )
     set_mllog(log, "num_errors", 1)
     add_mllog(log, "error_runtime", "\x1b]0;pwned\x07\x1b[2Jbad", is_error=True)
     summary = tmp_path / "summary.md"
     shown = f"{SUBMISSION}/results/cpu-\\x1b[31mred/demo-mlp-99/Offline"
     text = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-j", "1"])
-    github = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-j", "1", "-f", "github"],
-                           env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(example)})
+    github = runner.invoke(
+        app,
+        ["check", str(example), "--round", "demo-v6.1", "-j", "1", "-f", "github"],
+        env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(example)},
+    )
     for output in (text.output, github.output, summary.read_text()):
         assert "\x1b" not in output and "\x07" not in output
     assert f"{shown}  INVALID  522.247 Samples/s" in text.stdout.splitlines()
-    assert (f"  warning PRF012 {shown}/performance/run_1/mlperf_log_detail.txt [line 91]: loadgen error "
-            "error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails performance logs on "
-            "loadgen errors only with --submission-exceptions)") in text.stdout.splitlines()
-    assert (f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,title=PRF012 loadgen-errors::"
-            "loadgen error error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails "
-            "performance logs on loadgen errors only with --submission-exceptions)") in github.stdout.splitlines()
-    assert ("| `results/cpu-\\x1b[31mred/demo-mlp-99/Offline` | **invalid** | FIL001 (`systems/cpu-\\x1b[31mred.json`) "
-            "| PRF012 |\n") in summary.read_text()
+    assert (
+        f"  warning PRF012 {shown}/performance/run_1/mlperf_log_detail.txt [line 91]: loadgen error "
+        "error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails performance logs on "
+        "loadgen errors only with --submission-exceptions)"
+    ) in text.stdout.splitlines()
+    assert (
+        f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,title=PRF012 loadgen-errors::"
+        "loadgen error error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails "
+        "performance logs on loadgen errors only with --submission-exceptions)"
+    ) in github.stdout.splitlines()
+    assert (
+        "| `results/cpu-\\x1b[31mred/demo-mlp-99/Offline` | **invalid** | FIL001 (`systems/cpu-\\x1b[31mred.json`) "
+        "| PRF012 |\n"
+    ) in summary.read_text()
 
 
 def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:
@@ -265,23 +348,28 @@ def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:
 
 
 # --- 9. malformed compare and followup input ---------------------------------------------
-@pytest.mark.parametrize("rows,message", [
-    ([table_row(Model=["x"])], "row 1: Model is a list, not a name"),
-    ([table_row(), table_row(Scenario={"a": 1})], "row 2: Scenario is an object, not a name"),
-    ([table_row(Performance_Result="fast")], "row 1: Performance_Result is 'fast', not a positive number"),
-    ([table_row(Performance_Result=float("nan"))], "row 1: Performance_Result is NaN, not a positive number"),
-    ([table_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number"),
-    ([table_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number"),
-    ([table_row(Performance_Units=None)], "row 1: no Performance_Units"),
-    ([[1]], "row 1 is a list, not an object of keys and values"),
-    ([], "holds no rows"),
-])
+@pytest.mark.parametrize(
+    "rows,message",
+    [
+        ([table_row(Model=["x"])], "row 1: Model is a list, not a name"),
+        ([table_row(), table_row(Scenario={"a": 1})], "row 2: Scenario is an object, not a name"),
+        ([table_row(Performance_Result="fast")], "row 1: Performance_Result is 'fast', not a positive number"),
+        ([table_row(Performance_Result=float("nan"))], "row 1: Performance_Result is NaN, not a positive number"),
+        ([table_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number"),
+        ([table_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number"),
+        ([table_row(Performance_Units=None)], "row 1: no Performance_Units"),
+        ([[1]], "row 1 is a list, not an object of keys and values"),
+        ([], "holds no rows"),
+    ],
+)
 def test_malformed_compare_table_is_a_usage_error(tmp_path: Path, rows: list, message: str) -> None:
     """Item 9: exit 2 naming the file and the row (a list value gave exit 3)."""
     table = write_table(tmp_path / "t.json", rows)
     done = runner.invoke(app, ["compare", str(table), str(write_table(tmp_path / "ok.json", [table_row()]))])
-    assert (done.exit_code, done.stderr) == (2, f"error: {table}{'' if message == 'holds no rows' else ':'} "
-                                                f"{message}\n")
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"error: {table}{'' if message == 'holds no rows' else ':'} {message}\n",
+    )
 
 
 def test_malformed_compare_csv_and_json_exit_2_in_a_real_process(tmp_path: Path) -> None:
@@ -289,8 +377,10 @@ def test_malformed_compare_csv_and_json_exit_2_in_a_real_process(tmp_path: Path)
     ragged = tmp_path / "t.csv"
     ragged.write_text("Submitter,Model,Performance_Result,Category\nA,B,1,closed,extra,more\n")
     listed = write_table(tmp_path / "l.json", [table_row(Model=["x"])])
-    for table, message in ((ragged, "line 2: 6 cells, but the header has 4"),
-                           (listed, "row 1: Model is a list, not a name")):
+    for table, message in (
+        (ragged, "line 2: 6 cells, but the header has 4"),
+        (listed, "row 1: Model is a list, not a name"),
+    ):
         done = _cli("compare", str(table), text=True)
         assert (done.returncode, done.stderr) == (2, f"error: {table}: {message}\n")
 
@@ -303,19 +393,31 @@ def test_followup_round_names_are_checked(tmp_path: Path) -> None:
     mixed = write_table(tmp_path / "mixed.json", [table_row(), table_row(version="v5.1")])
     cases = [
         ([], 0, None),
-        (["--current-round", "v9.9"], 2, "--current-round: unknown round 'v9.9'; known rounds: v5.1, v6.0, demo-v6.1, "
-                                         "v6.1"),
+        (
+            ["--current-round", "v9.9"],
+            2,
+            "--current-round: unknown round 'v9.9'; known rounds: v5.1, v6.0, demo-v6.1, v6.1",
+        ),
         (["--previous-round", "v6.0"], 2, f"{previous}: row 1: version v5.1, but --previous-round is v6.0"),
         (["--current", str(unknown)], 2, f"{unknown}: row 2: version v9.9, but row 1 is v6.0; a table holds one round"),
         (["--current", str(mixed)], 2, f"{mixed}: row 2: version v5.1, but row 1 is v6.0; a table holds one round"),
-        (["--current", str(write_table(tmp_path / "u.json", [table_row(version="v9.9")]))], 2,
-         f"{tmp_path / 'u.json'}: row 1: version 'v9.9' is not a round this version knows (v5.1, v6.0, demo-v6.1, "
-         "v6.1)"),
-        (["--current", str(previous)], 2, "--previous and --current are both round v5.1; a preview result is followed "
-                                          "up in a later round"),
-        (["--previous", str(current), "--current", str(previous)], 2,
-         "--previous is round v6.0 (seed release 2026-01-13) and --current is round v5.1 (2025-06-18); a preview "
-         "result is followed up in a later round"),
+        (
+            ["--current", str(write_table(tmp_path / "u.json", [table_row(version="v9.9")]))],
+            2,
+            f"{tmp_path / 'u.json'}: row 1: version 'v9.9' is not a round this version knows (v5.1, v6.0, demo-v6.1, "
+            "v6.1)",
+        ),
+        (
+            ["--current", str(previous)],
+            2,
+            "--previous and --current are both round v5.1; a preview result is followed up in a later round",
+        ),
+        (
+            ["--previous", str(current), "--current", str(previous)],
+            2,
+            "--previous is round v6.0 (seed release 2026-01-13) and --current is round v5.1 (2025-06-18); a preview "
+            "result is followed up in a later round",
+        ),
     ]
     for extra, code, message in cases:
         args = ["followup", "--previous", str(previous), "--current", str(current), *extra]
@@ -331,15 +433,28 @@ def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Pat
     pids = tmp_path / "pids"
     command = f'sleep 120 & echo $! > "{pids}"; echo $$ >> "{pids}"; echo started; wait'
     start = time.monotonic()
-    done = _cli("rerun", str(EXAMPLE / SINGLE), "--round", "demo-v6.1", "--workdir", str(tmp_path / "w"),
-                "--command", command, "--timeout", "1", text=True, timeout=30)
+    done = _cli(
+        "rerun",
+        str(EXAMPLE / SINGLE),
+        "--round",
+        "demo-v6.1",
+        "--workdir",
+        str(tmp_path / "w"),
+        "--command",
+        command,
+        "--timeout",
+        "1",
+        text=True,
+        timeout=30,
+    )
     assert time.monotonic() - start < 20
     copy = tmp_path / "w" / SINGLE
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "  | started",
         f"error: the command ran longer than --timeout 1 s; its whole process group was killed; what it wrote is in "
-        f"{copy}"]
+        f"{copy}",
+    ]
     assert not any(_alive(int(pid)) for pid in pids.read_text().split())
 
 
@@ -366,7 +481,8 @@ def test_reproduce_of_copied_logs_is_not_a_reproduction(tmp_path: Path) -> None:
     assert done.exit_code == 1
     assert done.stdout.splitlines()[-1] == (
         "verdict: not a reproduction: performance/run_1/mlperf_log_detail.txt, performance/run_1/mlperf_log_summary.txt "
-        "are byte-identical to the original's (copied logs, not a new run)")
+        "are byte-identical to the original's (copied logs, not a new run)"
+    )
     assert tree_digest(copy) == tree_digest(EXAMPLE)
 
 
@@ -376,11 +492,17 @@ def test_rerun_timeout_must_be_positive() -> None:
 
 
 # --- 12. output files --------------------------------------------------------------------
-@pytest.mark.parametrize("args", [
-    ["check", str(EXAMPLE), "--round", "demo-v6.1"], ["table", str(EXAMPLE), "--round", "demo-v6.1"],
-    ["provenance", str(EXAMPLE), "--round", "demo-v6.1"], ["reproduce", str(EXAMPLE / OFFLINE), str(EXAMPLE / OFFLINE)],
-    ["compare", str(EXAMPLE), "--round", "demo-v6.1"],
-    ["followup", "--previous", str(EXAMPLE), "--current", str(EXAMPLE)]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", str(EXAMPLE), "--round", "demo-v6.1"],
+        ["table", str(EXAMPLE), "--round", "demo-v6.1"],
+        ["provenance", str(EXAMPLE), "--round", "demo-v6.1"],
+        ["reproduce", str(EXAMPLE / OFFLINE), str(EXAMPLE / OFFLINE)],
+        ["compare", str(EXAMPLE), "--round", "demo-v6.1"],
+        ["followup", "--previous", str(EXAMPLE), "--current", str(EXAMPLE)],
+    ],
+)
 def test_output_into_a_missing_folder_is_a_usage_error_before_any_work(tmp_path: Path, args: list[str]) -> None:
     """Item 12: exit 2 with one line (it was exit 3 after the whole check)."""
     target = tmp_path / "missing" / "out.json"
@@ -404,8 +526,10 @@ def test_output_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setitem(CHECK.writers, "json", half)
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-o", str(out)])
     assert done.exit_code == 3
-    assert done.stderr.splitlines()[-1] == ("internal error: RuntimeError: disk on fire (a bug: please report it with "
-                                            "the command line; findings about the input are never this error)")
+    assert done.stderr.splitlines()[-1] == (
+        "internal error: RuntimeError: disk on fire (a bug: please report it with "
+        "the command line; findings about the input are never this error)"
+    )
     assert out.read_text() == "the previous report\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     monkeypatch.undo()
@@ -435,15 +559,20 @@ def test_a_clone_git_cannot_read_is_a_one_line_usage_error(clone: Path, tmp_path
     git.Repo(clone).clone(str(bare), bare=True)
     (bare / "config").write_text("[core]\n\trepositoryformatversion = 9\n\tbare = true\n")
     done = runner.invoke(app, ["provenance", str(EXAMPLE), "--round", "demo-v6.1", "--inference-repo", str(bare)])
-    assert (done.exit_code, done.stderr) == (2, f"error: --inference-repo {bare} is not a readable git repository: "
-                                                "fatal: Expected git repo version <= 1, found 9\n")
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"error: --inference-repo {bare} is not a readable git repository: "
+        "fatal: Expected git repo version <= 1, found 9\n",
+    )
     assert done.stdout == ""
 
 
 def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path) -> None:
     """Item 13: gitpython cannot open clone/loadgen; git finds its repository."""
-    done = runner.invoke(app, ["provenance", str(EXAMPLE), "--round", "demo-v6.1", "-f", "json",
-                               "--inference-repo", str(clone / "loadgen")])
+    done = runner.invoke(
+        app,
+        ["provenance", str(EXAMPLE), "--round", "demo-v6.1", "-f", "json", "--inference-repo", str(clone / "loadgen")],
+    )
     assert done.exit_code == 0, done.output
     assert [r["verdict"] for r in _strict(done.stdout)["results"]] == ["unknown-commit", "unknown-commit"]
 
@@ -451,22 +580,29 @@ def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path)
 BOOM = "import sys, checker.cli as c; c.available_rounds = lambda: (_ for _ in ()).throw({error}); c.main()"
 
 
-@pytest.mark.parametrize("error,line", [
-    ("RuntimeError('boom\\nsecond line')", "internal error: RuntimeError: boom second line"),
-    ("BrokenPipeError(32, 'Broken pipe')", "internal error: BrokenPipeError: [Errno 32] Broken pipe")])
+@pytest.mark.parametrize(
+    "error,line",
+    [
+        ("RuntimeError('boom\\nsecond line')", "internal error: RuntimeError: boom second line"),
+        ("BrokenPipeError(32, 'Broken pipe')", "internal error: BrokenPipeError: [Errno 32] Broken pipe"),
+    ],
+)
 def test_an_unexpected_exception_is_one_line_and_exit_3(error: str, line: str) -> None:
     """Item 13: typer turned any broken pipe (a git process's too) into exit 1 without a word."""
-    done = subprocess.run([sys.executable, "-c", BOOM.format(error=error), "rounds"], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", BOOM.format(error=error), "rounds"], capture_output=True, text=True, timeout=60
+    )
     assert (done.returncode, done.stdout) == (3, "")
-    assert done.stderr == (f"{line} (a bug: please report it with the command line; findings about the input are "
-                           "never this error)\n")
+    assert done.stderr == (
+        f"{line} (a bug: please report it with the command line; findings about the input are never this error)\n"
+    )
 
 
 def test_a_closed_stdout_ends_quietly() -> None:
     """Item 13: `| head` is no error; as a process ended by SIGPIPE (141), without a word."""
-    process = subprocess.Popen([sys.executable, "-m", "checker.cli", "rules"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "checker.cli", "rules"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     process.stdout.close()
     error = process.stderr.read()
     assert (process.wait(timeout=60), error) == (141, b"")

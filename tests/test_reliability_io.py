@@ -57,7 +57,7 @@ def _nest(path: Path, key: str, depth: int) -> int:
     for number, line in enumerate(lines, 1):
         if f'"key": "{key}", "value": '.encode() in line:
             head, rest = line.split(b'"value": ', 1)
-            tail = rest[rest.index(b', "time_ms"'):]
+            tail = rest[rest.index(b', "time_ms"') :]
             lines[number - 1] = head + b'"value": ' + b"[" * depth + b"]" * depth + tail
             path.write_bytes(b"".join(lines))
             return number
@@ -90,13 +90,15 @@ def test_provenance_and_reproduce_report_a_deeply_nested_log(example: Path) -> N
     assert result.exit_code == 0, result.output
     verdicts = json.loads(result.stdout)["results"]
     assert [(v["location"], v["verdict"]) for v in verdicts] == [(OFFLINE, "descends"), (SINGLE, "descends")]
-    result = runner.invoke(app, ["reproduce", str(EXAMPLE / OFFLINE), str(example / OFFLINE), "--round", "demo-v6.1",
-                                 "-f", "json"])
+    result = runner.invoke(
+        app, ["reproduce", str(EXAMPLE / OFFLINE), str(example / OFFLINE), "--round", "demo-v6.1", "-f", "json"]
+    )
     assert result.exit_code == 1, result.output
     reproduction = json.loads(result.stdout)
     assert reproduction["reproduction_valid"] is False
     assert reproduction["reproduction_errors"] == [
-        f"LOG001 {LOG}: line {number} nests its {KEY!r} value more than 64 deep; it was not read"]
+        f"LOG001 {LOG}: line {number} nests its {KEY!r} value more than 64 deep; it was not read"
+    ]
     assert reproduction["mismatched_settings"] == [{"setting": KEY, "original": False, "reproduction": None}]
     assert tree_digest(example) == before
 
@@ -120,18 +122,27 @@ def test_endpoints_files_nested_too_deep_or_recursive_are_findings() -> None:
     deep_json = '{"ttft": ' + "[" * 100_000 + "]" * 100_000 + "}"
     too_deep = "nests lists or mappings more than 64 deep; it was not read as "
     for parse, text, message in (
-            (parse_result_summary, deep_json, too_deep + "JSON"),
-            (parse_accuracy_results, deep_json, too_deep + "JSON"),
-            # Within the safe YAML loader's limits (200 levels), past the one for parsed values.
-            (parse_endpoints_config, "x: " + "[" * 100 + "]" * 100 + "\n", too_deep + "YAML"),
-            # The safe YAML loader refuses these first.
-            (parse_endpoints_config, "type: offline\nsettings: &a [*a]\n",  # holds itself
-             "cannot be read as YAML: the file repeats a mapping or list through an alias; write it out"),
-            # libyaml builds differ on which limit a 5000-deep flow meets first: its own flow
-            # level limit, or the loader's 200 levels. Either is the one finding.
-            (parse_endpoints_config, "x: " + "[" * 5000 + "]" * 5000 + "\n",
-             ("cannot be read as YAML: the file is not valid YAML: while increasing flow level",
-              "cannot be read as YAML: the file nests deeper than 200 levels"))):
+        (parse_result_summary, deep_json, too_deep + "JSON"),
+        (parse_accuracy_results, deep_json, too_deep + "JSON"),
+        # Within the safe YAML loader's limits (200 levels), past the one for parsed values.
+        (parse_endpoints_config, "x: " + "[" * 100 + "]" * 100 + "\n", too_deep + "YAML"),
+        # The safe YAML loader refuses these first.
+        (
+            parse_endpoints_config,
+            "type: offline\nsettings: &a [*a]\n",  # holds itself
+            "cannot be read as YAML: the file repeats a mapping or list through an alias; write it out",
+        ),
+        # libyaml builds differ on which limit a 5000-deep flow meets first: its own flow
+        # level limit, or the loader's 200 levels. Either is the one finding.
+        (
+            parse_endpoints_config,
+            "x: " + "[" * 5000 + "]" * 5000 + "\n",
+            (
+                "cannot be read as YAML: the file is not valid YAML: while increasing flow level",
+                "cannot be read as YAML: the file nests deeper than 200 levels",
+            ),
+        ),
+    ):
         data, defects = parse(text)
         assert data.data == {}
         messages = message if isinstance(message, tuple) else (message,)
@@ -142,6 +153,7 @@ def test_endpoints_files_nested_too_deep_or_recursive_are_findings() -> None:
 @contextlib.contextmanager
 def no_hang(seconds: float):
     """Fail, instead of hanging, when the block takes longer (a blocking open of a FIFO)."""
+
     def expire(*_):
         raise TimeoutError(f"hung for {seconds} s")
 
@@ -182,6 +194,7 @@ def _swap_to_link(target: Path):
     def swap(path: Path) -> None:
         path.unlink()
         path.symlink_to(target)
+
     return swap
 
 
@@ -210,20 +223,38 @@ def _read(tree: Tree, rel: str, how: str):
 
 
 @pytest.mark.parametrize("how,rel", [("mllog", LOG), ("json", SYSTEM)], ids=["detail-log", "system-json"])
-@pytest.mark.parametrize("swap,code,detail", [
-    pytest.param("outside-link", "FIL006", "became a symlink that leaves the checked folder while it was checked; "
-                                           "it was not followed", id="outside-link"),
-    pytest.param("inside-link", "FIL011", "became a symlink while it was checked; it was not read", id="inside-link"),
-    pytest.param("fifo", "FIL011", "became a FIFO while it was checked; it was not read", id="fifo"),
-    pytest.param("folder", "FIL011", "became a folder while it was checked; it was not read", id="folder"),
-    pytest.param("other-file", "FIL011", "was replaced by another file while it was checked; it was not read",
-                 id="other-file"),
-])
-def test_a_file_swapped_after_its_check_is_never_read(example: Path, tmp_path: Path, how: str, rel: str, swap: str,
-                                                     code: str, detail: str) -> None:
-    swaps = {"outside-link": _swap_to_link(_outside_log(tmp_path) if how == "mllog" else EXAMPLE / SYSTEM),
-             "inside-link": _swap_to_link(example / SINGLE_LOG), "fifo": _swap_to_fifo, "folder": _swap_to_folder,
-             "other-file": _swap_to_other_file}
+@pytest.mark.parametrize(
+    "swap,code,detail",
+    [
+        pytest.param(
+            "outside-link",
+            "FIL006",
+            "became a symlink that leaves the checked folder while it was checked; it was not followed",
+            id="outside-link",
+        ),
+        pytest.param(
+            "inside-link", "FIL011", "became a symlink while it was checked; it was not read", id="inside-link"
+        ),
+        pytest.param("fifo", "FIL011", "became a FIFO while it was checked; it was not read", id="fifo"),
+        pytest.param("folder", "FIL011", "became a folder while it was checked; it was not read", id="folder"),
+        pytest.param(
+            "other-file",
+            "FIL011",
+            "was replaced by another file while it was checked; it was not read",
+            id="other-file",
+        ),
+    ],
+)
+def test_a_file_swapped_after_its_check_is_never_read(
+    example: Path, tmp_path: Path, how: str, rel: str, swap: str, code: str, detail: str
+) -> None:
+    swaps = {
+        "outside-link": _swap_to_link(_outside_log(tmp_path) if how == "mllog" else EXAMPLE / SYSTEM),
+        "inside-link": _swap_to_link(example / SINGLE_LOG),
+        "fifo": _swap_to_fifo,
+        "folder": _swap_to_folder,
+        "other-file": _swap_to_other_file,
+    }
     value, sink = _read(SwappingTree(example, rel, swaps[swap]), rel, how)
     assert value is None
     assert found(sink) == [(code, ERROR, rel, None)]
@@ -261,13 +292,28 @@ def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     """A real subprocess, with a timeout: a FIFO where the log belongs is a finding."""
     (example / LOG).unlink()
     os.mkfifo(example / LOG)
-    done = subprocess.run([sys.executable, "-c", "from checker.cli import main; main()", "check", str(example),
-                           "--round", "demo-v6.1", "-f", "json", "-j", "1", "--no-progress"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from checker.cli import main; main()",
+            "check",
+            str(example),
+            "--round",
+            "demo-v6.1",
+            "-f",
+            "json",
+            "-j",
+            "1",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr
     findings = json.loads(done.stdout)["findings"]
     assert [(f["code"], f["severity"], f["path"]) for f in findings] == [("FIL011", ERROR, LOG)]
-
 
 
 def test_reproduce_compares_logs_only_through_the_safe_open(example: Path, tmp_path: Path) -> None:
@@ -284,6 +330,7 @@ def test_reproduce_compares_logs_only_through_the_safe_open(example: Path, tmp_p
     (example / SINGLE_LOG).symlink_to(EXAMPLE / SINGLE_LOG)  # the original's own log, outside the copy
     assert _same_content(original, SINGLE_LOG, Tree(example), SINGLE_LOG) is False
 
+
 # --- item 2: large logs ----------------------------------------------------------------
 def _real_lines(rel: str = LOG) -> list[bytes]:
     return (EXAMPLE / rel).read_bytes().splitlines(keepends=True)
@@ -294,8 +341,9 @@ def _filler(lines: list[bytes]) -> list[bytes]:
     out = []
     for line in lines:
         record = json.loads(line.split(b" ", 1)[1])
-        if not mllog.is_wanted(record["key"]) and not (record["metadata"].get("is_error")
-                                                          or record["metadata"].get("is_warning")):
+        if not mllog.is_wanted(record["key"]) and not (
+            record["metadata"].get("is_error") or record["metadata"].get("is_warning")
+        ):
             out.append(line)
     return out
 
@@ -324,8 +372,12 @@ def grow(path: Path, size: int, shape: str, base: str = LOG) -> None:
 
 
 def _view(log):
-    return (log.values, log.last, [(r.key, r.value, r.line) for r in log.errors],
-            [(r.key, r.value, r.line) for r in log.warnings])
+    return (
+        log.values,
+        log.last,
+        [(r.key, r.value, r.line) for r in log.errors],
+        [(r.key, r.value, r.line) for r in log.warnings],
+    )
 
 
 # STR008 (a file over the round's 50 MB limit) is submission-wide, so listed first; a warning
@@ -379,7 +431,8 @@ def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
         tracemalloc.stop()
     assert peak < mllog.MAX_LINE + 4 * MiB  # the line is held up to MAX_LINE, then skipped unheld
     assert [(d.code, d.line, d.message) for d in defects] == [
-        ("FIL009", 1, "line 1 is longer than 16 MiB and was skipped")]
+        ("FIL009", 1, "line 1 is longer than 16 MiB and was skipped")
+    ]
     assert log.values == {} and log.line_count == 1
     report = run(example)
     assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
@@ -395,7 +448,6 @@ def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
     assert report.findings[0].message.startswith("2048.0 MiB, over the 50 MiB limit")
     assert report.findings[1].message == "line 1 is longer than 16 MiB and was skipped"
-
 
 
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
@@ -448,10 +500,14 @@ def test_what_a_log_keeps_is_capped() -> None:
     log, defects = parse_mllog(io.BytesIO(text))
     first = len(lines) + 1
     assert [(d.code, d.line) for d in defects] == [("LOG001", first), ("LOG001", first + 8)]
-    assert defects[0].message == (f"line {first} is a 'result_huge' record of {len(json.dumps(huge)) + 9} bytes, "
-                                  f"more than the {mllog.MAX_RECORD} a record may have; it was not read")
-    assert defects[1].message == (f"line {first + 8}: the records this log keeps pass {mllog.KEEP_BUDGET} bytes; "
-                                  "this one and later ones past that were not read")
+    assert defects[0].message == (
+        f"line {first} is a 'result_huge' record of {len(json.dumps(huge)) + 9} bytes, "
+        f"more than the {mllog.MAX_RECORD} a record may have; it was not read"
+    )
+    assert defects[1].message == (
+        f"line {first + 8}: the records this log keeps pass {mllog.KEEP_BUDGET} bytes; "
+        "this one and later ones past that were not read"
+    )
     assert "result_huge" not in log and "result_big_6" in log and "result_big_7" not in log
     assert log.get("result_validity") == "VALID"
 
@@ -460,10 +516,26 @@ def _check_peak(root: Path) -> tuple[int, float]:
     """Exit status and peak RSS (MiB) of one real `check` subprocess with one worker. The JSON
     goes to a file beside the tree, not to /dev/null: -o replaces its file (a temporary file
     renamed onto it), and as root that turns /dev/null into a regular file for everyone."""
-    process = subprocess.Popen([sys.executable, "-c", "from checker.cli import main; main()", "check", str(root),
-                                "--round", "demo-v6.1", "-f", "json", "-o", str(root.parent / "peak.json"), "-j", "1",
-                                "--no-progress"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from checker.cli import main; main()",
+            "check",
+            str(root),
+            "--round",
+            "demo-v6.1",
+            "-f",
+            "json",
+            "-o",
+            str(root.parent / "peak.json"),
+            "-j",
+            "1",
+            "--no-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, with its resource usage
     return process.returncode, usage.ru_maxrss / 1024

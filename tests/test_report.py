@@ -15,28 +15,37 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from test_real import INVALID
 from typer.testing import CliRunner
 
-from checker.commands import report as audit
 from checker.cli import app
+from checker.commands import report as audit
 from checker.commands.compare import Options, compare
+from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report
-from checker.commands.table import publish
 from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
-from test_real import INVALID
 
 runner = CliRunner()
 CHROMIUM = "/usr/bin/chromium"
 # As the machine notes start it: headless, no sandbox (root), and no background network.
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/mixtral-8x7b/Offline"
 INTEL = "closed/Intel/results/1-node-2S-GNR_128C/whisper/Offline"
@@ -72,8 +81,11 @@ def _replace(path: Path, old: str, new: str) -> None:
 def corrupt(tree: Path) -> None:
     (tree / AMD / "performance/run_1/mlperf_log_detail.txt").unlink()
     _replace(tree / INTEL / "accuracy/accuracy.txt", "accuracy=97.88576267638467%", "accuracy=90.0%")
-    _replace(tree / REDHAT_SYSTEM, '"status"                            : "available"',
-             '"status"                            : "someday"')
+    _replace(
+        tree / REDHAT_SYSTEM,
+        '"status"                            : "available"',
+        '"status"                            : "someday"',
+    )
     (tree / "closed/The_Stage/documentation/calibration.md").unlink()
     # And one warning fixed: the name says 4 accelerators, now the description does too.
     _replace(tree / XE8640, '"accelerators_per_node"             : "1"', '"accelerators_per_node"             : "4"')
@@ -84,29 +96,33 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 
 class Node:
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: "Node | None") -> None:
+    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Node | None) -> None:
         self.tag, self.attrs, self.parent, self.children = tag, attrs, parent, []
 
     def text(self) -> str:
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
 
-    def iter(self) -> Iterator["Node"]:
+    def iter(self) -> Iterator[Node]:
         for child in self.children:
             if isinstance(child, Node):
                 yield child
                 yield from child.iter()
 
-    def all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list["Node"]:
-        return [n for n in self.iter() if (tag is None or n.tag == tag)
-                and (cls is None or cls in (n.attrs.get("class") or "").split())
-                and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+    def all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list[Node]:
+        return [
+            n
+            for n in self.iter()
+            if (tag is None or n.tag == tag)
+            and (cls is None or cls in (n.attrs.get("class") or "").split())
+            and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
 
-    def one(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> "Node":
+    def one(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> Node:
         found = self.all(tag, cls, **attrs)
         assert len(found) == 1, (tag, cls, attrs, len(found))
         return found[0]
 
-    def by_id(self, name: str) -> "Node":
+    def by_id(self, name: str) -> Node:
         return self.one(id=name)
 
 
@@ -174,22 +190,37 @@ def v51(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     done = runner.invoke(app, ["report", str(tree), "--baseline", str(baseline), "-o", str(page), "-j", "2"])
     assert tree_digest(tree) == before, "report wrote into the checked tree"
     bad = run(tree, "v5.1", jobs=2, collect=audit.collect)
-    return SimpleNamespace(tree=tree, clean=clean, bad=bad, baseline=baseline, page=page, done=done,
-                           html=page.read_text(encoding="utf-8"), dom=parse(page.read_text(encoding="utf-8")))
+    return SimpleNamespace(
+        tree=tree,
+        clean=clean,
+        bad=bad,
+        baseline=baseline,
+        page=page,
+        done=done,
+        html=page.read_text(encoding="utf-8"),
+        dom=parse(page.read_text(encoding="utf-8")),
+    )
 
 
 def test_exit_code_and_the_line_on_stderr(v51: SimpleNamespace) -> None:
     assert v51.done.exit_code == 1, v51.done.output
-    assert v51.done.stderr.splitlines()[-1] == (f"{v51.page}: 137 results, 12 invalid; since {v51.baseline}: "
-                                                "6 became invalid, 0 became valid")
+    assert v51.done.stderr.splitlines()[-1] == (
+        f"{v51.page}: 137 results, 12 invalid; since {v51.baseline}: 6 became invalid, 0 became valid"
+    )
     assert not [p for p in v51.page.parent.iterdir() if p.name.startswith(".audit.html")]  # no temporary left
 
 
 def test_the_top_counts_and_the_table_per_submitter(v51: SimpleNamespace) -> None:
     dom = v51.dom
     assert dom.one("h1").text() == "Audit of round v5.1"
-    assert counts(dom.by_id("counts")) == {"results": 137, "valid": 125, "invalid": 12, "error": 15, "warning": 10,
-                                           "note": 0}
+    assert counts(dom.by_id("counts")) == {
+        "results": 137,
+        "valid": 125,
+        "invalid": 12,
+        "error": 15,
+        "warning": 10,
+        "note": 0,
+    }
     rows = [cells(r) for r in body_rows(dom.by_id("submitters"))]
     assert rows == [  # division, submitter, results, valid, invalid, errors, warnings, notes
         ["closed", "AMD", "20", "19", "1", "1", "3", "0"],
@@ -216,8 +247,11 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
         table = entries[location].all("table")[0]
         assert {r.one("code").text() for r in body_rows(table)} == set(codes.split())
     redhat = body_rows(entries[f"{REDHAT}/Offline"].all("table")[0])[0]
-    assert cells(redhat)[3:6] == ["`status` is 'someday': the availability category: available, preview or rdi.",
-                                  REDHAT_SYSTEM, "/status"]
+    assert cells(redhat)[3:6] == [
+        "`status` is 'someday': the availability category: available, preview or rdi.",
+        REDHAT_SYSTEM,
+        "/status",
+    ]
     # Warnings collapsed under their result: The_Stage's empty documentation folder.
     stage = entries[f"{STAGE}/offline"]
     details = stage.one("details", "others")
@@ -230,9 +264,15 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
 
 def test_the_baseline_section_lists_the_changes(v51: SimpleNamespace) -> None:
     section = v51.dom.by_id("baseline")
-    assert counts(section.by_id("changes")) == {"became-invalid": 6, "became-valid": 0, "new-results": 0,
-                                                "gone-results": 0, "new-findings": 5, "gone-findings": 1,
-                                                "unchanged-findings": 20}
+    assert counts(section.by_id("changes")) == {
+        "became-invalid": 6,
+        "became-valid": 0,
+        "new-results": 0,
+        "gone-results": 0,
+        "new-findings": 5,
+        "gone-findings": 1,
+        "unchanged-findings": 20,
+    }
     became = [cells(r) for r in body_rows(section.by_id("became-invalid"))]
     assert [row[0] for row in became] == sorted(NEWLY_INVALID)
     assert [(row[6], row[7]) for row in became] == [("invalid", NEWLY_INVALID[loc][0]) for loc in sorted(NEWLY_INVALID)]
@@ -250,9 +290,15 @@ def test_the_other_way_round_the_results_became_valid(v51: SimpleNamespace) -> N
     """The corrupted check as the baseline of the clean one."""
     doc = json.loads(json.dumps(json_report.document(v51.bad)))
     section = parse(audit.page(v51.clean, doc, "bad.json")).by_id("baseline")
-    assert counts(section.by_id("changes")) == {"became-invalid": 0, "became-valid": 6, "new-results": 0,
-                                                "gone-results": 0, "new-findings": 1, "gone-findings": 5,
-                                                "unchanged-findings": 20}
+    assert counts(section.by_id("changes")) == {
+        "became-invalid": 0,
+        "became-valid": 6,
+        "new-results": 0,
+        "gone-results": 0,
+        "new-findings": 1,
+        "gone-findings": 5,
+        "unchanged-findings": 20,
+    }
     assert [cells(r)[0] for r in body_rows(section.by_id("became-valid"))] == sorted(NEWLY_INVALID)
     assert findings_of(section.by_id("new-findings")) == GONE_FINDINGS
     assert findings_of(section.by_id("gone-findings")) == NEW_FINDINGS
@@ -263,18 +309,27 @@ def test_provenance_section(v51: SimpleNamespace) -> None:
     verdicts = section.by_id("verdicts")
     assert [th.text() for th in verdicts.all("th")] == ["descends", "predates", "unknown-commit", "no-git-rev"]
     assert cells(body_rows(verdicts)[0]) == ["121", "6", "5", "0"]  # the AMD result without its log: not judged
-    assert "132 results judged, 5 without a loadgen_version" in " ".join(section.by_id("provenance-summary").text().split())
+    assert "132 results judged, 5 without a loadgen_version" in " ".join(
+        section.by_id("provenance-summary").text().split()
+    )
     rows = [cells(r) for r in body_rows(section.by_id("provenance-list"))]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
-        ("closed/AMD/results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline", "5.0.24", "547aec56ae",
-         "unknown-commit")] + [
+        (
+            "closed/AMD/results/8xMI325x_2xEPYC-9655/stable-diffusion-xl/Offline",
+            "5.0.24",
+            "547aec56ae",
+            "unknown-commit",
+        )
+    ] + [
         (f"closed/{system}/{benchmark}/{scenario}", "4.1", "379ee5345a", "predates")
         for system in ("Intel/results/1-node-2S-GNR_128C", "Lenovo/results/ThinkSystem_SR650_V4_GNR_86C")
         for benchmark in (("dlrm-v2-99.9", "dlrm-v2-99") if system.startswith("Intel") else ("dlrm-v2-99.9",))
-        for scenario in ("Offline", "Server")] + [
+        for scenario in ("Offline", "Server")
+    ] + [
         (f"closed/RedHat/results/{system}/llama3.1-8b/{scenario}", "5.1.0", rev, "unknown-commit")
         for system, rev in (("IBM_Cloud_gx3-48x240x2l40s_vLLM", "ff0eb0aaeb"), ("XE8640_4xH100_vLLM", "a61df8bff1"))
-        for scenario in ("Offline", "Server")]
+        for scenario in ("Offline", "Server")
+    ]
 
 
 def test_variance_section_with_the_plot(v51: SimpleNamespace) -> None:
@@ -284,8 +339,20 @@ def test_variance_section_with_the_plot(v51: SimpleNamespace) -> None:
     table = section.one("table", "groups")
     assert len(body_rows(table)) == len(groups) == 10
     whisper = [cells(r) for r in body_rows(table) if cells(r)[0] == "whisper Offline, 8x NVIDIA B200-SXM-180GB"]
-    assert whisper == [["whisper Offline, 8x NVIDIA B200-SXM-180GB", "3", "2", "44365.8", "Samples/s", "1.2%", "2.2%",
-                        "1.5%", "within 4%", "0"]]
+    assert whisper == [
+        [
+            "whisper Offline, 8x NVIDIA B200-SXM-180GB",
+            "3",
+            "2",
+            "44365.8",
+            "Samples/s",
+            "1.2%",
+            "2.2%",
+            "1.5%",
+            "within 4%",
+            "0",
+        ]
+    ]
     members = section.all("table", "members")
     assert sum(len(body_rows(t)) for t in members) == sum(g.n for g in groups)
     images = section.all("img", "plot")
@@ -309,7 +376,9 @@ def test_without_matplotlib_the_variance_section_says_so(v51: SimpleNamespace, m
     view = audit.variance(v51.bad)
     assert (view["plots"], len(view["groups"])) == ([], 10)
     section = parse(audit.page(v51.bad, variance_view=view)).by_id("variance")
-    assert section.by_id("plot-missing").text() == "No plot: the plot needs matplotlib: pip install 'mlperf-check[plot]'."
+    assert (
+        section.by_id("plot-missing").text() == "No plot: the plot needs matplotlib: pip install 'mlperf-check[plot]'."
+    )
     assert not section.all("img")
 
 
@@ -347,8 +416,9 @@ def _open(chromium: Any, page_file: Path, **options: Any) -> tuple[Any, Any, lis
     return context, page, requests
 
 
-def test_in_chromium_the_rows_are_there_and_the_filters_hide_rows(v51: SimpleNamespace, chromium: Any,
-                                                                  tmp_path: Path) -> None:
+def test_in_chromium_the_rows_are_there_and_the_filters_hide_rows(
+    v51: SimpleNamespace, chromium: Any, tmp_path: Path
+) -> None:
     context, page, requests = _open(chromium, v51.page)
     try:
         invalid = sorted(set(INVALID["v5.1"]) | set(NEWLY_INVALID))
@@ -406,15 +476,17 @@ def test_in_chromium_without_javascript_everything_is_shown(v51: SimpleNamespace
 # --- the command line on the bundled example ------------------------------------------------
 def test_a_clean_tree_exits_0_and_its_own_baseline_changes_nothing(example: Path, tmp_path: Path) -> None:
     baseline = tmp_path / "base.json"
-    assert runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(baseline), "-j", "1"]
-                         ).exit_code == 0
+    assert (
+        runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(baseline), "-j", "1"]).exit_code
+        == 0
+    )
     out = tmp_path / "audit.html"
-    done = runner.invoke(app, ["report", str(example), "--round", "demo-v6.1", "--baseline", str(baseline), "-o",
-                               str(out), "-j", "1"])
+    done = runner.invoke(
+        app, ["report", str(example), "--round", "demo-v6.1", "--baseline", str(baseline), "-o", str(out), "-j", "1"]
+    )
     assert done.exit_code == 0, done.output
     dom = parse(out.read_text())
-    assert counts(dom.by_id("counts")) == {"results": 2, "valid": 2, "invalid": 0, "error": 0, "warning": 0,
-                                           "note": 0}
+    assert counts(dom.by_id("counts")) == {"results": 2, "valid": 2, "invalid": 0, "error": 0, "warning": 0, "note": 0}
     assert " ".join(dom.by_id("invalid").one("p").text().split()) == "No result is invalid."
     assert counts(dom.by_id("changes"))["unchanged-findings"] == 0
     assert dom.by_id("variance").one("p", "muted").text() == "No comparable group has results from enough submitters."
@@ -434,26 +506,40 @@ def _check_json(round_name: str) -> dict:
     return {"schema_version": 1, "round": round_name, "results": [], "findings": []}
 
 
-@pytest.mark.parametrize("content, says", [
-    ("{", "is not JSON: Expecting property name enclosed in double quotes (line 1, column 2)"),
-    ("[1, 2]", "is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at the top: [1, 2] is not "
-               "of type 'object'"),
-    (json.dumps({"schema_version": 1, "round": "demo-v6.1", "results": [{"location": "x"}], "findings": []}),
-     "is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at /results/0: 'division' is a "
-     "required property"),
-    ('{"schema_version": 1, "round": "demo-v6.1", "results": [], "findings": [], "x": NaN}',
-     "is not strict JSON: NaN is not JSON"),
-    (json.dumps(_check_json("v5.1")), "is a check of round v5.1, not of demo-v6.1; give the JSON of an earlier "
-                                      "check of the same round"),
-    (b"\xff\xfe", "is not UTF-8 text (bad byte at offset 0)"),
-])
-def test_a_bad_baseline_is_a_usage_error_naming_the_file(example: Path, tmp_path: Path, content: Any,
-                                                         says: str) -> None:
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        ("{", "is not JSON: Expecting property name enclosed in double quotes (line 1, column 2)"),
+        (
+            "[1, 2]",
+            "is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at the top: [1, 2] is not "
+            "of type 'object'",
+        ),
+        (
+            json.dumps({"schema_version": 1, "round": "demo-v6.1", "results": [{"location": "x"}], "findings": []}),
+            "is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at /results/0: 'division' is a "
+            "required property",
+        ),
+        (
+            '{"schema_version": 1, "round": "demo-v6.1", "results": [], "findings": [], "x": NaN}',
+            "is not strict JSON: NaN is not JSON",
+        ),
+        (
+            json.dumps(_check_json("v5.1")),
+            "is a check of round v5.1, not of demo-v6.1; give the JSON of an earlier check of the same round",
+        ),
+        (b"\xff\xfe", "is not UTF-8 text (bad byte at offset 0)"),
+    ],
+)
+def test_a_bad_baseline_is_a_usage_error_naming_the_file(
+    example: Path, tmp_path: Path, content: Any, says: str
+) -> None:
     baseline = tmp_path / "previous.json"
     baseline.write_bytes(content if isinstance(content, bytes) else content.encode())
     out = tmp_path / "audit.html"
-    done = runner.invoke(app, ["report", str(example), "--round", "demo-v6.1", "--baseline", str(baseline), "-o",
-                               str(out)])
+    done = runner.invoke(
+        app, ["report", str(example), "--round", "demo-v6.1", "--baseline", str(baseline), "-o", str(out)]
+    )
     assert done.exit_code == 2
     assert done.stderr == f"error: --baseline {baseline} {says}\n"
     assert not out.exists()
@@ -466,8 +552,14 @@ def test_an_error_on_no_result_exits_1_as_check_does(example: Path, tmp_path: Pa
     out = tmp_path / "audit.html"
     done = runner.invoke(app, ["report", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
     assert done.exit_code == 1, done.output
-    assert counts(parse(out.read_text()).by_id("counts")) == {"results": 2, "valid": 2, "invalid": 0, "error": 1,
-                                                               "warning": 0, "note": 0}
+    assert counts(parse(out.read_text()).by_id("counts")) == {
+        "results": 2,
+        "valid": 2,
+        "invalid": 0,
+        "error": 1,
+        "warning": 0,
+        "note": 0,
+    }
     assert runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-q", "-j", "1"]).exit_code == 1
 
 
@@ -480,8 +572,10 @@ def test_usage_errors_before_any_work(example: Path, tmp_path: Path) -> None:
     done = runner.invoke(app, ["report", str(example), "--baseline", str(missing), "-o", str(tmp_path / "a.html")])
     assert (done.exit_code, done.stderr) == (2, f"error: --baseline cannot read {missing}: No such file or directory\n")
     done = runner.invoke(app, ["report", str(example), "-o", str(tmp_path / "no" / "a.html")])
-    assert (done.exit_code, done.stderr) == (2, f"error: -o {tmp_path / 'no' / 'a.html'}: the folder "
-                                                f"{tmp_path / 'no'} does not exist\n")
+    assert (done.exit_code, done.stderr) == (
+        2,
+        f"error: -o {tmp_path / 'no' / 'a.html'}: the folder {tmp_path / 'no'} does not exist\n",
+    )
     assert runner.invoke(app, ["report", str(example)]).exit_code == 2  # -o is required
     done = runner.invoke(app, ["report", str(tmp_path / "absent"), "-o", str(tmp_path / "a.html")])
     assert (done.exit_code, done.stderr) == (2, f"error: {tmp_path / 'absent'} is not a folder\n")
@@ -507,10 +601,22 @@ def test_folder_names_are_shown_escaped(example: Path, tmp_path: Path) -> None:
 
 # --- compare --format html ------------------------------------------------------------------
 def _row(submitter: str, value: float, **more: Any) -> dict:
-    row = {"Category": "closed", "Model": "resnet", "Scenario": "Offline", "Nodes": 1, "Accelerator": "",
-           "a#": "", "Processor": "Intel Xeon 6980P", "p#": 2, "Submitter": submitter, "System": f"{submitter} box",
-           "Performance_Result": value, "Performance_Units": "Samples/s", "Location": f"closed/{submitter}/x",
-           "Software": "OpenVINO 2024"}
+    row = {
+        "Category": "closed",
+        "Model": "resnet",
+        "Scenario": "Offline",
+        "Nodes": 1,
+        "Accelerator": "",
+        "a#": "",
+        "Processor": "Intel Xeon 6980P",
+        "p#": 2,
+        "Submitter": submitter,
+        "System": f"{submitter} box",
+        "Performance_Result": value,
+        "Performance_Units": "Samples/s",
+        "Location": f"closed/{submitter}/x",
+        "Software": "OpenVINO 2024",
+    }
     row.update(more)
     return row
 
@@ -525,16 +631,31 @@ def test_compare_html_shows_percentages_units_members_and_outlier_reasons(tmp_pa
     html = out.read_text()
     dom = parse(html)
     assert cells(body_rows(dom.one("table", "groups"))[0]) == [
-        "resnet Offline, 2x Intel Xeon 6980P", "4", "4", "105", "Samples/s", "26.7%", "90.5%", "33.4%", "OUTSIDE 4%",
-        "1"]
+        "resnet Offline, 2x Intel Xeon 6980P",
+        "4",
+        "4",
+        "105",
+        "Samples/s",
+        "26.7%",
+        "90.5%",
+        "33.4%",
+        "OUTSIDE 4%",
+        "1",
+    ]
     members = dom.one("table", "members")
     assert [th.text() for th in members.all("th")][3] == "performance (Samples/s)"
     assert [cells(r) for r in body_rows(members)] == [
         ["A", "A box", "closed/A/x", "100", "-4.8%", ""],
         ["B", "B box", "closed/B/x", "110", "+4.8%", ""],
         ["C", "C box", "closed/C/x", "98", "-6.7%", ""],
-        ["Evil<b>\\x1b", "Evil<b>\\x1b box", "closed/Evil<b>\\x1b/x", "200", "+90.5%",
-         "outlier: Software: 'PyTorch' (most: 'OpenVINO 2024')"],
+        [
+            "Evil<b>\\x1b",
+            "Evil<b>\\x1b box",
+            "closed/Evil<b>\\x1b/x",
+            "200",
+            "+90.5%",
+            "outlier: Software: 'PyTorch' (most: 'OpenVINO 2024')",
+        ],
     ]
     assert "True" not in html and "False" not in html and "\x1b" not in html
     # The same look as the audit page: one style sheet.

@@ -14,16 +14,25 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
+from checker.commands.table import (
+    TableFormat,
+    dumps,
+    load_table,
+    normalise,
+    publish,
+    published_numbers,
+    render,
+    table_row,
+    to_csv,
+    valid_rows,
+)
 from checker.rounds import load_round
-from checker.commands.table import (TableFormat, dumps, load_table, normalise, publish, published_numbers, render, table_row,
-                                     to_csv, valid_rows)
 from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, real_data, run, tree_digest
 
 PUBLICATION = ("ID", "Details", "Code", "ColorKey")
 # Fields of the published v6.1 summary.json that the stored copy leaves out (shared/tables/README.md).
 LEFT_OUT_OF_COPY = ("framework", "operating_system", "notes", "PrivateID")
-WHOLE_TABLES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json",
-                "v6.1": "v6.1/summary.json"}
+WHOLE_TABLES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
 
 
 def _slice(round_name: str) -> Path:
@@ -53,8 +62,11 @@ def _without_logs(real: Path) -> set[str]:
     locations = set()
     for line in (real / "MISSING.txt").read_text().splitlines():
         parts = line.strip().split("/")
-        if parts[2:3] == ["results"] and parts[-1] == "mlperf_log_detail.txt" and (
-                parts[6:] == ["performance", "run_1", "mlperf_log_detail.txt"] or parts[6:7] == ["accuracy"]):
+        if (
+            parts[2:3] == ["results"]
+            and parts[-1] == "mlperf_log_detail.txt"
+            and (parts[6:] == ["performance", "run_1", "mlperf_log_detail.txt"] or parts[6:7] == ["accuracy"])
+        ):
             locations.add("/".join(parts[:6]))
     return locations
 
@@ -64,8 +76,12 @@ def _published(round_name: str) -> list[dict]:
     real = _slice(round_name)
     if (real / "summary_results.json").is_file():
         return json.loads((real / "summary_results.json").read_text())
-    submitters = {p.name for division in real.iterdir() if division.name in ("closed", "open", "network")
-                  for p in division.iterdir()}
+    submitters = {
+        p.name
+        for division in real.iterdir()
+        if division.name in ("closed", "open", "network")
+        for p in division.iterdir()
+    }
     return [row for row in _whole(round_name) if row["Organization"] in submitters]
 
 
@@ -83,8 +99,9 @@ def _differences(published: dict, built: dict, left_out: tuple[str, ...]) -> lis
         if key not in built:
             found.append((key, f"missing (published {value!r})"))
         elif type(built[key]) is not type(value) or built[key] != value:
-            found.append((key, f"{built[key]!r} ({type(built[key]).__name__}) != published {value!r} "
-                               f"({type(value).__name__})"))
+            found.append(
+                (key, f"{built[key]!r} ({type(built[key]).__name__}) != published {value!r} ({type(value).__name__})")
+            )
     found += [(key, f"extra {built[key]!r}") for key in built if key not in published and key not in left_out]
     order = [key for key in published if key not in PUBLICATION and key in built]
     if [key for key in built if key in order] != order:
@@ -106,8 +123,11 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
     location = fmt.key("Location")
     ours = {row[location]: row for row in built}
     assert len(ours) == len(built)
-    unbuildable = {fmt["location"].format(result=row["Location"], performance=row["_performance"])
-                   for row in facts if row["Location"] in _without_logs(real)}
+    unbuildable = {
+        fmt["location"].format(result=row["Location"], performance=row["_performance"])
+        for row in facts
+        if row["Location"] in _without_logs(real)
+    }
     published = [row for row in _published(round_name) if row[location] not in unbuildable]
     assert len(published) == compared
     left_out = LEFT_OUT_OF_COPY if fmt["shape"] == "index" else ()
@@ -116,8 +136,11 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
         if row[location] not in ours:
             problems.append(f"{row[location]}: no row")
             continue
-        problems += [f"{row[location]}: {key}: {what}" for key, what in _differences(row, ours[row[location]], left_out)
-                     if (round_name, row[location], key) not in KNOWN_DIFFERENCES]
+        problems += [
+            f"{row[location]}: {key}: {what}"
+            for key, what in _differences(row, ours[row[location]], left_out)
+            if (round_name, row[location], key) not in KNOWN_DIFFERENCES
+        ]
     # The rows come in the published order.
     order = [loc for loc in ours if loc in {row[location] for row in published}]
     if order != [row[location] for row in published]:
@@ -126,6 +149,7 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
 
 
 # --- the round files' table facts hold over the whole published tables --------------------
+
 
 @pytest.mark.real
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
@@ -167,8 +191,9 @@ def test_published_rows_follow_the_round_files_field_rules(round_name: str) -> N
 @pytest.mark.real
 def test_every_published_number_is_written_as_pandas_writes_it() -> None:
     """All 2,484 numbers of the three whole tables are fixed points of the formatting."""
-    numbers = [value for name in WHOLE_TABLES for row in _whole(name) for value in row.values()
-               if isinstance(value, float)]
+    numbers = [
+        value for name in WHOLE_TABLES for row in _whole(name) for value in row.values() if isinstance(value, float)
+    ]
     assert len(numbers) == 2484
     assert published_numbers(numbers) == numbers
 
@@ -201,6 +226,7 @@ def test_numbers_are_written_as_the_published_tables_write_them() -> None:
 
 # --- the formats on the bundled examples ---------------------------------------------------
 
+
 def _facts(root: Path, round_name: str) -> list[dict]:
     report = run(root, round_name, collect=table_row)
     return valid_rows(report)
@@ -212,18 +238,38 @@ def test_the_example_in_the_v61_format() -> None:
     rows = render(_facts(EXAMPLE, "demo-v6.1"), fmt)
     assert [r["Scenario"] for r in rows] == ["Offline", "SingleStream"]
     assert rows[0] == {
-        "Organization": "MLCheckDemo", "Availability": "available", "Division": "closed", "SystemType": "edge",
-        "SystemName": "Demo CPU box (1x numpy)", "Platform": "cpu-1x-numpy", "Model": "demo-mlp-99",
-        "MlperfModel": "demo-mlp-99", "Scenario": "Offline", "Result": rows[0]["Result"], "Units": "Samples/s",
-        "Accuracy": "acc: 89.062", "number_of_nodes": 1, "host_processor_model_name": "Any x86-64 or aarch64 CPU",
-        "host_processors_per_node": 1, "host_processor_core_count": "2",
+        "Organization": "MLCheckDemo",
+        "Availability": "available",
+        "Division": "closed",
+        "SystemType": "edge",
+        "SystemName": "Demo CPU box (1x numpy)",
+        "Platform": "cpu-1x-numpy",
+        "Model": "demo-mlp-99",
+        "MlperfModel": "demo-mlp-99",
+        "Scenario": "Offline",
+        "Result": rows[0]["Result"],
+        "Units": "Samples/s",
+        "Accuracy": "acc: 89.062",
+        "number_of_nodes": 1,
+        "host_processor_model_name": "Any x86-64 or aarch64 CPU",
+        "host_processors_per_node": 1,
+        "host_processor_core_count": "2",
         "accelerator_model_name": None,  # "N/A" is what pandas reads as missing
-        "accelerators_per_node": 0, "total_accelerators": 0,
+        "accelerators_per_node": 0,
+        "total_accelerators": 0,
         "Location": "./closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline/performance/run_1",
-        "framework": "numpy", "operating_system": "Linux",
-        "notes": "Generated by fixtures/generate.py with checker/commands/harness.py", "compliance": "closed", "errors": 0,
-        "version": "demo-v6.1", "inferred": 0, "has_power": False, "weight_data_types": "int8",
-        "design_power_watts": None, "PrivateID": None}
+        "framework": "numpy",
+        "operating_system": "Linux",
+        "notes": "Generated by fixtures/generate.py with checker/commands/harness.py",
+        "compliance": "closed",
+        "errors": 0,
+        "version": "demo-v6.1",
+        "inferred": 0,
+        "has_power": False,
+        "weight_data_types": "int8",
+        "design_power_watts": None,
+        "PrivateID": None,
+    }
     assert isinstance(rows[0]["Result"], float)
     text = dumps(rows, fmt)
     assert list(json.loads(text)) == ["0", "1"]
@@ -235,15 +281,24 @@ def test_the_example_in_the_v51_and_v60_formats() -> None:
     v51 = render(facts, TableFormat.of(load_round("v5.1")))[0]
     v60 = render(facts, TableFormat.of(load_round("v6.0")))[0]
     assert (v51["Location"], v51["compliance"], v51["Accelerator"], v51["a#"], v51["p#"]) == (
-        "closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline", 1, "", "", 1)
+        "closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline",
+        1,
+        "",
+        "",
+        1,
+    )
     assert "Total Accelerators" not in v51
     assert (v60["Location"], v60["compliance"], v60["Total Accelerators"]) == (
-        "./closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline/performance/run_1", "closed", 0)
+        "./closed/MLCheckDemo/results/cpu-1x-numpy/demo-mlp-99/Offline/performance/run_1",
+        "closed",
+        0,
+    )
     assert v60["Unique ID (e.g. for Audit)"] == "edge/closed/MLCheckDemo/cpu-1x-numpy"
     assert not set(PUBLICATION) & set(v51) | set(PUBLICATION) & set(v60)
     published = render(facts, TableFormat.of(load_round("v6.0")), "https://example.org/tree/main", 7)
     assert [(r["ID"], r["Code"], r["ColorKey"]) for r in published] == [
-        ("6.0-0007", "https://example.org/tree/main/closed/MLCheckDemo/src", "availableMLCheckDemo")] * 2
+        ("6.0-0007", "https://example.org/tree/main/closed/MLCheckDemo/src", "availableMLCheckDemo")
+    ] * 2
     assert list(published[0])[:2] == ["ID", "Submitter"]
 
 
@@ -252,14 +307,19 @@ def test_an_endpoints_submission_in_the_v61_format() -> None:
     "offline"), so inferred is 1 on both rows, as in the published v6.1 table."""
     rows = render(_facts(ENDPOINTS, "v6.1"), TableFormat.of(load_round("v6.1")))
     assert [(r["Scenario"], r["Result"], r["Units"], r["inferred"]) for r in rows] == [
-        ("Interactive", 2370.5, "Tokens/s", 1), ("Offline", 12510.0, "Tokens/s", 1)]
+        ("Interactive", 2370.5, "Tokens/s", 1),
+        ("Offline", 12510.0, "Tokens/s", 1),
+    ]
     assert rows[0]["Accuracy"] == "43.12"  # the first accuracy_scores[].score, as the round's checker keeps it
     canonical = publish(_facts(ENDPOINTS, "v6.1"), None, None, "v6.1")
     assert [(r["Submitter"], r["Scenario"], r["Performance_Result"], r["p#"]) for r in canonical] == [
-        ("EndpointsDemo", "Interactive", 2370.5, 1), ("EndpointsDemo", "Offline", 12510.0, 1)]
+        ("EndpointsDemo", "Interactive", 2370.5, 1),
+        ("EndpointsDemo", "Offline", 12510.0, 1),
+    ]
     described = publish(_facts(ENDPOINTS, "v6.1"), None, None, "v6.1", with_description=True)
     assert [(r["Software"], r["framework"], r["Processor"], r["host_processor_model_name"]) for r in described] == [
-        ("vLLM 0.11", "vLLM 0.11", "Any x86-64 or aarch64 CPU", "Any x86-64 or aarch64 CPU")] * 2
+        ("vLLM 0.11", "vLLM 0.11", "Any x86-64 or aarch64 CPU", "Any x86-64 or aarch64 CPU")
+    ] * 2
 
 
 def test_submitter_is_the_folder_name(example: Path) -> None:
@@ -278,8 +338,9 @@ def test_lower_case_scenario_folders_per_round(example: Path) -> None:
     facts = [r.collected for r in run(example, "demo-v6.1", collect=table_row).results if r.collected]
     for round_name, scenario, inferred in (("v5.1", "Offline", 0), ("v6.0", "Offline", 1), ("v6.1", "offline", 1)):
         fmt = TableFormat.of(load_round(round_name))
-        row = next(r for r in render(facts, fmt)
-                   if r[fmt.key("Location")].endswith(("offline", "offline/performance/run_1")))
+        row = next(
+            r for r in render(facts, fmt) if r[fmt.key("Location")].endswith(("offline", "offline/performance/run_1"))
+        )
         assert (row["Scenario"], row["inferred"]) == (scenario, inferred), round_name
 
 
@@ -303,10 +364,14 @@ def test_a_power_result_per_round() -> None:
     back = normalise(json.loads(json.dumps(v61)), fmt)
     assert len(back) == 1
     assert (back[0]["Power_Result"], back[0]["Power_Units"], back[0]["Performance_Units"]) == (
-        41.2345678901, "Watts", "Samples/s")
+        41.2345678901,
+        "Watts",
+        "Samples/s",
+    )
 
 
 # --- reading tables back ----------------------------------------------------------------
+
 
 @pytest.mark.real
 @pytest.mark.parametrize("round_name, count", [("v5.1", 1448), ("v6.0", 520), ("v6.1", 492)])
@@ -315,13 +380,35 @@ def test_load_table_reads_every_published_format(round_name: str, count: int) ->
     rows = load_table(str(real_data(TABLES_ROOT / WHOLE_TABLES[round_name])))
     assert len(rows) == count
     for row in rows:
-        assert {"Submitter", "Category", "Model", "Scenario", "Nodes", "a#", "Accelerator", "Processor", "p#",
-                "Platform", "Location", "Availability", "Performance_Result", "Performance_Units"} <= set(row)
+        assert {
+            "Submitter",
+            "Category",
+            "Model",
+            "Scenario",
+            "Nodes",
+            "a#",
+            "Accelerator",
+            "Processor",
+            "p#",
+            "Platform",
+            "Location",
+            "Availability",
+            "Performance_Result",
+            "Performance_Units",
+        } <= set(row)
     first = rows[0]
     if round_name == "v6.1":
-        assert (first["Submitter"], first["Category"], first["UsedModel"], first["Model"], first["Nodes"],
-                first["a#"], first["Total Accelerators"], first["p#"], first["Performance_Result"]) == (
-            "AMD", "closed", "dlrm-v3", "dlrm-v3", 1, 8, 8, 2, 10891.1)
+        assert (
+            first["Submitter"],
+            first["Category"],
+            first["UsedModel"],
+            first["Model"],
+            first["Nodes"],
+            first["a#"],
+            first["Total Accelerators"],
+            first["p#"],
+            first["Performance_Result"],
+        ) == ("AMD", "closed", "dlrm-v3", "dlrm-v3", 1, 8, 8, 2, 10891.1)
 
 
 def test_load_table_reads_the_csv_of_each_format(tmp_path: Path) -> None:
@@ -332,7 +419,11 @@ def test_load_table_reads_the_csv_of_each_format(tmp_path: Path) -> None:
         out.write_text(to_csv(render(facts, fmt), fmt.all_keys()))
         (row,) = load_table(str(out))
         assert (row["Submitter"], row["Scenario"], row["Power_Result"], row["Power_Units"]) == (
-            "MLCheckDemo", "Offline", 41.2345678901, "Watts"), round_name
+            "MLCheckDemo",
+            "Offline",
+            41.2345678901,
+            "Watts",
+        ), round_name
         assert (row["Nodes"], row["p#"], row["host_processor_core_count"]) == (1, 1, "2"), round_name
         json_out = tmp_path / fmt["file"]
         json_out.write_text(dumps(render(facts, fmt), fmt))
@@ -361,16 +452,18 @@ def test_table_command_writes_the_rounds_format(tmp_path: Path) -> None:
     assert list(data["0"])[:3] == ["Organization", "Availability", "Division"]
     assert "2 rows in the demo-v6.1 table format (summary.json)" in done.output
     csv_out = tmp_path / "t.csv"
-    done = runner.invoke(app, ["table", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-f", "csv", "-o",
-                               str(csv_out)])
+    done = runner.invoke(
+        app, ["table", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "-f", "csv", "-o", str(csv_out)]
+    )
     assert done.exit_code == 0, done.output
     header = next(csv.reader(io.StringIO(csv_out.read_text())))
     assert header == TableFormat.of(load_round("v6.1")).keys
 
 
 def test_table_command_refuses_publication_keys_the_round_has_not() -> None:
-    done = runner.invoke(app, ["table", str(EXAMPLE), "--round", "v6.1", "--publish-base", "https://x", "--first-id",
-                               "1"])
+    done = runner.invoke(
+        app, ["table", str(EXAMPLE), "--round", "v6.1", "--publish-base", "https://x", "--first-id", "1"]
+    )
     assert done.exit_code == 2
     assert "has no ID, Details, Code or ColorKey" in done.output
 
@@ -381,16 +474,40 @@ def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     out_json, out_csv = tmp_path / "summary_results.json", tmp_path / "t.csv"
     base = "https://github.com/mlcommons/inference_results_v5.1/tree/main"
     for fmt, out in (("json", out_json), ("csv", out_csv)):
-        done = subprocess.run([sys.executable, "-m", "checker.cli", "table", str(real), "--round", "v5.1", "-f", fmt,
-                               "-o", str(out), "--publish-base", base, "--first-id", "1", "-j", "2"],
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "checker.cli",
+                "table",
+                str(real),
+                "--round",
+                "v5.1",
+                "-f",
+                fmt,
+                "-o",
+                str(out),
+                "--publish-base",
+                base,
+                "--first-id",
+                "1",
+                "-j",
+                "2",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         assert "rows in the v5.1 table format (summary_results.json)" in done.stderr
     rows = json.loads(out_json.read_text())
     assert len(rows) == 131
     first = rows[0]
     assert list(first)[:4] == ["ID", "Submitter", "Availability", "Category"]
-    assert (first["ID"], first["Location"]) == ("5.1-0001", "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive")
+    assert (first["ID"], first["Location"]) == (
+        "5.1-0001",
+        "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive",
+    )
     assert first["Details"] == f"{base}/closed/AMD/results/8xMI300X_2xEPYC_9575F"
     assert first["Code"] == f"{base}/closed/AMD/code"
     assert first["ColorKey"] == "availableAMD"

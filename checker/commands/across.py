@@ -47,10 +47,19 @@ class Series:
         return {name: faster(first, self.best[name]) for name in rounds}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "scenario": self.scenario, "hardware": self.hardware, "per_node": self.per_node,
-                "nodes": self.nodes, "units": self.units, "submitter": self.submitter or "all",
-                "rounds": {name: {**row.summary(), "ratio": self.ratios()[name]}
-                           for name, row in sorted(self.best.items(), key=lambda item: _order(item[0]))}}
+        return {
+            "model": self.model,
+            "scenario": self.scenario,
+            "hardware": self.hardware,
+            "per_node": self.per_node,
+            "nodes": self.nodes,
+            "units": self.units,
+            "submitter": self.submitter or "all",
+            "rounds": {
+                name: {**row.summary(), "ratio": self.ratios()[name]}
+                for name, row in sorted(self.best.items(), key=lambda item: _order(item[0]))
+            },
+        }
 
 
 @dataclass
@@ -68,10 +77,17 @@ class Scaling:
         return {count: faster(base, row) * smallest / count for count, row in sorted(self.points.items())}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "model": self.model, "scenario": self.scenario, "hardware": self.hardware,
-                "units": self.units,
-                "points": [{"accelerators": count, **row.summary(), "efficiency": self.efficiency()[count]}
-                           for count, row in sorted(self.points.items())]}
+        return {
+            "round": self.round,
+            "model": self.model,
+            "scenario": self.scenario,
+            "hardware": self.hardware,
+            "units": self.units,
+            "points": [
+                {"accelerators": count, **row.summary(), "efficiency": self.efficiency()[count]}
+                for count, row in sorted(self.points.items())
+            ],
+        }
 
 
 def across_rounds(rows: list[Row]) -> list[Series]:
@@ -90,37 +106,64 @@ def across_rounds(rows: list[Row]) -> list[Series]:
                 by_round[row.round].append(row)
             if len(by_round) < 2:
                 continue
-            found.append(Series(model, scenario, hardware, per_node, nodes, units, submitter,
-                                {name: best(rs) for name, rs in by_round.items()}))
+            found.append(
+                Series(
+                    model,
+                    scenario,
+                    hardware,
+                    per_node,
+                    nodes,
+                    units,
+                    submitter,
+                    {name: best(rs) for name, rs in by_round.items()},
+                )
+            )
     return found
 
 
 def scaling(rows: list[Row]) -> list[Scaling]:
     groups: dict[tuple, dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        if row.division == "closed" and row.result and row.kind == "accelerator" and not row.latency \
-                and row.accelerators:
+        if (
+            row.division == "closed"
+            and row.result
+            and row.kind == "accelerator"
+            and not row.latency
+            and row.accelerators
+        ):
             groups[(row.round, row.model, row.scenario, row.hardware, row.units)][row.accelerators].append(row)
     found = []
     for (name, model, scenario, hardware, units), by_count in sorted(groups.items()):
         if len(by_count) >= 2:
-            found.append(Scaling(name, model, scenario, hardware, units,
-                                 {count: best(rs) for count, rs in by_count.items()}))
+            found.append(
+                Scaling(name, model, scenario, hardware, units, {count: best(rs) for count, rs in by_count.items()})
+            )
     return found
 
 
 def to_json(series: list[Series], scalings: list[Scaling]) -> str:
-    return json.dumps({"across_rounds": [s.to_dict() for s in series],
-                       "scaling": [s.to_dict() for s in scalings]}, indent=2, allow_nan=False) + "\n"
+    return (
+        json.dumps(
+            {"across_rounds": [s.to_dict() for s in series], "scaling": [s.to_dict() for s in scalings]},
+            indent=2,
+            allow_nan=False,
+        )
+        + "\n"
+    )
 
 
 def to_text(series: list[Series], scalings: list[Scaling]) -> str:
-    lines = ["Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
-             "above 1 is faster)."]
+    lines = [
+        "Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
+        "above 1 is faster)."
+    ]
     for s in series:
         who = s.submitter or "all submitters"
-        lines.append(f"{s.model} {s.scenario}, {s.per_node}x {s.hardware}" + (f" x {s.nodes} nodes" if s.nodes > 1 else "")
-                     + f" ({who}):")
+        lines.append(
+            f"{s.model} {s.scenario}, {s.per_node}x {s.hardware}"
+            + (f" x {s.nodes} nodes" if s.nodes > 1 else "")
+            + f" ({who}):"
+        )
         for name, ratio in s.ratios().items():
             row = s.best[name]
             lines.append(f"    {name}: {row.result:.6g} {row.units} x{ratio:.3f}  {row.location} ({row.submitter})")
@@ -129,14 +172,29 @@ def to_text(series: list[Series], scalings: list[Scaling]) -> str:
         lines.append(f"{s.round} {s.model} {s.scenario}, {s.hardware}:")
         for count, efficiency in s.efficiency().items():
             row = s.points[count]
-            lines.append(f"    {count} accelerators: {row.result:.6g} {row.units}, efficiency {efficiency:.1%}  "
-                         f"{row.location} ({row.submitter})")
+            lines.append(
+                f"    {count} accelerators: {row.result:.6g} {row.units}, efficiency {efficiency:.1%}  "
+                f"{row.location} ({row.submitter})"
+            )
     lines += ["", f"{len(series)} series across rounds, {len(scalings)} scaling series"]
     return "\n".join(lines) + "\n"
 
 
-CSV_COLUMNS = ("kind", "model", "scenario", "hardware", "per_node", "nodes", "submitter", "round", "accelerators",
-               "result", "units", "ratio", "location")
+CSV_COLUMNS = (
+    "kind",
+    "model",
+    "scenario",
+    "hardware",
+    "per_node",
+    "nodes",
+    "submitter",
+    "round",
+    "accelerators",
+    "result",
+    "units",
+    "ratio",
+    "location",
+)
 
 
 def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
@@ -144,20 +202,44 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
     for s in series:
         for name, ratio in s.ratios().items():
             row = s.best[name]
-            rows.append({"kind": "across_rounds", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
-                             "per_node": s.per_node, "nodes": s.nodes, "submitter": s.submitter or "all", "round": name,
-                             "accelerators": row.accelerators, "result": row.result, "units": row.units,
-                             "ratio": round(ratio, 6), "location": row.location})
+            rows.append(
+                {
+                    "kind": "across_rounds",
+                    "model": s.model,
+                    "scenario": s.scenario,
+                    "hardware": s.hardware,
+                    "per_node": s.per_node,
+                    "nodes": s.nodes,
+                    "submitter": s.submitter or "all",
+                    "round": name,
+                    "accelerators": row.accelerators,
+                    "result": row.result,
+                    "units": row.units,
+                    "ratio": round(ratio, 6),
+                    "location": row.location,
+                }
+            )
     for s in scalings:
         for count, efficiency in s.efficiency().items():
             row = s.points[count]
-            rows.append({"kind": "scaling", "model": s.model, "scenario": s.scenario, "hardware": s.hardware,
-                             "per_node": row.per_node, "nodes": row.nodes, "submitter": row.submitter,
-                             "round": s.round, "accelerators": count, "result": row.result, "units": row.units,
-                         "ratio": round(efficiency, 6), "location": row.location})
+            rows.append(
+                {
+                    "kind": "scaling",
+                    "model": s.model,
+                    "scenario": s.scenario,
+                    "hardware": s.hardware,
+                    "per_node": row.per_node,
+                    "nodes": row.nodes,
+                    "submitter": row.submitter,
+                    "round": s.round,
+                    "accelerators": count,
+                    "result": row.result,
+                    "units": row.units,
+                    "ratio": round(efficiency, 6),
+                    "location": row.location,
+                }
+            )
     return csv_text(rows, CSV_COLUMNS)
-
-
 
 
 def plot(series: list[Series], path: str, title: str = "The same hardware across rounds") -> list[str]:
@@ -183,7 +265,9 @@ def plot(series: list[Series], path: str, title: str = "The same hardware across
         axes.set_yticks([y + width * (len(rounds) - 1) / 2 for y in range(len(page))])
         axes.set_yticklabels([f"{s.model} {s.scenario} {s.per_node}x {s.hardware[:40]}" for s in page], fontsize=7)
         axes.set_xlabel("best result against the first round (above 1 is faster)")
-        axes.set_title(f"{title} ({', '.join(rounds)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
+        axes.set_title(
+            f"{title} ({', '.join(rounds)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
+        )
         axes.invert_yaxis()
         axes.legend(fontsize=7)
         written.append(save(figure, path, number))

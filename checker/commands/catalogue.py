@@ -32,9 +32,18 @@ def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]
 
 
 def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]]:
-    return [{"code": rule.code, "name": rule.name, "scope": rule.scope, "severity": rule.severity.value,
-             "summary": rule.summary, "preview": rule.preview, "rounds": round_severities(rule, known)}
-            for rule in (rules[code] for code in sorted(rules))]
+    return [
+        {
+            "code": rule.code,
+            "name": rule.name,
+            "scope": rule.scope,
+            "severity": rule.severity.value,
+            "summary": rule.summary,
+            "preview": rule.preview,
+            "rounds": round_severities(rule, known),
+        }
+        for rule in (rules[code] for code in sorted(rules))
+    ]
 
 
 def to_text(entries: list[dict[str, Any]]) -> str:

@@ -47,9 +47,17 @@ class Verdict:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "text": self.text, "verdict": self.verdict,
-                "measured": self.measured, "expect": self.expect, **self.detail, "rows": self.rows,
-                "notes": self.notes}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "text": self.text,
+            "verdict": self.verdict,
+            "measured": self.measured,
+            "expect": self.expect,
+            **self.detail,
+            "rows": self.rows,
+            "notes": self.notes,
+        }
 
 
 def _schema() -> dict[str, Any]:
@@ -62,8 +70,9 @@ def load_claims(path: str) -> list[dict[str, Any]]:
         document = yamlsafe.load_file(path, what="claims file")
     except yamlsafe.YamlError as error:
         raise ClaimsError(str(error)) from None
-    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(document),
-                    key=lambda e: list(e.absolute_path))
+    errors = sorted(
+        jsonschema.Draft202012Validator(_schema()).iter_errors(document), key=lambda e: list(e.absolute_path)
+    )
     if errors:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top)"
@@ -93,16 +102,26 @@ def select(rows: dict[str, list[Row]], selection: dict[str, Any]) -> list[Row]:
     for row in table:
         if division != "any" and row.division != division:
             continue
-        if "model" in selection and _norm(row.model) != _norm(selection["model"]) and \
-                _norm(row.raw.get("UsedModel", "")) != _norm(selection["model"]):
+        if (
+            "model" in selection
+            and _norm(row.model) != _norm(selection["model"])
+            and _norm(row.raw.get("UsedModel", "")) != _norm(selection["model"])
+        ):
             continue
         if "scenario" in selection and row.scenario.lower() != str(selection["scenario"]).lower():
             continue
         if "accelerator" in selection and str(selection["accelerator"]).lower() not in row.hardware.lower():
             continue
-        if any(key in selection and selection[key] != value for key, value in
-               (("per_node", row.per_node), ("nodes", row.nodes), ("accelerators", row.accelerators),
-                ("submitter", row.submitter), ("availability", row.availability))):
+        if any(
+            key in selection and selection[key] != value
+            for key, value in (
+                ("per_node", row.per_node),
+                ("nodes", row.nodes),
+                ("accelerators", row.accelerators),
+                ("submitter", row.submitter),
+                ("availability", row.availability),
+            )
+        ):
             continue
         if row.result is None or row.result <= 0:
             continue
@@ -124,8 +143,9 @@ def _notes(chosen: list[Row], sides: bool = True) -> list[str]:
     two best rows of a comparison (different submitters or divisions matter there)."""
     notes = []
     if sides and len({r.submitter for r in chosen}) > 1:
-        notes.append("the two sides' best rows come from different submitters: "
-                     + ", ".join(r.submitter for r in chosen))
+        notes.append(
+            "the two sides' best rows come from different submitters: " + ", ".join(r.submitter for r in chosen)
+        )
     if sides and len({r.division for r in chosen}) > 1:
         notes.append("the two sides' best rows come from different divisions: " + ", ".join(r.division for r in chosen))
     for row in chosen:
@@ -185,18 +205,27 @@ def check_claims(claims: list[dict[str, Any]], rows: dict[str, list[Row]]) -> li
 def _figure(kind: str, value: float | None) -> str:
     if value is None:
         return "n/a"
-    return f"{value:.2%}" if kind == "spread" else (f"{value:.4g}x" if kind in ("speedup", "ratio") else
-                                                    f"{value:.1%}" if kind == "scaling" else f"{value:.6g}")
+    return (
+        f"{value:.2%}"
+        if kind == "spread"
+        else (
+            f"{value:.4g}x" if kind in ("speedup", "ratio") else f"{value:.1%}" if kind == "scaling" else f"{value:.6g}"
+        )
+    )
 
 
 def to_text(verdicts: list[Verdict]) -> str:
     lines = []
     for v in verdicts:
-        lines.append(f"{v.verdict.upper():8} {v.id} ({v.kind}): measured {_figure(v.kind, v.measured)}, "
-                     f"claimed {_figure(v.kind, v.expect)}" + (f" - {v.text}" if v.text else ""))
+        lines.append(
+            f"{v.verdict.upper():8} {v.id} ({v.kind}): measured {_figure(v.kind, v.measured)}, "
+            f"claimed {_figure(v.kind, v.expect)}" + (f" - {v.text}" if v.text else "")
+        )
         for row in v.rows[:10]:
-            lines.append(f"    {row['round']} {row['location']} {row['submitter']} {row['division']} "
-                         f"{row['availability']}: {row['result']:.6g} {row['units']}")
+            lines.append(
+                f"    {row['round']} {row['location']} {row['submitter']} {row['division']} "
+                f"{row['availability']}: {row['result']:.6g} {row['units']}"
+            )
         if len(v.rows) > 10:
             lines.append(f"    ... {len(v.rows) - 10} more rows")
         lines += [f"    note: {note}" for note in v.notes]
@@ -213,8 +242,10 @@ def to_markdown(verdicts: list[Verdict]) -> str:
     lines = ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
     for v in verdicts:
         rows = "<br>".join(f"{r['round']} `{r['location']}` {r['result']:.6g} {r['units']}" for r in v.rows[:5])
-        lines.append(f"| {v.id} | {v.kind} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
-                     f"{_figure(v.kind, v.expect)} | {rows} | {'; '.join(v.notes)} |")
+        lines.append(
+            f"| {v.id} | {v.kind} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
+            f"{_figure(v.kind, v.expect)} | {rows} | {'; '.join(v.notes)} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -29,11 +29,38 @@ from .published import canonical, location_of
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
-EXPLAINING = ("Software", "framework", "other_software_stack", "Processor", "host_processor_model_name",
-              "host_processors_per_node", "host_memory_capacity", "host_memory_configuration", "cooling",
-              "operating_system", "weight_data_types", "Notes", "hw_notes", "sw_notes")
-CSV_COLUMNS = ("model", "scenario", "kind", "hardware", "per_node", "nodes", "n", "submitters", "reference",
-               "mean_abs_dev", "max_abs_dev", "cv", "outliers", "within_tolerance")
+EXPLAINING = (
+    "Software",
+    "framework",
+    "other_software_stack",
+    "Processor",
+    "host_processor_model_name",
+    "host_processors_per_node",
+    "host_memory_capacity",
+    "host_memory_configuration",
+    "cooling",
+    "operating_system",
+    "weight_data_types",
+    "Notes",
+    "hw_notes",
+    "sw_notes",
+)
+CSV_COLUMNS = (
+    "model",
+    "scenario",
+    "kind",
+    "hardware",
+    "per_node",
+    "nodes",
+    "n",
+    "submitters",
+    "reference",
+    "mean_abs_dev",
+    "max_abs_dev",
+    "cv",
+    "outliers",
+    "within_tolerance",
+)
 
 
 @dataclass
@@ -44,8 +71,11 @@ class Options:
     min_submitters: int = 2
 
     def definition(self) -> str:
-        reference = ("the group median of Performance_Result" if self.reference == "median"
-                     else f"the result of submitter {self.reference.split(':', 1)[1]} (their median if several)")
+        reference = (
+            "the group median of Performance_Result"
+            if self.reference == "median"
+            else f"the result of submitter {self.reference.split(':', 1)[1]} (their median if several)"
+        )
         return (
             "Comparable group: closed division, same Model, Scenario, Nodes and units, and the same hardware "
             "(Accelerator and a#, or Processor and p# for CPU-only systems). "
@@ -72,8 +102,20 @@ class Group:
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(canonical(rows))
-    for column in ("Category", "Model", "Scenario", "Nodes", "Accelerator", "a#", "Processor", "p#", "Submitter",
-                   "Performance_Result", "Performance_Units", "Location"):
+    for column in (
+        "Category",
+        "Model",
+        "Scenario",
+        "Nodes",
+        "Accelerator",
+        "a#",
+        "Processor",
+        "p#",
+        "Submitter",
+        "Performance_Result",
+        "Performance_Units",
+        "Location",
+    ):
         if column not in frame:
             frame[column] = None
     frame = frame[(frame["Category"] == "closed") & pd.to_numeric(frame["Performance_Result"], errors="coerce").gt(0)]
@@ -106,8 +148,10 @@ def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 def submitters(rows: list[dict[str, Any]]) -> list[str]:
     """The submitters of the closed rows (those compare groups), sorted case-blind."""
-    return sorted({str(r.get("Submitter")) for r in canonical(rows) if r.get("Category") == "closed"
-                   and r.get("Submitter")}, key=str.lower)
+    return sorted(
+        {str(r.get("Submitter")) for r in canonical(rows) if r.get("Category") == "closed" and r.get("Submitter")},
+        key=str.lower,
+    )
 
 
 def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
@@ -136,9 +180,15 @@ def _compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
         members = members.assign(deviation=deviation, abs_dev=deviation.abs())
         outlying = members[members["abs_dev"] > options.outlier]
         group = Group(
-            key={"model": key["Model"], "scenario": key["Scenario"], "units": key["Performance_Units"],
-                 "kind": key["kind"], "hardware": key["hardware"], "per_node": int(key["per_node"]),
-                 "nodes": int(key["nodes"])},
+            key={
+                "model": key["Model"],
+                "scenario": key["Scenario"],
+                "units": key["Performance_Units"],
+                "kind": key["kind"],
+                "hardware": key["hardware"],
+                "per_node": int(key["per_node"]),
+                "nodes": int(key["nodes"]),
+            },
             reference=reference,
             members=_records(members),
             n=len(members),
@@ -178,38 +228,77 @@ def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dic
 
 # --- outputs ---------------------------------------------------------------------------------
 def _hardware(group: Group) -> str:
-    return f"{group.key['per_node']}x {group.key['hardware']}" + (f" x {group.key['nodes']} nodes"
-                                                                   if group.key["nodes"] > 1 else "")
+    return f"{group.key['per_node']}x {group.key['hardware']}" + (
+        f" x {group.key['nodes']} nodes" if group.key["nodes"] > 1 else ""
+    )
 
 
 def summary(groups: list[Group]) -> dict[str, Any]:
     means = pd.Series([g.mean_abs_dev for g in groups], dtype=float)
-    return {"groups": len(groups), "within_tolerance": sum(g.within_tolerance for g in groups),
-            "median_mean_abs_dev": float(means.median()) if len(means) else None}
+    return {
+        "groups": len(groups),
+        "within_tolerance": sum(g.within_tolerance for g in groups),
+        "median_mean_abs_dev": float(means.median()) if len(means) else None,
+    }
 
 
 def to_json(groups: list[Group], options: Options) -> str:
     from ..reporters.common import strict_json
 
-    return strict_json({
-        "definition": options.definition(),
-        "options": {"tolerance": options.tolerance, "outlier": options.outlier, "reference": options.reference,
-                    "min_submitters": options.min_submitters},
-        "summary": summary(groups),
-        "groups": [{**g.key, "reference": g.reference, "n": g.n, "submitters": g.submitters,
-                    "mean_abs_dev": g.mean_abs_dev, "max_abs_dev": g.max_abs_dev, "cv": g.cv,
-                    "within_tolerance": g.within_tolerance, "members": g.members, "outliers": g.outliers}
-                   for g in groups],
-    }, indent=2, default=str) + "\n"
+    return (
+        strict_json(
+            {
+                "definition": options.definition(),
+                "options": {
+                    "tolerance": options.tolerance,
+                    "outlier": options.outlier,
+                    "reference": options.reference,
+                    "min_submitters": options.min_submitters,
+                },
+                "summary": summary(groups),
+                "groups": [
+                    {
+                        **g.key,
+                        "reference": g.reference,
+                        "n": g.n,
+                        "submitters": g.submitters,
+                        "mean_abs_dev": g.mean_abs_dev,
+                        "max_abs_dev": g.max_abs_dev,
+                        "cv": g.cv,
+                        "within_tolerance": g.within_tolerance,
+                        "members": g.members,
+                        "outliers": g.outliers,
+                    }
+                    for g in groups
+                ],
+            },
+            indent=2,
+            default=str,
+        )
+        + "\n"
+    )
 
 
 def csv_rows(groups: list[Group]) -> list[dict[str, Any]]:
-    return [{"model": g.key["model"], "scenario": g.key["scenario"], "kind": g.key["kind"],
-             "hardware": g.key["hardware"], "per_node": g.key["per_node"], "nodes": g.key["nodes"], "n": g.n,
-             "submitters": g.submitters, "reference": round(g.reference, 6), "mean_abs_dev": round(g.mean_abs_dev, 6),
-             "max_abs_dev": round(g.max_abs_dev, 6), "cv": round(g.cv, 6),
-             "outliers": " ".join(f"{o['Submitter']}:{o['deviation']:+.4f}" for o in g.outliers),
-             "within_tolerance": g.within_tolerance} for g in groups]
+    return [
+        {
+            "model": g.key["model"],
+            "scenario": g.key["scenario"],
+            "kind": g.key["kind"],
+            "hardware": g.key["hardware"],
+            "per_node": g.key["per_node"],
+            "nodes": g.key["nodes"],
+            "n": g.n,
+            "submitters": g.submitters,
+            "reference": round(g.reference, 6),
+            "mean_abs_dev": round(g.mean_abs_dev, 6),
+            "max_abs_dev": round(g.max_abs_dev, 6),
+            "cv": round(g.cv, 6),
+            "outliers": " ".join(f"{o['Submitter']}:{o['deviation']:+.4f}" for o in g.outliers),
+            "within_tolerance": g.within_tolerance,
+        }
+        for g in groups
+    ]
 
 
 def to_csv(groups: list[Group], options: Options) -> str:
@@ -220,16 +309,22 @@ def to_text(groups: list[Group], options: Options) -> str:
     lines = [options.definition(), ""]
     for g in groups:
         verdict = "within" if g.within_tolerance else "OUTSIDE"
-        lines.append(f"{g.key['model']} {g.key['scenario']}, {_hardware(g)}: n={g.n} ({g.submitters} submitters), "
-                     f"ref {g.reference:.6g} {g.key['units']}, mean |dev| {g.mean_abs_dev:.1%}, "
-                     f"max {g.max_abs_dev:.1%}, CV {g.cv:.1%} - {verdict} {options.tolerance:.0%}")
+        lines.append(
+            f"{g.key['model']} {g.key['scenario']}, {_hardware(g)}: n={g.n} ({g.submitters} submitters), "
+            f"ref {g.reference:.6g} {g.key['units']}, mean |dev| {g.mean_abs_dev:.1%}, "
+            f"max {g.max_abs_dev:.1%}, CV {g.cv:.1%} - {verdict} {options.tolerance:.0%}"
+        )
         for o in g.outliers:
             why = "; ".join(f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in o["differs"].items())
-            lines.append(f"    outlier {o['Submitter']} {o['deviation']:+.1%} {o['Location']}" + (f" - {why}" if why else ""))
+            lines.append(
+                f"    outlier {o['Submitter']} {o['deviation']:+.1%} {o['Location']}" + (f" - {why}" if why else "")
+            )
     s = summary(groups)
     median = f"{s['median_mean_abs_dev']:.1%}" if s["median_mean_abs_dev"] is not None else "n/a"
-    lines += ["", f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: "
-                  f"{median}"]
+    lines += [
+        "",
+        f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -253,23 +348,46 @@ def groups_view(groups: list[Any], options: Any) -> list[dict[str, Any]]:
         members = []
         for member in group.members:
             outlier = outliers.get((member.get("Submitter"), member.get("Location")))
-            why = [f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()]
-            members.append({"submitter": str(member.get("Submitter") or ""), "system": str(member.get("System") or ""),
-                            "location": str(member.get("Location") or ""),
-                            "value": _number(member.get("Performance_Result")),
-                            "deviation": _pct(member.get("deviation"), signed=True), "outlier": outlier is not None,
-                            "why": why})
-        views.append({"title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
-                      "units": str(group.key["units"]), "n": group.n, "submitters": group.submitters,
-                      "reference": _number(group.reference), "mean": _pct(group.mean_abs_dev),
-                      "max": _pct(group.max_abs_dev), "cv": _pct(group.cv), "within": group.within_tolerance,
-                      "tolerance": f"{options.tolerance:.0%}", "outliers": len(group.outliers), "members": members})
+            why = [
+                f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()
+            ]
+            members.append(
+                {
+                    "submitter": str(member.get("Submitter") or ""),
+                    "system": str(member.get("System") or ""),
+                    "location": str(member.get("Location") or ""),
+                    "value": _number(member.get("Performance_Result")),
+                    "deviation": _pct(member.get("deviation"), signed=True),
+                    "outlier": outlier is not None,
+                    "why": why,
+                }
+            )
+        views.append(
+            {
+                "title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
+                "units": str(group.key["units"]),
+                "n": group.n,
+                "submitters": group.submitters,
+                "reference": _number(group.reference),
+                "mean": _pct(group.mean_abs_dev),
+                "max": _pct(group.max_abs_dev),
+                "cv": _pct(group.cv),
+                "within": group.within_tolerance,
+                "tolerance": f"{options.tolerance:.0%}",
+                "outliers": len(group.outliers),
+                "members": members,
+            }
+        )
     return views
 
 
 def groups_summary(groups: list[Any]) -> dict[str, Any]:
     found = summary(groups)
-    return {"groups": found["groups"], "within": found["within_tolerance"], "median": _pct(found["median_mean_abs_dev"])}
+    return {
+        "groups": found["groups"],
+        "within": found["within_tolerance"],
+        "median": _pct(found["median_mean_abs_dev"]),
+    }
 
 
 def to_html(groups: list[Group], options: Options) -> str:
@@ -278,11 +396,13 @@ def to_html(groups: list[Group], options: Options) -> str:
     the outliers and why, as the text output words them."""
     from .html import render
 
-    return render("compare.html.j2", title="mlperf-check compare: comparable results",
-                  definition=options.definition(), groups=groups_view(groups, options),
-                  summary=groups_summary(groups))
-
-
+    return render(
+        "compare.html.j2",
+        title="mlperf-check compare: comparable results",
+        definition=options.definition(),
+        groups=groups_view(groups, options),
+        summary=groups_summary(groups),
+    )
 
 
 def plot(groups: list[Group], options: Options, path: str, title: str = "Comparable results") -> list[str]:
@@ -299,21 +419,48 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
     for page_number, page in enumerate(pages, 1):
         figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
         for side in (-1, 1):
-            axes.axvline(side * options.outlier * 100, color="tab:red", linestyle="--", linewidth=0.8,
-                         label=f"outlier threshold ±{options.outlier:.0%}" if side > 0 else None)
-        axes.axvline(options.tolerance * 100, color="tab:green", linewidth=1.2,
-                     label=f"tolerance {options.tolerance:.0%} on the group's mean |deviation|")
+            axes.axvline(
+                side * options.outlier * 100,
+                color="tab:red",
+                linestyle="--",
+                linewidth=0.8,
+                label=f"outlier threshold ±{options.outlier:.0%}" if side > 0 else None,
+            )
+        axes.axvline(
+            options.tolerance * 100,
+            color="tab:green",
+            linewidth=1.2,
+            label=f"tolerance {options.tolerance:.0%} on the group's mean |deviation|",
+        )
         axes.axvline(0, color="grey", linewidth=0.8)
         for row, group in enumerate(page):
             deviations = [m["deviation"] * 100 for m in group.members]
-            axes.scatter(deviations, [row] * len(deviations), s=18, color="tab:blue", zorder=3,
-                         label="a result's deviation" if row == 0 else None)
-            axes.scatter([group.mean_abs_dev * 100], [row], marker="D", s=30, zorder=4,
-                         color="tab:green" if group.within_tolerance else "tab:orange",
-                         label="group mean |deviation|" if row == 0 else None)
+            axes.scatter(
+                deviations,
+                [row] * len(deviations),
+                s=18,
+                color="tab:blue",
+                zorder=3,
+                label="a result's deviation" if row == 0 else None,
+            )
+            axes.scatter(
+                [group.mean_abs_dev * 100],
+                [row],
+                marker="D",
+                s=30,
+                zorder=4,
+                color="tab:green" if group.within_tolerance else "tab:orange",
+                label="group mean |deviation|" if row == 0 else None,
+            )
             for outlier in group.outliers:
-                axes.annotate(outlier["Submitter"], (outlier["deviation"] * 100, row), textcoords="offset points",
-                              xytext=(4, 4), fontsize=7, color="tab:red")
+                axes.annotate(
+                    outlier["Submitter"],
+                    (outlier["deviation"] * 100, row),
+                    textcoords="offset points",
+                    xytext=(4, 4),
+                    fontsize=7,
+                    color="tab:red",
+                )
         axes.set_yticks(range(len(page)))
         axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}"[:70] for g in page], fontsize=7)
         axes.set_xlabel("deviation from the reference (%), positive is better")
@@ -324,5 +471,6 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
     return written
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv),
-                   "html": as_data(to_html)})  # escaped by its templates
+FORMATS = Formats(
+    {"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv), "html": as_data(to_html)}
+)  # escaped by its templates

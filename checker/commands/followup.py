@@ -12,13 +12,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-
+from .. import yamlsafe
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
-from .. import yamlsafe
-from .published import canonical
 from ..rounds import RoundError, available_rounds, load_round, newest_round
-
+from .published import canonical
 
 
 @dataclass
@@ -120,12 +118,15 @@ def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str 
             if expected is not None and version != expected:
                 raise ValueError(f"{source}: {label}: version {version}, but {option} is {expected}")
             if expected is None and version not in available_rounds():
-                raise ValueError(f"{source}: {label}: version {version!r} is not a round this version knows "
-                                 f"({', '.join(available_rounds())})")
+                raise ValueError(
+                    f"{source}: {label}: version {version!r} is not a round this version knows "
+                    f"({', '.join(available_rounds())})"
+                )
             first = (version, label)
         elif version != first[0]:
-            raise ValueError(f"{source}: {label}: version {version}, but {first[1]} is {first[0]}; "
-                             "a table holds one round")
+            raise ValueError(
+                f"{source}: {label}: version {version}, but {first[1]} is {first[0]}; a table holds one round"
+            )
     return given if given is not None else first[0] if first else None
 
 
@@ -136,16 +137,23 @@ def check_order(previous: str | None, current: str | None) -> None:
         return
     before, after = load_round(previous), load_round(current)
     if before.name == after.name:
-        raise ValueError(f"--previous and --current are both round {after.name}; a preview result is followed up "
-                         "in a later round")
+        raise ValueError(
+            f"--previous and --current are both round {after.name}; a preview result is followed up in a later round"
+        )
     dates = [str((r.seed_release or {}).get("date") or "") for r in (before, after)]
     if all(dates) and dates[0] >= dates[1]:
-        raise ValueError(f"--previous is round {before.name} (seed release {dates[0]}) and --current is round "
-                         f"{after.name} ({dates[1]}); a preview result is followed up in a later round")
+        raise ValueError(
+            f"--previous is round {before.name} (seed release {dates[0]}) and --current is round "
+            f"{after.name} ({dates[1]}); a preview result is followed up in a later round"
+        )
 
 
-def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], mapping: dict[str, str] | None = None,
-              current_round: str | None = None) -> Followup:
+def follow_up(
+    previous: list[dict[str, Any]],
+    current: list[dict[str, Any]],
+    mapping: dict[str, str] | None = None,
+    current_round: str | None = None,
+) -> Followup:
     result = Followup(tolerance=load_round(current_round or newest_round()).preview_tolerance)
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
@@ -172,12 +180,20 @@ def follow_up(previous: list[dict[str, Any]], current: list[dict[str, Any]], map
     return result
 
 
-def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None,
-           tolerance: float) -> Outcome:
+def _judge(
+    row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None, tolerance: float
+) -> Outcome:
     before, basis = _score(row)
-    outcome = Outcome(location=str(row.get("Location")), model=str(row.get("Model")), scenario=str(row.get("Scenario")),
-                      previous=row.get("Performance_Result"), units=str(row.get("Performance_Units", "")),
-                      status="missing", matched_by=how, basis=basis)
+    outcome = Outcome(
+        location=str(row.get("Location")),
+        model=str(row.get("Model")),
+        scenario=str(row.get("Scenario")),
+        previous=row.get("Performance_Result"),
+        units=str(row.get("Performance_Units", "")),
+        status="missing",
+        matched_by=how,
+        basis=basis,
+    )
     if outcome.model not in models:
         outcome.status = "not-comparable"
         return outcome
@@ -193,21 +209,44 @@ def _judge(row: dict[str, Any], successors: list[dict[str, Any]], models: set[st
     return outcome
 
 
-COLUMNS = ("location", "model", "scenario", "status", "delta", "previous", "current", "units", "basis", "successor",
-           "matched_by")
+COLUMNS = (
+    "location",
+    "model",
+    "scenario",
+    "status",
+    "delta",
+    "previous",
+    "current",
+    "units",
+    "basis",
+    "successor",
+    "matched_by",
+)
 
 
 def counts(followup: Followup) -> dict[str, int]:
-    return {s: sum(1 for o in followup.outcomes if o.status == s)
-            for s in ("followed", "degraded", "missing", "not-comparable")}
+    return {
+        s: sum(1 for o in followup.outcomes if o.status == s)
+        for s in ("followed", "degraded", "missing", "not-comparable")
+    }
 
 
 def to_json(followup: Followup) -> str:
     from ..reporters.common import strict_json
 
     summary = counts(followup)
-    return strict_json({"tolerance": followup.tolerance, "summary": summary, "systems": followup.systems,
-                       "results": [asdict(o) for o in followup.outcomes]}, indent=2) + "\n"
+    return (
+        strict_json(
+            {
+                "tolerance": followup.tolerance,
+                "summary": summary,
+                "systems": followup.systems,
+                "results": [asdict(o) for o in followup.outcomes],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def to_csv(followup: Followup) -> str:
@@ -218,7 +257,9 @@ def to_text(followup: Followup) -> str:
     lines = [f"Preview follow-up (Available successor, at most {followup.tolerance:.0%} worse):"]
     for system in followup.systems:
         found = ", ".join(system["successors"]) or "none found"
-        lines.append(f"  {system['preview']} -> {found}" + (f" [{system['matched_by']}]" if system["matched_by"] else ""))
+        lines.append(
+            f"  {system['preview']} -> {found}" + (f" [{system['matched_by']}]" if system["matched_by"] else "")
+        )
     for o in followup.outcomes:
         delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
         lines.append(f"  {o.status:<14} {o.location}{delta}")

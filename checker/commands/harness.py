@@ -28,8 +28,8 @@ DATA_SEED, WEIGHT_SEED, NOISE = 20260729, 3, 0.6
 
 @dataclass(frozen=True)
 class Model:
-    w1: "object"
-    w2: "object"
+    w1: object
+    w2: object
 
 
 def dataset():

@@ -22,13 +22,18 @@ def _shown(value: Any) -> Any:
     return "" if value is None else value
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _environment() -> Any:
     import jinja2
 
-    environment = jinja2.Environment(loader=jinja2.PackageLoader("checker.commands", "templates"), autoescape=True,
-                                     finalize=_shown, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                                     lstrip_blocks=True)
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("checker.commands", "templates"),
+        autoescape=True,
+        finalize=_shown,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     return environment
 
 

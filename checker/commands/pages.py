@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 PER_PAGE = 30
 
 
 def paged(rows: Sequence[Any], per_page: int = PER_PAGE) -> list[Sequence[Any]]:
     """The rows cut into pages; one empty page when there are none (the plot still says so)."""
-    return [rows[i:i + per_page] for i in range(0, len(rows), per_page)] or [[]]
+    return [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
 
 
 def save(figure: Any, path: str, number: int) -> str:

@@ -54,9 +54,15 @@ class Row:
 
     def summary(self) -> dict[str, Any]:
         """The facts a reader of a claim or comparison needs about the row."""
-        return {"round": self.round, "location": self.location, "submitter": self.submitter,
-                "division": self.division, "availability": self.availability, "result": self.result,
-                "units": self.units}
+        return {
+            "round": self.round,
+            "location": self.location,
+            "submitter": self.submitter,
+            "division": self.division,
+            "availability": self.availability,
+            "result": self.result,
+            "units": self.units,
+        }
 
 
 @functools.lru_cache(maxsize=16)
@@ -119,13 +125,26 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
         scenario = (round.scenario_name(scenario) if round else None) or scenario
         kind, hardware, per_node, mixed = hardware_of(row)
         result = row.get("Performance_Result")
-        out.append(Row(
-            round=name, location=location_of(row), submitter=str(row.get("Submitter") or ""),
-            division=str(row.get("Category") or ""), availability=str(row.get("Availability") or "").lower(),
-            system=str(row.get("Platform") or ""), model=model_of(row, round), scenario=scenario,
-            result=float(result) if number(result) is not None else None,
-            units=str(row.get("Performance_Units") or ""), kind=kind, hardware=hardware, per_node=per_node,
-            nodes=_count(row.get("Nodes")) or 1, mixed=mixed, raw=row))
+        out.append(
+            Row(
+                round=name,
+                location=location_of(row),
+                submitter=str(row.get("Submitter") or ""),
+                division=str(row.get("Category") or ""),
+                availability=str(row.get("Availability") or "").lower(),
+                system=str(row.get("Platform") or ""),
+                model=model_of(row, round),
+                scenario=scenario,
+                result=float(result) if number(result) is not None else None,
+                units=str(row.get("Performance_Units") or ""),
+                kind=kind,
+                hardware=hardware,
+                per_node=per_node,
+                nodes=_count(row.get("Nodes")) or 1,
+                mixed=mixed,
+                raw=row,
+            )
+        )
     return out
 
 
@@ -147,7 +166,15 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
     groups by), the hardware key, and the name the submitter used kept in UsedModel."""
     out = []
     for row, norm in zip(rows, normalise(rows, round_name)):
-        out.append({**row, "Model": norm.model, "Scenario": norm.scenario, "Location": norm.location,
-                    "hardware": norm.hardware, "kind": norm.kind, "mixed": norm.mixed})
+        out.append(
+            {
+                **row,
+                "Model": norm.model,
+                "Scenario": norm.scenario,
+                "Location": norm.location,
+                "hardware": norm.hardware,
+                "kind": norm.kind,
+                "mixed": norm.mixed,
+            }
+        )
     return out
-

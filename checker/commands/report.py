@@ -32,12 +32,13 @@ import json
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 from .. import yamlsafe
-from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..engine import load_all
+from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
@@ -58,7 +59,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _findings_schema() -> dict[str, Any]:
     return json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8"))
 
@@ -87,16 +88,19 @@ def load_baseline(path: str) -> dict[str, Any]:
         first = errors[0]
         where = "/" + "/".join(str(p) for p in first.absolute_path) if first.absolute_path else "the top"
         message = first.message if len(first.message) <= 200 else first.message[:197] + "..."
-        raise BaselineError(f"{path} is not the JSON of `mlperf-check check` (schemas/findings.schema.json): "
-                            f"at {where}: {message}")
+        raise BaselineError(
+            f"{path} is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at {where}: {message}"
+        )
     return document
 
 
 def check_baseline_round(baseline: dict[str, Any], round_name: str, path: str) -> None:
     """A baseline of another round compares nothing: BaselineError names both."""
     if baseline["round"] != round_name:
-        raise BaselineError(f"{path} is a check of round {baseline['round']}, not of {round_name}; "
-                            "give the JSON of an earlier check of the same round")
+        raise BaselineError(
+            f"{path} is a check of round {baseline['round']}, not of {round_name}; "
+            "give the JSON of an earlier check of the same round"
+        )
 
 
 # --- what the page shows --------------------------------------------------------------------
@@ -116,16 +120,33 @@ def _fix(code: str) -> str:
 def _finding(finding: Finding | dict[str, Any], divisions: Iterable[str], scope: str = "result") -> dict[str, Any]:
     """A finding as the page shows it: a Finding of this check, or one of the baseline's JSON."""
     if isinstance(finding, Finding):
-        data = {"code": finding.code, "name": finding.name, "severity": finding.severity.value,
-                "message": finding.message, "path": finding.path, "pointer": finding.pointer,
-                "location": finding.location, "waived": finding.waived}
+        data = {
+            "code": finding.code,
+            "name": finding.name,
+            "severity": finding.severity.value,
+            "message": finding.message,
+            "path": finding.path,
+            "pointer": finding.pointer,
+            "location": finding.location,
+            "waived": finding.waived,
+        }
     else:
         data = finding
     division, submitter = _owner(data["path"], divisions)
-    return {"code": data["code"], "name": data.get("name", ""), "severity": data["severity"],
-            "message": data["message"], "path": data["path"], "pointer": data.get("pointer") or "",
-            "location": data.get("location", ""), "waived": data.get("waived") or "", "fix": _fix(data["code"]),
-            "division": division, "submitter": submitter, "scope": SCOPES.get(scope, scope)}
+    return {
+        "code": data["code"],
+        "name": data.get("name", ""),
+        "severity": data["severity"],
+        "message": data["message"],
+        "path": data["path"],
+        "pointer": data.get("pointer") or "",
+        "location": data.get("location", ""),
+        "waived": data.get("waived") or "",
+        "fix": _fix(data["code"]),
+        "division": division,
+        "submitter": submitter,
+        "scope": SCOPES.get(scope, scope),
+    }
 
 
 def _identity(finding: Finding | dict[str, Any]) -> tuple[str, str, str, str]:
@@ -145,31 +166,45 @@ class _Applying:
 
     def of(self, result: ResultRecord) -> list[tuple[Finding, str]]:
         found = self.applying.of(result)
-        return ([(f, "result") for f in found if f.location]
-                + [(f, "system") for f in found if not f.location and f.subject == result.system_key]
-                + [(f, "submission") for f in found if not f.location and f.subject == result.submission_key])
+        return (
+            [(f, "result") for f in found if f.location]
+            + [(f, "system") for f in found if not f.location and f.subject == result.system_key]
+            + [(f, "submission") for f in found if not f.location and f.subject == result.submission_key]
+        )
 
 
 def _tokens(values: Iterable[str]) -> str:
     return " ".join(sorted(set(values)))
 
 
-def _result(result: ResultRecord, anchor: str, applying: list[tuple[Finding, str]],
-            divisions: Iterable[str]) -> dict[str, Any]:
+def _result(
+    result: ResultRecord, anchor: str, applying: list[tuple[Finding, str]], divisions: Iterable[str]
+) -> dict[str, Any]:
     errors = [_finding(f, divisions, scope) for f, scope in applying if invalidates(f)]
     others = [_finding(f, divisions, scope) for f, scope in applying if not invalidates(f)]
     metric = result.metric or {}
-    return {"anchor": anchor, "location": result.location, "division": result.division,
-            "submitter": result.submitter, "system": result.system, "benchmark": result.benchmark,
-            "scenario": result.scenario, "valid": result.valid,
-            "metric": f"{metric['value']:.6g} {metric.get('units', '')}".strip()
-            if isinstance(metric.get("value"), (int, float)) else "",
-            "errors": errors, "others": others, "others_label": _label(others),
-            "codes": _tokens(f.code for f, _ in applying), "severities": _tokens(f.severity.value for f, _ in applying)}
+    return {
+        "anchor": anchor,
+        "location": result.location,
+        "division": result.division,
+        "submitter": result.submitter,
+        "system": result.system,
+        "benchmark": result.benchmark,
+        "scenario": result.scenario,
+        "valid": result.valid,
+        "metric": f"{metric['value']:.6g} {metric.get('units', '')}".strip()
+        if isinstance(metric.get("value"), (int, float))
+        else "",
+        "errors": errors,
+        "others": others,
+        "others_label": _label(others),
+        "codes": _tokens(f.code for f, _ in applying),
+        "severities": _tokens(f.severity.value for f, _ in applying),
+    }
 
 
 def _label(findings: list[dict[str, Any]]) -> str:
-    """"2 warnings, 1 note, 1 waived": what a collapsed list holds."""
+    """ "2 warnings, 1 note, 1 waived": what a collapsed list holds."""
     waived = sum(1 for f in findings if f["waived"])
     parts = []
     for severity in Severity:
@@ -184,9 +219,21 @@ def _submitters(report: Report) -> list[dict[str, Any]]:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
 
     def row(division: str, submitter: str) -> dict[str, Any]:
-        return rows.setdefault((division, submitter), {
-            "division": division, "submitter": submitter, "results": 0, "valid": 0, "invalid": 0,
-            "error": 0, "warning": 0, "note": 0, "codes": set(), "severities": set()})
+        return rows.setdefault(
+            (division, submitter),
+            {
+                "division": division,
+                "submitter": submitter,
+                "results": 0,
+                "valid": 0,
+                "invalid": 0,
+                "error": 0,
+                "warning": 0,
+                "note": 0,
+                "codes": set(),
+                "severities": set(),
+            },
+        )
 
     for result in report.results:
         entry = row(result.division, result.submitter)
@@ -203,8 +250,7 @@ def _submitters(report: Report) -> list[dict[str, Any]]:
     return [rows[key] for key in sorted(rows)]
 
 
-def _diff(report: Report, baseline: dict[str, Any], anchors: dict[str, str],
-          applying: _Applying) -> dict[str, Any]:
+def _diff(report: Report, baseline: dict[str, Any], anchors: dict[str, str], applying: _Applying) -> dict[str, Any]:
     divisions = report.round.divisions
     before = {r["location"]: r for r in baseline["results"]}
     now = {printable(r.location): r for r in report.results}
@@ -213,9 +259,19 @@ def _diff(report: Report, baseline: dict[str, Any], anchors: dict[str, str],
         return _result(result, anchors[result.location], applying.of(result), divisions)
 
     def gone_view(row: dict[str, Any]) -> dict[str, Any]:
-        return {"location": row["location"], "division": row["division"], "submitter": row["submitter"],
-                "system": row["system"], "benchmark": row["benchmark"], "scenario": row["scenario"],
-                "valid": row["valid"], "errors": [], "codes": "", "severities": "", "anchor": ""}
+        return {
+            "location": row["location"],
+            "division": row["division"],
+            "submitter": row["submitter"],
+            "system": row["system"],
+            "benchmark": row["benchmark"],
+            "scenario": row["scenario"],
+            "valid": row["valid"],
+            "errors": [],
+            "codes": "",
+            "severities": "",
+            "anchor": "",
+        }
 
     became_invalid = [view(now[k]) for k in sorted(now) if k in before and before[k]["valid"] and not now[k].valid]
     became_valid = [view(now[k]) for k in sorted(now) if k in before and not before[k]["valid"] and now[k].valid]
@@ -239,19 +295,30 @@ def _diff(report: Report, baseline: dict[str, Any], anchors: dict[str, str],
             gone_budget[key] -= 1
             gone.append(_finding(finding, divisions))
     valid = sum(1 for r in baseline["results"] if r["valid"])
-    return {"round": baseline["round"], "version": (baseline.get("tool") or {}).get("version", ""),
-            "results": len(baseline["results"]), "valid": valid, "invalid": len(baseline["results"]) - valid,
-            "became_invalid": became_invalid, "became_valid": became_valid,
-            "new_results": new_results, "gone_results": gone_results,
-            "new": new, "gone": gone, "unchanged": unchanged}
+    return {
+        "round": baseline["round"],
+        "version": (baseline.get("tool") or {}).get("version", ""),
+        "results": len(baseline["results"]),
+        "valid": valid,
+        "invalid": len(baseline["results"]) - valid,
+        "became_invalid": became_invalid,
+        "became_valid": became_valid,
+        "new_results": new_results,
+        "gone_results": gone_results,
+        "new": new,
+        "gone": gone,
+        "unchanged": unchanged,
+    }
 
 
 def changes(report: Report, baseline: dict[str, Any]) -> dict[str, int]:
     """How many results became invalid and valid since the baseline (for one line on stderr)."""
     before = {r["location"]: r["valid"] for r in baseline["results"]}
     now = [(before.get(printable(r.location)), r.valid) for r in report.results]
-    return {"became_invalid": sum(1 for then, valid in now if then is True and not valid),
-            "became_valid": sum(1 for then, valid in now if then is False and valid)}
+    return {
+        "became_invalid": sum(1 for then, valid in now if then is True and not valid),
+        "became_valid": sum(1 for then, valid in now if then is False and valid),
+    }
 
 
 # --- what the check gathers per result ------------------------------------------------------
@@ -279,8 +346,11 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
     from .. import provenance as prv
 
     source = prv.TableSource()
-    verdicts = [prv.judge(r.location, r.collected["build"], the_round, source) for r in report.results
-                if r.collected and r.collected["build"] is not None]
+    verdicts = [
+        prv.judge(r.location, r.collected["build"], the_round, source)
+        for r in report.results
+        if r.collected and r.collected["build"] is not None
+    ]
     results = len(report.results)
     unjudged = results - len(verdicts)
     counts = Counter(v.verdict for v in verdicts)
@@ -290,15 +360,30 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
         if verdict.verdict == "descends" and not (verdict.dirty or verdict.modified_files or verdict.after_deadline):
             continue
         division, submitter = _owner(verdict.location, divisions)
-        flagged.append({"location": verdict.location, "division": division, "submitter": submitter,
-                        "version": verdict.loadgen_version or "", "rev": verdict.rev or "NA",
-                        "verdict": verdict.verdict, "date": (verdict.commit_date or "")[:10],
-                        "dirty": verdict.dirty, "modified": verdict.modified_files,
-                        "untracked": len(verdict.untracked_files), "after_deadline": verdict.after_deadline,
-                        "identified_as": verdict.identified_as or ""})
-    return {"seed": (the_round.seed_release or {}).get("commit", ""), "source": source.name,
-            "counts": [(name, counts.get(name, 0)) for name in prv.VERDICTS], "judged": len(verdicts),
-            "unjudged": unjudged, "flagged": flagged}
+        flagged.append(
+            {
+                "location": verdict.location,
+                "division": division,
+                "submitter": submitter,
+                "version": verdict.loadgen_version or "",
+                "rev": verdict.rev or "NA",
+                "verdict": verdict.verdict,
+                "date": (verdict.commit_date or "")[:10],
+                "dirty": verdict.dirty,
+                "modified": verdict.modified_files,
+                "untracked": len(verdict.untracked_files),
+                "after_deadline": verdict.after_deadline,
+                "identified_as": verdict.identified_as or "",
+            }
+        )
+    return {
+        "seed": (the_round.seed_release or {}).get("commit", ""),
+        "source": source.name,
+        "counts": [(name, counts.get(name, 0)) for name in prv.VERDICTS],
+        "judged": len(verdicts),
+        "unjudged": unjudged,
+        "flagged": flagged,
+    }
 
 
 # --- cross-partner variance -----------------------------------------------------------------
@@ -308,8 +393,13 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     from .table import TableFormat, publish
 
     options = cmp.Options()
-    found: dict[str, Any] = {"definition": options.definition(), "groups": [], "plots": [], "plot_missing": "",
-                             "no_table": ""}
+    found: dict[str, Any] = {
+        "definition": options.definition(),
+        "groups": [],
+        "plots": [],
+        "plot_missing": "",
+        "no_table": "",
+    }
     if TableFormat.of(report.round) is None:
         found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
         return found
@@ -323,8 +413,9 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
             found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
             return found
         with tempfile.TemporaryDirectory(prefix="mlperf-check-report-") as scratch:
-            pages = cmp.plot(groups, options, os.path.join(scratch, "compare.png"),
-                             f"Comparable results, {report.round.name}")
+            pages = cmp.plot(
+                groups, options, os.path.join(scratch, "compare.png"), f"Comparable results, {report.round.name}"
+            )
             for page in pages:
                 with open(page, "rb") as handle:
                     found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
@@ -332,9 +423,14 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
 
 
 # --- rendering ------------------------------------------------------------------------------
-def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: str = "",
-         provenance_view: dict[str, Any] | None = None, variance_view: dict[str, Any] | None = None,
-         checked: datetime.datetime | None = None) -> str:
+def page(
+    report: Report,
+    baseline: dict[str, Any] | None = None,
+    baseline_name: str = "",
+    provenance_view: dict[str, Any] | None = None,
+    variance_view: dict[str, Any] | None = None,
+    checked: datetime.datetime | None = None,
+) -> str:
     """The audit page of a report, as one HTML document. `baseline` is a load_baseline()
     document; without `provenance_view` or `variance_view` (see `audit`) those sections say
     they were not computed."""
@@ -351,37 +447,59 @@ def page(report: Report, baseline: dict[str, Any] | None = None, baseline_name: 
     if provenance_view is not None:
         for row in provenance_view["flagged"]:  # the filters select results: by the codes that apply to each
             found = applying.of(by_location[row["location"]]) if row["location"] in by_location else []
-            row.update(anchor=anchors.get(row["location"], ""), codes=_tokens(f.code for f, _ in found),
-                       severities=_tokens(f.severity.value for f, _ in found))
+            row.update(
+                anchor=anchors.get(row["location"], ""),
+                codes=_tokens(f.code for f, _ in found),
+                severities=_tokens(f.severity.value for f, _ in found),
+            )
     filters = {
         "submitter": sorted({row["submitter"] for row in submitters if row["submitter"]}),
         "division": [d for d in divisions if any(row["division"] == d for row in submitters)],
-        "code": sorted({f.code for f in report.findings} | ({f["code"] for f in baseline["findings"]}
-                                                            if baseline else set())),
+        "code": sorted(
+            {f.code for f in report.findings} | ({f["code"] for f in baseline["findings"]} if baseline else set())
+        ),
         "severity": [s.value for s in Severity],
     }
-    checked = checked or report.checked_at or datetime.datetime.now(datetime.timezone.utc)
+    checked = checked or report.checked_at or datetime.datetime.now(datetime.UTC)
     return render(
         "report.html.j2",
         title=f"mlperf-check audit, round {report.round.name}",
-        round=report.round.name, round_title=str(report.round.data.get("title", "")), root=report.root,
+        round=report.round.name,
+        round_title=str(report.round.data.get("title", "")),
+        root=report.root,
         checked=checked.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
-        counts={"results": len(report.results), "valid": valid, "invalid": len(report.results) - valid,
-                "error": counts["error"], "warning": counts["warning"], "note": counts["note"],
-                "waived": sum(1 for f in report.findings if f.waived)},
-        submitters=submitters, invalid=invalid, findings=everything, filters=filters,
+        counts={
+            "results": len(report.results),
+            "valid": valid,
+            "invalid": len(report.results) - valid,
+            "error": counts["error"],
+            "warning": counts["warning"],
+            "note": counts["note"],
+            "waived": sum(1 for f in report.findings if f.waived),
+        },
+        submitters=submitters,
+        invalid=invalid,
+        findings=everything,
+        filters=filters,
         baseline=_diff(report, baseline, anchors, applying) if baseline is not None else None,
-        baseline_name=baseline_name, provenance=provenance_view, variance=variance_view,
+        baseline_name=baseline_name,
+        provenance=provenance_view,
+        variance=variance_view,
         prv=[f for f in everything if f["code"].startswith("PRV")],
     )
 
 
-def audit(report: Report, path: str, baseline: dict[str, Any] | None = None, baseline_name: str = "",
-          checked: datetime.datetime | None = None, with_plot: bool = True) -> str:
+def audit(
+    report: Report,
+    path: str,
+    baseline: dict[str, Any] | None = None,
+    baseline_name: str = "",
+    checked: datetime.datetime | None = None,
+    with_plot: bool = True,
+) -> str:
     """The whole page: the report (checked with `collect`), its provenance and the variance.
     `path` is the checked tree, as every command's writer is given it."""
-    return page(report, baseline, baseline_name, provenance(report, report.round), variance(report, with_plot),
-                checked)
+    return page(report, baseline, baseline_name, provenance(report, report.round), variance(report, with_plot), checked)
 
 
 # The audit page is one HTML file; its templates escape what they print.

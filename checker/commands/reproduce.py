@@ -17,23 +17,32 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from . import TIMEOUT
-from ..reporters import Formats, as_data, as_text
-from ..scope import Scope
 from ..engine import check
 from ..model import Result, Submission, System
+from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
+from ..scope import Scope
 from ..tree import FileChanged, Kind, Tree
+from . import TIMEOUT
 
 # Loadgen settings that must match between an original and its reproduction.
-SETTINGS = ("effective_scenario", "effective_qsl_rng_seed", "effective_sample_index_rng_seed",
-            "effective_schedule_rng_seed", "effective_performance_sample_count", "effective_target_latency_ns",
-            "effective_target_latency_percentile", "requested_server_ttft_latency", "requested_server_tpot_latency",
-            "effective_sample_concatenate_permutation")
+SETTINGS = (
+    "effective_scenario",
+    "effective_qsl_rng_seed",
+    "effective_sample_index_rng_seed",
+    "effective_schedule_rng_seed",
+    "effective_performance_sample_count",
+    "effective_target_latency_ns",
+    "effective_target_latency_percentile",
+    "requested_server_ttft_latency",
+    "requested_server_tpot_latency",
+    "effective_sample_concatenate_permutation",
+)
 
 
 # Loadgen writes these on every run, with time stamps: a new run never writes the same bytes
@@ -61,8 +70,10 @@ def locate(path: str, round: Round) -> tuple[str, str]:
     for index in range(len(parts) - 5):
         if parts[index] in round.divisions and parts[index + 2] == round.results_root and len(parts) == index + 6:
             return str(Path(*parts[:index])), "/".join(parts[index:])
-    raise ResultPathError(f"{path} is not a result folder (.../<division>/<submitter>/"
-                          f"{round.results_root}/<system>/<benchmark>/<scenario>)")
+    raise ResultPathError(
+        f"{path} is not a result folder (.../<division>/<submitter>/"
+        f"{round.results_root}/<system>/<benchmark>/<scenario>)"
+    )
 
 
 def result_at(root: str, location: str, round: Round) -> Result:
@@ -87,8 +98,12 @@ class Reproduction:
 
     @property
     def failed(self) -> bool:
-        return (not self.within_tolerance or bool(self.mismatched_settings) or not self.reproduction_valid
-                or bool(self.identical_logs))
+        return (
+            not self.within_tolerance
+            or bool(self.mismatched_settings)
+            or not self.reproduction_valid
+            or bool(self.identical_logs)
+        )
 
 
 def identical_logs(a: Result, b: Result) -> list[str]:
@@ -111,8 +126,10 @@ def _same_content(tree_a: Tree, rel_a: str, tree_b: Tree, rel_b: str) -> bool:
     if left.kind is not Kind.FILE or right.kind is not Kind.FILE or left.size != right.size:
         return False
     try:
-        with os.fdopen(tree_a.open(left), "rb", buffering=0) as one, \
-                os.fdopen(tree_b.open(right), "rb", buffering=0) as other:
+        with (
+            os.fdopen(tree_a.open(left), "rb", buffering=0) as one,
+            os.fdopen(tree_b.open(right), "rb", buffering=0) as other,
+        ):
             while True:
                 block = one.read(1 << 20)
                 if block != other.read(1 << 20):
@@ -130,11 +147,19 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     root_a, where_a = locate(original, rules)
     root_b, where_b = locate(reproduction, rules)
     # One result is judged, not its benchmark's set of scenarios (STR003).
-    report = check(root_b, rules.origin if os.path.isfile(rules.origin) else rules.name, ignore=["STR003"], jobs=1,
-                   scope=Scope(results=frozenset({where_b})))
+    report = check(
+        root_b,
+        rules.origin if os.path.isfile(rules.origin) else rules.name,
+        ignore=["STR003"],
+        jobs=1,
+        scope=Scope(results=frozenset({where_b})),
+    )
     checked = [r for r in report.results if r.location == where_b]
-    errors = [f"{f.code} {f.path}: {f.message}" for f in report.findings
-              if f.severity.value == "error" and not f.waived and f.location in ("", where_b)]
+    errors = [
+        f"{f.code} {f.path}: {f.message}"
+        for f in report.findings
+        if f.severity.value == "error" and not f.waived and f.location in ("", where_b)
+    ]
     a, b = result_at(root_a, where_a, rules), result_at(root_b, where_b, rules)
     mismatched = []
     for what, left, right in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
@@ -158,14 +183,26 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
         for gate in rules.gates(a.model, a.scenario or ""):
             left, right = report_a.get(gate.metric), report_b.get(gate.metric)
             if left is not None and right is not None:
-                deltas[gate.metric] = {"original": left, "reproduction": right, "delta": round(right - left, 6),
-                                       "relative": round((right - left) / left, 6) if left else None}
+                deltas[gate.metric] = {
+                    "original": left,
+                    "reproduction": right,
+                    "delta": round(right - left, 6),
+                    "relative": round((right - left) / left, 6) if left else None,
+                }
     return Reproduction(
-        original=where_a, reproduction=where_b, deviation=deviation, accuracy_deltas=deltas,
-        within_tolerance=deviation is not None and deviation >= -tolerance, mismatched_settings=mismatched,
-        tolerance=tolerance, original_metric=metric_a, reproduction_metric=metric_b,
-        reproduction_valid=bool(checked and checked[0].valid), reproduction_errors=errors,
-        identical_logs=identical_logs(a, b))
+        original=where_a,
+        reproduction=where_b,
+        deviation=deviation,
+        accuracy_deltas=deltas,
+        within_tolerance=deviation is not None and deviation >= -tolerance,
+        mismatched_settings=mismatched,
+        tolerance=tolerance,
+        original_metric=metric_a,
+        reproduction_metric=metric_b,
+        reproduction_valid=bool(checked and checked[0].valid),
+        reproduction_errors=errors,
+        identical_logs=identical_logs(a, b),
+    )
 
 
 def to_json(result: Reproduction) -> str:
@@ -184,18 +221,24 @@ def to_text(result: Reproduction) -> str:
         lines.append("performance: not comparable (a metric is missing or the units differ)")
     else:
         a, b = result.original_metric, result.reproduction_metric
-        lines.append(f"performance: {a['value']:.6g} -> {b['value']:.6g} {a['units']} ({result.deviation:+.2%}, "
-                     f"positive is better)")
+        lines.append(
+            f"performance: {a['value']:.6g} -> {b['value']:.6g} {a['units']} ({result.deviation:+.2%}, "
+            f"positive is better)"
+        )
     for name, d in result.accuracy_deltas.items():
         lines.append(f"accuracy {name}: {d['original']:.6g} -> {d['reproduction']:.6g} ({d['delta']:+.6g})")
     if result.identical_logs:
-        lines.append(f"verdict: not a reproduction: {', '.join(result.identical_logs)} "
-                     f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's "
-                     "(copied logs, not a new run)")
+        lines.append(
+            f"verdict: not a reproduction: {', '.join(result.identical_logs)} "
+            f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's "
+            "(copied logs, not a new run)"
+        )
         return "\n".join(lines) + "\n"
     verdict = "within tolerance" if result.within_tolerance else "materially different"
-    lines.append(f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
-                 + ("; settings differ" if result.mismatched_settings else ""))
+    lines.append(
+        f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
+        + ("; settings differ" if result.mismatched_settings else "")
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -208,11 +251,15 @@ def check_workdir(original: str, round: Round, workdir: str) -> None:
     common = os.path.commonpath([tree, work])
     relation = "is" if work == tree else "is inside" if common == tree else "holds" if common == work else None
     if relation:
-        raise WorkdirError(f"--workdir {workdir} {relation} the original's tree {root}; give a folder outside it "
-                           "(rerun never writes into the original)")
+        raise WorkdirError(
+            f"--workdir {workdir} {relation} the original's tree {root}; give a folder outside it "
+            "(rerun never writes into the original)"
+        )
     if os.path.lexists(workdir) and (not os.path.isdir(workdir) or os.listdir(workdir)):
-        raise WorkdirError(f"--workdir {workdir} is not an empty folder; give a new or empty one "
-                           "(rerun never overwrites or deletes files)")
+        raise WorkdirError(
+            f"--workdir {workdir} is not an empty folder; give a new or empty one "
+            "(rerun never overwrites or deletes files)"
+        )
 
 
 def prepare_copy(original: str, round: Round, workdir: str) -> str:
@@ -243,8 +290,12 @@ def _links_out(root: str) -> Callable[[str, list[str]], set[str]]:
     tree = Tree(root)
 
     def ignore(folder: str, names: list[str]) -> set[str]:
-        return {name for name in names
-                if os.path.islink(path := os.path.join(folder, name)) and tree.astray(path) is not None}
+        return {
+            name
+            for name in names
+            if os.path.islink(path := os.path.join(folder, name)) and tree.astray(path) is not None
+        }
+
     return ignore
 
 
@@ -255,8 +306,10 @@ def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
     root, location = locate(copy, round)
     result = result_at(root, location, round)
     if result.benchmark != harness.MODEL or result.scenario not in ("Offline", "SingleStream"):
-        raise ValueError(f"--builtin re-runs {harness.MODEL} Offline or SingleStream, not "
-                         f"{result.benchmark} {result.scenario_folder}")
+        raise ValueError(
+            f"--builtin re-runs {harness.MODEL} Offline or SingleStream, not "
+            f"{result.benchmark} {result.scenario_folder}"
+        )
     minimum = round.min_duration_ms(harness.MODEL)
     performance, accuracy = Path(copy, "performance", "run_1"), Path(copy, "accuracy")
     step("performance run")
@@ -280,9 +333,18 @@ def rerun_command(copy: str, command: str, echo: Callable[[str], None], timeout:
     output.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, MLPERF_CHECK_OUTPUT=str(output), MLPERF_CHECK_RESULT=copy)
     start = time.perf_counter()
-    process = subprocess.Popen(command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, text=True, errors="backslashreplace", bufsize=1,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command,
+        shell=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="backslashreplace",
+        bufsize=1,
+        start_new_session=True,
+    )
     assert process.stdout is not None
     reader = threading.Thread(target=_stream, args=(process.stdout, echo), daemon=True)
     reader.start()

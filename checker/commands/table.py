@@ -17,8 +17,9 @@ import json
 import math
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..findings import Report, ResultRecord
 from ..model import Result, no_results_reason
@@ -29,11 +30,20 @@ from ..rounds import Round, RoundError, available_rounds, load_round
 
 # Description fields that explain differences between systems (compare); rows carry them,
 # and the published table leaves them out unless asked.
-DESCRIPTION_FIELDS = ("framework", "other_software_stack", "host_processor_model_name", "host_memory_capacity",
-                      "host_memory_configuration", "cooling", "hw_notes", "sw_notes")
+DESCRIPTION_FIELDS = (
+    "framework",
+    "other_software_stack",
+    "host_processor_model_name",
+    "host_memory_capacity",
+    "host_memory_configuration",
+    "cooling",
+    "hw_notes",
+    "sw_notes",
+)
 
 
 # --- the facts of one result ------------------------------------------------------------
+
 
 def _count(value: Any) -> int | str:
     """A count as the table has it: a number when the description gives a whole number,
@@ -128,8 +138,9 @@ def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
         "host_processor_core_count": _text(description.get("host_processor_core_count")),
         "Accelerator": _text(description.get("accelerator_model_name")),
         "a#": accelerators,
-        "Total Accelerators": (nodes * accelerators if isinstance(nodes, int) and isinstance(accelerators, int)
-                               else ""),
+        "Total Accelerators": (
+            nodes * accelerators if isinstance(nodes, int) and isinstance(accelerators, int) else ""
+        ),
         "Location": result.location,
         "Software": _text(description.get("framework")),
         "operating_system": _text(description.get("operating_system")),
@@ -161,6 +172,7 @@ def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
 
 # --- a round's published format ---------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class TableFormat:
     """A round's `table:` block (rules/<round>.yaml)."""
@@ -169,7 +181,7 @@ class TableFormat:
     spec: dict[str, Any]
 
     @classmethod
-    def of(cls, round: Round) -> "TableFormat | None":
+    def of(cls, round: Round) -> TableFormat | None:
         spec = round.data.get("table")
         return cls(round.name, spec) if isinstance(spec, dict) else None
 
@@ -264,22 +276,29 @@ def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _publication(fmt: TableFormat, values: dict[str, Any], base: str, number: int) -> dict[str, str]:
-    fields = {"base": base.rstrip("/"), "number": number, "division": values["Category"],
-              "submitter": values["Submitter"], "system": values["Platform"],
-              "availability": values["Availability"]}
+    fields = {
+        "base": base.rstrip("/"),
+        "number": number,
+        "division": values["Category"],
+        "submitter": values["Submitter"],
+        "system": values["Platform"],
+        "availability": values["Availability"],
+    }
     return {key: template.format(**fields) for key, template in fmt.publication.items()}
 
 
 def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(published values, facts) of each row, in the round's published order."""
+
     def order(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple:
         return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt["order"])
 
     return sorted(((_as_published(fmt, row), row) for row in rows), key=order)
 
 
-def render(rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None,
-           first_id: int | None = None) -> list[dict[str, Any]]:
+def render(
+    rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None, first_id: int | None = None
+) -> list[dict[str, Any]]:
     """The rows in the round's published format and order: its keys, names and values. With
     `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order)."""
     numbers: dict[str, int] = {}
@@ -296,8 +315,9 @@ def render(rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None
         if has_power and "row" in fmt.power:  # a second row: the same, with the power metric
             out.append({**published, **{key: values[fact] for key, fact in fmt.power["row"].items()}})
     places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
-    for (row, key), written in zip(places, published_numbers([row[key] for row, key in places],
-                                                              fmt["double_precision"])):
+    for (row, key), written in zip(
+        places, published_numbers([row[key] for row, key in places], fmt["double_precision"])
+    ):
         row[key] = written
     return out
 
@@ -332,6 +352,7 @@ def to_csv(rows: list[dict[str, Any]], columns: list[str] | None = None) -> str:
 
 
 # --- reading tables back -----------------------------------------------------------------
+
 
 def formats() -> list[TableFormat]:
     """The table formats of the bundled rounds (one per distinct `table:` block)."""
@@ -399,21 +420,24 @@ def load_table(path: str) -> list[dict[str, Any]]:
             raise ValueError(f"{path} is not a readable CSV table: {error}") from error
         fmt = _format_of(set(rows[0]) if rows else set(), None)
         text_keys = {fmt.key(k) for k in TEXT_KEYS} if fmt is not None else set(TEXT_KEYS)
-        typed = [{k: (v if k in text_keys else _typed(v)) for k, v in row.items() if v != "" or k in text_keys}
-                 for row in rows]
+        typed = [
+            {k: (v if k in text_keys else _typed(v)) for k, v in row.items() if v != "" or k in text_keys}
+            for row in rows
+        ]
         return normalise(typed, fmt)
     data = json.loads(text)
     shape = "list"
     if isinstance(data, dict) and all(key.isdigit() for key in data):
         data, shape = [data[key] for key in sorted(data, key=int)], "index"
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ValueError(f"{path} is not a results table (a JSON list of rows, or an object keyed \"0\", \"1\", ...)")
+        raise ValueError(f'{path} is not a results table (a JSON list of rows, or an object keyed "0", "1", ...)')
     keys = {key for row in data for key in row}
     return normalise(data, _format_of(keys, shape))
 
 
-def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str,
-            with_description: bool = False) -> list[dict[str, Any]]:
+def publish(
+    rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str, with_description: bool = False
+) -> list[dict[str, Any]]:
     """The rows as `round_name` publishes them (order, values), with the v5.1/v6.0 key names:
     what compare and followup read. With `base` and `first_id`, the publication keys too
     where the round's table has them."""
@@ -428,8 +452,9 @@ def publish(rows: list[dict[str, Any]], base: str | None, first_id: int | None, 
     return canonical
 
 
-def table_of(path: str, round_name: str | None, jobs: int | None = None,
-             with_description: bool = False) -> list[dict[str, Any]]:
+def table_of(
+    path: str, round_name: str | None, jobs: int | None = None, with_description: bool = False
+) -> list[dict[str, Any]]:
     """The valid rows of a submission tree (checked with the round), or of a table file.
     `with_description` adds the system-description fields that explain differences between
     systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
@@ -450,15 +475,19 @@ class NoResults(ValueError):
         self.path, self.round = path, round
 
 
-def rows_of(path: str, round_name: str | None, with_description: bool = False,
-            progress: Callable[[int, int], None] | None = None
-            ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+def rows_of(
+    path: str,
+    round_name: str | None,
+    with_description: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
     """The valid rows of a submission tree (checked with the round, reporting to `progress`
     as engine.check does), or the rows of a results table file with each row as written and
     its label (none for a tree). Raises NoResults for a tree without results and ValueError,
     naming the row, for a malformed table."""
     from ..engine import check
     from ..rounds import newest_round
+
     if os.path.isdir(path):
         report = check(path, round_name or newest_round(), progress=progress, collect=table_row)
         if not report.results:
@@ -525,7 +554,7 @@ def labelled_rows(path: str) -> list[tuple[str, dict[str, Any]]]:
     elif isinstance(data, list):
         data = [(f"row {number}", row) for number, row in enumerate(data, 1)]
     else:
-        raise ValueError(f"{path} is not a results table (a JSON list of rows, or an object keyed \"0\", \"1\", ...)")
+        raise ValueError(f'{path} is not a results table (a JSON list of rows, or an object keyed "0", "1", ...)')
     for label, row in data:
         if not isinstance(row, dict):
             raise ValueError(f"{path}: {label} is {_kind(row)}, not an object of keys and values")
@@ -560,14 +589,23 @@ def problem(row: dict[str, Any]) -> str | None:
             return f"{key} is {_kind(row[key])}, not a value"
     value = row.get("Performance_Result")
     if number(value) is None or not math.isfinite(value) or value <= 0:
-        return f"Performance_Result is {_kind(value)}, not a positive number" if "Performance_Result" in row \
+        return (
+            f"Performance_Result is {_kind(value)}, not a positive number"
+            if "Performance_Result" in row
             else "no Performance_Result"
+        )
     for key in COUNTS:
         value = row.get(key)
         if value in (None, ""):
             continue
-        whole = isinstance(value, int) and not isinstance(value, bool) or \
-            isinstance(value, float) and value.is_integer() or isinstance(value, str) and value.strip().isdigit()
+        whole = (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            or isinstance(value, float)
+            and value.is_integer()
+            or isinstance(value, str)
+            and value.strip().isdigit()
+        )
         if not whole or float(value) < 0:
             return f"{key} is {_kind(value)}, not a whole number"
     return None

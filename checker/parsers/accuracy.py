@@ -12,8 +12,8 @@ target, and the results table prints the last one.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from . import Defect
 

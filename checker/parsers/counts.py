@@ -35,7 +35,7 @@ def per_part(value: Any) -> list[tuple[int, str]] | None:
     for part in parts:
         last = _COUNT_LAST.match(part)
         if last:
-            numbers = [int(n) for n in re.findall(r"x\s*(\d+)", part[part.rfind("("):])]
+            numbers = [int(n) for n in re.findall(r"x\s*(\d+)", part[part.rfind("(") :])]
             total = 1
             for number in numbers:
                 total *= number

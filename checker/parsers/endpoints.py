@@ -11,8 +11,7 @@ from typing import Any
 import yaml
 
 from .. import yamlsafe
-from . import number
-from . import MAX_DEPTH, Defect, nests_deeper
+from . import MAX_DEPTH, Defect, nests_deeper, number
 
 
 def _dig(data: Any, dotted: str) -> Any:
@@ -24,7 +23,7 @@ def _dig(data: Any, dotted: str) -> Any:
             return None
         for key in sorted((k for k in node if isinstance(k, str)), key=len, reverse=True):
             if rest == key or rest.startswith(key + "."):
-                node, rest = node[key], rest[len(key) + 1:]
+                node, rest = node[key], rest[len(key) + 1 :]
                 break
         else:
             return None

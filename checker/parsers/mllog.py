@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable
+from typing import IO, Any
 
 from . import MAX_DEPTH, Defect, nests_deeper
 
@@ -86,8 +87,9 @@ class Wanted:
         """A run of lines in loadgen's own shape (`_CANON`) whose key is not wanted and whose
         flags are both false: lines `_Reading.line` ignores."""
         if self._runs is None:
-            names = [re.escape(p.encode()) for p in self.prefixes] + [re.escape(k.encode()) + b'"' for k in
-                                                                       sorted(self.keys)]
+            names = [re.escape(p.encode()) for p in self.prefixes] + [
+                re.escape(k.encode()) + b'"' for k in sorted(self.keys)
+            ]
             unwanted = b"(?!" + b"|".join(names) + b")" if names else b""
             self._runs = re.compile(b"(?:" + _canon(unwanted, b"false", b"false") + b")*+")
         return self._runs
@@ -102,13 +104,12 @@ def reads(*keys: str) -> frozenset[str]:
     read but not wanted would read as None, never decoded, so each must be wanted (listed or
     under a listed prefix): one that is not fails the import of the module that declares
     it. tests/test_mllog_fast.py checks that each declaration is what its module reads."""
-    missing = [key for key in keys
-               if not (key[:-1].startswith(is_wanted.prefixes) if key.endswith("*") else is_wanted(key))]
+    missing = [
+        key for key in keys if not (key[:-1].startswith(is_wanted.prefixes) if key.endswith("*") else is_wanted(key))
+    ]
     if missing:
         raise ValueError(f"loadgen keys read but not wanted (add them to mllog.WANTED_KEYS): {', '.join(missing)}")
     return frozenset(keys)
-
-
 
 
 @dataclass
@@ -303,8 +304,11 @@ class _Reading:
 
     # --- one line --------------------------------------------------------------------
     def too_long(self, number: int) -> None:
-        self.defect("FIL009", number, lambda: f"line {number} is longer than {self.max_line // (1024 * 1024)} MiB "
-                                              "and was skipped")
+        self.defect(
+            "FIL009",
+            number,
+            lambda: f"line {number} is longer than {self.max_line // (1024 * 1024)} MiB and was skipped",
+        )
 
     def line(self, line: bytes, number: int, nul: bool) -> None:
         """One complete line, without its newline."""
@@ -323,7 +327,7 @@ class _Reading:
             return
         brace = line.index(b"{")
         end = line.find(b'"', brace + len(KEY_HEAD))
-        raw_key = line[brace + len(KEY_HEAD):end] if end > 0 else b""
+        raw_key = line[brace + len(KEY_HEAD) : end] if end > 0 else b""
         self.seen_records += 1
         known = self.decided.get(raw_key)
         if known is None:
@@ -340,8 +344,14 @@ class _Reading:
         if not (is_wanted_key or is_error or is_warning):
             return
         if len(line) > MAX_RECORD:
-            self.defect("LOG001", number, lambda: f"line {number} is a {_name(key)} record of {len(line)} bytes, more "
-                                                  f"than the {MAX_RECORD} a record may have; it was not read")
+            self.defect(
+                "LOG001",
+                number,
+                lambda: (
+                    f"line {number} is a {_name(key)} record of {len(line)} bytes, more "
+                    f"than the {MAX_RECORD} a record may have; it was not read"
+                ),
+            )
             return
         try:
             value = _value(line[brace:])
@@ -352,13 +362,17 @@ class _Reading:
         except RecursionError:
             deep = True
         if deep:
-            self.defect("LOG001", number, lambda: f"line {number} nests its {_name(key)} value more than {MAX_DEPTH} "
-                                                  "deep; it was not read")
+            self.defect(
+                "LOG001",
+                number,
+                lambda: f"line {number} nests its {_name(key)} value more than {MAX_DEPTH} deep; it was not read",
+            )
             return
         self.keep(key, value, number, len(line), is_wanted_key, is_error, is_warning)
 
-    def keep(self, key: str, value: Any, number: int, cost: int, is_wanted_key: bool, is_error: bool,
-             is_warning: bool) -> None:
+    def keep(
+        self, key: str, value: Any, number: int, cost: int, is_wanted_key: bool, is_error: bool, is_warning: bool
+    ) -> None:
         log = self.log
         first = is_wanted_key and key not in log.values
         added = cost if is_error or is_warning else 0
@@ -367,8 +381,14 @@ class _Reading:
         if self.kept + added > KEEP_BUDGET:
             if not self.over_budget:
                 self.over_budget = True
-                self.defect("LOG001", number, lambda: f"line {number}: the records this log keeps pass {KEEP_BUDGET} "
-                                                      "bytes; this one and later ones past that were not read")
+                self.defect(
+                    "LOG001",
+                    number,
+                    lambda: (
+                        f"line {number}: the records this log keeps pass {KEEP_BUDGET} "
+                        "bytes; this one and later ones past that were not read"
+                    ),
+                )
             return
         self.kept += added
         if is_error:
@@ -444,11 +464,18 @@ class _Scan(_Reading):
                         while data[stop - 1] == 13:  # the line as _Reading.line measures it: no CRs at its end
                             stop -= 1
                         if stop - match.start() > MAX_RECORD:  # its defect is _Reading.line's to report
-                            self.line(data[match.start():stop], number, False)
+                            self.line(data[match.start() : stop], number, False)
                         else:
                             self.seen_records += 1
-                            self.keep(known[0], _scalar(value), number, stop - match.start(), known[1], is_error,
-                                      not is_error and warning == b"true")
+                            self.keep(
+                                known[0],
+                                _scalar(value),
+                                number,
+                                stop - match.start(),
+                                known[1],
+                                is_error,
+                                not is_error and warning == b"true",
+                            )
                         continue
                     passed = True
                     if runs is not None:  # the records no one wants that follow, in one match
@@ -511,7 +538,7 @@ class _Scan(_Reading):
         else:
             return False
         quote = data.find(b'"', brace + len(KEY_HEAD), end)
-        raw = data[brace + len(KEY_HEAD):quote] if quote >= 0 else b""
+        raw = data[brace + len(KEY_HEAD) : quote] if quote >= 0 else b""
         known = self.decided.get(raw) or self._decide(raw)
         if known[1]:
             return False
@@ -531,11 +558,23 @@ _NUMBER = rb"-?(?:0|[1-9][0-9]{0,300})(?:\.[0-9]{1,300})?(?:[eE][-+]?[0-9]{1,300
 
 
 def _canon(key_check: bytes, error: bytes, warning: bytes) -> bytes:
-    return (rb':::(?:MLLOG|ENDPTS) \{"key": "' + key_check + rb'([A-Za-z0-9_.]{1,256})", "value": ('
-            + _NUMBER + rb"|" + _STRING + rb'|true|false|null), "time_ms": ' + _NUMBER
-            + rb', "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": \{"is_error": (' + error
-            + rb'), "is_warning": (' + warning + rb'), "file": ' + _STRING
-            + rb', "line_no": [0-9]{1,20}, "pid": [0-9]{1,20}, "tid": [0-9]{1,20}\}\}\r*\n')
+    return (
+        rb':::(?:MLLOG|ENDPTS) \{"key": "'
+        + key_check
+        + rb'([A-Za-z0-9_.]{1,256})", "value": ('
+        + _NUMBER
+        + rb"|"
+        + _STRING
+        + rb'|true|false|null), "time_ms": '
+        + _NUMBER
+        + rb', "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": \{"is_error": ('
+        + error
+        + rb'), "is_warning": ('
+        + warning
+        + rb'), "file": '
+        + _STRING
+        + rb', "line_no": [0-9]{1,20}, "pid": [0-9]{1,20}, "tid": [0-9]{1,20}\}\}\r*\n'
+    )
 
 
 _CANON = re.compile(_canon(b"", b"true|false", b"true|false"))
@@ -572,7 +611,7 @@ def _value(body: bytes) -> Any:
 
 
 def _show(line: bytes, width: int = 80) -> str:
-    text = line[:width * 4 + 4].decode("utf-8", "replace")  # enough for `width` characters, and one more
+    text = line[: width * 4 + 4].decode("utf-8", "replace")  # enough for `width` characters, and one more
     return text if len(text) <= width else text[:width] + "..."
 
 

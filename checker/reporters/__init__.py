@@ -8,8 +8,9 @@ the command's default, so `-o report.json` writes JSON with every command."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from . import csv_report, github_report, json_report, junit_report, sarif_report, text_report
 from .common import visible_lines
@@ -17,8 +18,17 @@ from .common import visible_lines
 Writer = Callable[..., None]  # (what the command found, ..., out)
 
 # -o FILE without --format: the file's extension names the format.
-EXTENSIONS = {".json": "json", ".csv": "csv", ".sarif": "sarif", ".xml": "junit", ".txt": "text",
-              ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+EXTENSIONS = {
+    ".json": "json",
+    ".csv": "csv",
+    ".sarif": "sarif",
+    ".xml": "junit",
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
 
 
 class FormatError(ValueError):
@@ -54,29 +64,35 @@ def _either(names: list[str]) -> str:
 
 def as_data(render: Callable[..., str]) -> Writer:
     """A writer of `render`'s text as it is: a data format (JSON) that escapes for itself."""
+
     def write(*args: Any) -> None:
         *found, out = args
         out.write(render(*found))
+
     write.__name__ = render.__name__
     return write
 
 
 def as_text(render: Callable[..., str]) -> Writer:
     """A writer of `render`'s text for people and spreadsheets: every line `visible`."""
+
     def write(*args: Any) -> None:
         *found, out = args
         out.write(visible_lines(render(*found)))
+
     write.__name__ = render.__name__
     return write
 
 
 # check's formats: each writer makes its own text safe.
-CHECK = Formats({
-    "text": text_report.write,
-    "json": json_report.write,
-    "csv": csv_report.write,
-    "github": github_report.write,
-    "sarif": sarif_report.write,
-    "junit": junit_report.write,
-})
+CHECK = Formats(
+    {
+        "text": text_report.write,
+        "json": json_report.write,
+        "csv": csv_report.write,
+        "github": github_report.write,
+        "sarif": sarif_report.write,
+        "junit": junit_report.write,
+    }
+)
 WRITERS = CHECK.writers  # the name of 0.1's check writers (CHANGELOG.md)

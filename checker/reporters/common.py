@@ -17,8 +17,9 @@ import numbers
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..findings import Finding, Report, ResultRecord
@@ -82,8 +83,10 @@ def _strict(value: Any, where: tuple | None, replaced: list[str]) -> Any:
     if kind is int or kind is bool or value is None:
         return value
     if kind is dict:
-        return {(k if k.isascii() else printable(k)) if isinstance(k, str) else k: _strict(v, (where, k), replaced)
-                for k, v in value.items()}
+        return {
+            (k if k.isascii() else printable(k)) if isinstance(k, str) else k: _strict(v, (where, k), replaced)
+            for k, v in value.items()
+        }
     if kind is list or kind is tuple:
         return [_strict(v, (where, i), replaced) for i, v in enumerate(value)]
     if isinstance(value, bool) or value is None or isinstance(value, numbers.Integral):
@@ -115,8 +118,9 @@ def strict_json(data: Any, warning: Callable[[str], None] | None = None, **optio
     text = json.dumps(clean, allow_nan=False, **options)
     if replaced:
         shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
-        (warning or warn)(f"{len(replaced)} non-finite number(s) written as null (JSON has no NaN or "
-                          f"Infinity): {shown}")
+        (warning or warn)(
+            f"{len(replaced)} non-finite number(s) written as null (JSON has no NaN or Infinity): {shown}"
+        )
     return text
 
 
@@ -157,13 +161,13 @@ def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
 
 
 # --- findings as people read them: each distinct finding once ------------------------------
-def identity(finding: "Finding") -> tuple:
+def identity(finding: Finding) -> tuple:
     """What makes two findings the same to a reader: all but the result they are on."""
     return (finding.code, finding.severity, finding.path, finding.pointer, finding.message, finding.waived)
 
 
 def affects(count: int) -> str:
-    """" (affects 3 results)": the suffix of a finding shown once for several results."""
+    """ " (affects 3 results)": the suffix of a finding shown once for several results."""
     return f" (affects {count} result{'' if count == 1 else 's'})" if count else ""
 
 
@@ -171,13 +175,13 @@ def affects(count: int) -> str:
 class Shown:
     """A distinct finding: the first of its kind, and how many results it applies to."""
 
-    finding: "Finding"
+    finding: Finding
     affects: int
     shared: bool  # about a system or a submission, or the same finding on several results
 
     @property
     def suffix(self) -> str:
-        """" (affects 3 results)" for a shared finding; "" for a result's own."""
+        """ " (affects 3 results)" for a shared finding; "" for a result's own."""
         return affects(self.affects) if self.shared else ""
 
 
@@ -189,7 +193,7 @@ class Distinct:
     is *shared*: shown once, with the number of results it applies to, where the report lists
     what is about systems and submissions. Every other finding belongs to its one result."""
 
-    def __init__(self, report: "Report") -> None:
+    def __init__(self, report: Report) -> None:
         self.report = report
         locations: dict[tuple, set[str]] = {}
         for finding in report.findings:
@@ -197,7 +201,7 @@ class Distinct:
                 locations.setdefault(identity(finding), set()).add(finding.location)
         self._repeated = {key: len(where) for key, where in locations.items() if len(where) > 1}
         self.all: list[Shown] = []
-        self.own: dict[str, list["Finding"]] = {}
+        self.own: dict[str, list[Finding]] = {}
         seen: set[tuple] = set()
         for finding in report.findings:
             key = identity(finding)
@@ -215,10 +219,10 @@ class Distinct:
         """The shared findings, in report order (those about no one result first)."""
         return [shown for shown in self.all if shown.shared]
 
-    def is_shared(self, finding: "Finding") -> bool:
+    def is_shared(self, finding: Finding) -> bool:
         return not finding.location or identity(finding) in self._repeated
 
-    def causes(self, record: "ResultRecord") -> tuple[list["Finding"], list["Finding"]]:
+    def causes(self, record: ResultRecord) -> tuple[list[Finding], list[Finding]]:
         """What makes `record` invalid: (its own findings, the shared ones), each in report order."""
         causes = self.report.causes(record)
         return [f for f in causes if not self.is_shared(f)], [f for f in causes if self.is_shared(f)]

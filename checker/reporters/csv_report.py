@@ -11,14 +11,29 @@ from typing import TextIO
 from ..findings import Report
 from .common import csv_text, visible
 
-COLUMNS = ["location", "valid", "code", "name", "severity", "path", "pointer", "message", "observed", "expected",
-           "waived", "caused_by"]
+COLUMNS = [
+    "location",
+    "valid",
+    "code",
+    "name",
+    "severity",
+    "path",
+    "pointer",
+    "message",
+    "observed",
+    "expected",
+    "waived",
+    "caused_by",
+]
 
 
 def write(report: Report, out: TextIO) -> None:
     verdicts = {r.location: r.valid for r in report.results}
-    caused_by = {r.location: "; ".join(dict.fromkeys(f"{f.code} {f.path}" for f in report.causes(r)))
-                 for r in report.results if not r.valid}
+    caused_by = {
+        r.location: "; ".join(dict.fromkeys(f"{f.code} {f.path}" for f in report.causes(r)))
+        for r in report.results
+        if not r.valid
+    }
     rows = []
     for finding in report.findings:
         row = finding.to_dict()
@@ -26,8 +41,11 @@ def write(report: Report, out: TextIO) -> None:
         row["caused_by"] = caused_by.get(finding.location) if finding.location else None
         rows.append({column: _cell(row[column]) for column in COLUMNS if row.get(column) is not None})
     with_findings = {f.location for f in report.findings}
-    rows += [{"location": visible(r.location), "valid": r.valid, "caused_by": _cell(caused_by.get(r.location, ""))}
-             for r in report.results if r.location not in with_findings]
+    rows += [
+        {"location": visible(r.location), "valid": r.valid, "caused_by": _cell(caused_by.get(r.location, ""))}
+        for r in report.results
+        if r.location not in with_findings
+    ]
     out.write(csv_text(rows, COLUMNS))
 
 

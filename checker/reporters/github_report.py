@@ -61,7 +61,7 @@ def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str
     """The `caused by` cell: own codes, then each shared cause as its code and file."""
     names = list(dict.fromkeys(f.code for f in own))
     for finding in shared:
-        relative = finding.path[len(submitter) + 1:] if finding.path.startswith(submitter + "/") else finding.path
+        relative = finding.path[len(submitter) + 1 :] if finding.path.startswith(submitter + "/") else finding.path
         names.append(f"{finding.code} (`{relative}`)")
     return visible(", ".join(dict.fromkeys(names)))
 
@@ -70,22 +70,26 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     distinct = Distinct(report)
     valid = sum(1 for r in report.results if r.valid)
     counts = report.counts()
-    parts = [f"## mlperf-check, round {visible(report.round.name)}\n\n",
-             f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
-             f"{counts['warning']} warnings, {counts['note']} notes\n\n"]
+    parts = [
+        f"## mlperf-check, round {visible(report.round.name)}\n\n",
+        f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
+        f"{counts['warning']} warnings, {counts['note']} notes\n\n",
+    ]
     by_submitter: dict[str, list] = defaultdict(list)
     for result in report.results:
         by_submitter["/".join(result.location.split("/")[:2])].append(result)
     for submitter, results in sorted(by_submitter.items()):
-        parts.append(f"### {visible(submitter)}\n\n| result | verdict | caused by | other findings |\n"
-                     "|---|---|---|---|\n")
+        parts.append(
+            f"### {visible(submitter)}\n\n| result | verdict | caused by | other findings |\n|---|---|---|---|\n"
+        )
         for result in results:
             verdict = "valid" if result.valid else "**invalid**"
-            relative = result.location[len(submitter) + 1:]
+            relative = result.location[len(submitter) + 1 :]
             own, shared = distinct.causes(result)
             causes = set(map(id, own))
-            others = " ".join(sorted({f.code for f in distinct.own.get(result.location, [])
-                                      if not f.waived and id(f) not in causes}))
+            others = " ".join(
+                sorted({f.code for f in distinct.own.get(result.location, []) if not f.waived and id(f) not in causes})
+            )
             parts.append(f"| `{visible(relative)}` | {verdict} | {_caused_by(own, shared, submitter)} | {others} |\n")
         parts.append("\n")
     parts.append("### Findings\n\n")
@@ -100,8 +104,10 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
         size += len(part.encode())
         if size > limit:
             left = len(parts) - index
-            text.append(f"\n_The summary stops here to stay under GitHub's 1 MiB limit; {left} more lines are in "
-                        f"the JSON report (`--format json:FILE`)._\n")
+            text.append(
+                f"\n_The summary stops here to stay under GitHub's 1 MiB limit; {left} more lines are in "
+                f"the JSON report (`--format json:FILE`)._\n"
+            )
             break
         text.append(part)
     return "".join(text)
@@ -116,8 +122,12 @@ def _append_summary(report: Report, prefix: str) -> bool:
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(summary(report, prefix))
     except OSError as error:  # the annotations are out; the summary is a courtesy
-        print(visible(f"warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({target}): "
-                      f"{error.strerror or error}"), file=sys.stderr)
+        print(
+            visible(
+                f"warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({target}): {error.strerror or error}"
+            ),
+            file=sys.stderr,
+        )
         return False
     return True
 
@@ -136,6 +146,8 @@ def write(report: Report, out: TextIO) -> None:
         out.write(f"{hidden} more findings are in the job summary.\n")
     elif hidden > 0:
         why = "is not set" if not os.environ.get("GITHUB_STEP_SUMMARY") else "could not be written"
-        out.write(f"{hidden} more findings are not annotated (at most {ANNOTATIONS_PER_LEVEL} per severity) and no job "
-                  f"summary was written ($GITHUB_STEP_SUMMARY {why}): run with --format text or --format json to see "
-                  f"every finding.\n")
+        out.write(
+            f"{hidden} more findings are not annotated (at most {ANNOTATIONS_PER_LEVEL} per severity) and no job "
+            f"summary was written ($GITHUB_STEP_SUMMARY {why}): run with --format text or --format json to see "
+            f"every finding.\n"
+        )

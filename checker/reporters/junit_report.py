@@ -45,8 +45,12 @@ def _outcome(case: ET.Element, causes: list[Finding], body: list[str]) -> str | 
     if not causes:
         return None
     kind = "error" if any(f.code == "INT001" for f in causes) else "failure"
-    element = ET.SubElement(case, kind, type="internal" if kind == "error" else "invalid",
-                            message=visible(f"{len(causes)} error(s): {', '.join(sorted({f.code for f in causes}))}"))
+    element = ET.SubElement(
+        case,
+        kind,
+        type="internal" if kind == "error" else "invalid",
+        message=visible(f"{len(causes)} error(s): {', '.join(sorted({f.code for f in causes}))}"),
+    )
     element.text = "\n".join(body)
     return kind
 
@@ -75,11 +79,16 @@ def write(report: Report, out: TextIO) -> None:
         if others:
             ET.SubElement(case, "system-out").text = "\n".join(_line(s.finding, s.suffix) for s in others)
         for result in grouped.get(submitter, []):
-            case = ET.SubElement(suite, "testcase", classname=visible(result.location.rsplit("/", 2)[0]),
-                                 name=visible("/".join(result.location.split("/")[-2:])))
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=visible(result.location.rsplit("/", 2)[0]),
+                name=visible("/".join(result.location.split("/")[-2:])),
+            )
             own, shared_causes = distinct.causes(result)
-            kinds.append(_outcome(case, own + shared_causes,
-                                  [_line(f) for f in own] + [_reference(f) for f in shared_causes]))
+            kinds.append(
+                _outcome(case, own + shared_causes, [_line(f) for f in own] + [_reference(f) for f in shared_causes])
+            )
             others = [f for f in distinct.own.get(result.location, []) if not f.waived and not invalidates(f)]
             if others:
                 ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in others)

@@ -27,16 +27,25 @@ INTERNAL = "INT001"
 def _rule(code: str) -> dict[str, Any]:
     rule = RULES[code]
     sections = rule.sections
-    help_text = "\n\n".join(f"{part}: {sections[part].strip()}" for part in ("Why", "Fix", "Policy", "Example")
-                            if sections.get(part, "").strip())
+    help_text = "\n\n".join(
+        f"{part}: {sections[part].strip()}"
+        for part in ("Why", "Fix", "Policy", "Example")
+        if sections.get(part, "").strip()
+    )
     return {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": sections.get("Why", rule.summary).strip() or rule.summary},
-        "help": {"text": help_text or rule.summary,
-                 "markdown": "\n\n".join(f"**{part}:** {sections[part].strip()}" for part in ("Why", "Fix", "Policy")
-                                         if sections.get(part, "").strip()) or rule.summary},
+        "help": {
+            "text": help_text or rule.summary,
+            "markdown": "\n\n".join(
+                f"**{part}:** {sections[part].strip()}"
+                for part in ("Why", "Fix", "Policy")
+                if sections.get(part, "").strip()
+            )
+            or rule.summary,
+        },
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"scope": rule.scope},
     }
@@ -44,8 +53,7 @@ def _rule(code: str) -> dict[str, Any]:
 
 def _utc(moment: datetime.datetime) -> str:
     """A SARIF date-time: UTC, milliseconds, "Z"."""
-    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + \
-        f"{moment.microsecond // 1000:03d}Z"
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def _folder_uri(folder: str) -> str:
@@ -77,9 +85,12 @@ def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str,
             invocation["endTimeUtc"] = _utc(report.checked_at + datetime.timedelta(seconds=report.elapsed))
     notifications = []
     for finding in internal:
-        notification: dict[str, Any] = {"level": "error", "message": _message(finding),
-                                        "locations": [_location(finding, prefix)],
-                                        "descriptor": {"id": INTERNAL, "index": 0}}
+        notification: dict[str, Any] = {
+            "level": "error",
+            "message": _message(finding),
+            "locations": [_location(finding, prefix)],
+            "descriptor": {"id": INTERNAL, "index": 0},
+        }
         if finding.observed in index:
             notification["associatedRule"] = {"id": finding.observed, "index": index[finding.observed]}
         notifications.append(notification)
@@ -109,20 +120,34 @@ def document(report: Report) -> dict[str, Any]:
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mlperf-check", "version": __version__,
-                                "informationUri": "https://github.com/mlcommons/inference_policies",
-                                "rules": [_rule(code) for code in codes],
-                                "notifications": [{"id": INTERNAL, "name": internal.name,
-                                                   "shortDescription": {"text": internal.summary}}]}},
-            "originalUriBaseIds": {BASE: {"uri": _folder_uri(base),
-                                          "description": {"text": "The repository root: GITHUB_WORKSPACE, else the "
-                                                                  "folder mlperf-check ran in (the checked folder "
-                                                                  "when it is outside it)."}}},
-            "invocations": [_invocation(report, index, prefix)],
-            "results": results,
-            "properties": {"round": report.round.name},
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mlperf-check",
+                        "version": __version__,
+                        "informationUri": "https://github.com/mlcommons/inference_policies",
+                        "rules": [_rule(code) for code in codes],
+                        "notifications": [
+                            {"id": INTERNAL, "name": internal.name, "shortDescription": {"text": internal.summary}}
+                        ],
+                    }
+                },
+                "originalUriBaseIds": {
+                    BASE: {
+                        "uri": _folder_uri(base),
+                        "description": {
+                            "text": "The repository root: GITHUB_WORKSPACE, else the "
+                            "folder mlperf-check ran in (the checked folder "
+                            "when it is outside it)."
+                        },
+                    }
+                },
+                "invocations": [_invocation(report, index, prefix)],
+                "results": results,
+                "properties": {"round": report.round.name},
+            }
+        ],
     }
 
 

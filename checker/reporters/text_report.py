@@ -59,8 +59,10 @@ def code_counts(report: Report) -> list[tuple[str, str, str, int]]:
     """(code, name, severity, count) of the findings that are not waived, the most frequent
     first (then by code): what --statistics prints, as ruff's does."""
     counts = Counter((f.code, f.name, f.severity.value) for f in report.findings if not f.waived)
-    return sorted(((code, name, severity, n) for (code, name, severity), n in counts.items()),
-                  key=lambda row: (-row[3], row[0], row[2]))
+    return sorted(
+        ((code, name, severity, n) for (code, name, severity), n in counts.items()),
+        key=lambda row: (-row[3], row[0], row[2]),
+    )
 
 
 def _statistics(report: Report, console: Console) -> None:
@@ -123,8 +125,14 @@ def _summary(report: Report, console: Console) -> None:
     table = Table(title=f"mlperf-check, round {visible(report.round.name)}", show_header=True)
     for column in ("results", "valid", "invalid", "errors", "warnings", "notes"):
         table.add_column(column, justify="right")
-    table.add_row(str(len(report.results)), str(valid), str(len(report.results) - valid), str(counts["error"]),
-                  str(counts["warning"]), str(counts["note"]))
+    table.add_row(
+        str(len(report.results)),
+        str(valid),
+        str(len(report.results) - valid),
+        str(counts["error"]),
+        str(counts["warning"]),
+        str(counts["note"]),
+    )
     console.print(table)
 
 
