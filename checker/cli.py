@@ -528,6 +528,73 @@ def exit_code(report: Report) -> int:
 
 
 @app.command()
+def prepare(
+    path: str = typer.Argument(
+        ..., metavar="SRC", help="The submission: the folder holding closed/, open/ or network/."
+    ),
+    output: str = typer.Option(
+        ..., "--output", "-o", metavar="DEST", help="A new or empty folder outside SRC for the prepared tree."
+    ),
+    round: str | None = typer.Option(
+        None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
+    ),
+    submitter: str | None = typer.Option(None, "--submitter", metavar="ORG", help="Only this submitter's folders."),
+    move_failed_to_open: bool = typer.Option(
+        False,
+        "--move-failed-to-open",
+        help="Move a failing closed or network benchmark to open instead of removing it.",
+    ),
+    no_infer: bool = typer.Option(False, "--no-infer", help="Infer no result (scenarios, -99 from -99.9)."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the change list; leave nothing written (its work folder beside DEST goes)."
+    ),
+    format: str = typer.Option("text", "--format", "-f", help="The change list: text or json (stdout)."),
+    jobs: int | None = _jobs_option(),
+    progress: bool = _progress_option(),
+) -> None:
+    """Write SRC ready for upload into DEST as the round's tools do: accuracy logs truncated
+    with their hash, failing results removed (or moved to open), results inferred, empty
+    folders removed. Prints the change list, then exits with the check of DEST."""
+    from .commands import prepare as prep
+    from .waivers import WaiverError, load_waivers
+
+    format = _format(prep.FORMATS, format, None)
+    if not os.path.isdir(path):
+        _fail(f"{path} is not a folder")
+    settings = _Settings(_config(path))
+    select, ignore = settings.pick("select", []), settings.pick("ignore", [])
+    waivers, jobs = settings.pick("waivers", None), settings.pick("jobs", jobs)
+    round_name = _round_name(settings.pick("round", round), path)
+    settings.said()
+    _round_or_fail(round_name)
+    try:
+        waiver_list = load_waivers(waivers) if waivers else []
+        with _progress(progress, f"checking the prepared copy of {path}") as tick:
+            prepared = prep.prepare(
+                path,
+                output,
+                round_name,
+                submitter=submitter,
+                move=move_failed_to_open,
+                infer=not no_infer,
+                dry_run=dry_run,
+                select=select,
+                ignore=ignore,
+                waivers=waiver_list,
+                jobs=jobs or None,
+                progress=tick,
+            )
+    except (prep.PrepareError, WaiverError) as error:
+        _fail(str(error))
+    _emit(prep.FORMATS, format, None, prepared)
+    if prepared.report is not None and prepared.report.has_errors:  # why DEST still fails
+        _check_formats(True, False, "auto").write("text", sys.stderr, prepared.report)
+    if format != "text":
+        _say(prep.summary(prepared))
+    raise typer.Exit(prepared.exit_code)
+
+
+@app.command()
 def table(
     path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
     round: str | None = typer.Option(

@@ -511,6 +511,12 @@ class Round:
             return any(t in kind for t in types)
         return kind in types
 
+    @property
+    def preparation(self) -> dict[str, Any] | None:
+        """What the round's own tools do to a submission before upload (`prepare:`:
+        truncation, failing results, inference), or None when the round file does not say."""
+        return self.data.get("prepare")
+
     def layout_path(self, name: str, **parts: str) -> str | None:
         """A layout template filled in; None when the round has no such path."""
         template = self.layout.get(name)

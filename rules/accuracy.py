@@ -177,7 +177,8 @@ def accuracy_hash(result: Result, round: Round) -> Iterator[Problem]:
 
     Why: the accuracy log is truncated for submission; the hash, written by
     truncate_accuracy_log.py, ties accuracy.txt to the full log an auditor can ask for.
-    Fix: run tools/submission/truncate_accuracy_log.py on the submission.
+    Fix: `mlperf-check prepare SRC -o DEST` writes the submission with the hash of each full log
+    appended, as the round's truncate_accuracy_log.py does; keep the full logs.
     Policy: submission_rules.adoc (mlperf_log_accuracy.json must be truncated); truncate_accuracy_log.py.
     Example: accuracy.txt without a `hash=` line fails.
     """
@@ -186,7 +187,7 @@ def accuracy_hash(result: Result, round: Round) -> Iterator[Problem]:
             path=_acc_path(result),
             message="accuracy.txt has no `hash=` line",
             severity=None if _gated(result, round) else Severity.WARNING,
-            hint="run truncate_accuracy_log.py",
+            hint="mlperf-check prepare SRC -o DEST appends it",
         )
 
 
@@ -196,7 +197,8 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
 
     Why: full accuracy logs can be gigabytes; the submission carries the truncated log and the
     hash of the full one.
-    Fix: run tools/submission/truncate_accuracy_log.py on the submission.
+    Fix: `mlperf-check prepare SRC -o DEST` writes the submission with its accuracy logs
+    truncated as the round's truncate_accuracy_log.py truncates them; keep the full logs.
     Policy: submission_rules.adoc, "Directory structure"; truncate_accuracy_log.py (10 KiB).
     Example: an 8 KiB accuracy log passes; 20 MiB fails.
     """
@@ -209,7 +211,7 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
             message=f"accuracy log has {entry.size} bytes, more than {limit} (not truncated)",
             observed=entry.size,
             expected=limit,
-            hint="run truncate_accuracy_log.py",
+            hint="mlperf-check prepare SRC -o DEST truncates it",
         )
 
 

@@ -315,7 +315,8 @@ def file_too_large(submission: Submission, round: Round) -> Iterator[Problem]:
 
     Why: the submission repository rejects large files; logs must be truncated and models
     linked, not committed.
-    Fix: truncate the accuracy log (truncate_accuracy_log.py), or move the file out and link to it.
+    Fix: `mlperf-check prepare SRC -o DEST` writes the submission with its accuracy logs truncated
+    (as the round's truncate_accuracy_log.py does); move any other large file out and link to it.
     Policy: the official checker's FILE_SIZE_LIMIT_MB (50), defined but unused by its package.
     Example: a 60 MB mlperf_log_accuracy.json fails.
     """

@@ -1,0 +1,369 @@
+"""`mlperf-check prepare SRC -o DEST`: a submission ready for upload, written into a new tree
+as the round's own tools write it (truncate_accuracy_log.py, then preprocess_submission.py).
+
+SRC is only read. The new tree is built in a stage folder beside DEST and renamed onto DEST
+when it is done, so an interrupted run (SIGINT, SIGTERM) leaves neither a stage nor half a
+DEST. The steps, each from the round file's `prepare:` facts:
+
+1. Copy the division folders (the `--submitter` one only), links inside SRC followed, none
+   out of it, modes kept; truncate each accuracy log the round truncates and put the hash of
+   the whole log in its report.
+2. Check the copy; remove each result whose own files fail, or move its benchmark to open,
+   as the round's preprocess does (a failing power measurement alone loses only its power
+   files); infer what the round infers; remove empty folders; check again. A result that
+   fails only because its benchmark lacks a scenario waits until nothing more can be
+   inferred, then goes the same way. The loop ends when a check finds nothing to change.
+3. The last check is DEST's verdict.
+
+Every step is a `Change` in the change list; what could not be read is a finding."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import stat
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__
+from ..engine import Report, check
+from ..findings import Finding, Severity
+from ..model import Result, discover, locate, no_results_reason, results_of, systems_of
+from ..registry import RULES
+from ..reporters import Formats, as_data, as_text
+from ..rounds import Round, load_round
+from ..tree import Kind, Tree, join
+from .prepare_results import Failed, Inference, judge
+from .prepare_tree import Change, Stage, copy_folder
+from .prepare_truncate import Unreadable, places, truncate
+
+# A bound no real run reaches (each round removes, moves or infers a result at least once,
+# and none is moved or inferred twice): past it, something loops.
+MAX_ROUNDS = 100
+ACTIONS = ("truncated", "hashed", "not truncated", "removed", "power removed", "moved", "inferred", "empty folder")
+
+
+class PrepareError(ValueError):
+    """A SRC, DEST or round prepare cannot work with (a usage error, exit 2)."""
+
+
+@dataclass
+class Prepared:
+    """What prepare did (`changes`), what it could not read (`findings`), and the check of
+    the tree it wrote (`report`, of DEST)."""
+
+    source: str
+    destination: str
+    round: Round
+    dry_run: bool
+    changes: list[Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    report: Report | None = None
+
+    @property
+    def check_exit(self) -> int:
+        """The exit status `check DEST` gives: 3 for a rule that failed, 1 for an error, 2
+        when DEST holds no result, else 0."""
+        report = self.report
+        if report is None or not report.results:
+            return 2
+        if any(f.code == "INT001" for f in report.findings):
+            return 3
+        return 1 if report.has_errors else 0
+
+    @property
+    def exit_code(self) -> int:
+        """The check's verdict, and 1 when prepare itself found an error or left no result."""
+        own = 1 if any(f.severity is Severity.ERROR for f in self.findings) else 0
+        verdict = self.check_exit
+        if verdict == 3:
+            return 3
+        return max(own, 1 if verdict == 2 else verdict)
+
+    def counts(self) -> dict[str, int]:
+        counted = Counter(change.action for change in self.changes)
+        return {action: counted.get(action, 0) for action in ACTIONS}
+
+
+def check_paths(source: str, destination: str) -> None:
+    """A usage error unless SRC is a folder and DEST is new or empty, outside SRC, in a
+    folder that exists and can be written."""
+    if not os.path.isdir(source):
+        raise PrepareError(f"{source} is not a folder")
+    real_source = os.path.realpath(source)
+    real_destination = os.path.realpath(destination)
+    if real_destination == real_source or real_destination.startswith(real_source.rstrip(os.sep) + os.sep):
+        raise PrepareError(f"-o {destination}: it is inside {source}; give a folder outside the submission")
+    if os.path.lexists(destination):
+        if not os.path.isdir(destination) or os.path.islink(destination):
+            raise PrepareError(f"-o {destination}: it exists and is not a folder; give a new or empty folder")
+        if os.listdir(destination):
+            raise PrepareError(f"-o {destination}: the folder is not empty; give a new or empty folder")
+    parent = os.path.dirname(os.path.abspath(destination))
+    if not os.path.isdir(parent):
+        raise PrepareError(f"-o {destination}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PrepareError(f"-o {destination}: the folder {parent} is not writable")
+
+
+@contextlib.contextmanager
+def _terminated_cleanly() -> Iterator[None]:
+    """SIGTERM ends the run as SIGINT does, by an exception, so the stage is removed."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: the caller keeps its own handling
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Run:
+    """One prepare: the tree read, the stage written, what happened."""
+
+    def __init__(self, tree: Tree, round: Round, stage: Stage, prepared: Prepared) -> None:
+        self.tree, self.round, self.stage, self.prepared = tree, round, stage, prepared
+        self.owner: dict[str, str] = {}  # a result's folder -> its location
+        self.broken: dict[str, Finding] = {}  # results not copied whole -> why
+
+    def finding(self, path: str, code: str, message: str) -> None:
+        location = self._owner_of(path)
+        found = Finding(
+            code=code,
+            severity=Severity.ERROR,
+            path=path,
+            message=message,
+            location=location,
+            name=RULES[code].name if code in RULES else "",
+        )
+        self.prepared.findings.append(found)
+        if location:
+            self.broken.setdefault(location, found)
+
+    def _owner_of(self, path: str) -> str:
+        probe = path
+        while probe:
+            if probe in self.owner:
+                return self.owner[probe]
+            probe = probe.rpartition("/")[0]
+        return ""
+
+    def copy(self, submissions: list[tuple[str, str]], results: list[Result]) -> None:
+        """Step 1: the division folders, every accuracy log as the round truncates it."""
+        for result in results:
+            for key in self.round.preparation["failed"]["result_folders"]:
+                folder = result.path(key)
+                if folder:
+                    self.owner.setdefault(folder, result.location)
+        planned = places(self.tree, self.round.preparation["truncation"], self.round.layout["files"], results)
+        skipped = {p.log for p in planned} | {p.report for p in planned}
+        for division, submitter in submissions:
+            self.stage.mkdir(division, _mode(self.tree.abspath(division)))
+            copy_folder(self.tree, join(division, submitter), self.stage, skipped.__contains__, self.finding)
+        for place in planned:
+            try:
+                change = truncate(self.tree, self.stage, place, self.round.preparation["truncation"])
+            except Unreadable as failed:
+                why = "the round's truncation reads it whole, so the result is not copied"
+                self.finding(failed.path, failed.code, f"{failed.message}; {why}")
+                for rel in (place.log, place.report):
+                    self.stage.remove(rel)
+                continue
+            if change is not None:
+                self.prepared.changes.append(change)
+        self.empty("empty in SRC")
+
+    def empty(self, why: str) -> None:
+        self.prepared.changes += [Change("empty folder", rel, why) for rel in self.stage.remove_empty()]
+
+    def settle(self, options: dict[str, Any], move: bool, infer: bool) -> Report:
+        """Step 2: check, remove or move what fails, infer, until nothing changes."""
+        failed, inference = Failed(self.stage, self.round, move), Inference(self.stage, self.round)
+        for _ in range(MAX_ROUNDS):
+            report = check(self.stage.root, **options)
+            verdicts = judge(report, self.round, self.broken)
+            self.broken = {}
+            changes = failed.apply(report, verdicts.failing)
+            changes += inference.apply(verdicts.sound) if infer else []
+            if not changes:  # nothing more to infer: what only the benchmark's set fails goes too
+                changes = failed.apply(report, verdicts.waiting)
+            if not changes:
+                return report
+            self.prepared.changes += changes
+            self.empty("left empty")
+        raise RuntimeError(f"prepare did not settle after {MAX_ROUNDS} checks")
+
+
+def _mode(path: str) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def _left_out(tree: Tree, round: Round, divisions: set[str], only: tuple[str, ...]) -> list[Change]:
+    """What SRC holds beside its division and submitter folders: the round's tools copy only
+    those. (Submitters that --submitter leaves out are not listed.)"""
+    if only:
+        return []
+    found = []
+    for entry in tree.listdir(""):
+        if entry.rel not in round.divisions or entry.kind is not Kind.DIR:
+            found.append(Change("left out", entry.rel, f"not a division folder ({', '.join(round.divisions)})"))
+        elif entry.rel in divisions:
+            found += [
+                Change("left out", inner.rel, "not a submitter folder: the round's tools copy only those")
+                for inner in tree.listdir(entry.rel)
+                if inner.kind is not Kind.DIR
+            ]
+    return found
+
+
+def prepare(
+    source: str,
+    destination: str,
+    round_name: str,
+    *,
+    submitter: str | None = None,
+    move: bool = False,
+    infer: bool = True,
+    dry_run: bool = False,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    waivers: list[Any] | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Prepared:
+    """Write SRC ready for upload into DEST (nothing at all with `dry_run`) and check it.
+    PrepareError for a usage error."""
+    check_paths(source, destination)
+    round = load_round(round_name)
+    if not round.preparation:
+        raise PrepareError(f"{round.origin} has no prepare facts (`prepare:`): give a round file that has them")
+    root, only = locate(source, round)
+    tree = Tree(root)
+    submissions = [s for s in discover(tree, round, only) if submitter is None or s.submitter == submitter]
+    if submitter is not None and not submissions:
+        raise PrepareError(
+            f"--submitter {submitter}: {source} has no {submitter} folder in {', '.join(round.divisions)}"
+        )
+    results = [r for s in submissions for system in systems_of(s) for r in results_of(system)]
+    if not results:
+        raise PrepareError(no_results_reason(source, round))
+    parent = os.path.dirname(os.path.abspath(destination))
+    prepared = Prepared(source, destination, round, dry_run)
+    options = {
+        "round_name": round_name,
+        "select": select,
+        "ignore": ignore,
+        "jobs": jobs,
+        "waivers": waivers,
+        "progress": progress,
+    }
+    with _terminated_cleanly():
+        stage = Stage(
+            tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(destination))}.prepare-", dir=parent)
+        )
+        try:
+            run = _Run(tree, round, stage, prepared)
+            pairs = [(s.division, s.submitter) for s in submissions]
+            prepared.changes += _left_out(tree, round, {division for division, _ in pairs}, only)
+            run.copy(pairs, results)
+            prepared.report = run.settle(options, move, infer)
+            prepared.findings.sort(key=Finding.sort_key)
+            prepared.report.root = os.path.abspath(destination)
+            if not dry_run:
+                stage.modes[""] = _mode(tree.root)
+                stage.finish()
+                os.rename(stage.root, os.path.abspath(destination))
+        except OSError as error:  # reading SRC fails as findings: this is the stage or DEST
+            raise PrepareError(f"-o {destination}: cannot write there: {error.strerror or error}") from None
+        finally:
+            stage.discard()  # nothing there once renamed
+    return prepared
+
+
+# --- the change list -------------------------------------------------------------------
+
+
+def _line(change: Change) -> str:
+    source = f" (from {change.source})" if change.source else ""
+    return f"{change.action:<14} {change.path}{source}: {change.reason}"
+
+
+def _many(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def summary(prepared: Prepared) -> str:
+    """One line: what prepare did, and the verdict of DEST's check."""
+    counts = prepared.counts()
+    done = ", ".join(
+        [
+            _many(counts["truncated"] + counts["hashed"], "accuracy log truncated", "accuracy logs truncated"),
+            _many(counts["removed"], "result removed", "results removed"),
+            f"{counts['moved']} moved to open",
+            f"{counts['inferred']} inferred",
+            _many(counts["empty folder"], "empty folder removed", "empty folders removed"),
+        ]
+    )
+    report = prepared.report
+    if report is None or not report.results:
+        verdict = "no result"
+    else:
+        valid = sum(1 for r in report.results if r.valid)
+        verdict = f"{_many(len(report.results), 'result', 'results')}, {valid} valid, " + _many(
+            report.counts()["error"], "error", "errors"
+        )
+    unread = sum(1 for f in prepared.findings if f.severity is Severity.ERROR)
+    if unread:
+        done += "; " + _many(unread, "file could not be read", "files could not be read")
+    if prepared.dry_run:
+        where = f"nothing written; {prepared.destination} would hold {verdict}"
+    else:
+        where = f"{prepared.destination} holds {verdict}"
+    return f"prepare{' --dry-run' if prepared.dry_run else ''}: {done}; {where} (exit {prepared.exit_code})"
+
+
+def to_text(prepared: Prepared) -> str:
+    lines = [_line(change) for change in prepared.changes]
+    lines += [f"{f.severity.value:<14} {f.code} {f.path}: {f.message}" for f in prepared.findings]
+    return "".join(line + "\n" for line in lines) + summary(prepared) + "\n"
+
+
+def to_json(prepared: Prepared) -> str:
+    report = prepared.report
+    check_facts: dict[str, Any] = {"exit": prepared.check_exit}
+    if report is not None:
+        check_facts.update(
+            results=len(report.results),
+            valid=sum(1 for r in report.results if r.valid),
+            findings=report.counts(),
+            invalid=[r.location for r in report.results if not r.valid],
+            errors=[f.to_dict() for f in report.findings if f.severity is Severity.ERROR and not f.waived],
+        )
+    data = {
+        "schema_version": 1,
+        "tool": {"name": "mlperf-check", "version": __version__},
+        "round": prepared.round.name,
+        "source": prepared.source,
+        "destination": prepared.destination,
+        "dry_run": prepared.dry_run,
+        "counts": prepared.counts(),
+        "changes": [change.to_dict() for change in prepared.changes],
+        "findings": [f.to_dict() for f in prepared.findings],
+        "check": check_facts,
+        "exit": prepared.exit_code,
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
