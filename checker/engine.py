@@ -267,6 +267,10 @@ def check(
     checked_at = datetime.datetime.now(datetime.UTC)
     started = time.perf_counter()
     load_all()
+    # What this process cached of an earlier check (its tree, its submissions with what their
+    # rules derived) describes the tree as it was then: a second check of the same folder in
+    # one process (a test, a watcher) must see it as it is now.
+    _STATE.clear()
     round = load_round(round_name)
     root, only = locate(root, round)
     tree = Tree(root)
