@@ -249,10 +249,19 @@ class Round:
         return division in audit.get("divisions", []) and availability in audit.get("availability", [])
 
     def scenario_name(self, folder: str) -> str | None:
-        """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
+        """The round's spelling of a scenario folder name (`offline` -> `Offline`), or None when
+        the round reads the folder as no scenario: its `scenario_folders: case` says which
+        spellings it took, `lower` (the name or its lower-case form) or `any` (any case)."""
         if folder not in self._scenario_names:
-            lowered = folder.lower()
-            self._scenario_names[folder] = next((s for s in self.scenarios if s.lower() == lowered), None)
+            any_case = self.data.get("scenario_folders", {}).get("case", "any") == "any"
+            self._scenario_names[folder] = next(
+                (
+                    name
+                    for name in self.scenarios
+                    if folder.lower() == name.lower() and (any_case or folder in (name, name.lower()))
+                ),
+                None,
+            )
         return self._scenario_names[folder]
 
     def model_scenarios(self, model: str) -> set[str] | None:

@@ -43,20 +43,42 @@ def unknown_benchmark(result: Result, round: Round) -> Iterator[Problem]:
 
 @rule("STR002", "unknown-scenario", scope="result")
 def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
-    """The scenario folder names one of the round's scenarios.
+    """The scenario folder names a scenario the round defines for the benchmark.
 
     Why: the scenario decides the metric, the latency limits and the run length; a result in
-    an unknown scenario cannot be judged. Case does not matter (`offline` is Offline).
-    Fix: rename the folder to Offline, Server, Interactive, SingleStream or MultiStream.
-    Policy: submission_rules.adoc, "Directory structure" (<scenario>).
-    Example: `.../resnet/Offline` passes; `.../resnet/Batch` fails.
+    a scenario the round does not know, or does not define for the benchmark on any system
+    type (pointpainting Offline in v5.1), cannot be judged, and the round's results table
+    shows no such row. The round's file says which spellings it read (`scenario_folders`):
+    in v5.1 the name or its lower-case form (`offline`), from v6.0 any case.
+    Fix: rename the folder to one of the benchmark's scenarios (Offline, Server, Interactive,
+    SingleStream or MultiStream, as the round lists them for it), or drop the result.
+    Policy: submission_rules.adoc, "Directory structure" (<scenario>); inference_rules.adoc,
+    "Benchmarks" (the scenarios of each benchmark); the round checker's SCENARIO_MAPPING and
+    scenario tables, and its results table's scenario filter.
+    Example: `.../resnet/Offline` passes; `.../resnet/Batch` fails; in v5.1 `.../resnet/OFFLINE`
+    and an open pointpainting `Offline` fail.
     """
     if result.scenario is None:
         yield Problem(
             path=result.location,
-            message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}",
+            message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}"
+            + (
+                f" as {round.name} spells them"
+                if result.scenario_folder.lower() in map(str.lower, round.scenarios)
+                else ""
+            ),
             observed=result.scenario_folder,
             expected=round.scenarios,
+        )
+        return
+    defined = round.model_scenarios(result.model) if result.model else None
+    if defined is not None and result.scenario not in defined:
+        yield Problem(
+            path=result.location,
+            message=f"{result.model} has no {result.scenario} scenario in {round.name} "
+            f"(it has {', '.join(s for s in round.scenarios if s in defined)}); this is no result of the round",
+            observed=result.scenario,
+            expected=[s for s in round.scenarios if s in defined],
         )
 
 
