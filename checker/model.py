@@ -27,7 +27,16 @@ from .parsers.endpoints import (
     parse_result_summary,
 )
 from .parsers.mllog import LoadgenLog
-from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
+from .parsers.text import (
+    Summary,
+    Verdict,
+    parse_conf,
+    parse_spl,
+    parse_summary,
+    parse_timestamp,
+    parse_verify,
+    timestamp_microseconds,
+)
 from .reader import Reader
 from .registry import RULES
 from .rounds import Round
@@ -510,14 +519,18 @@ class Result:
         samples = self.reader.parsed(self.file("performance", "power_samples"), parse_spl, what="spl.txt")
         if log is not None and samples is not None:
             begin, end = parse_timestamp(log.get("power_begin")), parse_timestamp(log.get("power_end"))
-            if begin is not None and end is not None:
-                window = ([w for t, w in samples if begin < t < end and w > 0], end - begin)
+            exact = timestamp_microseconds(log.get("power_begin")), timestamp_microseconds(log.get("power_end"))
+            if begin is not None and end is not None and None not in exact:
+                window = ([w for t, w in samples if begin < t < end and w > 0], (exact[1] - exact[0]) / 10**6)
         self.cache["power_window"] = window
         return window
 
     def power_metric(self) -> dict[str, Any] | None:
         """Average watts over the measured window, or energy per query (mJ) in the scenarios
-        the round names; None without power results or samples."""
+        the round names, per query of the folder's scenario: a result inferred from another
+        scenario's run scales the run's energy per query by its inference rule's
+        `energy_per_query_factor` (8 SingleStream queries make a MultiStream query); None
+        without power results or samples."""
         if not self.has_power or self.round.power is None:
             return None
         window = self.power_window()
@@ -529,7 +542,8 @@ class Result:
             queries = self.performance_log.get("result_query_count")
             if not isinstance(queries, int) or queries <= 0:
                 return None
-            return {"value": average * seconds * 1000 / queries, "units": "millijoules"}
+            factor = (self.round.inference(self.inferred_from, self.scenario) or {}).get("energy_per_query_factor", 1)
+            return {"value": average * seconds * factor * 1000 / queries, "units": "millijoules"}
         return {"value": average, "units": "Watts"}
 
     def artefact(self, name: str) -> Any:
