@@ -78,6 +78,7 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
         hint=problem.hint,
         name=rule.name,
         subject=subject,
+        concerns=None if location else problem.concerns,
     )
 
 
@@ -266,6 +267,10 @@ def check(
     gathers a command's own facts per result, in the worker that checked it."""
     checked_at = datetime.datetime.now(datetime.UTC)
     started = time.perf_counter()
+    # What this process cached of an earlier check (its tree, its submissions with what their
+    # rules derived) describes the tree as it was then: a second check of the same folder in
+    # one process (a test, a watcher) must see it as it is now.
+    _STATE.clear()
     load_all()
     round = load_round(round_name)
     root, only = locate(root, round)

@@ -3,15 +3,16 @@ ResultRecord per result, and the Report that holds them all.
 
 The one rule of validity lives here too (`Applying`): a finding applies to a result when it is
 on the result itself, or, being about no one result, on the result's system description or
-submitter folder; a result is invalid when an un-waived error applies to it. The engine judges
-by it and every reporter names the causes by it, so the two cannot disagree."""
+submitter folder, or on a folder that holds the result or lies in it (`concerns`); a result is
+invalid when an un-waived error applies to it. The engine judges by it and every reporter names
+the causes, and counts the results a finding affects, by it, so none of them can disagree."""
 
 from __future__ import annotations
 
 import datetime
 import enum
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,8 @@ class Finding:
     # The system or submission folder a finding is about when it is not about one result;
     # every result of that system or submission depends on it. Not part of the output.
     subject: str = field(default="", compare=False)
+    # Narrower than `subject`: the folders whose results the finding concerns (Problem.concerns).
+    concerns: tuple[str, ...] | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple:
         return (self.location, self.path, self.code, self.pointer or "", self.message)
@@ -62,6 +65,7 @@ class Finding:
         data = asdict(self)
         data["severity"] = self.severity.value
         data.pop("subject")
+        data.pop("concerns")
         return {key: value for key, value in data.items() if value is not None}
 
 
@@ -76,6 +80,11 @@ class Problem:
     expected: Any = None
     hint: str | None = None
     severity: Severity | None = None  # overrides the rule's default when set
+    # For a system or submission rule: the folders whose results the finding concerns, each
+    # one holding them or lying inside one (an empty `accuracy/` concerns its result; an
+    # empty benchmark folder, none), when that is narrower than the rule's subject; () for no
+    # result at all. None: every result of the system or submission.
+    concerns: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -118,36 +127,61 @@ def invalidates(finding: Finding) -> bool:
     return finding.severity is Severity.ERROR and not finding.waived
 
 
+def _ancestors(path: str) -> Iterator[str]:
+    """`path` and every folder above it, nearest first."""
+    while path:
+        yield path
+        path = path.rpartition("/")[0]
+
+
 class Applying:
     """Which findings apply to which results.
 
-    A finding with a `location` applies to that result; one without applies to every result
-    whose system (`ResultRecord.system_key`) or submission (`submission_key`) is its
-    `subject`. Findings are kept as their positions in the list given, in its order."""
+    A finding with a `location` applies to that result. One with `concerns` applies to every
+    result whose folder is one of them, lies under one, or holds one. Any other applies to
+    every result whose system (`ResultRecord.system_key`) or submission (`submission_key`) is
+    its `subject`. Findings are kept as their positions in the list given, in its order."""
 
     def __init__(self, results: Iterable[ResultRecord], findings: list[Finding]) -> None:
         self.findings = findings
+        self.results = list(results)
+        self._index = {id(record): i for i, record in enumerate(self.results)}
         self._on_location: dict[str, list[int]] = defaultdict(list)
         self._on_subject: dict[str, list[int]] = defaultdict(list)
-        for index, finding in enumerate(findings):
-            if finding.location:
-                self._on_location[finding.location].append(index)
-            elif finding.subject:
-                self._on_subject[finding.subject].append(index)
+        self._on_folder: dict[str, list[int]] = defaultdict(list)  # a concerned folder -> positions
         self._by_location: dict[str, list[ResultRecord]] = defaultdict(list)
         self._by_key: dict[str, list[ResultRecord]] = defaultdict(list)
-        for record in results:
+        self._at_or_under: dict[str, list[ResultRecord]] = defaultdict(list)  # folder -> results in it
+        for record in self.results:
             self._by_location[record.location].append(record)
             self._by_key[record.system_key].append(record)
             if record.submission_key != record.system_key:
                 self._by_key[record.submission_key].append(record)
+            for folder in _ancestors(record.location):
+                self._at_or_under[folder].append(record)
+        self._inside: dict[str, list[int]] = defaultdict(list)  # a result's location -> positions
+        for index, finding in enumerate(findings):
+            if finding.location:
+                self._on_location[finding.location].append(index)
+            elif finding.concerns is not None:
+                for folder in finding.concerns:
+                    self._on_folder[folder].append(index)
+                    for above in list(_ancestors(folder))[1:]:
+                        if above in self._by_location:
+                            self._inside[above].append(index)
+            elif finding.subject:
+                self._on_subject[finding.subject].append(index)
 
     def positions(self, record: ResultRecord) -> list[int]:
         """The positions of every finding that applies to `record`, in list order."""
         keys = dict.fromkeys((record.system_key, record.submission_key))
-        return sorted(
-            [*self._on_location.get(record.location, ()), *(i for key in keys for i in self._on_subject.get(key, ()))]
-        )
+        found = {
+            *self._on_location.get(record.location, ()),
+            *(i for key in keys for i in self._on_subject.get(key, ())),
+            *(i for folder in _ancestors(record.location) for i in self._on_folder.get(folder, ())),
+            *self._inside.get(record.location, ()),
+        }
+        return sorted(found)
 
     def of(self, record: ResultRecord) -> list[Finding]:
         """Every finding that applies to `record`, in list order."""
@@ -161,9 +195,19 @@ class Applying:
         return [self.findings[i] for i in self.cause_positions(record)]
 
     def affected(self, finding: Finding) -> list[ResultRecord]:
-        """The results `finding` applies to."""
+        """The results `finding` applies to, in the order of the results given."""
         if finding.location:
             return list(self._by_location.get(finding.location, ()))
+        if finding.concerns is not None:
+            chosen = {
+                self._index[id(record)]: record
+                for folder in finding.concerns
+                for record in (
+                    *self._at_or_under.get(folder, ()),
+                    *(r for above in list(_ancestors(folder))[1:] for r in self._by_location.get(above, ())),
+                )
+            }
+            return [chosen[i] for i in sorted(chosen)]
         return list(self._by_key.get(finding.subject, ())) if finding.subject else []
 
 

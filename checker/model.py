@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,16 @@ from .parsers.endpoints import (
     parse_result_summary,
 )
 from .parsers.mllog import LoadgenLog
-from .parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
+from .parsers.text import (
+    Summary,
+    Verdict,
+    parse_conf,
+    parse_spl,
+    parse_summary,
+    parse_timestamp,
+    parse_verify,
+    timestamp_microseconds,
+)
 from .reader import Reader
 from .registry import RULES
 from .rounds import Round
@@ -80,8 +89,95 @@ class Submission:
 
     @functools.cached_property
     def systems_with_results(self) -> frozenset[str]:
-        """The names of the systems with a folder under results/."""
-        return frozenset(self.tree.subdirs(join(self.rel, self.round.results_root)))
+        """The names of the systems with a folder under results/ (of folders whose names
+        differ only in case, the one the round names: `entered`)."""
+        return frozenset(entered(self.tree.subdirs(join(self.rel, self.round.results_root)), self.names_system))
+
+    @functools.cached_property
+    def described_systems(self) -> frozenset[str]:
+        """The systems with a description, as its file name spells them (systems/<name>.json)."""
+        folder, _, _ = self.round.layout["system_json"].rpartition("/")
+        return frozenset(
+            name
+            for entry in self.tree.listdir(join(self.rel, folder))
+            if entry.kind is Kind.FILE
+            for name in [self._described(join(folder, entry.rel.rpartition("/")[2]))]
+            if name
+        )
+
+    def _described(self, inner: str) -> str | None:
+        """The system whose description is at `inner` (relative to the submitter's folder), by
+        the layout's `system_json` (systems/{system}.json); None for another path."""
+        head, _, tail = self.round.layout["system_json"].partition("{system}")
+        name = inner[len(head) : len(inner) - len(tail)] if inner.startswith(head) and inner.endswith(tail) else ""
+        return name if name and "/" not in name else None
+
+    # --- names as the round spells them (folders that differ only in case) -------------
+    def names_system(self, name: str) -> bool:
+        """Whether the layout names a system folder so: its description has that very name."""
+        return name in self.described_systems
+
+    def names_benchmark(self, name: str) -> bool:
+        """Whether the round names a benchmark folder so: a model, or a name it maps to one."""
+        return self.round.canonical_model(name, self.model_mapping) is not None
+
+    def names_scenario(self, name: str) -> bool:
+        return name in self.round.scenarios
+
+    def names_fixed(self, name: str) -> bool:
+        return name in self.round.layout_names
+
+    def level_of(self, folder: str) -> str | None:
+        """What the folders inside `folder` (a folder of this submission) are, by the round's
+        layout: "system", "benchmark" or "scenario" folders of a tree of results (results/,
+        and v5.1's compliance/ and measurements/), "fixed" ones (the submitter's own folder
+        and the inside of a result: performance, run_1, accuracy, TEST01, ...), or None for
+        folders the layout does not name (code, documentation)."""
+        if folder == self.rel:
+            return "fixed"
+        inner = folder[len(self.rel) + 1 :] if folder.startswith(self.rel + "/") else None
+        for tree in self.round.result_trees if inner is not None else ():
+            if inner == tree or inner.startswith(tree + "/"):
+                depth = inner.count("/") - tree.count("/")
+                return ("system", "benchmark", "scenario")[depth] if depth < 3 else "fixed"
+        return None
+
+    def names(self, level: str) -> Callable[[str], bool]:
+        """Whether the round names a folder so, at a `level_of`."""
+        return {
+            "system": self.names_system,
+            "benchmark": self.names_benchmark,
+            "scenario": self.names_scenario,
+            "fixed": self.names_fixed,
+        }[level]
+
+    @functools.cached_property
+    def result_locations(self) -> frozenset[str]:
+        """The folders of every result of the submission."""
+        return frozenset(result.location for system in systems_of(self) for result in results_of(system))
+
+    def result_holding(self, rel: str) -> str | None:
+        """The result a path of this submission belongs to (`results_folder_of`): the one whose
+        folder is the path or holds it; None when the path is part of no result."""
+        folder = self.results_folder_of(rel)
+        while folder and folder not in self.result_locations:
+            folder = folder.rpartition("/")[0]
+        return folder or None
+
+    def results_folder_of(self, rel: str) -> str | None:
+        """The folder of results a path of this submission belongs to: the path itself under
+        results/; its counterpart there for a path in another tree of results (v5.1's
+        compliance/<system>/<benchmark>/<scenario>/...); results/<system> for the system's
+        description; None for any other path (code, documentation)."""
+        inner = rel[len(self.rel) + 1 :] if rel.startswith(self.rel + "/") else None
+        if inner is None:
+            return None
+        results = self.round.results_root
+        for tree in self.round.result_trees:
+            if inner == tree or inner.startswith(tree + "/"):
+                return join(self.rel, results, inner[len(tree) + 1 :])
+        system = self._described(inner)
+        return join(self.rel, results, system) if system else None
 
     @property
     def calibration_places(self) -> list[str]:
@@ -423,14 +519,18 @@ class Result:
         samples = self.reader.parsed(self.file("performance", "power_samples"), parse_spl, what="spl.txt")
         if log is not None and samples is not None:
             begin, end = parse_timestamp(log.get("power_begin")), parse_timestamp(log.get("power_end"))
-            if begin is not None and end is not None:
-                window = ([w for t, w in samples if begin < t < end and w > 0], end - begin)
+            exact = timestamp_microseconds(log.get("power_begin")), timestamp_microseconds(log.get("power_end"))
+            if begin is not None and end is not None and None not in exact:
+                window = ([w for t, w in samples if begin < t < end and w > 0], (exact[1] - exact[0]) / 10**6)
         self.cache["power_window"] = window
         return window
 
     def power_metric(self) -> dict[str, Any] | None:
         """Average watts over the measured window, or energy per query (mJ) in the scenarios
-        the round names; None without power results or samples."""
+        the round names, per query of the folder's scenario: a result inferred from another
+        scenario's run scales the run's energy per query by its inference rule's
+        `energy_per_query_factor` (8 SingleStream queries make a MultiStream query); None
+        without power results or samples."""
         if not self.has_power or self.round.power is None:
             return None
         window = self.power_window()
@@ -442,7 +542,8 @@ class Result:
             queries = self.performance_log.get("result_query_count")
             if not isinstance(queries, int) or queries <= 0:
                 return None
-            return {"value": average * seconds * 1000 / queries, "units": "millijoules"}
+            factor = (self.round.inference(self.inferred_from, self.scenario) or {}).get("energy_per_query_factor", 1)
+            return {"value": average * seconds * factor * 1000 / queries, "units": "millijoules"}
         return {"value": average, "units": "Watts"}
 
     def artefact(self, name: str) -> Any:
@@ -550,6 +651,53 @@ def _unfollowed(tree: Tree, rel: str, what: str) -> list[Finding]:
     return found
 
 
+@dataclass(frozen=True)
+class Clash:
+    """A folder whose name differs only in case from another beside it. On a case-insensitive
+    file system (macOS, Windows) they are one folder, so at most one of them can be the
+    round's: `canonical`, the one the round names, when exactly one does; else None, and
+    none of them is."""
+
+    name: str
+    canonical: str | None
+
+
+def clashes(names: Iterable[str], named: Callable[[str], bool]) -> list[Clash]:
+    """The names among `names` that differ only in case from another of them, except the one
+    the round names (`named`) when exactly one does; in name order."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(name.casefold(), []).append(name)
+    found = []
+    for group in groups.values():
+        if len(group) > 1:
+            spelled = [name for name in group if named(name)]
+            canonical = spelled[0] if len(spelled) == 1 else None
+            found += [Clash(name, canonical) for name in group if name != canonical]
+    return sorted(found, key=lambda clash: clash.name)
+
+
+def entered(names: list[str], named: Callable[[str], bool]) -> list[str]:
+    """The folders discovery enters: `names` without those that differ only in case from the
+    one the round names (they are no result; STR011 says so)."""
+    strays = {clash.name for clash in clashes(names, named) if clash.canonical is not None}
+    return [name for name in names if name not in strays] if strays else names
+
+
+def _clash_finding(path: str, message: str, canonical: str | None, concerns: tuple[str, ...]) -> Finding:
+    code = "STR011"
+    return Finding(
+        code=code,
+        severity=RULES[code].severity if code in RULES else Severity.ERROR,
+        path=path,
+        message=message,
+        observed=path.rpartition("/")[2],
+        expected=canonical,
+        name=RULES[code].name if code in RULES else "",
+        concerns=concerns,
+    )
+
+
 def discover(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> list[Submission]:
     """The `<division>/<submitter>` folders under the root (those `only` names, when given)."""
     divisions = set(round.divisions)
@@ -559,15 +707,30 @@ def discover(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> list[Submi
 
 
 def discovery_findings(tree: Tree, round: Round, only: tuple[str, ...] = ()) -> list[Finding]:
-    """What discovery could not enter at the division and submitter levels."""
+    """What discovery could not enter at the division and submitter levels: links, and a
+    division folder that the round does not name because of its case (`Closed/`)."""
     found: list[Finding] = []
-    for division in tree.subdirs(""):
-        if division in round.divisions and (division,)[: len(only)] == only[:1]:
-            found += [
-                f
-                for f in _unfollowed(tree, division, "submitter folder")
-                if (division, f.path.rpartition("/")[2])[: len(only)] == only
-            ]
+    spelled = {division.casefold(): division for division in round.divisions}
+    for folder in tree.subdirs(""):
+        division = spelled.get(folder.casefold())
+        if division is None or (division,)[: len(only)] != only[:1]:
+            continue
+        if folder != division:
+            found.append(
+                _clash_finding(
+                    folder,
+                    f"division folder `{folder}` is not the round's `{division}`: its results are not checked "
+                    f"and are no results of {round.name}",
+                    division,
+                    (),
+                )
+            )
+            continue
+        found += [
+            f
+            for f in _unfollowed(tree, division, "submitter folder")
+            if (division, f.path.rpartition("/")[2])[: len(only)] == only
+        ]
     return found
 
 
@@ -575,7 +738,7 @@ def unfollowed_folders(submission: Submission) -> list[Finding]:
     """Folders of the submission's results and systems that discovery could not enter."""
     tree, round = submission.tree, submission.round
     base = join(submission.rel, round.results_root)
-    with_results = set(tree.subdirs(base))
+    with_results = set(submission.systems_with_results)
     # A description of a system with results is reported where it is read (the reader).
     found = _unfollowed(tree, base, "system folder") + [
         f
@@ -591,20 +754,19 @@ def unfollowed_folders(submission: Submission) -> list[Finding]:
 
 def systems_of(submission: Submission) -> list[System]:
     """Systems with a results folder or a description; each appears once."""
-    tree = submission.tree
-    names = set(tree.subdirs(join(submission.rel, submission.round.results_root)))
-    for entry in tree.listdir(join(submission.rel, "systems")):
-        leaf = entry.rel.rpartition("/")[2]
-        if entry.kind is Kind.FILE and leaf.endswith(".json"):
-            names.add(leaf[: -len(".json")])
-    return [System(submission, name) for name in sorted(names)]
+    return [System(submission, name) for name in sorted(submission.systems_with_results | submission.described_systems)]
 
 
 def results_of(system: System) -> list[Result]:
-    tree = system.submission.tree
-    base = join(system.submission.rel, system.submission.round.results_root, system.name)
+    """The results of a system: every `<benchmark>/<scenario>` folder of its results, except
+    a folder whose name differs only in case from the one beside it that the round names."""
+    submission = system.submission
+    tree = submission.tree
+    base = join(submission.rel, submission.round.results_root, system.name)
+    if system.name not in submission.systems_with_results:
+        return []
     found = []
-    for benchmark in tree.subdirs(base):
-        for scenario in tree.subdirs(join(base, benchmark)):
+    for benchmark in entered(tree.subdirs(base), submission.names_benchmark):
+        for scenario in entered(tree.subdirs(join(base, benchmark)), submission.names_scenario):
             found.append(Result(system, benchmark, scenario))
     return found

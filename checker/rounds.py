@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -248,11 +249,58 @@ class Round:
         return division in audit.get("divisions", []) and availability in audit.get("availability", [])
 
     def scenario_name(self, folder: str) -> str | None:
-        """The round's spelling of a scenario folder name (`offline` -> `Offline`)."""
+        """The round's spelling of a scenario folder name (`offline` -> `Offline`), or None when
+        the round reads the folder as no scenario: its `scenario_folders: case` says which
+        spellings it took, `lower` (the name or its lower-case form) or `any` (any case)."""
         if folder not in self._scenario_names:
-            lowered = folder.lower()
-            self._scenario_names[folder] = next((s for s in self.scenarios if s.lower() == lowered), None)
+            any_case = self.data.get("scenario_folders", {}).get("case", "any") == "any"
+            self._scenario_names[folder] = next(
+                (
+                    name
+                    for name in self.scenarios
+                    if folder.lower() == name.lower() and (any_case or folder in (name, name.lower()))
+                ),
+                None,
+            )
         return self._scenario_names[folder]
+
+    def model_scenarios(self, model: str) -> set[str] | None:
+        """Every scenario the round defines for a model, on any system type (required, one
+        of, or optional); None for a model the round does not know."""
+        facts = self.model(model)
+        if facts is None:
+            return None
+        return {s for rules in facts["scenarios"].values() for key in rules for s in rules[key]}
+
+    @functools.cached_property
+    def result_trees(self) -> list[str]:
+        """The folders, inside a submitter's folder, that hold <system>/<benchmark>/<scenario>
+        folders: results/, and where the round keeps them apart, compliance/ and measurements/."""
+        tail = "/{system}/{benchmark}/{scenario}"
+        return [
+            value[: -len(tail)]
+            for key, value in self.layout.items()
+            if key != "source" and isinstance(value, str) and value.endswith(tail) and not value.startswith("{")
+        ]
+
+    @functools.cached_property
+    def layout_names(self) -> frozenset[str]:
+        """The fixed names of the round's layout (performance, run_1, accuracy, TEST01, ...):
+        every path part of its templates without a placeholder, and the compliance tests."""
+
+        def parts(value: Any) -> Iterator[str]:
+            if isinstance(value, str):
+                yield from (part for part in value.split("/") if part and "{" not in part)
+            elif isinstance(value, dict):
+                for key, item in value.items():
+                    if key != "source":
+                        yield from parts(item)
+            elif isinstance(value, list):
+                for item in value:
+                    yield from parts(item)
+
+        tests = self.data.get("compliance", {}).get("tests", {})
+        return frozenset(parts(self.layout)) | frozenset(tests)
 
     def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
         """The round's model for a benchmark folder name, or None when the round has none: the

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from checker.findings import Severity
-from checker.model import Result, Submission, System, results_of, systems_of
+from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.tree import Kind, join
@@ -43,20 +43,42 @@ def unknown_benchmark(result: Result, round: Round) -> Iterator[Problem]:
 
 @rule("STR002", "unknown-scenario", scope="result")
 def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
-    """The scenario folder names one of the round's scenarios.
+    """The scenario folder names a scenario the round defines for the benchmark.
 
     Why: the scenario decides the metric, the latency limits and the run length; a result in
-    an unknown scenario cannot be judged. Case does not matter (`offline` is Offline).
-    Fix: rename the folder to Offline, Server, Interactive, SingleStream or MultiStream.
-    Policy: submission_rules.adoc, "Directory structure" (<scenario>).
-    Example: `.../resnet/Offline` passes; `.../resnet/Batch` fails.
+    a scenario the round does not know, or does not define for the benchmark on any system
+    type (pointpainting Offline in v5.1), cannot be judged, and the round's results table
+    shows no such row. The round's file says which spellings it read (`scenario_folders`):
+    in v5.1 the name or its lower-case form (`offline`), from v6.0 any case.
+    Fix: rename the folder to one of the benchmark's scenarios (Offline, Server, Interactive,
+    SingleStream or MultiStream, as the round lists them for it), or drop the result.
+    Policy: submission_rules.adoc, "Directory structure" (<scenario>); inference_rules.adoc,
+    "Benchmarks" (the scenarios of each benchmark); the round checker's SCENARIO_MAPPING and
+    scenario tables, and its results table's scenario filter.
+    Example: `.../resnet/Offline` passes; `.../resnet/Batch` fails; in v5.1 `.../resnet/OFFLINE`
+    and an open pointpainting `Offline` fail.
     """
     if result.scenario is None:
         yield Problem(
             path=result.location,
-            message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}",
+            message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}"
+            + (
+                f" as {round.name} spells them"
+                if result.scenario_folder.lower() in map(str.lower, round.scenarios)
+                else ""
+            ),
             observed=result.scenario_folder,
             expected=round.scenarios,
+        )
+        return
+    defined = round.model_scenarios(result.model) if result.model else None
+    if defined is not None and result.scenario not in defined:
+        yield Problem(
+            path=result.location,
+            message=f"{result.model} has no {result.scenario} scenario in {round.name} "
+            f"(it has {', '.join(s for s in round.scenarios if s in defined)}); this is no result of the round",
+            observed=result.scenario,
+            expected=[s for s in round.scenarios if s in defined],
         )
 
 
@@ -160,7 +182,9 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
     results_root = join(submission.rel, round.results_root)
     for system in systems_of(submission):
         if system.name not in submission.systems_with_results:
-            yield Problem(path=system.json_path, message=f"system {system.name} has no results under {results_root}")
+            yield Problem(
+                path=system.json_path, message=f"system {system.name} has no results under {results_root}", concerns=()
+            )
 
 
 def _implementation(submission: Submission, round: Round) -> dict:
@@ -229,9 +253,11 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
         return  # STR005: the folder the round requires is missing
     present = {_variant(name, suffix) for name in reader.subdirs(base)} | set(reader.subdirs(base))
     benchmarks: dict[str, str | None] = {}
+    folders: dict[str, list[str]] = {}  # the benchmark's folders of results, one per system
     for system in systems_of(submission):
         for result in results_of(system):
             benchmarks.setdefault(result.benchmark, result.model)
+            folders.setdefault(result.benchmark, []).append(result.location.rsplit("/", 1)[0])
     for benchmark, model in sorted(benchmarks.items()):
         names = {benchmark, _variant(benchmark, suffix)} | ({model, _variant(model, suffix)} if model else set())
         if not names & present:
@@ -241,6 +267,7 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
                 expected=folder,
                 message=f"no {folder} for the results of {benchmark}; the round's checker requires only "
                 f"{spec['required']}/, the written rules ask for one folder per benchmark",
+                concerns=tuple(dict.fromkeys(folders[benchmark])),
             )
 
 
@@ -263,17 +290,28 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
         yield Problem(path=candidates[0], expected=candidates[0], message="no calibration document")
 
 
+def _concerning(submission: Submission, rel: str) -> tuple[str, ...]:
+    """What a finding on a file or an empty folder concerns: the one result it is part of
+    (through v5.1's compliance/ and measurements/ too), or none."""
+    result = submission.result_holding(rel)
+    return (result,) if result else ()
+
+
 def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     """One walk of the submission: empty folders, oversized files, links leaving the tree or
-    pointing nowhere. Links inside results/ and systems/ are reported when read (FIL006)."""
+    pointing nowhere, and folders whose names differ only in case. Links inside results/ and
+    systems/ are reported when read (FIL006)."""
     if "hygiene" in submission.cache:
         return submission.cache["hygiene"]
-    found: list[tuple[str, Problem]] = []
+    found: list[tuple[str, Problem]] = list(_submitter_clash(submission))
     limit = round.layout.get("max_file_bytes")
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
     for folder, items in submission.walk():
         if not items and folder != submission.rel:
-            found.append(("STR007", Problem(path=folder, message="empty folder")))
+            found.append(
+                ("STR007", Problem(path=folder, message="empty folder", concerns=_concerning(submission, folder)))
+            )
+        found += [("STR011", problem) for problem in _clashes(submission, folder, items)]
         for name, kind, size, target in items:
             rel = join(folder, name)
             if kind == "file" and limit and size > limit:
@@ -285,6 +323,8 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
                             observed=size,
                             expected=limit,
                             message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit",
+                            # in a result, that result; elsewhere the upload of the whole submission
+                            concerns=_concerning(submission, rel) or None,
                         ),
                     )
                 )
@@ -295,6 +335,72 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
                     found.append(("STR009", Problem(path=rel, message="symlink leaves the checked folder")))
     submission.cache["hygiene"] = found
     return found
+
+
+def _clashes(submission: Submission, folder: str, items: list) -> Iterator[Problem]:
+    """STR011 for the folders of `folder` whose names differ only in case, where the layout
+    names what is in it (model.clashes decides, as discovery does)."""
+    names = [name for name, kind, _, _ in items if kind in ("dir", "link")]
+    level = submission.level_of(folder) if len({name.casefold() for name in names}) < len(names) else None
+    if level is None:
+        return
+    named = submission.names(level)
+    counterpart = submission.results_folder_of(folder)
+    if level != "fixed" and counterpart != folder:  # v5.1's compliance/, measurements/: as results/ has it
+        named = set(submission.tree.subdirs(counterpart) if counterpart else ()).__contains__
+    whose = "its system description has" if level == "system" else "the round gives"
+    for clash in clashes(names, named):
+        rel = join(folder, clash.name)
+        if clash.canonical is not None:
+            yield Problem(
+                path=rel,
+                observed=clash.name,
+                expected=clash.canonical,
+                concerns=(),
+                message=f"`{clash.name}` differs only in case from `{clash.canonical}` beside it, the name "
+                f"{whose}; `{clash.name}` is not read"
+                + (
+                    ", and it is no result"
+                    if level != "fixed" and (folder + "/").startswith(_results(submission) + "/")
+                    else ""
+                ),
+            )
+        elif level != "fixed":
+            others = sorted(n for n in names if n.casefold() == clash.name.casefold() and n != clash.name)
+            yield Problem(
+                path=rel,
+                observed=clash.name,
+                concerns=tuple(filter(None, [submission.results_folder_of(rel)])),
+                message=f"{level} folder `{clash.name}` differs only in case from `{'`, `'.join(others)}`, and "
+                f"the round names neither: on a case-insensitive file system they are one folder, so none "
+                f"of their results can stand",
+            )
+
+
+def _results(submission: Submission) -> str:
+    return join(submission.rel, submission.round.results_root)
+
+
+def _submitter_clash(submission: Submission) -> Iterator[tuple[str, Problem]]:
+    """STR011 for a submitter folder whose name differs only in case from another in its
+    division: the round names no submitter, so none of them can stand."""
+    others = [
+        name
+        for name in submission.tree.subdirs(submission.division)
+        if name != submission.submitter and name.casefold() == submission.submitter.casefold()
+    ]
+    if others:
+        yield (
+            "STR011",
+            Problem(
+                path=submission.rel,
+                observed=submission.submitter,
+                concerns=(submission.rel,),
+                message=f"submitter folder `{submission.submitter}` differs only in case from "
+                f"`{'`, `'.join(sorted(others))}`: on a case-insensitive file system they are one folder, "
+                f"so none of their results can stand",
+            ),
+        )
 
 
 @rule("STR007", "empty-folder", scope="submission", severity=Severity.WARNING)
@@ -334,3 +440,25 @@ def bad_symlink(submission: Submission, round: Round) -> Iterator[Problem]:
     Example: code/resnet/model.onnx -> /home/me/model.onnx fails.
     """
     yield from of_code("STR009", _hygiene(submission, round))
+
+
+@rule("STR011", "folder-names-differ-only-in-case", scope="submission")
+def folder_names_differ_only_in_case(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No two folders beside each other have names that differ only in case.
+
+    Why: on a case-insensitive file system (macOS, Windows) `Offline/` and `offline/` are one
+    folder, so a checkout keeps one of them, and which log a reviewer sees depends on the
+    order of the checkout; the round's results table keeps one row for both. Of the two, the
+    one spelled as the round names it (its division, scenario and model names, the fixed
+    names of its layout such as performance/run_1, accuracy and TEST01, a system's
+    description file) is the result and is read; the other is reported and is not read. Where
+    the round names neither (two submitter or system folders), every result under them fails.
+    A division folder spelled otherwise (`Closed/`) is not checked, as the round's checker
+    does not enter it.
+    Fix: merge the two folders into the one the round names, or rename one of them.
+    Policy: submission_rules.adoc, "Directory structure" (the names of each level); the round
+    checker's VALID_DIVISIONS and scenario names.
+    Example: `results/sys/resnet/Offline` alone passes; `Offline` and `offline` side by side
+    give one result (Offline) and this error on `offline`.
+    """
+    yield from of_code("STR011", _hygiene(submission, round))

@@ -291,7 +291,7 @@ def shared_defects(target: Path) -> Path:
     closed/MLCheckDemo: cpu-1x-numpy's description lacks `framework` (SYS001, on the system),
     so both its results are invalid, its Offline also for an accuracy of its own (ACC002);
     cpu-2x-numpy, a copy of it, is valid; an empty documentation/notes warns (STR007, on the
-    submission, all four results). closed/SecondCo, another copy, has no src/ (STR005, the
+    submission, about no result). closed/SecondCo, another copy, has no src/ (STR005, the
     same finding on both its results)."""
     import shutil
 

@@ -56,8 +56,7 @@ def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_pat
         f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,line=1,title=ACC002 accuracy-within-gate::acc 80.000 < "
         "88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)",
         f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing",
-        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder "
-        "(affects 2 results)",
+        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
     ]
     text = summary.read_text()
     assert "| `results/cpu-1x-numpy/demo-mlp-99/Offline` | **invalid** | ACC002 |  |" in text

@@ -154,7 +154,7 @@ def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_resul
     text = _written(text_report.write, shared[1])
     assert text.splitlines()[:15] == [
         "Submissions and systems",
-        "  warning STR007 closed/MLCheckDemo/documentation/notes: empty folder (affects 4 results)",
+        "  warning STR007 closed/MLCheckDemo/documentation/notes: empty folder",
         f"  error   SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
         f"  error   STR005 closed/SecondCo/src: {STR005} (affects 2 results)",
         f"{OFFLINE}  INVALID  522.247 Samples/s",
@@ -196,8 +196,7 @@ def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
         "required field `framework` is missing [/framework] (affects 2 results)",
         f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}",
         f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)",
-        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder "
-        "(affects 4 results)",
+        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
     ]
 
 
@@ -213,7 +212,7 @@ def test_job_summary_names_the_causes_and_lists_shared_findings_once(shared, wor
     ]
     assert "| `results/cpu-1x-numpy/demo-mlp-99/SingleStream` | **invalid** | STR005 (`src`) |  |" in text
     assert text.split("### Findings\n\n")[1].splitlines() == [
-        "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder (affects 4 results)",
+        "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder",
         f"- error **SYS001** `demo-v6.1/{SYSTEM}` (/framework): required field `framework` is missing "
         "(affects 2 results)",
         f"- error **ACC002** `demo-v6.1/{ACCURACY}` (line 1): {ACC002}",
@@ -234,7 +233,7 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
         f"error SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
     )
     assert cases[(SUBMISSION, "submission and systems")].find("system-out").text == (
-        "warning STR007 closed/MLCheckDemo/documentation/notes: empty folder (affects 4 results)"
+        "warning STR007 closed/MLCheckDemo/documentation/notes: empty folder"
     )
     system = f"{SUBMISSION}/results/cpu-1x-numpy"
     assert failure(system, "demo-mlp-99/Offline") == (

@@ -127,12 +127,7 @@ def test_published_results_are_valid_unless_their_files_are_missing(round_name: 
         ), location
     for result in report.results:
         if result.location not in invalid:
-            errors = [
-                f
-                for f in report.findings
-                if f.severity.value == "error"
-                and (f.location == result.location or f.subject in (result.system_key, result.submission_key))
-            ]
+            errors = [f for f in report.applying().of(result) if f.severity.value == "error"]
             assert not errors, (result.location, [(f.code, f.message) for f in errors])
 
 

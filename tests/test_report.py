@@ -66,6 +66,7 @@ NEW_FINDINGS = [  # in the report's order: system and submitter findings first
     ("AVL001", REDHAT_SYSTEM),
     ("STR007", "closed/The_Stage/documentation"),
     ("STR006", "closed/The_Stage/documentation/calibration.md"),
+    ("STR007", f"{STAGE}/offline/accuracy/notes"),
     ("FIL001", f"{AMD}/performance/run_1/mlperf_log_detail.txt"),
     ("ACC002", f"{INTEL}/accuracy/accuracy.txt"),
 ]
@@ -86,7 +87,8 @@ def corrupt(tree: Path) -> None:
         '"status"                            : "available"',
         '"status"                            : "someday"',
     )
-    (tree / "closed/The_Stage/documentation/calibration.md").unlink()
+    (tree / "closed/The_Stage/documentation/calibration.md").unlink()  # and documentation/ is empty
+    (tree / STAGE / "offline/accuracy/notes").mkdir()  # a warning about that result alone
     # And one warning fixed: the name says 4 accelerators, now the description does too.
     _replace(tree / XE8640, '"accelerators_per_node"             : "1"', '"accelerators_per_node"             : "4"')
 
@@ -218,7 +220,7 @@ def test_the_top_counts_and_the_table_per_submitter(v51: SimpleNamespace) -> Non
         "valid": 125,
         "invalid": 12,
         "error": 15,
-        "warning": 10,
+        "warning": 11,
         "note": 0,
     }
     rows = [cells(r) for r in body_rows(dom.by_id("submitters"))]
@@ -229,7 +231,7 @@ def test_the_top_counts_and_the_table_per_submitter(v51: SimpleNamespace) -> Non
         ["closed", "Lenovo", "34", "30", "4", "7", "4", "0"],
         ["closed", "NVIDIA", "33", "32", "1", "2", "0", "0"],
         ["closed", "RedHat", "4", "2", "2", "1", "0", "0"],
-        ["closed", "The_Stage", "2", "0", "2", "1", "1", "0"],
+        ["closed", "The_Stage", "2", "0", "2", "1", "2", "0"],
         ["open", "AMD", "4", "4", "0", "0", "0", "0"],
         ["open", "Krai", "20", "20", "0", "0", "2", "0"],
     ]
@@ -252,14 +254,16 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
         REDHAT_SYSTEM,
         "/status",
     ]
-    # Warnings collapsed under their result: The_Stage's empty documentation folder.
+    # Warnings collapsed under their result: the empty folder in The_Stage's offline result
+    # (its empty documentation/ folder is about no result: listed with all findings only).
     stage = entries[f"{STAGE}/offline"]
     details = stage.one("details", "others")
     assert details.one("summary").text() == "1 warning"
-    assert findings_of(details.one("table")) == [("STR007", "closed/The_Stage/documentation")]
-    assert not entries[AMD].all("details")
+    assert findings_of(details.one("table")) == [("STR007", f"{STAGE}/offline/accuracy/notes")]
+    assert not entries[AMD].all("details") and not entries[f"{STAGE}/server"].all("details")
     assert entries[AMD].attrs["data-code"] == "FIL001" and entries[AMD].attrs["data-submitter"] == "AMD"
-    assert entries[f"{STAGE}/server"].attrs["data-severity"] == "error warning"
+    assert entries[f"{STAGE}/server"].attrs["data-severity"] == "error"
+    assert entries[f"{STAGE}/offline"].attrs["data-severity"] == "error warning"
 
 
 def test_the_baseline_section_lists_the_changes(v51: SimpleNamespace) -> None:
@@ -269,7 +273,7 @@ def test_the_baseline_section_lists_the_changes(v51: SimpleNamespace) -> None:
         "became-valid": 0,
         "new-results": 0,
         "gone-results": 0,
-        "new-findings": 5,
+        "new-findings": 6,
         "gone-findings": 1,
         "unchanged-findings": 20,
     }
@@ -296,7 +300,7 @@ def test_the_other_way_round_the_results_became_valid(v51: SimpleNamespace) -> N
         "new-results": 0,
         "gone-results": 0,
         "new-findings": 1,
-        "gone-findings": 5,
+        "gone-findings": 6,
         "unchanged-findings": 20,
     }
     assert [cells(r)[0] for r in body_rows(section.by_id("became-valid"))] == sorted(NEWLY_INVALID)

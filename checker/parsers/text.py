@@ -133,6 +133,25 @@ def parse_timestamp(text: object) -> float | None:
     return _stamp(text.strip()) if isinstance(text, str) else None
 
 
+def timestamp_microseconds(text: object) -> int | None:
+    """A `MM-DD-YYYY HH:MM:SS.ffffff` stamp as whole microseconds from `_stamp`'s origin: exact,
+    where `_stamp`'s float seconds from year 1 are off by microseconds. A window's length in
+    seconds is then `(end - begin) / 10**6`, what the round's checker gets from datetime
+    (`(power_end - power_begin).total_seconds()`, strptime's %f)."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    days = _days(text[:10])
+    whole, _, fraction = text[17:].partition(".")
+    try:
+        hour, minute, second = int(text[11:13]), int(text[14:16]), int(whole)
+    except ValueError:
+        return None
+    if days is None or len(fraction) > 6 or (fraction and not fraction.isdigit()):
+        return None
+    return ((days * 86400 + hour * 3600 + minute * 60 + second) * 10**6) + int(fraction.ljust(6, "0"))
+
+
 def parse_spl(text: str) -> tuple[list[tuple[float, float]], list[Defect]]:
     """PTDaemon `spl.txt`: `Time,<stamp>,Watts,<w>,...` lines -> [(seconds, watts)]."""
     samples: list[tuple[float, float]] = []
