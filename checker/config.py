@@ -10,7 +10,7 @@ finds its own. The keys are the options of `check` that a repository sets once:
     ignore = ["SYS012"]             # as --ignore
     waivers = "waivers.yaml"        # relative to this file
     jobs = 4                        # 0: all cores
-    format = ["github", "json:report.json"]  # as --format; FILE relative to this file
+    format = ["github", "json:report.json"]  # as --format; FILE relative to this file (see checker.output)
 
 A flag given on the command line wins over its key. An unknown key, a key given twice, a
 value of the wrong type (schemas/config.schema.json) or a number that is not finite is a
@@ -39,10 +39,14 @@ class ConfigError(ValueError):
 class Config:
     path: str | None = None  # the pyproject.toml the values come from; None when none was found
     values: dict[str, Any] = field(default_factory=dict)
-    raw: dict[str, Any] = field(default_factory=dict)  # values as the file gives them (paths not joined)
 
     def get(self, key: str) -> Any:
         return self.values.get(key)
+
+    @property
+    def folder(self) -> str | None:
+        """The folder of the file: what its relative paths are relative to."""
+        return os.path.dirname(self.path) if self.path else None
 
     def label(self, key: str) -> str:
         """Where a value comes from, for a message: `pyproject.toml [tool.mlperf-check] select`."""
@@ -102,8 +106,8 @@ def load(path: str) -> Config | None:
         else:  # select, ignore, format: a list of strings (or one string), commas allowed in each
             items = [value] if isinstance(value, str) else value
             parts = [part.strip() for item in items for part in item.split(",") if part.strip()]
-            values[key] = [_format_target(base, part) for part in parts] if key == "format" else parts
-    return Config(path, values, {key: table[key] for key in ("format",) if key in table})
+            values[key] = parts  # a format's FILE stays as written: relative to `folder` (checker.output)
+    return Config(path, values)
 
 
 def _toml_error(path: str, text: str, error: tomllib.TOMLDecodeError) -> str:
@@ -150,9 +154,3 @@ def _is_file(round_value: str) -> bool:
 
 def _relative(base: str, path: str) -> str:
     return path if os.path.isabs(path) else os.path.join(base, path)
-
-
-def _format_target(base: str, item: str) -> str:
-    """`json:report.json` with the file relative to the configuration's folder."""
-    name, sep, path = item.partition(":")
-    return f"{name}:{_relative(base, path)}" if sep and path else item

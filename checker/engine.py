@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .model import (
     NEEDS,
@@ -196,7 +197,7 @@ def check_submission(submission: Submission) -> UnitOutput:
 def load_all() -> dict[str, Rule]:
     """Import every rule module so that its rules register themselves, and check what each
     rule `needs` against what the model of its scope provides (model.NEEDS)."""
-    from . import rules as _  # noqa: F401  (checker.rules imports each family module)
+    from . import process  # noqa: F401  (checker.rules imports each family module)
 
     for rule in RULES.values():
         unknown = [name for name in rule.needs if name not in NEEDS.get(rule.scope, frozenset())]
@@ -245,6 +246,39 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
         output = check_system(System(submission, system_name), options.scope, options.collect)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
     return output
+
+
+def _in_workers(
+    units: list[tuple[Options, str, str, str | None]],
+    workers: int,
+    outputs: list[UnitOutput],
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """The units in worker processes, their outputs in order. Forked with SIGINT and SIGTERM
+    held (each worker sets its own: checker.process.worker); when this process is stopped (a
+    signal, any exception), the workers are terminated and the units not started dropped."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=process.worker)
+    try:
+        with process.held():
+            done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
+        for done, output in enumerate(done_in_order, 1):
+            outputs.append(output)
+            if progress:
+                progress(done, len(units))
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's workers now and drop the work not started."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(timeout=5)
 
 
 def check(
@@ -298,11 +332,7 @@ def check(
             # the system rules' validator (jsonschema's import and the round's schema).
             round.system_validator  # noqa: B018 - a cached property, for its cache
         try:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
-                for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
-                    outputs.append(output)
-                    if progress:
-                        progress(done, len(units))
+            _in_workers(units, min(jobs, len(units)), outputs, progress)
         except (OSError, BrokenProcessPool):
             # No worker processes here (a sandbox without semaphores, a killed worker):
             # the same units, in this process.

@@ -121,13 +121,13 @@ def newest_round() -> str:
     return real_rounds()[-1]
 
 
-def _is_path(name_or_path: str) -> bool:
+def is_path(name_or_path: str) -> bool:
     """Whether `--round` names a file of the user's rather than a bundled round."""
     return os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml"))
 
 
 def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
-    if _is_path(name_or_path):
+    if is_path(name_or_path):
         try:
             text = yamlsafe.read_regular(name_or_path, what="round file")
         except yamlsafe.YamlError as error:
@@ -176,7 +176,7 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
 @functools.lru_cache(maxsize=16)
 def load_round(name_or_path: str) -> Round:
     document, origin = _resolve(name_or_path)
-    if not _is_path(name_or_path):
+    if not is_path(name_or_path):
         # A bundled round file (and every file it extends) is package data that
         # tests/test_meta.py validates; only a user's round file pays jsonschema's import (0.1 s).
         return Round(document, origin)
