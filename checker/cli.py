@@ -1122,7 +1122,7 @@ def _stdout_closed() -> bool:
 
 def _pipe_closed() -> NoReturn:
     """stdout's reader has gone: nothing more can reach it; end quietly, as SIGPIPE would."""
-    from .process import quiet_stdout
+    from .output import quiet_stdout
 
     quiet_stdout()
     raise typer.Exit(EXIT_PIPE)

@@ -213,8 +213,11 @@ class Plan:
     """The outputs of one command, checked against what it reads before any work."""
 
     def __init__(self, reads: Iterable[str | None] = (), trees: Iterable[str | None] = ()) -> None:
-        self.reads = [r for r in reads if r]
-        self.areas = [area for tree in trees if tree for area in submission_areas(tree)]
+        """`reads`: files (or folders) the command reads; `trees`: the submission trees it
+        checks (a path of `trees` that is a file, a results table, is one it reads)."""
+        trees = [t for t in trees if t]
+        self.reads = [r for r in reads if r] + [t for t in trees if not os.path.isdir(t)]
+        self.areas = [area for tree in trees if os.path.isdir(tree) for area in submission_areas(tree)]
         self.targets: list[Target] = []
 
     def add(
@@ -359,6 +362,15 @@ def _open_through(path: str, binary: bool = False) -> Iterator[Any]:
         handle = os.fdopen(fd, "w", encoding="utf-8", newline="", errors="backslashreplace")
     with handle:
         yield handle
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null: nothing more can reach a reader that has gone, and the
+    interpreter's last flush then has nowhere to fail."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _to_stdout(render: Callable[[TextIO], None]) -> None:

@@ -77,15 +77,6 @@ def worker() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))
 
 
-def quiet_stdout() -> None:
-    """Point stdout at /dev/null: nothing more can reach a reader that has gone, and the
-    interpreter's last flush then has nowhere to fail."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
 def interrupted(signum: int) -> NoReturn:
     """End the process for a signal: temporary files removed, one line, 128 + signum."""
     with held():
@@ -118,6 +109,8 @@ def run(entry: Callable[[], object]) -> NoReturn:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
+        from .output import quiet_stdout
+
         quiet_stdout()
         status = EXIT_PIPE
     except Interrupted as stop:
