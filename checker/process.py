@@ -115,6 +115,9 @@ def run(entry: Callable[[], object]) -> NoReturn:
         status = EXIT_PIPE
     except Interrupted as stop:
         interrupted(stop.signum)
+    # The work is done: a signal from now on would land in the interpreter's teardown, where
+    # Python has put the default handlers back. Held, it is dropped at exit.
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
     raise SystemExit(status)
 
 
