@@ -1221,7 +1221,7 @@ def run_app() -> None:
 
 
 def main() -> None:
-    """`python -m checker.cli`; the console script enters through checker.process.main, which
+    """`python -m checker.cli`; the console script enters through checker.__main__.main, which
     sets the signal handlers before this module is imported."""
     from .process import run
 

@@ -33,6 +33,7 @@ from .model import (
     systems_of,
     unfollowed_folders,
 )
+from .output import held
 from .provenance import RepositorySource
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
@@ -259,7 +260,7 @@ def _in_workers(
     signal, any exception), the workers are terminated and the units not started dropped."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=process.worker)
     try:
-        with process.held():
+        with held():
             done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
         for done, output in enumerate(done_in_order, 1):
             outputs.append(output)

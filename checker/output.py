@@ -29,12 +29,16 @@ import errno
 import functools
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from .tree import _what
 
 STDOUT = "-"
 
@@ -51,12 +55,23 @@ class PipeClosed(Exception):
 _PENDING: set[str] = set()
 
 
-def _masked() -> contextlib.AbstractContextManager[None]:
-    """SIGINT and SIGTERM held back (checker.process.held): a temporary file is made and
-    registered, or renamed and forgotten, as one step."""
-    from .process import held
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back for a block of the main thread (a temporary file made and
+    registered as one step; worker processes forked with the signals blocked, so none runs
+    the parent's handler before its own are set: checker.process.worker). Delivered when
+    the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
-    return held()
+
+_masked = held  # a temporary file is made and registered, or renamed and forgotten, as one step
 
 
 def cleanup() -> None:
@@ -167,15 +182,10 @@ def resolve(path: str, option: str = "-o") -> Target:
 
 
 def _special(mode: int) -> str | None:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    return None
+    """What a file that is not regular is, as messages name it (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return "a block device" if stat.S_ISBLK(mode) else _what(mode)
 
 
 # --- what a path may not be ----------------------------------------------------------------

@@ -1,14 +1,14 @@
 """How the mlperf-check process starts and ends: signals, a closed stdout, exit statuses.
 
-The console script enters here (`main`), so the handlers are in place before the command
-line and its libraries are imported. SIGINT and SIGTERM, at any moment, raise `Interrupted`
-in the main thread: every `finally` runs (a temporary file is removed, worker processes are
-terminated), then `run` removes whatever temporary file checker.output still knows, says so
-in one line on stderr and exits 128 + the signal (130, 143), as a shell reports a process a
-signal ended; no traceback. A stdout whose reader has gone (`| head -c 10`) ends the process
+The console script enters through checker/__main__.py, which installs the handlers before
+the command line and its libraries are imported. SIGINT and SIGTERM, at any moment, raise
+`Interrupted` in the main thread: every `finally` runs (a temporary file is removed, worker
+processes are terminated), then `run` removes whatever temporary file checker.output still
+knows, says so in one line on stderr and exits 128 + the signal (130, 143), as a shell
+reports a process a signal ended; no traceback. A stdout whose reader has gone (`| head -c 10`) ends the process
 quietly with 141, as SIGPIPE would, without Python's "Exception ignored" line.
 
-This module imports only the standard library: it must load in a few milliseconds."""
+At import this module loads only the standard library: it must load in a few milliseconds."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import NoReturn
 
 EXIT_PIPE = 128 + signal.SIGPIPE  # 141
@@ -53,21 +53,6 @@ def install() -> None:
                 signal.signal(signum, _handler)
 
 
-@contextlib.contextmanager
-def held() -> Iterator[None]:
-    """SIGINT and SIGTERM held back for a block of the main thread (a temporary file made and
-    registered as one step; worker processes forked with the signals blocked, so none runs
-    the parent's handler before its own are set). Delivered when the block ends."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def worker() -> None:
     """A worker process's own signals: SIGINT (a terminal's Ctrl-C reaches the whole process
     group) is ignored, the parent decides; SIGTERM (the parent's terminate) ends it at once.
@@ -79,10 +64,10 @@ def worker() -> None:
 
 def interrupted(signum: int) -> NoReturn:
     """End the process for a signal: temporary files removed, one line, 128 + signum."""
+    from .output import cleanup, held
+
     with held():
-        output = sys.modules.get("checker.output")
-        if output is not None:
-            output.cleanup()
+        cleanup()
         with contextlib.suppress(Exception):
             atexit._run_exitfuncs()  # e.g. a git listing still running (scope.Changes) is stopped
         with contextlib.suppress(Exception):
@@ -119,15 +104,3 @@ def run(entry: Callable[[], object]) -> NoReturn:
     # Python has put the default handlers back. Held, it is dropped at exit.
     signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
     raise SystemExit(status)
-
-
-def main() -> NoReturn:
-    """The console script: handlers first, then the command line and everything it imports."""
-    install()
-
-    def entry() -> None:
-        from .cli import run_app
-
-        run_app()
-
-    run(entry)
