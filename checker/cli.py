@@ -12,11 +12,9 @@ import contextlib
 import functools
 import inspect
 import os
-import stat
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -32,6 +30,7 @@ from .rounds import Round, RoundError, available_rounds, load_round, newest_roun
 
 if TYPE_CHECKING:
     from .engine import Report
+    from .output import Plan, Target
     from .reporters import Formats
 
 # The engine, the model and the reporters are imported where a command uses them, so that
@@ -139,95 +138,75 @@ def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def _check_output(path: str | None, option: str = "-o") -> None:
-    """A usage error, before any work, when `path` cannot be written: its folder is missing
-    or not writable, or it is a folder itself."""
-    if path is None or path == "-":
-        return
-    folder = os.path.dirname(path) or "."
-    given = f"{option}{path}" if option.endswith(":") else f"{option} {path}"
-    if os.path.isdir(path):
-        _fail(f"{given}: that is a folder; give a file name")
-    if not os.path.isdir(folder):
-        _fail(f"{given}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        _fail(f"{given}: the folder {folder} is not writable")
+def _plan(reads: Iterable[str | None] = (), trees: Iterable[str | None] = ()) -> Plan:
+    """The outputs of a command, checked before any work against what it reads (checker.output)."""
+    from .output import Plan
+
+    return Plan(reads, trees)
 
 
-def _mode(path: str) -> int:
-    """The permissions of the file `path` replaces, or those a new file gets (0666 & ~umask)."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+def _round_file(name: str | None) -> str | None:
+    """`--round` (or the config's round) when it is a file a command reads, else None."""
+    from .rounds import is_path
+
+    return name if name and is_path(name) else None
 
 
-@contextlib.contextmanager
-def _atomic(path: str, option: str = "-o") -> Iterator[str]:
-    """A temporary file beside `path`, moved onto it (os.replace) when the block ends without
-    an exception, else removed: `path` is written whole or not at all."""
-    _check_output(path, option)
-    try:
-        # The file's own extension last: a writer that picks its format from the name (a plot) still can.
-        handle, temporary = tempfile.mkstemp(
-            prefix=f".{os.path.basename(path)}.",
-            suffix=os.path.splitext(path)[1] or ".tmp",
-            dir=os.path.dirname(path) or ".",
-        )
-        os.close(handle)
-    except OSError as error:
-        _fail(f"{option} {path}: cannot write there: {error.strerror or error}")
-    try:
-        yield temporary
-        os.chmod(temporary, _mode(path))
-        os.replace(temporary, path)
-    except OSError as error:
-        _fail(f"{option} {path}: cannot write it: {error.strerror or error}")
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-
-
-@contextlib.contextmanager
-def _destination(path: str | None, option: str = "-o") -> Iterator[TextIO]:
-    if path is None or path == "-":
-        yield sys.stdout
-        return
-    with _atomic(path, option) as temporary:
-        # backslashreplace: the writers escape what UTF-8 cannot hold; this is the last guard.
-        with open(temporary, "w", encoding="utf-8", newline="", errors="backslashreplace") as handle:
-            yield handle
-
-
-def _targets(formats: list[str], output: str | None) -> list[tuple[str, str | None]]:
-    """`--format json:out.json --format text` -> [(json, out.json), (text, None)]. Without
-    --format, `-o out.json` writes JSON (the extension decides), else the `auto` format."""
+def _targets(
+    plan: Plan, formats: list[str], output: str | None, config: Config | None = None, tree: str | None = None
+) -> list[tuple[str, Target | None]]:
+    """`--format json:out.json --format text` -> [(json, out.json), (text, stdout)]. Without
+    --format, `-o out.json` writes JSON (the extension decides), else the `auto` format; with
+    --format FMT:FILE for every format, `-o FILE` is one output more, its format named the same
+    way (as pytest writes --junitxml beside its other reports). `config` is where the formats
+    came from when no option named them; its FILEs are then relative to it, and confined when
+    it is inside the checked `tree`."""
     from .reporters import CHECK, EXTENSIONS
 
+    def by_extension(path: str) -> str:
+        named = EXTENSIONS.get(os.path.splitext(path)[1].lower())
+        return named if named in CHECK.writers else "auto"  # .md, .html: not check's, so auto
+
     if not formats and output is not None:
-        named = EXTENSIONS.get(os.path.splitext(output)[1].lower())
-        formats = [named if named in CHECK.writers else "auto"]  # .md, .html: not check's, so auto
+        formats = [by_extension(output)]
     chosen = formats or ["auto"]
     automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     chosen = [automatic + f[len("auto") :] if f == "auto" or f.startswith("auto:") else f for f in chosen]
-    targets = []
+    named: list[tuple[str, str | None, str]] = []  # (format, file or None for stdout, the option that named it)
     for item in chosen:
         name, _, path = item.partition(":")
         if name not in CHECK.writers:
             _fail(f"unknown format {name!r}; choose from {', '.join(CHECK.names)}")
-        targets.append((name, path or None))
-    unnamed = [t for t in targets if t[1] is None]
+        named.append((name, path or None, f"--format {name}:"))
+    unnamed = [t for t in named if t[1] is None]
     if output is not None:
         if len(unnamed) > 1:
             _fail("-o names one file, but several formats have no file of their own")
-        targets = [(name, path if path is not None else output) for name, path in targets]
-    elif sum(1 for name, path in targets if path is None) > 1:
+        if unnamed:
+            named = [(name, output, "-o") if path is None else (name, path, option) for name, path, option in named]
+        else:
+            named.append((automatic if by_extension(output) == "auto" else by_extension(output), output, "-o"))
+    elif len(unnamed) > 1:
         _fail("several formats would write to stdout; give each a file (--format json:out.json)")
-    for name, path in targets:
-        _check_output(path, "-o" if path == output else f"--format {name}:")
+    base = config.folder if config is not None else None
+    confined = base is not None and tree is not None and _inside_tree(base, tree)
+    targets = []
+    for name, path, option in named:
+        if config is not None:
+            targets.append((name, plan.add(path, f"{config.label('format')} {name}:", base, confined)))
+        else:
+            targets.append((name, plan.add(path, option)))
     return targets
+
+
+def _inside_tree(folder: str, tree: str) -> bool:
+    """Whether `folder` (a configuration file's) is the checked `tree` or inside it, or holds
+    the division folder `tree` is in (a submitter folder was given)."""
+    from .output import submission_areas
+
+    real = os.path.realpath(folder)
+    roots = {os.path.realpath(tree)} | {os.path.dirname(area) for area in submission_areas(tree)}
+    return any(real == root or real.startswith(root + os.sep) for root in roots)
 
 
 def _round_name(given: str | None, path: str, label: str = "", result: bool = False, quiet: bool = False) -> str:
@@ -294,10 +273,9 @@ def _fraction(value: float | None, option: str) -> None:
     _fail(f"{option} {value:g}: give a fraction, e.g. {example}")
 
 
-def _emit(formats: Formats, name: str, output: str | None, *found: Any) -> None:
-    """Write what a command found in the format `name`, whole, to -o or stdout."""
-    with _destination(output) as out:
-        formats.write(name, out, *found)
+def _emit(plan: Plan, formats: Formats, name: str, target: Target | None, *found: Any) -> None:
+    """Write what a command found in the format `name`, whole, to its target or stdout."""
+    plan.write(target, lambda out: formats.write(name, out, *found))
 
 
 def _config(path: str) -> Config:
@@ -457,7 +435,8 @@ def check(
     select, ignore = settings.pick("select", _split(select)), settings.pick("ignore", _split(ignore))
     waivers, jobs = settings.pick("waivers", waivers), settings.pick("jobs", jobs)
     round = settings.pick("round", round)
-    if not format and output is None and config.get("format"):  # -o or --format replaces them
+    from_config = not format and output is None and bool(config.get("format"))
+    if from_config:  # -o or --format replaces them
         unknown = [
             item.partition(":")[0]
             for item in config.get("format")
@@ -477,7 +456,8 @@ def check(
         waiver_list = load_waivers(waivers) if waivers else []
     except WaiverError as error:
         _fail(str(error))
-    targets = _targets(list(format or []), output)
+    plan = _plan(reads=[waivers, config.path, _round_file(round), inference_repo], trees=[path])
+    targets = _targets(plan, list(format or []), output, config if from_config else None, path)
     scope = None
     if changes is not None:
         try:
@@ -515,7 +495,7 @@ def check(
         # Data goes to stdout or files; people still get the text report on stderr.
         formats.write("text", sys.stderr, report)
     for name, target in targets:
-        _emit(formats, name, target, report)
+        _emit(plan, formats, name, target, report)
     code = exit_code(report)
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
@@ -640,13 +620,14 @@ def table(
             f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
             "leave out --publish-base and --first-id"
         )
-    _check_output(output)
+    plan = _plan(reads=[settings.config.path, _round_file(round)], trees=[path])
+    target = plan.add(output)
     with _progress(progress) as tick:
         report = run_check(path, round_name, jobs=jobs or None, progress=tick, collect=table_row)
     if not report.results:
         _no_results(path, the_round)
     rows = render(valid_rows(report), fmt, publish_base, first_id)
-    _emit(FORMATS, format, output, rows, fmt)
+    _emit(plan, FORMATS, format, target, rows, fmt)
     left_out = sum(1 for r in report.results if not r.valid)
     _say(
         f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
@@ -676,7 +657,8 @@ def followup(
     from .commands import followup as fu
 
     format = _format(fu.FORMATS, format, output)
-    _check_output(output)
+    plan = _plan(reads=[mapping, *(_round_file(r) for r in (previous_round, current_round))], trees=[previous, current])
+    target = plan.add(output)
     for given, option in ((previous_round, "--previous-round"), (current_round, "--current-round")):
         try:
             if given is not None:
@@ -703,7 +685,7 @@ def followup(
     except (ValueError, RoundError) as error:
         _fail(str(error))
     report = fu.follow_up(before, after, names, current_round)
-    _emit(fu.FORMATS, format, output, report)
+    _emit(plan, fu.FORMATS, format, target, report)
     if output not in (None, "-") or format != "text":
         counts = fu.counts(report)
         _say(
@@ -744,11 +726,12 @@ def provenance(
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
     format = _format(prv_cmd.FORMATS, format, output)
-    _check_output(output)
     source = _repository_or_fail(inference_repo) if inference_repo is not None else TableSource()
     settings = _Settings(_config(path))
     round = settings.pick("round", round)
     settings.said()
+    plan = _plan(reads=[settings.config.path, _round_file(round), inference_repo], trees=[path])
+    target = plan.add(output)
     the_round = _round_or_fail(_round_name(round, path))
     try:
         with _progress(progress, "reading loadgen builds") as tick:
@@ -757,7 +740,7 @@ def provenance(
         _fail(f"--inference-repo {inference_repo}: {error}")
     if not results:
         _no_results(path, the_round)
-    _emit(prv_cmd.FORMATS, format, output, verdicts, the_round)
+    _emit(plan, prv_cmd.FORMATS, format, target, verdicts, the_round)
     if len(verdicts) < results:
         _say(
             f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
@@ -802,8 +785,11 @@ def compare(
         _fail("--reference is median or submitter:NAME")
     _fraction(tolerance, "--tolerance")
     _fraction(outlier, "--outlier")
-    _check_output(output)
-    _check_output(plot, "--plot")
+    plan = _plan(
+        reads=[_round_file(round), *(i for i in inputs if not os.path.isdir(i))],
+        trees=[i for i in inputs if os.path.isdir(i)],
+    )
+    target, plot_target = plan.add(output), plan.add(plot, "--plot")
     if round is not None:
         _round_or_fail(round)
     rows = []
@@ -836,17 +822,16 @@ def compare(
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
     if across_rounds:
-        _across_rounds(rows, format, output, plot)
+        _across_rounds(plan, rows, format, target, plot_target)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
     groups = cmp.compare(rows, options)
-    _emit(cmp.FORMATS, format, output, groups, options)
-    if plot:
+    _emit(plan, cmp.FORMATS, format, target, groups, options)
+    if plot_target is not None:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
-        _plot_pages(
-            plot,
-            lambda target: cmp.plot(
-                groups, options, target, f"Comparable results, {', '.join(rounds) or 'round unknown'}"
-            ),
+        _pages(
+            plan,
+            plot_target,
+            lambda page: cmp.plot(groups, options, page, f"Comparable results, {', '.join(rounds) or 'round unknown'}"),
         )
     raise typer.Exit(EXIT_OK)
 
@@ -877,7 +862,9 @@ def audit_report(
 
     if not os.path.isdir(path):
         _fail(f"{path} is not a folder")
-    _check_output(output)
+    from .output import resolve
+
+    resolve(output)  # a path that cannot be written is a usage error before any work
     previous = None
     if baseline is not None:
         try:
@@ -887,6 +874,8 @@ def audit_report(
     settings = _Settings(_config(path))
     round, waivers, jobs = settings.pick("round", round), settings.pick("waivers", waivers), settings.pick("jobs", jobs)
     settings.said()
+    plan = _plan(reads=[baseline, waivers, settings.config.path, _round_file(round)], trees=[path])
+    target = plan.add(output)
     round_name = _round_name(round, path)
     the_round = _round_or_fail(round_name)
     try:
@@ -904,7 +893,7 @@ def audit_report(
         )
     if not found.results and not found.has_errors:
         _no_results(path, the_round)
-    _emit(audit.FORMATS, "html", output, found, path, previous, baseline or "")
+    _emit(plan, audit.FORMATS, "html", target, found, path, previous, baseline or "")
     invalid = sum(1 for r in found.results if not r.valid)
     changed = audit.changes(found, previous) if previous is not None else None
     _say(
@@ -918,21 +907,16 @@ def audit_report(
     raise typer.Exit(exit_code(found))  # as check: an error on no result (a submitter folder) is one too
 
 
-def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
-    """Draw into a private folder beside `plot`, then move each page into place whole."""
-    folder = os.path.dirname(os.path.abspath(plot))
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".mlperf-check-") as scratch:
-        written = []
-        for page in draw(os.path.join(scratch, os.path.basename(plot))):
-            target = os.path.join(os.path.dirname(plot) or ".", os.path.basename(page))
-            os.replace(page, target)
-            written.append(target)
+def _pages(plan: Plan, target: Target, draw: Callable[[str], list[str]]) -> None:
+    """Write a plot's pages (checker.output), and say where when there are several."""
+    written = plan.pages(target, draw)
     if len(written) > 1:
         _say(f"{len(written)} pages: {', '.join(written)}")
-    return written
 
 
-def _across_rounds(rows: list[dict[str, Any]], format: str, output: str | None, plot: str | None) -> NoReturn:
+def _across_rounds(
+    plan: Plan, rows: list[dict[str, Any]], format: str, target: Target | None, plot: Target | None
+) -> NoReturn:
     from .commands import across
     from .commands.published import normalise
 
@@ -941,10 +925,9 @@ def _across_rounds(rows: list[dict[str, Any]], format: str, output: str | None, 
     if len(rounds) < 2:
         _fail(f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}")
     series, scalings = across.across_rounds(normalised), across.scaling(normalised)
-    _emit(across.FORMATS, format, output, series, scalings)
-    if plot:
-        _check_output(plot, "--plot")
-        _plot_pages(plot, lambda target: across.plot(series, target))
+    _emit(plan, across.FORMATS, format, target, series, scalings)
+    if plot is not None:
+        _pages(plan, plot, lambda page: across.plot(series, page))
     raise typer.Exit(EXIT_OK)
 
 
@@ -966,7 +949,11 @@ def claims(
     from .commands.published import normalise
 
     format = _format(cl.FORMATS, format, output)
-    _check_output(output)
+    plan = _plan(
+        reads=[claims_file, *(p for _, _, p in (t.partition("=") for t in table) if p and not os.path.isdir(p))],
+        trees=[p for _, _, p in (t.partition("=") for t in table) if p and os.path.isdir(p)],
+    )
+    target = plan.add(output)
     try:
         listed = cl.load_claims(claims_file)
     except cl.ClaimsError as error:
@@ -996,7 +983,7 @@ def claims(
     if missing:
         _fail(f"{claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     verdicts = cl.check_claims(listed, rows)
-    _emit(cl.FORMATS, format, output, verdicts)
+    _emit(plan, cl.FORMATS, format, target, verdicts)
     raise typer.Exit(EXIT_OK if all(v.verdict == "holds" for v in verdicts) else EXIT_FINDINGS)
 
 
@@ -1022,13 +1009,14 @@ def reproduce(
 
     format = _format(rep.FORMATS, format, output)
     _fraction(tolerance, "--tolerance")
-    _check_output(output)
+    plan = _plan(reads=[_round_file(round)], trees=[original, reproduction])
+    target = plan.add(output)
     the_round = _round_or_fail(_round_name(round, original, result=True))
     try:
         result = rep.reproduce(original, reproduction, the_round, tolerance)
     except rep.ResultPathError as error:
         _fail(str(error))
-    _emit(rep.FORMATS, format, output, result)
+    _emit(plan, rep.FORMATS, format, target, result)
     if output not in (None, "-") or format != "text":
         _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
@@ -1079,6 +1067,7 @@ def rerun(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from .commands import reproduce as rep
+    from .output import keep, new_folder
 
     if (command is None) == (not builtin):
         _fail("give either --command CMD or --builtin")
@@ -1091,7 +1080,7 @@ def rerun(
         rep.locate(result_path, the_round)
         if not os.path.isdir(result_path):
             _fail(f"{result_path} is not a folder")
-        work = workdir or tempfile.mkdtemp(prefix="mlperf-check-rerun-")
+        work = workdir or new_folder(prefix="mlperf-check-rerun-")  # removed if a signal stops the re-run
         copy = rep.prepare_copy(result_path, the_round, work)  # before anything runs
     except (rep.ResultPathError, rep.WorkdirError) as error:
         _fail(str(error))
@@ -1124,12 +1113,14 @@ def rerun(
                 copy, command, lambda line: print(f"  | {visible(line)}", file=sys.stderr), timeout
             )
         except rep.CommandTimeout as error:
+            keep(work)
             _fail(f"{error}; what it wrote is in {copy}")
+    keep(work)
     _say(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
     if status != 0:
         _fail(f"the command exited with {status}")
     result = rep.reproduce(result_path, copy, the_round, tolerance)
-    _emit(rep.FORMATS, format, None, result)
+    _emit(_plan(), rep.FORMATS, format, None, result)
     if format != "text":
         _say(_verdict(result))
     raise typer.Exit(EXIT_FINDINGS if result.failed else EXIT_OK)
@@ -1152,8 +1143,9 @@ def list_rules(
     from .engine import load_all
 
     format = _format(catalogue.FORMATS, format, output)
-    _check_output(output)
-    _emit(catalogue.FORMATS, format, output, catalogue.catalogue(load_all(), catalogue.rounds()))
+    plan = _plan()
+    target = plan.add(output)
+    _emit(plan, catalogue.FORMATS, format, target, catalogue.catalogue(load_all(), catalogue.rounds()))
 
 
 @app.command()
@@ -1195,14 +1187,18 @@ def _stdout_closed() -> bool:
         return False
 
 
+def _pipe_closed() -> NoReturn:
+    """stdout's reader has gone: nothing more can reach it; end quietly, as SIGPIPE would."""
+    from .output import quiet_stdout
+
+    quiet_stdout()
+    raise typer.Exit(EXIT_PIPE)
+
+
 def _internal(error: BaseException) -> NoReturn:
     """An unexpected exception: one line on stderr, exit 3. A closed stdout: quiet."""
     if isinstance(error, BrokenPipeError) and _stdout_closed():
-        # Nothing more can reach the reader; silence the final flush too, as pipes expect.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        raise typer.Exit(EXIT_PIPE)
+        _pipe_closed()
     print(
         _one_line(
             f"internal error: {type(error).__name__}: {error} (a bug: please report it with the command "
@@ -1215,7 +1211,10 @@ def _internal(error: BaseException) -> NoReturn:
 
 def _guarded(command: Callable[..., Any]) -> Callable[..., Any]:
     """A command that never ends silently: typer turns an OSError with EPIPE (from any pipe,
-    a git process's too) into exit 1 without a word, and a traceback is no message."""
+    a git process's too) into exit 1 without a word, and a traceback is no message. An
+    output that cannot be written is a usage error (checker.output); stdout closed by its
+    reader ends quietly."""
+    from .output import OutputError, PipeClosed
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -1223,6 +1222,10 @@ def _guarded(command: Callable[..., Any]) -> Callable[..., Any]:
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise
+        except OutputError as error:
+            _fail(str(error))
+        except PipeClosed:
+            _pipe_closed()
         except Exception as error:  # noqa: BLE001 - every exception is reported, in one line
             _internal(error)
 
@@ -1272,17 +1275,24 @@ def _start_changes(argv: list[str]) -> None:
         _EARLY[(path, ref)] = Changes(path, ref)
 
 
-def main() -> None:
+def run_app() -> None:
+    """The command line, as checker.process runs it (signals and exit statuses are its)."""
     with contextlib.suppress(AttributeError, ValueError):
         sys.stdout.reconfigure(errors="backslashreplace")  # the writers escape; this is the last guard
     try:
         _start_changes(sys.argv[1:])
         app()
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
     except Exception as error:  # noqa: BLE001 - outside every command (typer itself): still one line, exit 3
         print(_one_line(f"internal error: {type(error).__name__}: {error}"), file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL) from None
+
+
+def main() -> None:
+    """`python -m checker.cli`; the console script enters through checker.__main__.main, which
+    sets the signal handlers before this module is imported."""
+    from .process import run
+
+    run(run_app)
 
 
 if __name__ == "__main__":

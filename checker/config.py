@@ -10,20 +10,25 @@ finds its own. The keys are the options of `check` that a repository sets once:
     ignore = ["SYS012"]             # as --ignore
     waivers = "waivers.yaml"        # relative to this file
     jobs = 4                        # 0: all cores
-    format = ["github", "json:report.json"]  # as --format; FILE relative to this file
+    format = ["github", "json:report.json"]  # as --format; FILE relative to this file (see checker.output)
 
-A flag given on the command line wins over its key. An unknown key or a value of the wrong
-type is a ConfigError that names the file and the key."""
+A flag given on the command line wins over its key. An unknown key, a key given twice, a
+value of the wrong type (schemas/config.schema.json) or a number that is not finite is a
+ConfigError that names the file, the line and the key (checker.userfiles)."""
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import userfiles, yamlsafe
+
 TABLE = "tool.mlperf-check"
-KEYS = ("round", "select", "ignore", "waivers", "jobs", "format")
+KEYS = tuple(userfiles.schema("config.schema.json")["properties"])  # round, select, ignore, waivers, jobs, format
 
 
 class ConfigError(ValueError):
@@ -37,6 +42,11 @@ class Config:
 
     def get(self, key: str) -> Any:
         return self.values.get(key)
+
+    @property
+    def folder(self) -> str | None:
+        """The folder of the file: what its relative paths are relative to."""
+        return os.path.dirname(self.path) if self.path else None
 
     def label(self, key: str) -> str:
         """Where a value comes from, for a message: `pyproject.toml [tool.mlperf-check] select`."""
@@ -63,41 +73,74 @@ def find(start: str) -> Config:
 
 
 def load(path: str) -> Config | None:
-    """The [tool.mlperf-check] table of the pyproject.toml at `path`, checked, with its paths
-    joined to the file's folder; None when the file has no such table."""
+    """The [tool.mlperf-check] table of the pyproject.toml at `path`, checked against
+    schemas/config.schema.json, with its paths joined to the file's folder; None when the
+    file has no such table."""
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:  # TOML is UTF-8
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+        text = yamlsafe.read_regular(path, what="")
+    except yamlsafe.YamlError as error:
+        raise ConfigError(str(error)) from None
+    try:
+        document = tomllib.loads(text)  # a key given twice is a TOMLDecodeError that names its line
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(_toml_error(path, text, error)) from None
     table = document.get("tool", {}).get("mlperf-check") if isinstance(document.get("tool"), dict) else None
     if table is None:
         return None
+    top = ("tool", "mlperf-check")
+    line_of = functools.partial(_line, text)
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [{TABLE}] is not a table")
+        raise ConfigError(f"{path}:{line_of(top)}: [{TABLE}] is not a table")
+    try:
+        userfiles.finite(table, path, line_of, top, label=_label)
+        userfiles.check(table, "config.schema.json", path, line_of, top, label=_label)
+    except userfiles.UserFileError as error:
+        raise ConfigError(str(error)) from None
     base = os.path.dirname(path)
     values: dict[str, Any] = {}
     for key, value in table.items():
-        where = f"{path}: [{TABLE}] {key}"
-        if key not in KEYS:
-            raise ConfigError(f"{path}: [{TABLE}] has an unknown key {key!r}; the keys are {', '.join(KEYS)}")
         if key in ("round", "waivers"):
-            if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{where}: give a string, not {_shown(value)}")
             values[key] = _relative(base, value) if key == "waivers" or _is_file(value) else value
         elif key == "jobs":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{where}: give a whole number (0 for all cores), not {_shown(value)}")
             values[key] = value
         else:  # select, ignore, format: a list of strings (or one string), commas allowed in each
             items = [value] if isinstance(value, str) else value
-            if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-                raise ConfigError(f"{where}: give a list of strings, not {_shown(value)}")
             parts = [part.strip() for item in items for part in item.split(",") if part.strip()]
-            values[key] = [_format_target(base, part) for part in parts] if key == "format" else parts
+            values[key] = parts  # a format's FILE stays as written: relative to `folder` (checker.output)
     return Config(path, values)
+
+
+def _toml_error(path: str, text: str, error: tomllib.TOMLDecodeError) -> str:
+    """tomllib's message, with the key when it is one given twice (tomllib names only the line)."""
+    found = re.search(r"at line (\d+)", str(error))
+    if found and str(error).startswith(("Cannot overwrite", "Cannot declare")):
+        number = int(found.group(1))
+        lines = text.splitlines()
+        key = lines[number - 1].partition("=")[0].strip().strip("[]").strip() if number <= len(lines) else ""
+        if key:
+            return f"{path}:{number}: key {key!r} is given twice ({error})"
+    return f"{path} is not valid TOML: {error}"
+
+
+def _label(path: tuple[Any, ...]) -> str:
+    """A place in the table, as messages name it: `[tool.mlperf-check] jobs`."""
+    return " ".join([f"[{TABLE}]", *(str(part) for part in path[2:3])])
+
+
+def _line(text: str, path: tuple[Any, ...]) -> int | None:
+    """The line of a key of [tool.mlperf-check] (of the table's header without a key), as
+    far as a line-by-line reading of TOML can tell; None when it cannot."""
+    key = str(path[2]) if len(path) > 2 else None
+    header, inside = None, False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            inside = re.match(r'^\[\s*tool\s*\.\s*"?mlperf-check"?\s*\]', line) is not None
+            header = number if inside and header is None else header
+            continue
+        if key is not None and inside and re.match(rf'^["\']?{re.escape(key)}["\']?\s*=', line):
+            return number
+    return header
 
 
 def _shown(value: Any) -> str:
@@ -111,9 +154,3 @@ def _is_file(round_value: str) -> bool:
 
 def _relative(base: str, path: str) -> str:
     return path if os.path.isabs(path) else os.path.join(base, path)
-
-
-def _format_target(base: str, item: str) -> str:
-    """`json:report.json` with the file relative to the configuration's folder."""
-    name, sep, path = item.partition(":")
-    return f"{name}:{_relative(base, path)}" if sep and path else item

@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .model import (
     NEEDS,
@@ -32,6 +33,7 @@ from .model import (
     systems_of,
     unfollowed_folders,
 )
+from .output import held
 from .provenance import RepositorySource
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
@@ -248,6 +250,39 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     return output
 
 
+def _in_workers(
+    units: list[tuple[Options, str, str, str | None]],
+    workers: int,
+    outputs: list[UnitOutput],
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """The units in worker processes, their outputs in order. Forked with SIGINT and SIGTERM
+    held (each worker sets its own: checker.process.worker); when this process is stopped (a
+    signal, any exception), the workers are terminated and the units not started dropped."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=process.worker)
+    try:
+        with held():
+            done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
+        for done, output in enumerate(done_in_order, 1):
+            outputs.append(output)
+            if progress:
+                progress(done, len(units))
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's workers now and drop the work not started."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(timeout=5)
+
+
 def check(
     root: str,
     round_name: str,
@@ -303,11 +338,7 @@ def check(
             # the system rules' validator (jsonschema's import and the round's schema).
             round.system_validator  # noqa: B018 - a cached property, for its cache
         try:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
-                for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
-                    outputs.append(output)
-                    if progress:
-                        progress(done, len(units))
+            _in_workers(units, min(jobs, len(units)), outputs, progress)
         except (OSError, BrokenProcessPool):
             # No worker processes here (a sandbox without semaphores, a killed worker):
             # the same units, in this process.

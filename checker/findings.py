@@ -122,9 +122,14 @@ class ResultRecord:
         return data
 
 
+# A rule that crashed (its internal-error finding): the result it judged has no verdict, so it
+# is never valid, whatever a waiver, a round's severity or --exit-zero says.
+UNWAIVABLE = "INT001"
+
+
 def invalidates(finding: Finding) -> bool:
-    """An un-waived error: what makes every result it applies to invalid."""
-    return finding.severity is Severity.ERROR and not finding.waived
+    """An un-waived error, or a rule that crashed: what makes every result it applies to invalid."""
+    return finding.code == UNWAIVABLE or (finding.severity is Severity.ERROR and not finding.waived)
 
 
 def _ancestors(path: str) -> Iterator[str]:
@@ -258,4 +263,4 @@ class Report:
 
     @property
     def has_errors(self) -> bool:
-        return any(f.severity is Severity.ERROR and not f.waived for f in self.findings)
+        return any(invalidates(f) for f in self.findings)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from . import yamlsafe
+from . import userfiles, yamlsafe
 from .findings import Severity
 
 if TYPE_CHECKING:
@@ -122,13 +122,13 @@ def newest_round() -> str:
     return real_rounds()[-1]
 
 
-def _is_path(name_or_path: str) -> bool:
+def is_path(name_or_path: str) -> bool:
     """Whether `--round` names a file of the user's rather than a bundled round."""
     return os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml"))
 
 
 def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
-    if _is_path(name_or_path):
+    if is_path(name_or_path):
         try:
             text = yamlsafe.read_regular(name_or_path, what="round file")
         except yamlsafe.YamlError as error:
@@ -142,8 +142,9 @@ def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
         text = entry.read_text(encoding="utf-8")
         origin = f"rules/{name_or_path}.yaml"
     try:
-        document = yamlsafe.loads(text, origin)
-    except yamlsafe.YamlError as error:
+        # strict (checker.userfiles): a key given twice or a number that is not finite names its line
+        document, _ = userfiles.parse(text, origin)
+    except userfiles.UserFileError as error:
         raise RoundError(str(error)) from None
     if not isinstance(document, dict):
         raise RoundError(f"{origin} does not hold a mapping")
@@ -176,18 +177,15 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
 @functools.lru_cache(maxsize=16)
 def load_round(name_or_path: str) -> Round:
     document, origin = _resolve(name_or_path)
-    if not _is_path(name_or_path):
+    if not is_path(name_or_path):
         # A bundled round file (and every file it extends) is package data that
         # tests/test_meta.py validates; only a user's round file pays jsonschema's import (0.1 s).
         return Round(document, origin)
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(_schema("round.schema.json"))
-    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
-        raise RoundError(f"{origin} does not match schemas/round.schema.json at {where}: {first.message}")
+    try:
+        text = yamlsafe.read_regular(name_or_path, what="round file")
+        userfiles.check(document, "round.schema.json", origin, functools.partial(yamlsafe.line_of, text))
+    except (userfiles.UserFileError, yamlsafe.YamlError) as error:
+        raise RoundError(str(error)) from None
     return Round(document, origin)
 
 

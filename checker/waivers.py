@@ -8,7 +8,10 @@ A waivers file is YAML:
         reason: "Approved by the WG on 2026-07-20 (issue 123)"
 
 A waived finding stays in the output, marked with its waiver's reason, and no longer counts
-against validity or the exit code. A waiver that matched nothing becomes a note.
+against validity or the exit code. A waiver that matched nothing becomes a note. The file is
+strict (checker.userfiles): an unknown key (`paht:`) or a key given twice is a usage error, so
+a typo never widens a waiver to every finding of its code. INT001 (a rule that crashed) is
+never waived: a waiver whose code covers it is a usage error.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from . import yamlsafe
-from .findings import Finding, Severity
+from . import userfiles
+from .findings import UNWAIVABLE, Finding, Severity
 from .registry import RULES
 
 
@@ -34,33 +37,32 @@ class Waiver:
     index: int = 0
 
     def matches(self, finding: Finding) -> bool:
-        if not finding.code.startswith(self.code):
+        if finding.code == UNWAIVABLE or not finding.code.startswith(self.code):
             return False
         return any(fnmatch.fnmatchcase(target, self.path) for target in (finding.path, finding.location) if target)
 
 
 def load_waivers(path: str) -> list[Waiver]:
+    """The waivers of a file (schemas/waivers.schema.json, read strictly by checker.userfiles);
+    WaiverError names the file, the line and the key."""
     try:
-        document = yamlsafe.load_file(path, what="waivers file")
-    except yamlsafe.YamlError as error:
+        document = userfiles.load(path, "waivers.schema.json", "waivers file")
+    except userfiles.UserFileError as error:
         raise WaiverError(str(error)) from None
-    entries = document.get("waivers") if isinstance(document, dict) else None
-    if not isinstance(entries, list):
-        raise WaiverError(f"waivers file {path} needs a top-level `waivers:` list")
     waivers = []
-    for index, entry in enumerate(entries):
-        where = f"{path}: waiver {index + 1}"
-        if not isinstance(entry, dict):
-            raise WaiverError(f"{where} is not a mapping")
-        code, reason = entry.get("code"), entry.get("reason")
-        if not isinstance(code, str) or not code.strip():
-            raise WaiverError(f"{where} has no `code`")
-        if not isinstance(reason, str) or not reason.strip():
-            raise WaiverError(f"{where} ({code}) has no `reason`; every waiver needs one")
-        pattern = entry.get("path", "*")
-        if not isinstance(pattern, str):
-            raise WaiverError(f"{where} ({code}): `path` must be a string")
-        waivers.append(Waiver(code.strip().upper(), reason.strip(), pattern.strip("/") or "*", path, index + 1))
+    for index, entry in enumerate(document.data["waivers"]):
+        code = entry["code"].strip().upper()
+        if UNWAIVABLE.startswith(code):
+            raise WaiverError(
+                str(
+                    document.error(
+                        ("waivers", index, "code"),
+                        f"waiver {index + 1} ({code}) would waive {UNWAIVABLE}, which cannot be waived: a rule "
+                        "that crashed gave no verdict to accept; report the crash instead",
+                    )
+                )
+            )
+        waivers.append(Waiver(code, entry["reason"].strip(), entry.get("path", "*").strip("/") or "*", path, index + 1))
     return waivers
 
 

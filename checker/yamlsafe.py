@@ -98,12 +98,71 @@ def _shared(document: Any) -> bool:
     return False
 
 
-def loads(text: str, origin: str = "YAML", allow_shared: bool = False) -> Any:
+class _Strict(_LOADER):  # type: ignore[misc,valid-type]
+    """The safe loader that refuses a key given twice in one mapping, where PyYAML keeps the
+    last one given."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # `<<: *base`: what it merges may be overridden, as YAML says
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise _Refused(line, f"key {_shown(key)} is given twice (first at line {seen[key]})")
+                    seen[key] = line
+                except TypeError:
+                    continue  # an unhashable key: the constructor refuses it
+        return super().construct_mapping(node, deep)
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _shown(key: Any) -> str:
+    return repr(key) if isinstance(key, str) else f"{key!r} ({type(key).__name__})"
+
+
+def line_of(text: str, path: tuple[Any, ...]) -> int | None:
+    """The line (from 1) of the value at `path` in a YAML document (of its key, in a mapping);
+    the nearest enclosing one that exists when `path` goes further than the document."""
+    try:
+        node = yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        return None
+    line = node.start_mark.line + 1 if node is not None else None
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            found = next(
+                ((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)), None
+            )
+            if found is None:
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def loads(text: str, origin: str = "YAML", allow_shared: bool = False, strict: bool = False) -> Any:
     """A YAML document from text, within the limits. Aliases to scalars are fine; an alias
-    to a mapping or list is refused unless `allow_shared` (a document then stays a tree)."""
+    to a mapping or list is refused unless `allow_shared` (a document then stays a tree).
+    `strict` (a file a person writes: waivers, claims, a round file) refuses a key given twice
+    in one mapping, naming its line (`origin:LINE: ...`); checker.userfiles adds the rest."""
     _count(text, origin)
     try:
-        document = yaml.load(text, Loader=_LOADER)
+        document = yaml.load(text, Loader=_Strict if strict else _LOADER)
+    except _Refused as refused:
+        raise YamlError(f"{origin}:{refused.line}: {refused}") from None
     except yaml.YAMLError as error:
         raise YamlError(f"{origin} is not valid YAML: {str(error).splitlines()[0]}") from None
     except RecursionError:

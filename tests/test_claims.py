@@ -210,12 +210,16 @@ def test_claims_file_errors_are_usage_errors(tmp_path: Path) -> None:
     with pytest.raises(claims.ClaimsError, match="needs from and to"):
         claims.load_claims(str(bad))
     bad.write_text("claims:\n- {id: a, kind: guess, expect: 2, in: {round: v6.1}}\n")
-    with pytest.raises(claims.ClaimsError, match="does not match schemas/claims.schema.json at claims/0/kind"):
+    with pytest.raises(claims.ClaimsError) as raised:
         claims.load_claims(str(bad))
+    assert str(raised.value) == (
+        f"{bad}:2: claims/0/kind: 'guess' is not one of ['spread', 'speedup', 'ratio', 'scaling', 'value'] "
+        "(schemas/claims.schema.json)"
+    )
     bad.write_text(
         "claims:\n- {id: a, kind: value, expect: 2, in: {round: v6.1}}\n- {id: a, kind: value, expect: 3, in: {round: v6.1}}\n"
     )
-    with pytest.raises(claims.ClaimsError, match="claim id 'a' is used twice"):
+    with pytest.raises(claims.ClaimsError, match=f"^{bad}:3: claim id 'a' is used twice$"):
         claims.load_claims(str(bad))
 
 

@@ -18,12 +18,9 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
-import jsonschema
-
-from .. import yamlsafe
+from .. import userfiles
 from ..reporters import Formats, as_data, as_text
 from .published import Row, best, faster
 
@@ -60,33 +57,26 @@ class Verdict:
         }
 
 
-def _schema() -> dict[str, Any]:
-    return json.loads(resources.files("checker.schemas").joinpath("claims.schema.json").read_text(encoding="utf-8"))
-
-
 def load_claims(path: str) -> list[dict[str, Any]]:
-    """The claims of a file, validated; ClaimsError names the file and the claim."""
+    """The claims of a file (YAML, or JSON when it ends in .json), read strictly by
+    checker.userfiles against schemas/claims.schema.json; ClaimsError names the file, the
+    line and the claim."""
     try:
-        document = yamlsafe.load_file(path, what="claims file")
-    except yamlsafe.YamlError as error:
+        document = userfiles.load(path, "claims.schema.json", "claims file")
+        claims = document.data["claims"]
+        seen: set[str] = set()
+        for index, claim in enumerate(claims):
+            if claim["id"] in seen:
+                raise document.error(("claims", index, "id"), f"claim id {claim['id']!r} is used twice")
+            seen.add(claim["id"])
+            sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
+            missing = [side for side in sides if side not in claim]
+            if missing:
+                raise document.error(
+                    ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
+                )
+    except userfiles.UserFileError as error:
         raise ClaimsError(str(error)) from None
-    errors = sorted(
-        jsonschema.Draft202012Validator(_schema()).iter_errors(document), key=lambda e: list(e.absolute_path)
-    )
-    if errors:
-        first = errors[0]
-        where = "/".join(str(p) for p in first.absolute_path) or "(top)"
-        raise ClaimsError(f"{path} does not match schemas/claims.schema.json at {where}: {first.message}")
-    claims = document["claims"]
-    seen: set[str] = set()
-    for claim in claims:
-        if claim["id"] in seen:
-            raise ClaimsError(f"{path}: claim id {claim['id']!r} is used twice")
-        seen.add(claim["id"])
-        sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
-        missing = [side for side in sides if side not in claim]
-        if missing:
-            raise ClaimsError(f"{path}: claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}")
     return claims
 
 

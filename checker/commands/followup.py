@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import yamlsafe
+from .. import userfiles
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
@@ -88,9 +88,7 @@ def _current_models(current: list[dict[str, Any]], round_name: str | None) -> se
 
 def load_mapping(path: str) -> dict[str, str]:
     """`previous system -> current system`, each as `division/Submitter/Platform` or a Platform."""
-    data = yamlsafe.load_file(path, what="mapping file")  # YamlError is a ValueError
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a mapping of previous system to current system is expected")
+    data = userfiles.load(path, "mapping.schema.json", "mapping file").data  # UserFileError is a ValueError
     return {str(k): str(v) for k, v in data.items()}
 
 

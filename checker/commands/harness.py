@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..output import write_file
+
 MODEL = "demo-mlp-99"
 DATASET_SIZE = 128
 FEATURES, HIDDEN, CLASSES = 16, 32, 4
@@ -166,5 +168,5 @@ def write_accuracy_txt(log_path: str | os.PathLike[str], out_path: str | os.Path
     good = sum(1 for index, value in outputs.items() if labels[index] == value)
     percent = 100.0 * good / len(labels)
     digest = hashlib.sha256(Path(log_path).read_bytes()).hexdigest()
-    Path(out_path).write_text(f"accuracy={percent:.3f}%, good={good}, total={len(labels)}\nhash={digest}\n")
+    write_file(str(out_path), f"accuracy={percent:.3f}%, good={good}, total={len(labels)}\nhash={digest}\n")
     return percent

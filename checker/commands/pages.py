@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..output import save_figure
+
 PER_PAGE = 30
 
 
@@ -21,6 +23,6 @@ def save(figure: Any, path: str, number: int) -> str:
     stem = path[:-4] if path.lower().endswith(".png") else path
     figure.tight_layout()
     target = path if number == 1 else f"{stem}-{number}.png"
-    figure.savefig(target, dpi=110)
+    save_figure(figure, target, dpi=110)
     plt.close(figure)
     return target

@@ -30,7 +30,6 @@ import datetime
 import functools
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from importlib import resources
@@ -39,6 +38,7 @@ from typing import Any
 from .. import yamlsafe
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
+from ..output import scratch
 from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
@@ -412,9 +412,9 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
         except ImportError:
             found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
             return found
-        with tempfile.TemporaryDirectory(prefix="mlperf-check-report-") as scratch:
+        with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
             pages = cmp.plot(
-                groups, options, os.path.join(scratch, "compare.png"), f"Comparable results, {report.round.name}"
+                groups, options, os.path.join(room, "compare.png"), f"Comparable results, {report.round.name}"
             )
             for page in pages:
                 with open(page, "rb") as handle:

@@ -12,7 +12,6 @@ harness there (with a time limit), then calls `reproduce`. The original is never
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import threading
@@ -24,6 +23,7 @@ from typing import Any
 
 from ..engine import check
 from ..model import Result, Submission, System
+from ..output import copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
 from ..scope import Scope
@@ -273,14 +273,14 @@ def prepare_copy(original: str, round: Round, workdir: str) -> str:
     (target / division / submitter / "systems").mkdir(parents=True)
     description = Path(root, division, submitter, "systems", f"{system}.json")
     if description.is_file():
-        shutil.copyfile(description, target / division / submitter / "systems" / f"{system}.json")
+        copy_file(str(description), str(target / division / submitter / "systems" / f"{system}.json"))
     copy = target / location
     inside = os.path.realpath(root)
-    shutil.copytree(Path(root, location), copy, symlinks=False, ignore=_links_out(inside))
+    copy_tree(str(Path(root, location)), str(copy), ignore=_links_out(inside))
     for folder in ("src", "code", "documentation"):
         source = Path(root, division, submitter, folder)
         if source.is_dir():
-            shutil.copytree(source, target / division / submitter / folder, symlinks=False, ignore=_links_out(inside))
+            copy_tree(str(source), str(target / division / submitter / folder), ignore=_links_out(inside))
     return str(copy)
 
 

@@ -19,6 +19,7 @@ from collections import defaultdict
 from typing import TextIO
 
 from ..findings import Finding, Report, Severity
+from ..output import append_text
 from .common import Distinct, Shown, line_of, repository_prefix, visible
 
 ANNOTATIONS_PER_LEVEL = 10
@@ -119,8 +120,7 @@ def _append_summary(report: Report, prefix: str) -> bool:
     if not target:
         return False
     try:
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write(summary(report, prefix))
+        append_text(target, summary(report, prefix))
     except OSError as error:  # the annotations are out; the summary is a courtesy
         print(
             visible(

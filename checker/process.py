@@ -1,0 +1,106 @@
+"""How the mlperf-check process starts and ends: signals, a closed stdout, exit statuses.
+
+The console script enters through checker/__main__.py, which installs the handlers before
+the command line and its libraries are imported. SIGINT and SIGTERM, at any moment, raise
+`Interrupted` in the main thread: every `finally` runs (a temporary file is removed, worker
+processes are terminated), then `run` removes whatever temporary file checker.output still
+knows, says so in one line on stderr and exits 128 + the signal (130, 143), as a shell
+reports a process a signal ended; no traceback. A stdout whose reader has gone (`| head -c 10`) ends the process
+quietly with 141, as SIGPIPE would, without Python's "Exception ignored" line.
+
+At import this module loads only the standard library: it must load in a few milliseconds."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import NoReturn
+
+EXIT_PIPE = 128 + signal.SIGPIPE  # 141
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """A signal asked the process to stop (a BaseException: no `except Exception` keeps it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+_caught: list[int] = []
+
+
+def _handler(signum: int, frame: object) -> None:
+    if _caught:  # already stopping: the first signal's cleanup runs to its end
+        return
+    _caught.append(signum)
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """SIGINT and SIGTERM raise Interrupted in the main thread (once; a second is ignored
+    while the first one's cleanup runs). One the process was started ignoring stays so."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in SIGNALS:
+            # A SIGINT ignored from the start (nohup, a shell's background job) stays ignored.
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                signal.signal(signum, _handler)
+
+
+def worker() -> None:
+    """A worker process's own signals: SIGINT (a terminal's Ctrl-C reaches the whole process
+    group) is ignored, the parent decides; SIGTERM (the parent's terminate) ends it at once.
+    Then the signals the parent held while forking are let through."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))
+
+
+def interrupted(signum: int) -> NoReturn:
+    """End the process for a signal: temporary files removed, one line, 128 + signum."""
+    from .output import cleanup, held
+
+    with held():
+        cleanup()
+        with contextlib.suppress(Exception):
+            atexit._run_exitfuncs()  # e.g. a git listing still running (scope.Changes) is stopped
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        with contextlib.suppress(Exception):
+            print(f"mlperf-check: interrupted by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
+        # Not SystemExit: the interpreter's exit would wait for the threads of a pool whose
+        # workers were just stopped; everything that must end has ended above.
+        os._exit(128 + signum)
+
+
+def run(entry: Callable[[], object]) -> NoReturn:
+    """Run `entry` (the CLI) and exit with its status, through the rules above."""
+    install()
+    status: object = 0
+    try:
+        entry()
+    except Interrupted as stop:
+        interrupted(stop.signum)
+    except KeyboardInterrupt:  # a SIGINT before install(), or raised by a library
+        interrupted(signal.SIGINT)
+    except SystemExit as done:
+        status = done.code
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from .output import quiet_stdout
+
+        quiet_stdout()
+        status = EXIT_PIPE
+    except Interrupted as stop:
+        interrupted(stop.signum)
+    # The work is done: a signal from now on would land in the interpreter's teardown, where
+    # Python has put the default handlers back. Held, it is dropped at exit.
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
+    raise SystemExit(status)

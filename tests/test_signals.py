@@ -1,0 +1,192 @@
+"""Signals and pipes end the process cleanly (issue 22, "Processes"), in real processes.
+
+SIGINT and SIGTERM at any moment (while the command line imports, while the check runs in
+its worker processes, while the report is drawn and written) end the process with 130 or
+143 and one line on stderr, no traceback; no temporary file is left beside the output or in
+the temporary folder (TMPDIR points at a private one), and no worker process outlives it.
+A stdout closed by its reader exits 141 without a word."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import EXAMPLE, SUBMISSION
+
+COPIES = 12  # submitters: a check of a few seconds on 2 cores, with groups to plot in report
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> Path:
+    """The example's submitter copied COPIES times, each under its own name (all valid)."""
+    root = tmp_path_factory.mktemp("signals") / "tree"
+    for number in range(COPIES):
+        name = f"Demo{number}"
+        target = root / "closed" / name
+        shutil.copytree(EXAMPLE / SUBMISSION, target, symlinks=True)
+        for description in (target / "systems").glob("*.json"):
+            description.write_text(description.read_text().replace('"MLCheckDemo"', f'"{name}"'))
+    return root
+
+
+def _start(args: list[str], tmp: Path, *python: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env["TMPDIR"] = str(tmp)
+    return subprocess.Popen(
+        [sys.executable, *python, "-m", "checker", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp.parent,
+    )
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is `pid` (the check's workers)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _ended(process: subprocess.Popen, signum: int) -> tuple[int, str]:
+    out, err = process.communicate(timeout=60)
+    return process.returncode, err.decode("utf-8", "replace")
+
+
+def _private(tmp_path: Path) -> Path:
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_command_line_imports(tmp_path: Path, signum: int) -> None:
+    """Python's own import log tells when typer is being imported: the signal lands there."""
+    tmp = _private(tmp_path)
+    process = _start(["check", str(EXAMPLE), "--round", "demo-v6.1"], tmp, "-X", "importtime")
+    assert process.stderr is not None
+    for line in process.stderr:
+        if b"| click" in line or b"| typer" in line:
+            break
+    process.send_signal(signum)
+    status, err = _ended(process, signum)
+    said = [line for line in err.splitlines() if not line.startswith("import time:")]
+    assert (status, said) == (128 + signum, [f"mlperf-check: interrupted by {signal.Signals(signum).name}"])
+    assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_check_runs_stops_its_workers(big: Path, tmp_path: Path, signum: int) -> None:
+    """The signal lands as soon as the worker processes are there."""
+    tmp = _private(tmp_path)
+    out = tmp_path / "out.json"
+    process = _start(["check", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while not workers and process.poll() is None and time.monotonic() < deadline:
+        workers = _children(process.pid)
+        time.sleep(0.01)
+    process.send_signal(signum)
+    status, err = _ended(process, signum)
+    assert "Traceback" not in err and "Exception ignored" not in err
+    if status == 0:  # it ended first (a fast machine): then the report is whole
+        assert out.read_text().rstrip().endswith("}")
+    else:
+        assert (status, err.splitlines()[-1]) == (
+            128 + signum,
+            f"mlperf-check: interrupted by {signal.Signals(signum).name}",
+        )
+        assert not out.exists()
+    assert workers, "the check ran in worker processes"
+    time.sleep(0.5)
+    assert [pid for pid in workers if _alive(pid)] == []
+    assert list(tmp.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.json", "tmp"] if status == 0 else ["tmp"])
+
+
+@pytest.fixture(scope="module")
+def report_seconds(big: Path, tmp_path_factory) -> float:
+    """How long a whole report of the tree takes here (it ends with exit 0)."""
+    room = tmp_path_factory.mktemp("whole")
+    tmp = _private(room)
+    started = time.monotonic()
+    whole = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(room / "audit.html")], tmp)
+    whole.communicate(timeout=120)
+    assert whole.returncode == 0 and (room / "audit.html").exists()
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize("fraction", [0.8])
+def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
+    big: Path, tmp_path: Path, report_seconds: float, fraction: float
+) -> None:
+    """The report draws its plot in a temporary folder and writes its page through a temporary
+    file beside the output: SIGTERM late in the run, when these exist, removes them."""
+    tmp = _private(tmp_path)
+    out = tmp_path / "audit.html"
+    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)
+    time.sleep(report_seconds * fraction)
+    process.send_signal(signal.SIGTERM)
+    status, err = _ended(process, signal.SIGTERM)
+    assert "Traceback" not in err and "Exception ignored" not in err
+    if status == 0:  # it ended first (under load, timings move): then the page is whole
+        assert out.read_text().rstrip().endswith("</html>")
+    else:
+        assert (status, err.splitlines()[-1]) == (143, "mlperf-check: interrupted by SIGTERM")
+        assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["audit.html", "tmp"] if status == 0 else ["tmp"])
+    assert list(tmp.iterdir()) == []
+
+
+def test_sigterm_while_a_rerun_command_runs_stops_it_and_leaves_no_copy(tmp_path: Path) -> None:
+    """rerun's temporary copy is removed and its harness (a process group) is stopped."""
+    tmp = _private(tmp_path)
+    marker = tmp_path / "pid"
+    result = str(EXAMPLE / SUBMISSION / "results" / "cpu-1x-numpy" / "demo-mlp-99" / "Offline")
+    process = _start(["rerun", result, "--round", "demo-v6.1", "--command", f"echo $$ > {marker}; exec sleep 60"], tmp)
+    deadline = time.monotonic() + 30
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    harness = int(marker.read_text())
+    process.send_signal(signal.SIGTERM)
+    status, err = _ended(process, signal.SIGTERM)
+    assert (status, err.splitlines()[-1]) == (143, "mlperf-check: interrupted by SIGTERM")
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    assert not _alive(harness)
+    assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["rules"], ["table", str(EXAMPLE), "--round", "demo-v6.1"]])
+def test_a_closed_stdout_exits_141_quietly(tmp_path: Path, command: list[str]) -> None:
+    """`mlperf-check table ... | head -c 10` once the reader has gone: 141, as SIGPIPE would."""
+    process = _start(command, _private(tmp_path))
+    assert process.stdout is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141
+    assert "Traceback" not in err and "Exception ignored" not in err and "error" not in err
