@@ -566,7 +566,7 @@ def prepare(
             )
     except (prep.PrepareError, WaiverError) as error:
         _fail(str(error))
-    _emit(prep.FORMATS, format, None, prepared)
+    _emit(_plan(), prep.FORMATS, format, None, prepared)
     if prepared.report is not None and prepared.report.has_errors:  # why DEST still fails
         _check_formats(True, False, "auto").write("text", sys.stderr, prepared.report)
     if format != "text":

@@ -431,6 +431,39 @@ def new_folder(path: str | None = None, prefix: str = "mlperf-check-") -> str:
     return made
 
 
+def stage_beside(destination: str, purpose: str) -> str:
+    """A new hidden folder beside `destination` (`.DEST.PURPOSE-XXXX`), to build it in: removed
+    if the process is interrupted before `settle_folder` renames it onto `destination`."""
+    parent, name = os.path.split(os.path.abspath(destination))
+    with _masked():
+        made = tempfile.mkdtemp(prefix=f".{name}.{purpose}-", dir=parent)
+        _PENDING.add(made)
+    return made
+
+
+def settle_folder(stage: str, destination: str) -> None:
+    """Rename a folder from `stage_beside` onto `destination` (a new or empty folder), and forget it."""
+    with _masked():
+        os.rename(stage, os.path.abspath(destination))
+        _PENDING.discard(stage)
+
+
+def new_file(path: str, chunks: Iterable[bytes], mode: int) -> None:
+    """A new file in a folder the command builds (a stage): made exclusively, never through a
+    link, then given `mode`; removed when the write fails."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
+    os.chmod(path, mode)
+
+
 def keep(path: str) -> None:
     """A temporary folder from new_folder is the command's result: never removed."""
     _PENDING.discard(path)

@@ -585,8 +585,8 @@ def test_an_interrupted_prepare_leaves_nothing(tmp_path: Path, signum: int) -> N
     process = subprocess.Popen(
         [
             sys.executable,
-            "-c",
-            "from checker.cli import main; main()",
+            "-m",
+            "checker",
             "prepare",
             str(src),
             "-o",

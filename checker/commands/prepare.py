@@ -19,14 +19,11 @@ Every step is a `Change` in the change list; what could not be read is a finding
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import stat
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +31,7 @@ from .. import __version__
 from ..engine import Report, check
 from ..findings import Finding, Severity
 from ..model import Result, discover, locate, no_results_reason, results_of, systems_of
+from ..output import settle_folder, stage_beside
 from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
@@ -109,24 +107,6 @@ def check_paths(source: str, destination: str) -> None:
         raise PrepareError(f"-o {destination}: the folder {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise PrepareError(f"-o {destination}: the folder {parent} is not writable")
-
-
-@contextlib.contextmanager
-def _terminated_cleanly() -> Iterator[None]:
-    """SIGTERM ends the run as SIGINT does, by an exception, so the stage is removed."""
-
-    def stop(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)
-
-    try:
-        previous = signal.signal(signal.SIGTERM, stop)
-    except ValueError:  # not the main thread: the caller keeps its own handling
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class _Run:
@@ -258,7 +238,6 @@ def prepare(
     results = [r for s in submissions for system in systems_of(s) for r in results_of(system)]
     if not results:
         raise PrepareError(no_results_reason(source, round))
-    parent = os.path.dirname(os.path.abspath(destination))
     prepared = Prepared(source, destination, round, dry_run)
     options = {
         "round_name": round_name,
@@ -268,26 +247,23 @@ def prepare(
         "waivers": waivers,
         "progress": progress,
     }
-    with _terminated_cleanly():
-        stage = Stage(
-            tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(destination))}.prepare-", dir=parent)
-        )
-        try:
-            run = _Run(tree, round, stage, prepared)
-            pairs = [(s.division, s.submitter) for s in submissions]
-            prepared.changes += _left_out(tree, round, {division for division, _ in pairs}, only)
-            run.copy(pairs, results)
-            prepared.report = run.settle(options, move, infer)
-            prepared.findings.sort(key=Finding.sort_key)
-            prepared.report.root = os.path.abspath(destination)
-            if not dry_run:
-                stage.modes[""] = _mode(tree.root)
-                stage.finish()
-                os.rename(stage.root, os.path.abspath(destination))
-        except OSError as error:  # reading SRC fails as findings: this is the stage or DEST
-            raise PrepareError(f"-o {destination}: cannot write there: {error.strerror or error}") from None
-        finally:
-            stage.discard()  # nothing there once renamed
+    stage = Stage(stage_beside(destination, "prepare"))
+    try:
+        run = _Run(tree, round, stage, prepared)
+        pairs = [(s.division, s.submitter) for s in submissions]
+        prepared.changes += _left_out(tree, round, {division for division, _ in pairs}, only)
+        run.copy(pairs, results)
+        prepared.report = run.settle(options, move, infer)
+        prepared.findings.sort(key=Finding.sort_key)
+        prepared.report.root = os.path.abspath(destination)
+        if not dry_run:
+            stage.modes[""] = _mode(tree.root)
+            stage.finish()
+            settle_folder(stage.root, destination)
+    except OSError as error:  # reading SRC fails as findings: this is the stage or DEST
+        raise PrepareError(f"-o {destination}: cannot write there: {error.strerror or error}") from None
+    finally:
+        stage.discard()  # nothing there once renamed
     return prepared
 
 

@@ -1,7 +1,6 @@
 """The tree `prepare` builds: a stage folder beside DEST, renamed onto it when it is done.
 
-Every file the stage gets is written by `write_file`, the one write of prepare (it becomes
-the project's common writer when that lands). Files come from the checked tree through
+Every file the stage gets is written by `checker.output.new_file`, the project's one writer. Files come from the checked tree through
 `Tree.open`: a link that stays inside SRC is followed (the upload holds no links), one that
 leaves it, points nowhere or loops back into its own folder is never followed, and neither
 is a FIFO or a device; each of those is a problem the caller turns into a finding. Folders
@@ -18,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..output import new_file
 from ..tree import FileChanged, Kind, Tree, join
 
 CHUNK = 1 << 20
@@ -57,27 +57,6 @@ class Change:
             data["codes"] = self.codes
         data.update(self.facts)
         return data
-
-
-def write_file(path: str, chunks: Iterable[bytes], mode: int) -> None:
-    """Write a new file whole, then give it `mode`: every file prepare writes goes here. The
-    file must not exist (the stage is new, and nothing is written twice); a link is never
-    written through."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                out.write(chunk)
-    except BaseException:
-        _unlink(path)
-        raise
-    os.chmod(path, mode)
-
-
-def _unlink(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
 
 
 class SourceError(Exception):
@@ -136,7 +115,7 @@ class Stage:
             os.mkdir(self.path(folder), WORKING_MODE)
 
     def write(self, rel: str, chunks: Iterable[bytes], mode: int) -> None:
-        write_file(self.path(rel), chunks, mode)
+        new_file(self.path(rel), chunks, mode)
 
     def read(self, rel: str) -> bytes:
         with open(self.path(rel), "rb") as handle:
