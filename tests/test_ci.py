@@ -222,10 +222,12 @@ def example_repo(tmp_path: Path) -> Path:
 
 
 def test_changed_since_reads_untracked_files(example_repo: Path) -> None:
+    """An untracked file is an added one: it may make a new scenario folder, so its
+    benchmark's results are checked (STR003 judges the set of scenarios)."""
     (example_repo / OFFLINE / "notes.txt").write_text("not yet added\n")
     done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
     assert done.returncode == 0, done.stderr
-    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE]
+    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE, SINGLE]
 
 
 @pytest.mark.parametrize("ref", ["nope", "HEAD~1", "HEAD..HEAD", "-x"])
@@ -333,7 +335,7 @@ def test_a_diff_index_record_not_in_gits_shape_counts_as_changed(monkeypatch) ->
     changes._error, changes._diff = None, None
     monkeypatch.setattr(changes, "_bytes", lambda process: b":100644 100644 ab 0000 M\0a.txt\0garbage\0b.txt\0")
     monkeypatch.setattr(changes, "_differing", lambda stale: [f"asked {path}" for path in stale])
-    assert changes._tracked() == ["b.txt", "asked a.txt"]
+    assert changes._tracked() == {"b.txt": "?", "asked a.txt": "M"}
 
 
 def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Path) -> None:
@@ -348,25 +350,69 @@ def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Pat
 
 
 def test_scope_compares_names_as_they_are() -> None:
-    """A folder named with glob characters is no pattern; a changed code folder pulls in its
+    """A folder named with glob characters is no pattern; a modified code folder pulls in its
     benchmark's results on every system, and only those."""
     from checker.rounds import load_round
     from checker.scope import scope_of
 
     scope = scope_of(
-        [
-            "closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt",
-            "closed/B/code/resnet50/README.md",
-            "closed/C*/results/s/",
-        ],
+        {
+            "closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt": "M",
+            "closed/B/code/resnet50/README.md": "M",
+            "closed/C*/results/s/x.txt": "M",
+        },
         load_round("v5.1"),
     )
-    assert scope.has_result("closed/A/results/sys[1]/resnet50/Offline")
-    assert not scope.has_result("closed/A/results/sys1/resnet50/Offline")
-    assert scope.has_result("closed/B/results/any/resnet50/Server")
-    assert not scope.has_result("closed/B/results/any/bert-99/Server")
+    a = [
+        ("closed/A/results/sys[1]/resnet50/Offline", "resnet50"),
+        ("closed/A/results/sys1/resnet50/Offline", "resnet50"),
+    ]
+    assert scope.resolve("closed/A", a) == {"closed/A/results/sys[1]/resnet50/Offline"}
+    b = [("closed/B/results/any/resnet50/Server", "resnet50"), ("closed/B/results/any/bert-99/Server", "bert-99")]
+    assert scope.resolve("closed/B", b) == {"closed/B/results/any/resnet50/Server"}
     assert scope.touches("closed/A") and scope.touches("closed/B") and not scope.touches("closed/C")
-    assert not scope.has_result("closed/Cx/results/s/resnet50/Offline")
+    assert not scope.touches("closed/Cx")
+
+
+def test_a_path_names_the_narrowest_results_that_exist() -> None:
+    """Each kind of path, modified or added/deleted, names its results; where none of them
+    exists, the next wider set, up to the whole submitter folder (None: checked whole)."""
+    from checker.rounds import load_round
+    from checker.scope import scope_of
+
+    sub = "closed/A/results"
+    results = [
+        (f"{sub}/s1/resnet50/Offline", "resnet50"),
+        (f"{sub}/s1/resnet50/Server", "resnet50"),
+        (f"{sub}/s1/bert-99/Offline", "bert-99"),
+        (f"{sub}/s2/resnet50/Offline", "resnet50"),
+    ]
+
+    def picked(path: str, how: str = "M", round: str = "v5.1") -> set[str] | None:
+        found = scope_of({path: how}, load_round(round)).resolve("closed/A", results)
+        return None if found is None else {location.removeprefix(sub + "/") for location in found}
+
+    assert picked(f"{sub}/s1/resnet50/Offline/user.conf") == {"s1/resnet50/Offline"}
+    assert picked(f"{sub}/s1/resnet50/Offline/user.conf", "A") == {"s1/resnet50/Offline", "s1/resnet50/Server"}
+    assert picked(f"{sub}/s1/resnet50/Gone/user.conf", "D") == {"s1/resnet50/Offline", "s1/resnet50/Server"}
+    assert picked(f"{sub}/s3/resnet50/Offline/user.conf", "D") is None  # a system gone: the whole submitter
+    assert picked(f"{sub}/s1/README.md") == {"s1/resnet50/Offline", "s1/resnet50/Server", "s1/bert-99/Offline"}
+    assert picked("closed/A/compliance/s2/resnet50/Offline/TEST01/verify_accuracy.txt") == {"s2/resnet50/Offline"}
+    assert picked("closed/A/measurements/s1/bert-99/Offline/user.conf") == {"s1/bert-99/Offline"}
+    assert picked("closed/A/systems/s2.json") == {"s2/resnet50/Offline"}
+    assert picked("closed/A/systems/spare.json") is None  # a system without results: STR004, the submitter's
+    assert picked("closed/A/code/resnet50/run.py") == {
+        "s1/resnet50/Offline",
+        "s1/resnet50/Server",
+        "s2/resnet50/Offline",
+    }
+    assert picked("closed/A/code/resnet50/run.py", "A") is None  # a code folder appearing or going: STR005
+    assert picked("closed/A/src/resnet50/run.py", round="v6.0") == picked("closed/A/code/resnet50/run.py")
+    for whole in ("closed/A/documentation/calibration.md", "closed/A/model_mapping.json", "closed/A/README.md"):
+        assert picked(whole) is None, whole
+    outside = scope_of({"README.md": "M", "closed/README.md": "M", ".github/ci.yml": "A"}, load_round("v5.1"))
+    assert outside.outside == (".github/ci.yml", "README.md", "closed/README.md")
+    assert (outside.chains, outside.changed, outside.touches("closed/A")) == (frozenset(), 3, False)
 
 
 def test_a_changed_result_runs_its_submissions_rules(example_repo: Path) -> None:
