@@ -14,10 +14,11 @@ import git
 import jsonschema
 import pytest
 
+from checker import __version__
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, run, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, command_folder, run, tree_digest
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -267,45 +268,121 @@ def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subproce
     )
 
 
-@pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
-def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
-    """The action's check and fail steps on the example with one warning (an empty folder)."""
+ACTION_INPUTS = {"path", "round", "fail-on", "changed-since", "sarif-file"}
+
+
+def _action() -> dict:
     import yaml
 
-    action = yaml.safe_load((ROOT / "action.yml").read_text())
-    assert set(action["inputs"]) == {"path", "round", "fail-on", "changed-since", "sarif-file", "version"}
-    assert all(step.get("shell") == "bash" for step in action["runs"]["steps"])
-    workspace = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
-    (workspace / "sub/closed/MLCheckDemo/documentation/drafts").mkdir()
-    out = tmp_path / "github_output"
-    env = {
+    return yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+def _action_env(tmp_path: Path, workspace: Path, path: str = "") -> dict[str, str]:
+    return {
         "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_ACTION_PATH": str(ROOT),
         "RUNNER_TEMP": str(tmp_path),
-        "GITHUB_OUTPUT": str(out),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "GITHUB_ACTIONS": "true",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": f"{path}{command_folder()}:{Path(sys.executable).parent}:{os.environ['PATH']}",
     }
-    inputs = {
-        "path": "sub",
-        "round": "demo-v6.1",
-        "fail-on": fail_on,
-        "changed-since": "",
-        "sarif-file": "x.sarif",
-        "version": "action",
-    }
+
+
+def test_the_actions_inputs_and_outputs() -> None:
+    """The round is detected unless named; the tool comes from the action's checkout (no
+    version input: the package is not on PyPI); the counts are outputs, warnings included."""
+    action = _action()
+    assert set(action["inputs"]) == ACTION_INPUTS
+    assert action["inputs"]["round"]["default"] == ""
+    assert set(action["outputs"]) == {"valid", "invalid", "errors", "warnings"}
+    assert all(step.get("shell") == "bash" for step in action["runs"]["steps"])
+    assert "GITHUB_ACTION_PATH" in action["runs"]["steps"][0]["run"] and "==" not in action["runs"]["steps"][0]["run"]
+
+
+@pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
+def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
+    """The action's check and fail steps on the Endpoints example (real v6.1 results) with
+    one warning (an empty folder): the round is detected, the counts are outputs."""
+    action = _action()
+    workspace = tmp_path / "ws"
+    shutil.copytree(ENDPOINTS, workspace / "sub", symlinks=True)
+    (workspace / "sub/closed/EndpointsDemo/documentation/drafts").mkdir(parents=True)
+    env = _action_env(tmp_path, workspace)
+    inputs = {"path": "sub", "round": "", "fail-on": fail_on, "changed-since": "", "sarif-file": "x.sarif"}
     check = _action_step(action["runs"]["steps"][1], inputs, {}, env)
     assert check.returncode == 0, check.stderr
+    assert check.stderr.startswith("round v6.1 (detected: the seeds of 2 of 2 results are v6.1's")
     assert (
-        "::warning file=sub/closed/MLCheckDemo/documentation/drafts,title=STR007 empty-folder::empty folder"
+        "::warning file=sub/closed/EndpointsDemo/documentation/drafts,title=STR007 empty-folder::empty folder"
         in check.stdout
     )
-    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
     assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "1"}
     assert json.loads((workspace / "x.sarif").read_text())["version"] == "2.1.0"
     fail = _action_step(action["runs"]["steps"][2], inputs, outputs, env)
     assert (fail.returncode != 0) is breaks
+
+
+def test_the_action_uses_a_round_it_is_given(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
+    inputs = {"path": "sub", "round": "demo-v6.1", "fail-on": "error", "changed-since": "", "sarif-file": ""}
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 0, check.stderr
+    assert "detected" not in check.stderr
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
+    assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "0"}
+
+
+def test_the_action_says_to_fetch_the_base_it_cannot_find(tmp_path: Path) -> None:
+    """A shallow checkout lacks the pull request's base: the step says how to fetch it."""
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, workspace, symlinks=True)
+    repo = git.Repo.init(workspace)
+    repo.git.add(A=True)
+    repo.index.commit("the example")
+    base = "0" * 39 + "1"
+    inputs = {"path": ".", "round": "demo-v6.1", "fail-on": "error", "changed-since": base, "sarif-file": ""}
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 2
+    assert check.stdout == (
+        f"::error title=mlperf-check::changed-since {base} is not a commit of the checkout: check it out with "
+        "fetch-depth: 0 (actions/checkout), or set changed-since to a commit it has\n"
+    )
+    inputs["changed-since"] = repo.head.commit.hexsha
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 0, check.stderr
+    assert "0 changed files; checked 0 results" in check.stderr
+
+
+@pytest.mark.parametrize("version,works", [("3.10", False), ("3.11", True)])
+def test_the_action_installs_itself_with_python_311_or_newer(tmp_path: Path, version: str, works: bool) -> None:
+    """The install step needs Python 3.11 or newer and says how to get it; it installs the
+    action's own checkout (a `python` that records what it is asked stands in for pip)."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    calls = tmp_path / "calls"
+    major, minor = version.split(".")
+    (shim / "python").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "-c" ]; then exec {sys.executable} -c "import sys; sys.exit(({major}, {minor}) < (3, 11))"; fi\n'
+        f'if [ "$1" = "-V" ]; then echo "Python {version}.9"; exit 0; fi\n'
+        f'echo "$@" >> {calls}\n'
+    )
+    (shim / "python").chmod(0o755)
+    step = _action()["runs"]["steps"][0]
+    done = _action_step(step, {}, {}, _action_env(tmp_path, tmp_path, f"{shim}:"))
+    if works:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert calls.read_text() == f"-m pip install --quiet {ROOT}\n"
+        assert done.stdout == f"{__version__}\n"  # `mlperf-check version`
+    else:
+        assert done.returncode == 2 and not calls.exists()
+        assert done.stdout == (
+            "::error title=mlperf-check::mlperf-check needs Python 3.11 or newer, and python is Python 3.10.9: add "
+            'actions/setup-python (python-version: "3.12") before this step\n'
+        )
 
 
 def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) -> None:
