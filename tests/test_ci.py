@@ -335,13 +335,9 @@ def test_the_action_uses_a_round_it_is_given(tmp_path: Path) -> None:
     assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "0"}
 
 
-def test_the_action_says_to_fetch_the_base_it_cannot_find(tmp_path: Path) -> None:
+def test_the_action_says_to_fetch_the_base_it_cannot_find(example_repo: Path, tmp_path: Path) -> None:
     """A shallow checkout lacks the pull request's base: the step says how to fetch it."""
-    workspace = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, workspace, symlinks=True)
-    repo = git.Repo.init(workspace)
-    repo.git.add(A=True)
-    repo.index.commit("the example")
+    workspace, repo = example_repo, git.Repo(example_repo)
     base = "0" * 39 + "1"
     inputs = {"path": ".", "round": "demo-v6.1", "fail-on": "error", "changed-since": base, "sarif-file": ""}
     check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
