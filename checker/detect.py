@@ -358,7 +358,9 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
       loadgen builds both fit (the seeds are then wrong, and RNG001 says so); a usage error
       when they fit several or none;
     - seeds of no round this version knows, and none of a known round: a usage error;
-    - no seeds read: the newest round the layout and the builds fit, else the newest round.
+    - no seeds read: the newest round the layout and the builds fit; a usage error when
+      submitter folders are laid out for different rounds; with no evidence at all, the
+      newest round.
     """
     real = [r for r in rounds if not r.is_profile]
     by_round: dict[str, list[ResultEvidence]] = {}
@@ -379,7 +381,7 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
             if name in by_round
         ]
         return Detection(None, f"the tree mixes rounds: {', '.join(named)}; give --round")
-    layout, said, _ = _layout_fit(evidence, real)
+    layout, said, mixed = _layout_fit(evidence, real)
     builds, loadgen = _loadgen_fit(evidence.results, real)
     others = ([f"the layout ({said}) fits {_named(layout)}"] if layout else []) + loadgen
     both = [r for r in layout if r in builds] or layout if layout else builds
@@ -411,6 +413,8 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
     seeds = (
         f"no result carries a round's seeds: {', '.join(_seedless(unknown, unread))}" if total else "no results found"
     )
+    if mixed:  # no seeds decide, and submitter folders are laid out for different rounds
+        return Detection(None, f"the layout fits no single round ({said}); {seeds}; give --round")
     if both:
         chosen = both[-1]
         by = " and ".join(["the layout"] * bool(layout) + ["the loadgen builds"] * bool(builds and chosen in builds))
@@ -418,9 +422,9 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
         parts = others + newest + [seeds] + _profile_hints(evidence.results, chosen, rounds)
         return Detection(chosen.name, f"detected from {by}, weaker evidence than seeds: " + "; ".join(parts))
     newest = real[-1].name
-    layout_said = f"the layout fits no single round ({said})" if said else "the layout fits no round"
     return Detection(
-        newest, "not detected: " + "; ".join([seeds, layout_said] + loadgen + ["the newest round is used"])
+        newest,
+        "not detected: " + "; ".join([seeds, "the layout fits no round"] + loadgen + ["the newest round is used"]),
     )
 
 

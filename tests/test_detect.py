@@ -374,15 +374,19 @@ def test_tree_without_results_falls_back_to_the_newest_round(tmp_path: Path) -> 
     )
 
 
-def test_submitter_folders_with_different_layouts_decide_nothing(example: Path) -> None:
+def test_submitter_folders_laid_out_for_different_rounds_are_a_usage_error(example: Path) -> None:
+    """Without seeds, one folder laid out for v5.1 and one for v6.x: no round fits the tree."""
     for location in (OFFLINE, SINGLE):
         _perf_log(example, location).unlink()
     shutil.copytree(example / "closed" / "MLCheckDemo", example / "closed" / "Other")
     shutil.move(example / "closed" / "Other" / "src", example / "closed" / "Other" / "code")
-    assert detect(str(example)).line == (
-        "round v6.1 (not detected: no result carries a round's seeds: 4 have no readable seeds; the layout fits "
-        "no single round (code/, src/ in 2 of 2 submitter folders); the newest round is used)"
+    message = (
+        "the layout fits no single round (code/, src/ in 2 of 2 submitter folders); no result carries a round's "
+        "seeds: 4 have no readable seeds; give --round"
     )
+    assert (detect(str(example)).round, detect(str(example)).line) == (None, message)
+    done = runner.invoke(app, ["check", str(example)])
+    assert (done.exit_code, " ".join(done.stderr.split())) == (2, f"error: {message}")
 
 
 # --- the command line -----------------------------------------------------------------------
