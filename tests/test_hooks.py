@@ -83,13 +83,13 @@ def test_the_hooks_shape() -> None:
 
 
 def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
-    """The hook runs on the files of a division folder, in every round this version knows."""
+    """The hook runs on the files of a submitter folder, in every round this version knows."""
     pattern = re.compile(HOOKS["mlperf-check-changed"]["files"])
     divisions = {d for name in available_rounds() for d in load_round(name).divisions}
     for division in divisions:
         for path in (f"{division}/Acme/systems/a.json", f"submission/{division}/Acme/results/s/b/Offline/x"):
             assert pattern.search(path), path
-    for path in ("README.md", ".github/workflows/ci.yml", "docs/closed.md", "enclosed/Acme/x"):
+    for path in ("README.md", ".github/workflows/ci.yml", "docs/closed.md", "enclosed/Acme/x", "closed/README.md"):
         assert not pattern.search(path), path
 
 
