@@ -219,9 +219,10 @@ def test_pre_commit_lets_a_valid_change_through(committing: Path) -> None:
     assert _git(committing, "log", "-1", "--format=%s").stdout == "user.conf\n"
 
 
-def test_pre_commit_skips_a_commit_outside_the_division_folders(committing: Path) -> None:
+def test_pre_commit_skips_a_commit_outside_the_submitter_folders(committing: Path) -> None:
     (committing / "README.md").write_text("Our submission\n")
-    _git(committing, "add", "README.md")
+    (committing / "closed" / "README.md").write_text("Our closed results\n")
+    _git(committing, "add", "README.md", "closed/README.md")
     done = _pre_commit(committing, "run")
     assert done.returncode == 0, done.stdout
     assert _outcome(done.stdout, CHANGED) == "Skipped" and "(no files to check)" in done.stdout
