@@ -9,6 +9,7 @@ os.replace), and what people read is `visible` (no control character reaches a t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
 import os
@@ -353,7 +354,12 @@ def _jobs_option() -> Any:
 
 @app.command()
 def check(
-    path: str = typer.Argument(..., help="Folder holding closed/, open/ or network/ submissions."),
+    paths: list[str] = typer.Argument(
+        ...,
+        metavar="PATH",
+        help="Folder holding closed/, open/ or network/ submissions; or files inside one: "
+        "the results they affect (as pre-commit passes them).",
+    ),
     round: str | None = typer.Option(
         None, "--round", "-r", help="Round name (e.g. v6.1) or round file; default: the config's round, else detected."
     ),
@@ -403,20 +409,25 @@ def check(
 ) -> None:
     """Check a submission tree and print a verdict per result.
 
-    Options not given come from [tool.mlperf-check] in the nearest pyproject.toml (round,
-    select, ignore, waivers, jobs, format)."""
-    if not os.path.isdir(path):
-        _fail(f"{path} is not a folder")
+    Given files (or several paths) inside a tree, check every result they affect, each as a
+    whole check of the tree judges it. Options not given come from [tool.mlperf-check] in
+    the nearest pyproject.toml (round, select, ignore, waivers, jobs, format)."""
+    path, given = _given(paths)
+    if given is not None and not given.inside:
+        _say(_narrowed_line(None, None, given, 0))
+        raise typer.Exit(EXIT_OK)
     if color not in ("auto", "always", "never"):
         _fail(f"--color {color}: choose auto, always or never")
     changes = None
     if changed_since:  # git lists the changes while the round and the rules load
-        from .scope import Changes, scope_of
+        from .scope import Changes
 
+        if given is not None:
+            _fail("--changed-since takes one folder, not files: give the folder that holds closed/, open/ or network/")
         changes = _EARLY.pop((path, changed_since), None) or Changes(path, changed_since)
     from .engine import check as run_check
     from .engine import load_all
-    from .model import holds_results, locate
+    from .model import holds_results
     from .reporters import CHECK
     from .waivers import WaiverError, load_waivers
 
@@ -458,16 +469,7 @@ def check(
         _fail(str(error))
     plan = _plan(reads=[waivers, config.path, _round_file(round), inference_repo], trees=[path])
     targets = _targets(plan, list(format or []), output, config if from_config else None, path)
-    scope = None
-    if changes is not None:
-        try:
-            # git names the changes relative to PATH; the scope names them from the root
-            # the engine checks (PATH's parent or grandparent for a division or submitter folder)
-            named = "".join(part + "/" for part in locate(path, the_round)[1])
-            scope = scope_of([named + changed for changed in changes.paths()], the_round)
-        except ValueError as error:
-            _fail(str(error))
-
+    scope = _scope(changes, given, path, the_round)
     with _progress(progress) as tick:
         report = run_check(
             path,
@@ -484,7 +486,7 @@ def check(
 
     formats = _check_formats(quiet, statistics, color)
     if scope is not None and not quiet:
-        _say(f"--changed-since {changed_since}: {scope.changed} changed files; checked {len(report.results)} results")
+        _say(_narrowed_line(scope, changed_since, given, len(report.results)))
     if not report.results and (scope is None or not holds_results(path, the_round)) and not report.has_errors:
         if report.findings:
             formats.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
@@ -498,6 +500,101 @@ def check(
         _emit(plan, formats, name, target, report)
     code = exit_code(report)
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _scope(changes: Any, given: _Given | None, path: str, the_round: Round) -> Any:
+    """The Scope of a narrowed check: git's changes since the ref, or the paths given; None
+    for a whole check."""
+    from .model import locate
+    from .scope import scope_of
+
+    if changes is not None:
+        try:
+            # git names the changes relative to PATH; the scope names them from the root
+            # the engine checks (PATH's parent or grandparent for a division or submitter folder)
+            named = "".join(part + "/" for part in locate(path, the_round)[1])
+            return scope_of({named + name: how for name, how in changes.statuses().items()}, the_round)
+        except ValueError as error:
+            _fail(str(error))
+    if given is None:
+        return None
+    scope = scope_of(given.inside, the_round, given.folders)
+    return dataclasses.replace(scope, outside=tuple(sorted(scope.outside + given.outside)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Given:
+    """Paths given to `check` inside a tree, relative to its root (POSIX): `inside`, those of
+    them that are folders, and `outside`, the paths given that lie in no division folder."""
+
+    inside: tuple[str, ...]
+    folders: frozenset[str]
+    outside: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.inside) + len(self.outside)
+
+
+def _given(paths: list[str]) -> tuple[str, _Given | None]:
+    """The folder to check, and the paths given inside it (None when one folder is given:
+    a tree, a division or a submitter folder, checked whole). A path lies in the tree
+    above its division folder (closed/, open/, network/: any known round's); a path that is
+    not there, and paths in two trees, are usage errors."""
+    if len(paths) == 1 and os.path.isdir(paths[0]):
+        return paths[0], None
+    from .rounds import available_rounds
+
+    divisions = {d for name in available_rounds() for d in _round_or_fail(name).divisions}
+    here = os.getcwd().rstrip(os.sep).split(os.sep)
+    roots: dict[str, str] = {}
+    inside, folders, outside = [], set(), []
+    for path in paths:
+        if not os.path.lexists(path):
+            _fail(f"{path}: no such file or folder")
+        parts = os.path.abspath(path).split(os.sep)
+        at = _division_at(parts, here, divisions)
+        if at is None:
+            outside.append(path)
+            continue
+        root = os.sep.join(parts[:at]) or os.sep
+        shown = os.path.relpath(root)
+        roots.setdefault(os.path.realpath(root), root if shown.startswith("..") else shown)
+        inside.append("/".join(parts[at:]))
+        if os.path.isdir(path):
+            folders.add(inside[-1])
+    if len(roots) > 1:
+        _fail(f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one")
+    return next(iter(roots.values()), "."), _Given(tuple(inside), frozenset(folders), tuple(outside))
+
+
+def _division_at(parts: list[str], here: list[str], divisions: set[str]) -> int | None:
+    """Where the division folder is among the parts of an absolute path: the outermost below
+    the current folder `here` (pre-commit names files from the repository's root), else the
+    innermost above it; for a path elsewhere, the outermost."""
+    found = [i for i, part in enumerate(parts) if part in divisions]
+    if parts[: len(here)] != here:
+        return found[0] if found else None
+    below = [i for i in found if i >= len(here)]
+    above = [i for i in found if i < len(here)]
+    return below[0] if below else above[-1] if above else None
+
+
+def _narrowed_line(scope: Any, changed_since: str | None, given: _Given | None, checked: int) -> str:
+    """What a narrowed check read and checked, and which paths affect no result."""
+    if given is not None:
+        line = f"{given.count} {'file' if given.count == 1 else 'files'} given; checked {checked} results"
+    else:
+        line = f"--changed-since {changed_since}: {scope.changed} changed files; checked {checked} results"
+    outside = scope.outside if scope is not None else given.outside
+    if outside:
+        one = len(outside) == 1
+        named = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3 else "")
+        line += (
+            f"; {named} {'lies' if one else 'lie'} in no <division>/<submitter> folder and "
+            f"{'affects' if one else 'affect'} no result"
+        )
+    return line
 
 
 def exit_code(report: Report) -> int:

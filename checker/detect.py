@@ -1,18 +1,24 @@
 """Which round a tree was made for, when `--round` is not given.
 
-Evidence, strongest first:
+Evidence, each fact per round from the round files (rules/<round>.yaml):
 
-- **Seeds.** Each round's loadgen RNG seeds are announced shortly before its deadline, so the
-  seeds a run used name the round it was made for. They are read from the head of each
-  result's main performance detail log (compliance and accuracy runs are not read: a
-  compliance run may legitimately carry other seeds), or, for MLPerf Endpoints results, from
-  `config.yaml` (the keys the round file's `endpoints.seed_keys` names).
-- **Layout.** The folders beside `results/` that a round's `layout` names (v5.x: `code/`,
-  `compliance/`, `measurements/`; v6.x: `src/`), and Endpoints results, which only rounds
-  whose layout sets `endpoints` have. Used only when no result carries a round's seeds.
-- **loadgen_version**, major.minor. Reported, never decisive: published v5.1 results ran
-  loadgen 4.1.x, 5.0.x and 5.1.x builds with the v5.1 seeds, and the bundled example ran the
-  PyPI mlcommons-loadgen 6.0.17 with the v6.1 seeds.
+- **Seeds** (`seeds`). Each round's loadgen RNG seeds are announced shortly before its
+  deadline, so the seeds a run used name the round it was made for. They are read from the
+  head of each result's main performance detail log (compliance and accuracy runs are not
+  read: a compliance run may legitimately carry other seeds), or, for MLPerf Endpoints
+  results, from `config.yaml` (the keys the round file's `endpoints.seed_keys` names).
+- **Layout** (`layout`). The folders beside `results/` that a round's layout names (v5.x:
+  `code/`, `compliance/`, `measurements/`; v6.x: `src/`), and Endpoints results, which only
+  rounds whose layout sets `endpoints` have.
+- **Loadgen builds** (`loadgen_versions`): the versions of the builds a round's results ran,
+  from `loadgen_version` in the same log heads. Published v5.1 results ran 4.1, 5.0 and 5.1
+  builds with the v5.1 seeds, so a build alone never decides.
+
+The seeds decide when the layout fits their round. When it does not (the v5.1 seeds in a v6.x
+tree: an old loadgen), the round that the layout and the builds both fit is chosen and the
+seeds are the finding (RNG001). Seeds of no known round (a v4.1 tree, a round newer than this
+version), evidence that fits no round or several, and results carrying the seeds of several
+rounds, are usage errors: a tree is never checked against a round it does not fit.
 
 Profiles (`demo-v6.1`) carry their real round's seeds and relax its rules, so they are never
 detected; they are used only when asked for with `--round`.
@@ -35,7 +41,7 @@ from typing import Any
 from .model import discover, locate, results_of, systems_of
 from .parsers.endpoints import parse_endpoints_config
 from .parsers.mllog import KEY_HEAD, PREFIXES
-from .rounds import Round, available_rounds, load_round
+from .rounds import Round, available_rounds, load_round, version_numbers
 from .tree import FileChanged, Kind, Tree, join
 
 # Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
@@ -58,6 +64,7 @@ class ResultEvidence:
     source: str = ""
     seeds: dict[str, int] = field(default_factory=dict)
     loadgen: str | None = None  # "5.1.x"
+    version: tuple[int, ...] = ()  # loadgen_version's numbers: (5, 1, 0)
 
 
 @dataclass(frozen=True)
@@ -152,8 +159,14 @@ def _read_result(
                 values = read_head(tree.open(entry), log_keys | {LOADGEN_VERSION})
             except (OSError, FileChanged):
                 values = {}
+            version = values.get(LOADGEN_VERSION)
             return ResultEvidence(
-                location, benchmark, "loadgen", _integers(values), _loadgen_series(values.get(LOADGEN_VERSION))
+                location,
+                benchmark,
+                "loadgen",
+                _integers(values),
+                _loadgen_series(version),
+                version_numbers(version) if isinstance(version, str) else (),
             )
     config = join(location, "config.yaml")
     entry = tree.entry(config)
@@ -305,10 +318,50 @@ def _profile_hints(results: list[ResultEvidence], chosen: Round, rounds: list[Ro
     return hints
 
 
+def _loadgen_fit(results: list[ResultEvidence], real: list[Round]) -> tuple[list[Round], list[str]]:
+    """(the rounds whose results ran every loadgen build read, by the round files'
+    `loadgen_versions`; what is said of the builds). No build read says nothing."""
+    versions = {r.version for r in results if r.version}
+    clause = _loadgen_clause(results)
+    if not versions:
+        return [], clause
+    fits = [r for r in real if all(r.ran_loadgen(v) for v in versions)]
+    some = [r for r in real if any(r.ran_loadgen(v) for v in versions)]
+    if fits:
+        told = f"builds of {', '.join(r.name for r in fits)}"
+    elif some:
+        told = f"builds of no single round ({', '.join(r.name for r in some)})"
+    else:
+        told = "builds of no round this version knows"
+    return fits, [f"{clause[0]}, {told}"] if clause else []
+
+
+def _named(rounds: list[Round]) -> str:
+    return ", ".join(r.name for r in rounds)
+
+
+def _unknown_round(parts: list[str], real: list[Round]) -> Detection:
+    """The usage error of a tree made for a round this version does not know."""
+    return Detection(
+        None,
+        f"the tree fits no round this version knows ({_named(real)}): {'; '.join(parts)}. Give its round file "
+        "with --round path/to/round.yaml (mlperf-check rounds lists the known rounds)",
+    )
+
+
 def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
-    """The round of a tree: the one real round whose seeds every seed-bearing result
-    carries; a usage error when results carry the seeds of several rounds; else the one
-    the layout fits (the newest, when it fits several); else the newest real round."""
+    """The round of a tree, weighing its seeds, its layout and its loadgen builds:
+
+    - results carrying the seeds of several real rounds: a usage error naming them;
+    - the round whose seeds the results carry, when the layout fits it (or says nothing);
+    - when the layout does not fit the seeds' round, the one round that the layout and the
+      loadgen builds both fit (the seeds are then wrong, and RNG001 says so); a usage error
+      when they fit several or none;
+    - seeds of no round this version knows, and none of a known round: a usage error;
+    - no seeds read: the newest round the layout and the builds fit; a usage error when
+      submitter folders are laid out for different rounds; with no evidence at all, the
+      newest round.
+    """
     real = [r for r in rounds if not r.is_profile]
     by_round: dict[str, list[ResultEvidence]] = {}
     unknown, unread = [], []
@@ -328,31 +381,51 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
             if name in by_round
         ]
         return Detection(None, f"the tree mixes rounds: {', '.join(named)}; give --round")
-    loadgen = _loadgen_clause(evidence.results)
-    fit, said, disagree = _layout_fit(evidence, real)
+    layout, said, mixed = _layout_fit(evidence, real)
+    builds, loadgen = _loadgen_fit(evidence.results, real)
+    others = ([f"the layout ({said}) fits {_named(layout)}"] if layout else []) + loadgen
+    both = [r for r in layout if r in builds] or layout if layout else builds
     if by_round:
         ((name, matched),) = by_round.items()
-        chosen = next(r for r in real if r.name == name)
         seeds = f"the seeds of {len(matched)} of {total} results are {name}'s"
         endpoints = sum(1 for r in matched if r.source == "endpoints")
         if endpoints:
             seeds += f" ({endpoints} of them in Endpoints config.yaml)"
-        parts = [seeds] + _seedless(unknown, unread)
-        if fit and chosen not in fit:
-            parts.append(f"the layout ({said}) fits {', '.join(r.name for r in fit)}, not {name}")
-        parts += loadgen + _profile_hints(evidence.results, chosen, rounds)
-        return Detection(name, "detected: " + "; ".join(parts))
+        parts = [seeds] + _seedless(unknown, unread) + others
+        if not layout or any(r.name == name for r in layout):
+            chosen = next(r for r in real if r.name == name)
+            return Detection(name, "detected: " + "; ".join(parts + _profile_hints(evidence.results, chosen, rounds)))
+        if len(both) != 1:
+            return Detection(
+                None,
+                "the evidence disagrees: " + "; ".join(parts) + f"; give --round ({' or '.join(r.name for r in both)})",
+            )
+        chosen = both[0]
+        by = "the layout and the loadgen builds" if chosen in builds else "the layout"
+        wrong = f"{seeds}, which the layout does not fit: RNG001 reports them"
+        parts = others + [wrong] + _seedless(unknown, unread) + _profile_hints(evidence.results, chosen, rounds)
+        return Detection(chosen.name, f"detected from {by}, over the seeds: " + "; ".join(parts))
+    if unknown:
+        return _unknown_round(
+            [f"{len(unknown)} of {total} results carry seeds of no known round (e.g. {unknown[0].location})"] + others,
+            real,
+        )
     seeds = (
         f"no result carries a round's seeds: {', '.join(_seedless(unknown, unread))}" if total else "no results found"
     )
-    if fit:
-        chosen = fit[-1]
-        which = f"fits {', '.join(r.name for r in fit)}, the newest of them" if len(fit) > 1 else f"fits {chosen.name}"
-        parts = [f"the layout ({said}) {which}", seeds] + loadgen + _profile_hints(evidence.results, chosen, rounds)
-        return Detection(chosen.name, "detected from the layout, weaker evidence than seeds: " + "; ".join(parts))
+    if mixed:  # no seeds decide, and submitter folders are laid out for different rounds
+        return Detection(None, f"the layout fits no single round ({said}); {seeds}; give --round")
+    if both:
+        chosen = both[-1]
+        by = " and ".join(["the layout"] * bool(layout) + ["the loadgen builds"] * bool(builds and chosen in builds))
+        newest = [f"{chosen.name}, the newest of {_named(both)}, is used"] if len(both) > 1 else []
+        parts = others + newest + [seeds] + _profile_hints(evidence.results, chosen, rounds)
+        return Detection(chosen.name, f"detected from {by}, weaker evidence than seeds: " + "; ".join(parts))
     newest = real[-1].name
-    layout = f"the layout fits no single round ({said})" if disagree else "the layout fits no round"
-    return Detection(newest, "not detected: " + "; ".join([seeds, layout] + loadgen + ["the newest round is used"]))
+    return Detection(
+        newest,
+        "not detected: " + "; ".join([seeds, "the layout fits no round"] + loadgen + ["the newest round is used"]),
+    )
 
 
 # --- entry points ------------------------------------------------------------------------

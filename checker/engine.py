@@ -2,7 +2,9 @@
 
 A unit of work is one system with all its results (plus one unit per submission for the
 submission-wide rules). Units run in worker processes; their findings are merged and sorted,
-so the output does not depend on the number of workers.
+so the output does not depend on the number of workers. A narrowed check (a Scope) checks
+fewer results, never less of one: each checked result's submission and system units run
+whole, as in a whole check.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ class Options:
     root: str
     round: str
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
-    scope: Scope | None = None  # --changed-since: only these results, systems and submissions
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
 
 
@@ -158,17 +159,16 @@ def _facts(result: Result, record: ResultRecord) -> None:
     record.facts["auditable"] = result.round.auditable(result.division, availability)
 
 
-def check_system(system: System, scope: Scope | None = None, collect: Collect | None = None) -> UnitOutput:
-    """System rules once, then every result of the system (those in `scope`, when given)."""
+def check_system(system: System, only: frozenset[str] | None = None, collect: Collect | None = None) -> UnitOutput:
+    """System rules once, then every result of the system (those in `only`, when given)."""
     out = UnitOutput()
     round = system.submission.round
-    system_rules, result_rules = _by_scope("system"), _by_scope("result")
-    if scope is None or system.key in scope.systems:
-        out.findings += _run_rules(
-            system_rules, system, round, system.json_path, "", system.key, lambda name: system.description
-        )  # the one artefact of a system (NEEDS)
+    out.findings += _run_rules(
+        _by_scope("system"), system, round, system.json_path, "", system.key, lambda name: system.description
+    )  # the one artefact of a system (NEEDS)
+    result_rules = _by_scope("result")
     for result in results_of(system):
-        if scope is not None and system.key not in scope.systems and not scope.has_result(result.location):
+        if only is not None and result.location not in only:
             continue
         record = _record(result)
         found = _run_rules(result_rules, result, round, result.location, result.location, "", result.artefact)
@@ -238,14 +238,19 @@ def _submission(options: Options, division: str, submitter: str) -> Submission:
     return cache[(division, submitter)]
 
 
-def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
-    options, division, submitter, system_name = args
+# A unit of work: a submission's own rules (no system), or a system with its results (those
+# named, when narrowed; None for all of them).
+Unit = tuple[Options, str, str, str | None, frozenset[str] | None]
+
+
+def _run_unit(args: Unit) -> UnitOutput:
+    options, division, submitter, system_name, only = args
     started = time.perf_counter()
     submission = _submission(options, division, submitter)
     if system_name is None:
         output = check_submission(submission)
     else:
-        output = check_system(System(submission, system_name), options.scope, options.collect)
+        output = check_system(System(submission, system_name), only, options.collect)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
     return output
 
@@ -298,8 +303,9 @@ def check(
 ) -> Report:
     """Check every result under `root`. With `inference_repo`, the provenance rules (PRV)
     judge each loadgen build against that clone; `strict` makes every warning an error;
-    `scope` (from --changed-since) limits the check to what a change can affect; `collect`
-    gathers a command's own facts per result, in the worker that checked it."""
+    `scope` (--changed-since, or files given) narrows the results checked, each checked as a
+    whole check checks it (_units); `collect` gathers a command's own facts per result, in
+    the worker that checked it."""
     checked_at = datetime.datetime.now(datetime.UTC)
     started = time.perf_counter()
     # What this process cached of an earlier check (its tree, its submissions with what their
@@ -311,29 +317,15 @@ def check(
     root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(
-        tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, scope, collect
-    )
+    options = Options(tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, collect)
     submissions = discover(tree, round, only)
     found_first = discovery_findings(tree, round, only)
-    units: list[tuple[Options, str, str, str | None]] = []
-    for submission in submissions:
-        if scope is not None and not scope.touches(submission.rel):
-            continue  # nothing in scope there: its folders are not listed
-        if scope is None or submission.rel in scope.submissions:
-            units.append((options, submission.division, submission.submitter, None))
-        for system in systems_of(submission):
-            if (
-                scope is None
-                or system.key in scope.systems
-                or any(scope.has_result(r.location) for r in results_of(system))
-            ):
-                units.append((options, submission.division, submission.submitter, system.name))
+    units = [unit for submission in submissions for unit in _units(options, submission, scope)]
 
     outputs: list[UnitOutput] = []
     jobs = jobs or os.cpu_count() or 1
     if jobs > 1 and len(units) > 1:
-        if any(system is not None for *_, system in units):
+        if any(unit[3] is not None for unit in units):
             # Built once here, before the workers fork, rather than once in each of them:
             # the system rules' validator (jsonschema's import and the round's schema).
             round.system_validator  # noqa: B018 - a cached property, for its cache
@@ -370,6 +362,28 @@ def check(
         elapsed=time.perf_counter() - started,
         seconds=dict(sorted(seconds.items())),
     )
+
+
+def _units(options: Options, submission: Submission, scope: Scope | None) -> list[Unit]:
+    """The units that check a submission: its own rules and each of its systems. Narrowed by
+    a scope, the results it names, each with every unit it depends on: its submission's
+    rules and its system's, run whole as in a whole check (Scope.resolve)."""
+    key = (options, submission.division, submission.submitter)
+    if scope is not None and not scope.touches(submission.rel):
+        return []  # nothing in scope there: its folders are not listed
+    systems = systems_of(submission)
+    if scope is None:
+        return [(*key, None, None)] + [(*key, system.name, None) for system in systems]
+    results = {system.name: results_of(system) for system in systems}
+    picked = scope.resolve(submission.rel, [(r.location, r.benchmark) for rs in results.values() for r in rs])
+    if picked is None:
+        return [(*key, None, None)] + [(*key, system.name, None) for system in systems]
+    units: list[Unit] = [(*key, None, None)]
+    for system in systems:
+        mine = frozenset(r.location for r in results[system.name] if r.location in picked)
+        if mine:
+            units.append((*key, system.name, mine))
+    return units
 
 
 def _chosen(finding: Finding, codes: frozenset[str]) -> bool:

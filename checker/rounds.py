@@ -122,6 +122,17 @@ def newest_round() -> str:
     return real_rounds()[-1]
 
 
+def version_numbers(text: str) -> tuple[int, ...]:
+    """The leading dotted numbers of a version ("6.0.10 @ 0b4aa6f62e" is (6, 0, 10)); () when
+    it starts with none."""
+    match = re.match(r"\s*(\d+(?:\.\d+)*)", text)
+    return tuple(int(part) for part in match[1].split(".")) if match else ()
+
+
+def _padded(version: tuple[int, ...]) -> tuple[int, ...]:
+    return version + (0,) * (3 - len(version))
+
+
 def is_path(name_or_path: str) -> bool:
     """Whether `--round` names a file of the user's rather than a bundled round."""
     return os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml"))
@@ -335,6 +346,17 @@ class Round:
     @property
     def seed_release(self) -> dict[str, Any] | None:
         return self.data.get("seed_release")
+
+    def ran_loadgen(self, version: tuple[int, ...]) -> bool | None:
+        """Whether a loadgen build of `version` (version_numbers) is one the round's results
+        ran (`loadgen_versions`); None when the round file does not say."""
+        facts = self.data.get("loadgen_versions")
+        if not facts:
+            return None
+        return any(
+            _padded(version_numbers(r["from"])) <= _padded(version) <= _padded(version_numbers(r["to"]))
+            for r in facts["ranges"]
+        )
 
     @property
     def layout(self) -> dict[str, Any]:

@@ -1,11 +1,24 @@
-"""`check --changed-since REF`: only the results a change since REF can affect.
+"""A narrowed check (`check --changed-since REF`, `check FILE...`): which results the changed
+paths can affect, and git's listing of the changes.
 
-A changed file inside a result folder pulls in that result; a system description pulls in
-every result of the system; a compliance or measurements folder (v5.x keeps them beside
-results/) pulls in its result; model_mapping.json pulls in the whole submission; any other
-file of a submitter (documentation, code) pulls in the results of the benchmark whose code
-changed. Every change runs its submission's own rules, which judge files anywhere in the
-submission (a file over the size limit, a system left without results)."""
+A path names the results that depend on it, the narrowest set that exists:
+
+- a file of a result folder, or of its compliance or measurements folder (v5.x keeps them
+  beside results/): that result. A file added or deleted names its benchmark's results on
+  the system, since which scenarios a benchmark has is judged per benchmark (STR003);
+- a file above the scenario level under results/: the results under its folder;
+- a system description: the results of that system;
+- a modified file of a benchmark's code folder (code/<benchmark>, src/<benchmark>): that
+  benchmark's results on every system;
+- any other file of a submitter folder (model_mapping.json, calibration.md, documentation, a
+  code folder that appears or goes): every result of the submitter, and its systems
+  without results.
+
+When no result a path names exists (a deleted result, a system without results), it names
+the next wider set, up to the whole submitter folder. A path outside every submitter folder
+names none. Then every named result is checked exactly as a whole check checks it: its
+submitter folder's rules, its system's rules and its own (engine.check), so that its
+findings and verdict are a whole check's."""
 
 from __future__ import annotations
 
@@ -14,6 +27,7 @@ import functools
 import os
 import re
 import subprocess
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,37 +36,65 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Scope:
-    results: frozenset[str] = field(default_factory=frozenset)  # result locations, and folder prefixes ending in /
-    systems: frozenset[str] = field(default_factory=frozenset)  # division/submitter/systems/<name>
-    submissions: frozenset[str] = field(default_factory=frozenset)  # division/submitter
-    changed: int = 0  # how many changed paths were read
-    # division/submitter/benchmark: every result of a benchmark whose code changed, on any system
-    benchmarks: frozenset[str] = field(default_factory=frozenset)
+class Pick:
+    """The results under `prefix` (a folder, ending in /), of `benchmark` only when given.
+    `whole`: the pick of a whole submitter folder, whose every system is checked, those
+    without results too."""
 
-    def touches(self, submission: str) -> bool:
-        """Whether anything in scope lies in the submission `division/submitter`: only such
-        a submission's folders need listing."""
-        return submission in self._heads
+    prefix: str
+    benchmark: str | None = None
+    whole: bool = False
+
+    def takes(self, location: str, benchmark: str) -> bool:
+        """Whether the result at `location` (of `benchmark`) is picked. Names are compared
+        as they are: a folder named with `*` or `[` is no pattern."""
+        return (location + "/").startswith(self.prefix) and self.benchmark in (None, benchmark)
+
+    def within(self, submission: str) -> bool:
+        """Whether the pick can take a result of the submission `division/submitter`."""
+        folder = submission + "/"
+        return folder.startswith(self.prefix) or self.prefix.startswith(folder)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The results a narrowed check judges. Each changed path gives a chain of picks, the
+    narrowest first; the first pick that takes an existing result names the path's results
+    (a whole-submitter pick always does). `results` names result locations directly, each a
+    chain of its own with no wider pick. The engine checks every named result exactly as a
+    whole check does: its submitter folder's rules, its system's rules and its own."""
+
+    chains: frozenset[tuple[Pick, ...]] = field(default_factory=frozenset)
+    results: frozenset[str] = field(default_factory=frozenset)
+    changed: int = 0  # how many changed paths were read
+    outside: tuple[str, ...] = ()  # changed paths in no submitter folder: they affect no result
 
     @functools.cached_property
-    def _heads(self) -> frozenset[str]:
-        """The `division/submitter` part of every entry."""
-        return frozenset(
-            "/".join(entry.split("/", 2)[:2])
-            for entry in (*self.submissions, *self.systems, *self.results, *self.benchmarks)
+    def _chains(self) -> tuple[tuple[Pick, ...], ...]:
+        return tuple(sorted(self.chains, key=repr)) + tuple(
+            (Pick(location + "/"),) for location in sorted(self.results)
         )
 
-    def has_result(self, location: str) -> bool:
-        """Whether a result (division/submitter/results/system/benchmark/scenario) is in
-        scope: named, under a folder entry (ending in /), or of a benchmark entry. Names are
-        compared as they are: a folder named with `*` or `[` is no pattern."""
-        if location in self.results or any(
-            entry.endswith("/") and location.startswith(entry) for entry in self.results
-        ):
-            return True
-        parts = location.split("/")
-        return len(parts) >= 6 and "/".join(parts[:2] + parts[4:5]) in self.benchmarks
+    def touches(self, submission: str) -> bool:
+        """Whether a path in scope lies in the submission `division/submitter`: only such a
+        submission's folders need listing."""
+        return any(chain[0].within(submission) or chain[-1].within(submission) for chain in self._chains)
+
+    def resolve(self, submission: str, results: list[tuple[str, str]]) -> frozenset[str] | None:
+        """The locations to check among `results`, the (location, benchmark) of every result
+        of the submission `division/submitter`; None when the whole submission is checked."""
+        chosen: set[str] = set()
+        for chain in self._chains:
+            for pick in chain:
+                if not pick.within(submission):
+                    continue
+                if pick.whole:
+                    return None
+                taken = {location for location, benchmark in results if pick.takes(location, benchmark)}
+                if taken:
+                    chosen |= taken
+                    break
+        return frozenset(chosen)
 
 
 _BLOBS = ("100644", "100755")  # regular files; a link or a submodule that looks changed stays changed
@@ -120,11 +162,18 @@ class Changes:
         """Files changed since the ref (committed, staged, unstaged or untracked), relative
         to root, POSIX style. Raises ValueError when root is not in a git repository, the ref
         names no commit, or git fails."""
+        return sorted(self.statuses())
+
+    def statuses(self) -> dict[str, str]:
+        """Each changed file (as `paths`) with how: "A" added (or untracked), "D" deleted,
+        "M" modified, or git's other letter (T, a file that became a link); "?" when git's
+        record could not be read."""
         try:
             if self._error is None:
-                names = self._tracked() + self._output(self._others)
+                found = self._tracked()
+                found.update(dict.fromkeys(self._output(self._others), "A"))
                 if self._error is None:
-                    return sorted(set(names))
+                    return found
             raise self._error
         finally:
             self.close()
@@ -141,26 +190,26 @@ class Changes:
             self._error = ValueError(f"git cannot list the changes since {self.ref!r}: {detail}")
         return out
 
-    def _tracked(self) -> list[str]:
-        """The tracked files that differ from the ref. diff-index (raw, -z: `:MODE MODE SHA
-        SHA STATUS\0PATH\0`) gives a file whose stat data is stale (touched, or a hard link
-        made) as modified with no worktree hash; such a file counts only when its content's
-        hash differs from the ref's blob."""
+    def _tracked(self) -> dict[str, str]:
+        """The tracked files that differ from the ref, each with its status letter.
+        diff-index (raw, -z: `:MODE MODE SHA SHA STATUS\0PATH\0`) gives a file whose stat data
+        is stale (touched, or a hard link made) as modified with no worktree hash; such a file
+        counts only when its content's hash differs from the ref's blob."""
         fields = self._bytes(self._diff).split(b"\0")
         if self._error is not None:  # diff-index failed: paths() says why
-            return []
-        names, stale = [], {}
+            return {}
+        found, stale = {}, {}
         for meta, name in zip(fields[0::2], fields[1::2]):
             words = meta.decode("ascii", "replace").lstrip(":").split()
             path = os.fsdecode(name)
             if len(words) < 5:  # a record git did not write so: the path counts as changed
-                words = ["", "", "", "", ""]
+                words = ["", "", "", "", "?"]
             old_mode, new_mode, old_sha, new_sha, status = words[:5]
             if status == "M" and old_mode == new_mode and old_mode in _BLOBS and not new_sha.strip("0"):
                 stale[path] = old_sha
             else:
-                names.append(path)
-        return names + self._differing(stale)
+                found[path] = status[:1] or "?"
+        return found | dict.fromkeys(self._differing(stale), "M")
 
     def _differing(self, stale: dict[str, str]) -> list[str]:
         """Of files with stale stat data, those whose content differs from the ref's blob
@@ -198,45 +247,62 @@ def changed_paths(root: str, ref: str) -> list[str]:
     return Changes(root, ref).paths()
 
 
-def scope_of(paths: list[str], round: Round) -> Scope:
-    results: set[str] = set()
-    systems: set[str] = set()
-    submissions: set[str] = set()
-    benchmarks: set[str] = set()
-    results_root = round.results_root
+# How a path changed, when it may have made or removed a file or folder: added, deleted, a
+# type change (a file become a link), or not known (a path given, not listed by git).
+APPEARS_OR_GOES = frozenset("ADT?")
+
+
+def scope_of(changes: Mapping[str, str] | Iterable[str], round: Round, folders: Iterable[str] = ()) -> Scope:
+    """The scope of changed paths, relative to the checked root: a mapping of each path to
+    its status letter (Changes.statuses), or paths whose status is not known ("?").
+    `folders` are the given paths that name folders (a path from git is a file)."""
+    statuses = dict(changes) if isinstance(changes, Mapping) else dict.fromkeys(changes, "?")
+    folders = frozenset(folders)
+    chains: set[tuple[Pick, ...]] = set()
+    outside = []
+    for path, status in statuses.items():
+        chain = _chain(path.strip("/"), status, path.strip("/") in folders, round)
+        if chain:
+            chains.add(chain)
+        else:
+            outside.append(path)
+    return Scope(frozenset(chains), changed=len(statuses), outside=tuple(sorted(outside)))
+
+
+def _chain(path: str, status: str, folder: bool, round: Round) -> tuple[Pick, ...]:
+    """The picks of the results that depend on `path`, the narrowest first (module doc);
+    () for a path in no submitter folder."""
+    parts = path.split("/")
+    if parts[0] not in round.divisions or len(parts) < 2 or (len(parts) == 2 and not folder):
+        return ()  # a file beside the division or submitter folders: no submission reads it
+    if len(parts) == 1:
+        return (Pick(parts[0] + "/", whole=True),)  # a division folder given
+    submission, top, rest = "/".join(parts[:2]), parts[2] if len(parts) > 2 else "", parts[3:]
+    root = f"{submission}/{round.results_root}/"
+    whole = Pick(root, whole=True)
+    moved = status in APPEARS_OR_GOES
+    if top == round.results_root and rest:
+        picks = [Pick(root + "/".join(rest[:depth]) + "/") for depth in (3, 2, 1) if len(rest) >= depth]
+        if moved and len(rest) >= 3:  # which scenarios a benchmark has is judged per benchmark (STR003)
+            picks = picks[1:]
+        return (*picks, whole)
+    beside = _beside(round).get(top)
+    if beside and rest:  # v5.x: compliance/ and measurements/ mirror results/
+        return (Pick(root + "/".join(rest[: beside - 1]) + "/"), whole)
+    if top == "systems" and len(rest) == 1 and rest[0].endswith(".json"):
+        return (Pick(root + rest[0][: -len(".json")] + "/"), whole)
     code = (round.layout.get("code") or "").split("/")[0]
-    beside = {}  # v5.x: compliance/ and measurements/ folders that mirror results/
+    if top == code and rest and not moved:  # a benchmark's code (STR005 reads whether its folder is there)
+        return (Pick(root, benchmark=rest[0]), whole)
+    return (whole,)
+
+
+def _beside(round: Round) -> dict[str, int]:
+    """The folders beside results/ that mirror it (v5.x compliance/ and measurements/), with
+    the depth of a result's folder in them."""
+    found = {}
     for name in ("compliance", "measurements"):
         template = round.layout.get(name, "")
-        if isinstance(template, str) and not template.startswith("{result}"):
-            beside[template.split("/")[0]] = len(template.split("/"))
-    for path in paths:
-        parts = path.split("/")
-        if len(parts) < 3 or parts[0] not in round.divisions:
-            continue
-        submission = "/".join(parts[:2])
-        top, rest = parts[2], parts[3:]
-        if top == "systems" and rest and rest[-1].endswith(".json"):
-            systems.add(f"{submission}/systems/{rest[-1][: -len('.json')]}")
-        elif top == results_root and rest:
-            results.add(_result(submission, results_root, rest))
-            submissions.add(submission)  # its rules judge files under results/ too (size, systems without results)
-        elif top in beside and rest:
-            results.add(_result(submission, results_root, rest[: beside[top] - 1]))
-            submissions.add(submission)
-        elif top == "model_mapping.json":
-            results.add(f"{submission}/{results_root}/")
-            submissions.add(submission)
-        else:
-            submissions.add(submission)
-            if top == code and rest:  # code/<benchmark>: the benchmark's results (STR005)
-                benchmarks.add(f"{submission}/{rest[0]}")
-    return Scope(frozenset(results), frozenset(systems), frozenset(submissions), len(paths), frozenset(benchmarks))
-
-
-def _result(submission: str, results_root: str, rest: list[str]) -> str:
-    """A result location (system/benchmark/scenario), or a folder prefix ending in / when
-    the change is above the scenario level."""
-    if len(rest) >= 3:
-        return "/".join([submission, results_root] + rest[:3])
-    return "/".join([submission, results_root] + rest) + "/"
+        if isinstance(template, str) and template and not template.startswith("{result}"):
+            found[template.split("/")[0]] = len(template.split("/"))
+    return found

@@ -14,10 +14,11 @@ import git
 import jsonschema
 import pytest
 
+from checker import __version__
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, run, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, command_folder, run, tree_digest
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -221,10 +222,12 @@ def example_repo(tmp_path: Path) -> Path:
 
 
 def test_changed_since_reads_untracked_files(example_repo: Path) -> None:
+    """An untracked file is an added one: it may make a new scenario folder, so its
+    benchmark's results are checked (STR003 judges the set of scenarios)."""
     (example_repo / OFFLINE / "notes.txt").write_text("not yet added\n")
     done = _cli("check", str(example_repo), "--round", "demo-v6.1", "--changed-since", "HEAD", "-f", "json")
     assert done.returncode == 0, done.stderr
-    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE]
+    assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE, SINGLE]
 
 
 @pytest.mark.parametrize("ref", ["nope", "HEAD~1", "HEAD..HEAD", "-x"])
@@ -264,45 +267,117 @@ def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subproce
     )
 
 
-@pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
-def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
-    """The action's check and fail steps on the example with one warning (an empty folder)."""
+ACTION_INPUTS = {"path", "round", "fail-on", "changed-since", "sarif-file"}
+
+
+def _action() -> dict:
     import yaml
 
-    action = yaml.safe_load((ROOT / "action.yml").read_text())
-    assert set(action["inputs"]) == {"path", "round", "fail-on", "changed-since", "sarif-file", "version"}
-    assert all(step.get("shell") == "bash" for step in action["runs"]["steps"])
-    workspace = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
-    (workspace / "sub/closed/MLCheckDemo/documentation/drafts").mkdir()
-    out = tmp_path / "github_output"
-    env = {
+    return yaml.safe_load((ROOT / "action.yml").read_text())
+
+
+def _action_env(tmp_path: Path, workspace: Path, path: str = "") -> dict[str, str]:
+    return {
         "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_ACTION_PATH": str(ROOT),
         "RUNNER_TEMP": str(tmp_path),
-        "GITHUB_OUTPUT": str(out),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "GITHUB_ACTIONS": "true",
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "PATH": f"{path}{command_folder()}:{Path(sys.executable).parent}:{os.environ['PATH']}",
     }
-    inputs = {
-        "path": "sub",
-        "round": "demo-v6.1",
-        "fail-on": fail_on,
-        "changed-since": "",
-        "sarif-file": "x.sarif",
-        "version": "action",
-    }
+
+
+def test_the_actions_inputs_and_outputs() -> None:
+    """The round is detected unless named; the tool comes from the action's checkout (no
+    version input: the package is not on PyPI); the counts are outputs, warnings included."""
+    action = _action()
+    assert set(action["inputs"]) == ACTION_INPUTS
+    assert action["inputs"]["round"]["default"] == ""
+    assert set(action["outputs"]) == {"valid", "invalid", "errors", "warnings"}
+    assert all(step.get("shell") == "bash" for step in action["runs"]["steps"])
+    assert "GITHUB_ACTION_PATH" in action["runs"]["steps"][0]["run"] and "==" not in action["runs"]["steps"][0]["run"]
+
+
+@pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
+def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
+    """The action's check and fail steps on the Endpoints example (real v6.1 results) with
+    one warning (an empty folder): the round is detected, the counts are outputs."""
+    action = _action()
+    workspace = tmp_path / "ws"
+    shutil.copytree(ENDPOINTS, workspace / "sub", symlinks=True)
+    (workspace / "sub/closed/EndpointsDemo/documentation/drafts").mkdir(parents=True)
+    env = _action_env(tmp_path, workspace)
+    inputs = {"path": "sub", "round": "", "fail-on": fail_on, "changed-since": "", "sarif-file": "x.sarif"}
     check = _action_step(action["runs"]["steps"][1], inputs, {}, env)
     assert check.returncode == 0, check.stderr
+    assert check.stderr.startswith("round v6.1 (detected: the seeds of 2 of 2 results are v6.1's")
     assert (
-        "::warning file=sub/closed/MLCheckDemo/documentation/drafts,title=STR007 empty-folder::empty folder"
+        "::warning file=sub/closed/EndpointsDemo/documentation/drafts,title=STR007 empty-folder::empty folder"
         in check.stdout
     )
-    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
     assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "1"}
     assert json.loads((workspace / "x.sarif").read_text())["version"] == "2.1.0"
     fail = _action_step(action["runs"]["steps"][2], inputs, outputs, env)
     assert (fail.returncode != 0) is breaks
+
+
+def test_the_action_uses_a_round_it_is_given(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
+    inputs = {"path": "sub", "round": "demo-v6.1", "fail-on": "error", "changed-since": "", "sarif-file": ""}
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 0, check.stderr
+    assert "detected" not in check.stderr
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
+    assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "0"}
+
+
+def test_the_action_says_to_fetch_the_base_it_cannot_find(example_repo: Path, tmp_path: Path) -> None:
+    """A shallow checkout lacks the pull request's base: the step says how to fetch it."""
+    workspace, repo = example_repo, git.Repo(example_repo)
+    base = "0" * 39 + "1"
+    inputs = {"path": ".", "round": "demo-v6.1", "fail-on": "error", "changed-since": base, "sarif-file": ""}
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 2
+    assert check.stdout == (
+        f"::error title=mlperf-check::changed-since {base} is not a commit of the checkout: check it out with "
+        "fetch-depth: 0 (actions/checkout), or set changed-since to a commit it has\n"
+    )
+    inputs["changed-since"] = repo.head.commit.hexsha
+    check = _action_step(_action()["runs"]["steps"][1], inputs, {}, _action_env(tmp_path, workspace))
+    assert check.returncode == 0, check.stderr
+    assert "0 changed files; checked 0 results" in check.stderr
+
+
+@pytest.mark.parametrize("version,works", [("3.10", False), ("3.11", True)])
+def test_the_action_installs_itself_with_python_311_or_newer(tmp_path: Path, version: str, works: bool) -> None:
+    """The install step needs Python 3.11 or newer and says how to get it; it installs the
+    action's own checkout (a `python` that records what it is asked stands in for pip)."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    calls = tmp_path / "calls"
+    major, minor = version.split(".")
+    (shim / "python").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "-c" ]; then exec {sys.executable} -c "import sys; sys.exit(({major}, {minor}) < (3, 11))"; fi\n'
+        f'if [ "$1" = "-V" ]; then echo "Python {version}.9"; exit 0; fi\n'
+        f'echo "$@" >> {calls}\n'
+    )
+    (shim / "python").chmod(0o755)
+    step = _action()["runs"]["steps"][0]
+    done = _action_step(step, {}, {}, _action_env(tmp_path, tmp_path, f"{shim}:"))
+    if works:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert calls.read_text() == f"-m pip install --quiet {ROOT}\n"
+        assert done.stdout == f"{__version__}\n"  # `mlperf-check version`
+    else:
+        assert done.returncode == 2 and not calls.exists()
+        assert done.stdout == (
+            "::error title=mlperf-check::mlperf-check needs Python 3.11 or newer, and python is Python 3.10.9: add "
+            'actions/setup-python (python-version: "3.12") before this step\n'
+        )
 
 
 def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) -> None:
@@ -332,7 +407,7 @@ def test_a_diff_index_record_not_in_gits_shape_counts_as_changed(monkeypatch) ->
     changes._error, changes._diff = None, None
     monkeypatch.setattr(changes, "_bytes", lambda process: b":100644 100644 ab 0000 M\0a.txt\0garbage\0b.txt\0")
     monkeypatch.setattr(changes, "_differing", lambda stale: [f"asked {path}" for path in stale])
-    assert changes._tracked() == ["b.txt", "asked a.txt"]
+    assert changes._tracked() == {"b.txt": "?", "asked a.txt": "M"}
 
 
 def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Path) -> None:
@@ -347,25 +422,69 @@ def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Pat
 
 
 def test_scope_compares_names_as_they_are() -> None:
-    """A folder named with glob characters is no pattern; a changed code folder pulls in its
+    """A folder named with glob characters is no pattern; a modified code folder pulls in its
     benchmark's results on every system, and only those."""
     from checker.rounds import load_round
     from checker.scope import scope_of
 
     scope = scope_of(
-        [
-            "closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt",
-            "closed/B/code/resnet50/README.md",
-            "closed/C*/results/s/",
-        ],
+        {
+            "closed/A/results/sys[1]/resnet50/Offline/accuracy/accuracy.txt": "M",
+            "closed/B/code/resnet50/README.md": "M",
+            "closed/C*/results/s/x.txt": "M",
+        },
         load_round("v5.1"),
     )
-    assert scope.has_result("closed/A/results/sys[1]/resnet50/Offline")
-    assert not scope.has_result("closed/A/results/sys1/resnet50/Offline")
-    assert scope.has_result("closed/B/results/any/resnet50/Server")
-    assert not scope.has_result("closed/B/results/any/bert-99/Server")
+    a = [
+        ("closed/A/results/sys[1]/resnet50/Offline", "resnet50"),
+        ("closed/A/results/sys1/resnet50/Offline", "resnet50"),
+    ]
+    assert scope.resolve("closed/A", a) == {"closed/A/results/sys[1]/resnet50/Offline"}
+    b = [("closed/B/results/any/resnet50/Server", "resnet50"), ("closed/B/results/any/bert-99/Server", "bert-99")]
+    assert scope.resolve("closed/B", b) == {"closed/B/results/any/resnet50/Server"}
     assert scope.touches("closed/A") and scope.touches("closed/B") and not scope.touches("closed/C")
-    assert not scope.has_result("closed/Cx/results/s/resnet50/Offline")
+    assert not scope.touches("closed/Cx")
+
+
+def test_a_path_names_the_narrowest_results_that_exist() -> None:
+    """Each kind of path, modified or added/deleted, names its results; where none of them
+    exists, the next wider set, up to the whole submitter folder (None: checked whole)."""
+    from checker.rounds import load_round
+    from checker.scope import scope_of
+
+    sub = "closed/A/results"
+    results = [
+        (f"{sub}/s1/resnet50/Offline", "resnet50"),
+        (f"{sub}/s1/resnet50/Server", "resnet50"),
+        (f"{sub}/s1/bert-99/Offline", "bert-99"),
+        (f"{sub}/s2/resnet50/Offline", "resnet50"),
+    ]
+
+    def picked(path: str, how: str = "M", round: str = "v5.1") -> set[str] | None:
+        found = scope_of({path: how}, load_round(round)).resolve("closed/A", results)
+        return None if found is None else {location.removeprefix(sub + "/") for location in found}
+
+    assert picked(f"{sub}/s1/resnet50/Offline/user.conf") == {"s1/resnet50/Offline"}
+    assert picked(f"{sub}/s1/resnet50/Offline/user.conf", "A") == {"s1/resnet50/Offline", "s1/resnet50/Server"}
+    assert picked(f"{sub}/s1/resnet50/Gone/user.conf", "D") == {"s1/resnet50/Offline", "s1/resnet50/Server"}
+    assert picked(f"{sub}/s3/resnet50/Offline/user.conf", "D") is None  # a system gone: the whole submitter
+    assert picked(f"{sub}/s1/README.md") == {"s1/resnet50/Offline", "s1/resnet50/Server", "s1/bert-99/Offline"}
+    assert picked("closed/A/compliance/s2/resnet50/Offline/TEST01/verify_accuracy.txt") == {"s2/resnet50/Offline"}
+    assert picked("closed/A/measurements/s1/bert-99/Offline/user.conf") == {"s1/bert-99/Offline"}
+    assert picked("closed/A/systems/s2.json") == {"s2/resnet50/Offline"}
+    assert picked("closed/A/systems/spare.json") is None  # a system without results: STR004, the submitter's
+    assert picked("closed/A/code/resnet50/run.py") == {
+        "s1/resnet50/Offline",
+        "s1/resnet50/Server",
+        "s2/resnet50/Offline",
+    }
+    assert picked("closed/A/code/resnet50/run.py", "A") is None  # a code folder appearing or going: STR005
+    assert picked("closed/A/src/resnet50/run.py", round="v6.0") == picked("closed/A/code/resnet50/run.py")
+    for whole in ("closed/A/documentation/calibration.md", "closed/A/model_mapping.json", "closed/A/README.md"):
+        assert picked(whole) is None, whole
+    outside = scope_of({"README.md": "M", "closed/README.md": "M", ".github/ci.yml": "A"}, load_round("v5.1"))
+    assert outside.outside == (".github/ci.yml", "README.md", "closed/README.md")
+    assert (outside.chains, outside.changed, outside.touches("closed/A")) == (frozenset(), 3, False)
 
 
 def test_a_changed_result_runs_its_submissions_rules(example_repo: Path) -> None:

@@ -73,15 +73,17 @@ def test_check_help_as_rendered() -> None:
 
 
 CHECK_HELP = """\
-Usage: mlperf-check check [OPTIONS] {PATH}
+Usage: mlperf-check check [OPTIONS] {PATH}...
 
   Check a submission tree and print a verdict per result.
 
-  Options not given come from [tool.mlperf-check] in the nearest pyproject.toml (round, select,
-  ignore, waivers, jobs, format).
+  Given files (or several paths) inside a tree, check every result they affect, each as a whole
+  check of the tree judges it. Options not given come from [tool.mlperf-check] in the nearest
+  pyproject.toml (round, select, ignore, waivers, jobs, format).
 
 Arguments:
-  PATH  Folder holding closed/, open/ or network/ submissions.  [required]
+  PATH  Folder holding closed/, open/ or network/ submissions; or files inside one: the results they
+        affect (as pre-commit passes them).  [required]
 
 Options:
   -r, --round ROUND           Round name (e.g. v6.1) or round file; default: the config's round,

@@ -5,17 +5,21 @@ holds the bundled example."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, command_folder
+from checker.rounds import available_rounds, load_round
+from helpers import EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, command_folder
 
 HOOKS = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 GIT = {
@@ -68,13 +72,25 @@ def test_the_hooks_shape() -> None:
     assert set(HOOKS) == {"mlperf-check", "mlperf-check-changed"}
     for hook in HOOKS.values():
         entry = shlex.split(hook["entry"])
-        assert entry[:2] == ["mlperf-check", "check"] and "--no-progress" in entry, hook
-        assert hook["args"] == ["."], "args holds only what a user replaces: the path"
-        assert not any(part.startswith(("--round", "-r")) for part in entry + hook["args"]), (
+        assert entry == ["mlperf-check", "check", "--no-progress"], hook
+        assert not any(part.startswith(("--round", "-r")) for part in entry + hook.get("args", [])), (
             "no round: the tool detects it from the tree"
         )
-        assert (hook["language"], hook["pass_filenames"], hook["always_run"]) == ("python", False, True)
-    assert shlex.split(HOOKS["mlperf-check-changed"]["entry"])[2:] == ["--no-progress", "--changed-since", "HEAD"]
+        assert hook["language"] == "python"
+    whole, changed = HOOKS["mlperf-check"], HOOKS["mlperf-check-changed"]
+    assert (whole["pass_filenames"], whole["always_run"], whole["args"]) == (False, True, ["."])
+    assert (changed["pass_filenames"], changed["require_serial"], "args" in changed) == (True, True, False)
+
+
+def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
+    """The hook runs on the files of a submitter folder, in every round this version knows."""
+    pattern = re.compile(HOOKS["mlperf-check-changed"]["files"])
+    divisions = {d for name in available_rounds() for d in load_round(name).divisions}
+    for division in divisions:
+        for path in (f"{division}/Acme/systems/a.json", f"submission/{division}/Acme/results/s/b/Offline/x"):
+            assert pattern.search(path), path
+    for path in ("README.md", ".github/workflows/ci.yml", "docs/closed.md", "enclosed/Acme/x", "closed/README.md"):
+        assert not pattern.search(path), path
 
 
 def test_default_args_detect_the_round(repo: Path) -> None:
@@ -101,17 +117,116 @@ def test_the_progress_bar_shows_in_a_terminal_without_the_flag(repo: Path) -> No
     assert "checking" in _in_a_terminal(["mlperf-check", "check", ".", "--round", "demo-v6.1"], repo)
 
 
-def test_changed_hook_checks_only_the_staged_change(repo: Path) -> None:
-    done = _run(_hook("mlperf-check-changed", [".", "--round", "demo-v6.1"]), repo)
-    assert done.returncode == 0, done.stderr
-    assert "--changed-since HEAD: 0 changed files; checked 0 results" in done.stderr
-    (repo / OFFLINE / "accuracy" / "accuracy.txt").write_text("accuracy=80.000%\nhash=00ff\n")
-    subprocess.run(["git", "add", "-A"], cwd=repo, env=_env(repo), check=True)
-    done = _run(_hook("mlperf-check-changed", [".", "--round", "demo-v6.1"]), repo)
+def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
+    """What pre-commit runs: entry, the config's args, then the staged files."""
+    accuracy = f"{OFFLINE}/accuracy/accuracy.txt"
+    (repo / accuracy).write_text("accuracy=80.000%\nhash=00ff\n")
+    done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + [accuracy], repo)
     assert done.returncode == 1, done.stderr
-    assert "--changed-since HEAD: 1 changed files; checked 1 results" in done.stderr
-    assert f"{OFFLINE}  INVALID" in done.stdout and SINGLE not in done.stdout
+    assert "1 file given; checked 2 results" in done.stderr  # a file that may be new: its benchmark's results
+    assert f"{OFFLINE}  INVALID" in done.stdout and f"{SINGLE}  valid" in done.stdout
     assert "ACC002" in done.stdout
+    (repo / "README.md").write_text("Our submission\n")
+    done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["README.md"], repo)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == (
+        "1 file given; checked 0 results; README.md lies in no <division>/<submitter> folder and affects no result\n"
+    )
+
+
+# --- the real pre-commit, on a repository made here -------------------------------------------
+@pytest.fixture
+def committing(repo: Path, tmp_path: Path) -> Path:
+    """The example's repository with pre-commit installed: its config runs the hooks of
+    .pre-commit-hooks.yaml as a local repository (language `unsupported`: the mlperf-check
+    on PATH, no environment to build), with the demo profile as the user's args."""
+    hooks = []
+    for hook in HOOKS.values():
+        local = {**hook, "language": "unsupported"}
+        local["args"] = ([".", "--round", "demo-v6.1"]) if hook["id"] == "mlperf-check" else ["--round", "demo-v6.1"]
+        local["stages"] = ["pre-commit", "manual"]
+        hooks.append(local)
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]}))
+    _git(repo, "add", ".pre-commit-config.yaml")
+    _git(repo, "commit", "-q", "-m", "pre-commit")
+    done = _pre_commit(repo, "install")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return repo
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    done = subprocess.run(["git", *args], cwd=repo, env=_env(repo), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _pre_commit_env(repo: Path) -> dict[str, str]:
+    return {**_env(repo), "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
+
+
+def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pre_commit", *args]
+    return subprocess.run(command, cwd=repo, env=_pre_commit_env(repo), capture_output=True, text=True, timeout=300)
+
+
+def _commit(repo: Path, message: str) -> subprocess.CompletedProcess:
+    """`git commit`, which runs the installed hooks (their output is on git's stderr)."""
+    command = ["git", "commit", "-m", message]
+    return subprocess.run(command, cwd=repo, env=_pre_commit_env(repo), capture_output=True, text=True, timeout=300)
+
+
+def _outcome(output: str, name: str) -> str:
+    """pre-commit's word for one hook: Passed, Failed or Skipped."""
+    line = next(line for line in output.splitlines() if line.startswith(name))
+    return line.rsplit(".", 1)[-1].split(")")[-1].strip()
+
+
+CHANGED = HOOKS["mlperf-check-changed"]["name"]
+WHOLE = HOOKS["mlperf-check"]["name"]
+
+
+def test_pre_commit_all_files_checks_every_result(committing: Path) -> None:
+    done = _pre_commit(committing, "run", "mlperf-check-changed", "--all-files", "--verbose")
+    assert done.returncode == 0, done.stdout
+    assert _outcome(done.stdout, CHANGED) == "Passed"
+    assert "files given; checked 2 results" in done.stdout
+    assert f"{OFFLINE}  valid" in done.stdout and f"{SINGLE}  valid" in done.stdout
+
+
+def test_pre_commit_blocks_a_commit_that_breaks_a_result(committing: Path) -> None:
+    """A staged system description without host_processor_model_name: every result of the
+    system is judged invalid, by both hooks, and the commit is refused."""
+    description = committing / SUBMISSION / "systems" / "cpu-1x-numpy.json"
+    data = json.loads(description.read_text())
+    del data["host_processor_model_name"]
+    description.write_text(json.dumps(data, indent=2))
+    _git(committing, "add", "-A")
+    done = _commit(committing, "new system description")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _outcome(done.stderr, CHANGED) == "Failed" and _outcome(done.stderr, WHOLE) == "Failed"
+    assert "1 file given; checked 2 results" in done.stderr
+    assert f"{OFFLINE}  INVALID" in done.stderr and f"{SINGLE}  INVALID" in done.stderr
+    assert "SYS001" in done.stderr
+
+
+def test_pre_commit_lets_a_valid_change_through(committing: Path) -> None:
+    conf = committing / OFFLINE / "user.conf"
+    conf.write_text(conf.read_text() + "# tuned again\n")
+    _git(committing, "add", "-A")
+    done = _commit(committing, "user.conf")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _outcome(done.stderr, CHANGED) == "Passed" and _outcome(done.stderr, WHOLE) == "Passed"
+    assert _git(committing, "log", "-1", "--format=%s").stdout == "user.conf\n"
+
+
+def test_pre_commit_skips_a_commit_outside_the_submitter_folders(committing: Path) -> None:
+    (committing / "README.md").write_text("Our submission\n")
+    (committing / "closed" / "README.md").write_text("Our closed results\n")
+    _git(committing, "add", "README.md", "closed/README.md")
+    done = _pre_commit(committing, "run")
+    assert done.returncode == 0, done.stdout
+    assert _outcome(done.stdout, CHANGED) == "Skipped" and "(no files to check)" in done.stdout
+    assert _outcome(done.stdout, WHOLE) == "Passed"
 
 
 def _in_a_terminal(command: list[str], cwd: Path) -> str:

@@ -344,7 +344,7 @@ def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:
     """Items 11 and 13: a path with an escape sequence or rich markup is shown as written."""
     for name, shown in (("x\x1b[2Jy", "x\\x1b[2Jy"), ("nope[/]", "nope[/]"), ("[bold]b", "[bold]b")):
         done = runner.invoke(app, ["check", str(tmp_path / name)])
-        assert (done.exit_code, done.stderr) == (2, f"error: {tmp_path}/{shown} is not a folder\n")
+        assert (done.exit_code, done.stderr) == (2, f"error: {tmp_path}/{shown}: no such file or folder\n")
 
 
 # --- 9. malformed compare and followup input ---------------------------------------------

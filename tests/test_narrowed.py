@@ -1,0 +1,292 @@
+"""A narrowed check (`--changed-since REF`, files given as pre-commit gives them) judges each
+result it checks exactly as a whole check does, and misses no finding a change made.
+
+Real git histories of real slices: v5.1 (closed/RedHat and closed/The_Stage: compliance/ and
+measurements/ beside results/, code/<benchmark>, documentation/calibration.md) and v6.0
+(closed/Krai and open/Krai: compliance runs and measurements.json inside each result, src/,
+a model_mapping.json). Each edit hand-corrupts real files of one kind: a system description,
+a user.conf, a log, an accuracy report, measurements, compliance, a submitter-level file,
+code, a deletion, a rename. The properties, over single edits and (hypothesis) over several
+edits committed or not:
+
+- exact: every result the narrowed check reports has the findings that apply to it in the
+  whole check (code, severity, path, pointer, message, observed, expected) and its verdict;
+- complete: every finding the whole check finds now and did not find before the change is
+  reported, and every result whose own or system findings changed is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from checker.engine import check
+from checker.findings import Applying, Finding, Report
+from checker.rounds import load_round
+from checker.scope import Changes, scope_of
+from helpers import REAL_ROOT, real_data, set_mllog, tree_digest
+
+pytestmark = pytest.mark.real
+
+SLICES = {"v5.1": ("closed/RedHat", "closed/The_Stage"), "v6.0": ("closed/Krai", "open/Krai")}
+
+# v5.1
+XE = "closed/RedHat/results/XE8640_4xH100_vLLM/llama3.1-8b"
+IBM = "IBM_Cloud_gx3-48x240x2l40s_vLLM"
+STAGE = "closed/The_Stage"
+# v6.0
+KRAI = "closed/Krai/results/h200_n1-kissv/wan-2.2-t2v-a14b"
+OPEN = "open/Krai"
+
+
+def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=4))
+
+
+def _misspelt_system(data: dict) -> None:
+    """The issue's case: a misspelled availability and no host_processor_model_name."""
+    data["status"] = "Availabel"
+    del data["host_processor_model_name"]
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def _append(path: Path, text: str) -> None:
+    with open(path, "a") as handle:
+        handle.write(text)
+
+
+EDITS: dict[str, dict[str, Callable[[Path], None]]] = {
+    "v5.1": {
+        "system-json": lambda root: _edit_json(
+            root / "closed/RedHat/systems/XE8640_4xH100_vLLM.json", _misspelt_system
+        ),
+        "user-conf": lambda root: _append(
+            root / XE.replace("/results/", "/measurements/") / "Offline/user.conf", "*.Offline.qsl_rng_seed = 1\n"
+        ),
+        "log": lambda root: set_mllog(
+            root / XE / "Server/performance/run_1/mlperf_log_detail.txt", "effective_qsl_rng_seed", 1
+        ),
+        "accuracy": lambda root: _replace(root / XE / "Server/accuracy/accuracy.txt", "'38.7459'", "'28.7459'"),
+        "measurements": lambda root: (
+            root / f"closed/RedHat/measurements/{IBM}/llama3.1-8b/Server/{IBM}.json"
+        ).unlink(),
+        "compliance": lambda root: _replace(
+            root / XE.replace("/results/", "/compliance/") / "Offline/TEST06/verify_accuracy.txt",
+            "EOS check pass: True",
+            "EOS check pass: False",
+        ),
+        "calibration": lambda root: (root / STAGE / "documentation/calibration.md").unlink(),
+        "code-modified": lambda root: _append(root / STAGE / "code/stable-diffusion-xl/PLACEHOLDER", "v2\n"),
+        "code-deleted": lambda root: shutil.rmtree(root / STAGE / "code/stable-diffusion-xl"),
+        "result-deleted": lambda root: shutil.rmtree(root / XE / "Server"),
+        "system-renamed": lambda root: os.rename(
+            root / f"closed/RedHat/systems/{IBM}.json", root / "closed/RedHat/systems/IBM_Cloud.json"
+        ),
+        "result-added": lambda root: shutil.copytree(root / XE / "Offline", root / XE / "Interactive"),
+        "benchmark-renamed": lambda root: os.rename(
+            root / STAGE / "results/h100_x8/stable-diffusion-xl", root / STAGE / "results/h100_x8/sdxl"
+        ),
+        "readme-at-root": lambda root: (root / "README.md").write_text("Our v5.1 submission\n"),
+    },
+    "v6.0": {
+        "system-json": lambda root: _edit_json(root / "closed/Krai/systems/h200_n1-kissv.json", _misspelt_system),
+        "user-conf": lambda root: _append(root / KRAI / "offline/user.conf", "*.Offline.qsl_rng_seed = 1\n"),
+        "log": lambda root: set_mllog(
+            root / KRAI / "offline/performance/run_1/mlperf_log_detail.txt", "effective_schedule_rng_seed", 1
+        ),
+        "measurements": lambda root: (root / KRAI / "singlestream/measurements.json").unlink(),
+        "compliance": lambda root: _replace(
+            root / KRAI / "offline/TEST04/verify_performance.txt", "TEST PASS", "TEST FAIL"
+        ),
+        "model-mapping": lambda root: _edit_json(
+            root / OPEN / "model_mapping.json", lambda data: data.pop("llama3_1-70b-fp8_pre")
+        ),
+        "readme": lambda root: _append(root / "closed/Krai/README.md", "\nUpdated.\n"),
+        "src-modified": lambda root: _append(root / OPEN / "src/wan-2.2-t2v-a14b/PLACEHOLDER", "v2\n"),
+        "src-deleted": lambda root: shutil.rmtree(root / "closed/Krai/src"),
+        "result-deleted": lambda root: shutil.rmtree(root / KRAI / "singlestream"),
+        "scenario-renamed": lambda root: os.rename(root / KRAI / "offline", root / KRAI / "Offline"),
+        # a scenario the round does not offer for the model fails the whole benchmark (v6.0 STR003)
+        "result-added": lambda root: shutil.copytree(root / KRAI / "offline", root / KRAI / "server"),
+        "readme-at-root": lambda root: (root / "README.md").write_text("Our v6.0 submission\n"),
+    },
+}
+
+
+class History:
+    """A git repository holding a round's slices, committed once; each case resets it."""
+
+    def __init__(self, root: Path, round_name: str) -> None:
+        self.root, self.round = root, round_name
+        self.repo = git.Repo.init(root)
+        with self.repo.config_writer() as config:
+            config.set_value("user", "name", "t").set_value("user", "email", "t@example.org")
+        self.repo.git.add(A=True)
+        self.base = self.repo.index.commit("the submission").hexsha
+        self.before = check(str(root), round_name, jobs=1)
+
+    def make(self, edits: list[str], committed: bool) -> str:
+        """The tree with `edits`, in one commit when `committed` (else in the work tree):
+        the ref the changes are listed since."""
+        self.repo.git.reset("--hard", self.base)
+        self.repo.git.clean("-fdxq")
+        for name in sorted(edits, key=lambda name: name.endswith(("-deleted", "-renamed"))):  # edits, then moves
+            EDITS[self.round][name](self.root)
+        if not committed:
+            return "HEAD"
+        self.repo.git.add(A=True)
+        self.repo.index.commit(" and ".join(edits))
+        return "HEAD~1"
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, History]:
+    found = {}
+    for round_name, folders in SLICES.items():
+        root = tmp_path_factory.mktemp(round_name) / "submission"
+        for folder in folders:
+            shutil.copytree(real_data(REAL_ROOT / round_name) / folder, root / folder, symlinks=True)
+        found[round_name] = History(root, round_name)
+    return found
+
+
+def _shown(finding: Finding) -> tuple:
+    """What a finding says, as every output writes it."""
+    return (
+        finding.code,
+        finding.severity.value,
+        finding.path,
+        finding.pointer,
+        finding.message,
+        finding.location,
+        repr(finding.observed),
+        repr(finding.expected),
+    )
+
+
+def _own(report: Report) -> dict[str, tuple[bool, list[tuple], list[tuple]]]:
+    """Per result: its verdict, every finding that applies to it, and those on the result or
+    its system description (a change to them must check it)."""
+    applying = Applying(report.results, report.findings)
+    found = {}
+    for record in report.results:
+        shown = [(_shown(f), f.subject) for f in applying.of(record)]
+        mine = [s for s, subject in shown if s[5] == record.location or subject == record.system_key]
+        found[record.location] = (record.valid, sorted(s for s, _ in shown), sorted(mine))
+    return found
+
+
+def _assert_narrowed(narrowed: Report, whole: Report, before: Report, complete: bool = True) -> None:
+    now, checked = _own(whole), _own(narrowed)
+    for location, (valid, applying, _) in checked.items():
+        assert (valid, applying) == now[location][:2], location
+    metrics = {r.location: r.metric for r in whole.results}
+    assert {r.location: r.metric for r in narrowed.results} == {
+        r.location: metrics[r.location] for r in narrowed.results
+    }
+    if not complete:
+        return
+    new = {_shown(f) for f in whole.findings} - {_shown(f) for f in before.findings}
+    assert new <= {_shown(f) for f in narrowed.findings}, sorted(new - {_shown(f) for f in narrowed.findings})
+    then = _own(before)
+    moved = {location for location, (_, _, mine) in now.items() if location not in then or then[location][2] != mine}
+    assert moved <= set(checked), sorted(moved - set(checked))
+
+
+def _judge(history: History, edits: list[str], committed: bool) -> tuple[int, int]:
+    """Both narrowed checks (git's changes since the ref, and the files that remain as
+    pre-commit passes them) against the whole check; (results checked by each)."""
+    ref = history.make(edits, committed)
+    round_ = load_round(history.round)
+    root = str(history.root)
+    whole = check(root, history.round, jobs=1)
+    statuses = Changes(root, ref).statuses()
+    by_git = check(root, history.round, jobs=1, scope=scope_of(statuses, round_))
+    _assert_narrowed(by_git, whole, history.before)
+    present = [path for path in statuses if os.path.lexists(history.root / path)]
+    by_files = check(root, history.round, jobs=1, scope=scope_of(present, round_))
+    # pre-commit passes no deleted file: what a deletion alone changed is the whole check's
+    _assert_narrowed(by_files, whole, history.before, complete=all(how != "D" for how in statuses.values()))
+    return len(by_git.results), len(by_files.results)
+
+
+CASES = [(round_name, name) for round_name, edits in EDITS.items() for name in edits]
+
+
+@pytest.mark.parametrize("round_name,edit", CASES, ids=[f"{r}-{e}" for r, e in CASES])
+def test_each_kind_of_change(histories: dict[str, History], round_name: str, edit: str) -> None:
+    checked = _judge(histories[round_name], [edit], committed=True)
+    if edit == "readme-at-root":
+        assert checked == (0, 0)
+    else:
+        assert checked[0] > 0, "a change in a submitter folder checks the results it affects"
+
+
+@pytest.mark.parametrize("round_name", sorted(EDITS))
+def test_any_changes_committed_or_not(histories: dict[str, History], round_name: str) -> None:
+    @settings(max_examples=8, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(
+        edits=st.lists(st.sampled_from(sorted(EDITS[round_name])), min_size=2, max_size=4, unique=True),
+        committed=st.booleans(),
+    )
+    def judged(edits: list[str], committed: bool) -> None:
+        _judge(histories[round_name], edits, committed)
+
+    judged()
+
+
+def test_the_issues_case_on_closed_amd(tmp_path: Path) -> None:
+    """Issue 21: a commit breaks a system description (misspelled availability, no
+    host_processor_model_name); the next touches one result's user.conf. `check .
+    --changed-since HEAD~1` reports that result invalid by AVL001 and SYS001, as a whole
+    check does, and writes nothing."""
+    root = tmp_path / "submission"
+    shutil.copytree(real_data(REAL_ROOT / "v6.0") / "closed/AMD", root / "closed/AMD", symlinks=True)
+    repo = git.Repo.init(root)
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "t").set_value("user", "email", "t@example.org")
+    repo.git.add(A=True)
+    repo.index.commit("v6.0 submission")
+    system = "8xMI355X_2xEPYC_9575F"
+    _edit_json(root / f"closed/AMD/systems/{system}.json", _misspelt_system)
+    repo.git.add(A=True)
+    repo.index.commit("system description")
+    result = f"closed/AMD/results/{system}/llama2-70b-99.9/Server"
+    _append(root / result / "user.conf", "# tuned\n")
+    repo.git.add(A=True)
+    repo.index.commit("user.conf")
+    before = tree_digest(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "checker.cli", "check", ".", "--changed-since", "HEAD~1", "-f", "json", "-j", "1"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")},
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(r["location"], r["valid"]) for r in report["results"]] == [(result, False)]
+    assert [(f["code"], f["severity"], f["path"], f.get("pointer")) for f in report["findings"]] == [
+        ("AVL001", "error", f"closed/AMD/systems/{system}.json", "/status"),
+        ("SYS001", "error", f"closed/AMD/systems/{system}.json", "/host_processor_model_name"),
+    ]
+    assert done.stderr.splitlines()[1] == "--changed-since HEAD~1: 1 changed files; checked 1 results"
+    assert tree_digest(root) == before
