@@ -261,18 +261,29 @@ def _no_results(path: str, the_round: Round) -> NoReturn:
     _fail(no_results_reason(path, the_round))
 
 
-def _table_rows(
-    path: str, round_name: str | None, with_description: bool = False, progress: bool = False
-) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """commands.table.rows_of, with a tree without results or a malformed table a usage error;
-    a progress bar on a terminal while a tree is checked, when `progress`."""
-    from .commands.table import rows_of
+def _table_rows(path: str, round_name: str | None, with_description: bool = False, progress: bool = False) -> Any:
+    """commands.inputs.rows_of, with a tree without results or a file that is not a results
+    table a usage error; a progress bar on a terminal while a tree is checked, when
+    `progress`. A row left out (a column that breaks its declared type) is a warning naming
+    the file, the row and the column, and an input that gives no row says why."""
+    from .commands.inputs import rows_of
 
     try:
         with _progress(progress and os.path.isdir(path), f"checking {path}") as tick:
-            return rows_of(path, round_name, with_description, tick)
+            found = rows_of(path, round_name, with_description, tick)
     except ValueError as error:  # NoResults too: its message is no_results_reason's
         _fail(str(error))
+    for left_out in found.left_out[:LEFT_OUT_SHOWN]:
+        warn(left_out.message())
+    if len(found.left_out) > LEFT_OUT_SHOWN:
+        warn(f"{path}: {len(found.left_out) - LEFT_OUT_SHOWN} more rows left out (the same way or another)")
+    reason = found.empty_reason()
+    if reason:
+        warn(reason)
+    return found
+
+
+LEFT_OUT_SHOWN = 10
 
 
 def _format(formats: Formats, given: str | None, output: str | None) -> str:
@@ -627,15 +638,15 @@ def followup(
         names = fu.load_mapping(mapping) if mapping else None
     except (OSError, ValueError) as error:
         _fail(str(error))
-    before, before_rows = _table_rows(previous, previous_round, progress=progress)
-    after, after_rows = _table_rows(current, current_round, progress=progress)
+    before = _table_rows(previous, previous_round, progress=progress)
+    after = _table_rows(current, current_round, progress=progress)
     try:
-        previous_round = fu.table_round(before_rows, previous, previous_round, "--previous-round")
-        current_round = fu.table_round(after_rows, current, current_round, "--current-round")
+        previous_round = fu.table_round(before.labelled, previous, previous_round, "--previous-round")
+        current_round = fu.table_round(after.labelled, current, current_round, "--current-round")
         fu.check_order(previous_round, current_round)
     except (ValueError, RoundError) as error:
         _fail(str(error))
-    report = fu.follow_up(before, after, names, current_round)
+    report = fu.follow_up(before.rows, after.rows, names, current_round)
     _emit(fu.FORMATS, format, output, report)
     if output not in (None, "-") or format != "text":
         counts = fu.counts(report)
@@ -748,14 +759,14 @@ def compare(
             _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
             with_description=True,
             progress=progress,
-        )[0]
+        ).rows
     rows, duplicates = cmp.unique(rows)
     if duplicates:
         warn(
             f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
             "of an earlier row)"
         )
-    if reference != "median" and not across_rounds:
+    if reference != "median" and not across_rounds and rows:
         name, known = reference.partition(":")[2], cmp.submitters(rows)
         if name.lower() not in {k.lower() for k in known}:
             shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
@@ -912,8 +923,7 @@ def claims(
         if not os.path.exists(path):
             _fail(f"--table {item}: {path}: no such file or folder")
         _round_or_fail(name)
-        loaded, _ = _table_rows(path, name, progress=progress)
-        found = normalise(loaded, name)
+        found = normalise(_table_rows(path, name, progress=progress).rows, name)
         other = sorted({r.round for r in found if r.round and r.round != name})
         if other:
             _fail(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")

@@ -161,6 +161,8 @@ def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
 
 
 def _compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
+    if not rows:  # no valid result, or every row left out: nothing to group (and no column to group by)
+        return []
     frame = _frame(rows)
     groups: list[Group] = []
     for values, members in frame.groupby(KEYS, sort=True, dropna=False):

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers import number
 from ..parsers.counts import per_part
-from ..rounds import RoundError, load_round
+from ..rounds import RoundError, available_rounds, load_round
 
 NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None", "-")
 _COUNT_SUFFIX = re.compile(r"\s*\((?:x\s*)?\d+(?:\s*x\s*\d+)*\)\s*$", re.IGNORECASE)
@@ -67,6 +67,10 @@ class Row:
 
 @functools.lru_cache(maxsize=16)
 def _round(name: str):
+    """The bundled round a row's `version` names, or None: a table's data never names a
+    round file to read."""
+    if name not in available_rounds():
+        return None
     try:
         return load_round(name)
     except RoundError:
