@@ -716,9 +716,15 @@ def compare(
     round: str | None = typer.Option(
         None, "--round", "-r", help="Round of the submission trees (default: detected per tree)."
     ),
-    tolerance: float = typer.Option(0.04, "--tolerance", help="Within tolerance when mean |deviation| <= this."),
+    tolerance: float = typer.Option(
+        0.04,
+        "--tolerance",
+        help="Within tolerance when the partners' mean |deviation| <= this; partners beyond it are named.",
+    ),
     outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
-    reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
+    reference: str = typer.Option(
+        "median", "--reference", help="median, or submitter:NAME (their result; the others are their partners)."
+    ),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
     format: str | None = typer.Option(
         None, "--format", "-f", help="text, json, csv or html (default: -o's extension, else text)."
@@ -750,22 +756,7 @@ def compare(
     _check_output(plot, "--plot")
     if round is not None:
         _round_or_fail(round)
-    rows = []
-    for item in inputs:
-        if not os.path.exists(item):
-            _fail(f"{item}: no such file or folder")
-        rows += _table_rows(
-            item,
-            _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
-            with_description=True,
-            progress=progress,
-        ).rows
-    rows, duplicates = cmp.unique(rows)
-    if duplicates:
-        warn(
-            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
-            "of an earlier row)"
-        )
+    rows = _compared_rows(inputs, round, progress)
     if reference != "median" and not across_rounds and rows:
         name, known = reference.partition(":")[2], cmp.submitters(rows)
         if name.lower() not in {k.lower() for k in known}:
@@ -782,17 +773,43 @@ def compare(
     if across_rounds:
         _across_rounds(rows, format, output, plot)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
-    groups = cmp.compare(rows, options)
-    _emit(cmp.FORMATS, format, output, groups, options)
+    found = cmp.comparison(rows, options)
+    _emit(cmp.FORMATS, format, output, found)
     if plot:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
         _plot_pages(
             plot,
-            lambda target: cmp.plot(
-                groups, options, target, f"Comparable results, {', '.join(rounds) or 'round unknown'}"
-            ),
+            lambda target: cmp.plot(found, target, f"Comparable results, {', '.join(rounds) or 'round unknown'}"),
         )
     raise typer.Exit(EXIT_OK)
+
+
+def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
+    """The rows of compare's inputs, each result once. A row names its round, else its
+    table's (--round, or the file): two tables' rows never pool in one group."""
+    from .commands.compare import unique
+
+    rows = []
+    for item in inputs:
+        if not os.path.exists(item):
+            _fail(f"{item}: no such file or folder")
+        found = _table_rows(
+            item,
+            _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
+            with_description=True,
+            progress=progress,
+        ).rows
+        for row in found:
+            if row.get("version") in (None, ""):
+                row["version"] = round or f"(round of {item})"
+        rows += found
+    rows, duplicates = unique(rows)
+    if duplicates:
+        warn(
+            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
+            "of an earlier row)"
+        )
+    return rows
 
 
 @app.command("report")

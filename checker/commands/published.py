@@ -160,6 +160,14 @@ def best(rows: list[Row]) -> Row | None:
     return min(scored, key=lambda r: r.result) if scored[0].latency else max(scored, key=lambda r: r.result)
 
 
+def deviation(value: Any, reference: Any, latency: bool) -> Any:
+    """How much better `value` is than `reference`, as a fraction: (x - ref) / ref for a
+    throughput, (ref - x) / ref for a latency, so positive is better. Numbers or pandas
+    Series alike: compare, claims and reproduce all measure a deviation with this."""
+    change = (value - reference) / reference
+    return -change if latency else change
+
+
 def faster(a: Row, b: Row) -> float:
     """How many times faster b is than a (above 1: b is faster), whatever the units."""
     return a.result / b.result if a.latency else b.result / a.result
