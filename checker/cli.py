@@ -734,6 +734,12 @@ def compare(
     across_rounds: bool = typer.Option(
         False, "--across-rounds", help="The same hardware across the inputs' rounds, and scaling across node counts."
     ),
+    scaling_across_submitters: bool = typer.Option(
+        False,
+        "--scaling-across-submitters",
+        help="With --across-rounds: scaling efficiency across different submitters' systems "
+        "(default: one submitter's systems only).",
+    ),
     progress: bool = _progress_option(),
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why; or,
@@ -752,6 +758,8 @@ def compare(
         _fail("--reference is median or submitter:NAME")
     _fraction(tolerance, "--tolerance")
     _fraction(outlier, "--outlier")
+    if scaling_across_submitters and not across_rounds:
+        _fail("--scaling-across-submitters goes with --across-rounds")
     _check_output(output)
     _check_output(plot, "--plot")
     if round is not None:
@@ -771,7 +779,7 @@ def compare(
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
     if across_rounds:
-        _across_rounds(rows, format, output, plot)
+        _across_rounds(rows, format, output, plot, scaling_across_submitters)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
     found = cmp.comparison(rows, options)
     _emit(cmp.FORMATS, format, output, found)
@@ -893,7 +901,9 @@ def _plot_pages(plot: str, draw: Callable[[str], list[str]]) -> list[str]:
     return written
 
 
-def _across_rounds(rows: list[dict[str, Any]], format: str, output: str | None, plot: str | None) -> NoReturn:
+def _across_rounds(
+    rows: list[dict[str, Any]], format: str, output: str | None, plot: str | None, across_submitters: bool
+) -> NoReturn:
     from .commands import across
     from .commands.published import normalise
 
@@ -901,7 +911,7 @@ def _across_rounds(rows: list[dict[str, Any]], format: str, output: str | None, 
     rounds = sorted({r.round for r in normalised if r.round})
     if len(rounds) < 2:
         _fail(f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}")
-    series, scalings = across.across_rounds(normalised), across.scaling(normalised)
+    series, scalings = across.across_rounds(normalised), across.scaling(normalised, across_submitters)
     _emit(across.FORMATS, format, output, series, scalings)
     if plot:
         _check_output(plot, "--plot")

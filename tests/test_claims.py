@@ -363,7 +363,19 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
-    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 80
+    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 77  # one submitter's systems each
+    assert all({p["submitter"] for p in s["points"]} == {s["submitter"]} for s in data["scaling"])
     assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
+    done = _cli(
+        "compare",
+        str(TABLES / FILES["v6.0"]),
+        str(TABLES / FILES["v6.1"]),
+        "--across-rounds",
+        "--scaling-across-submitters",
+        "-f",
+        "json",
+    )
+    scaling = json.loads(done.stdout)["scaling"]
+    assert len(scaling) == 80 and {s["submitter"] for s in scaling} == {"all"}
     done = _cli("compare", str(TABLES / FILES["v6.1"]), "--across-rounds")
     assert done.exit_code == 2 and "needs results of two or more rounds" in " ".join(done.output.split())

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from checker.commands import across
 from checker.commands.compare import Options, comparison
+from checker.commands.published import normalise
 from checker.commands.table import load_table, table_of
 from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, real_data, tree_digest
 
@@ -302,6 +304,31 @@ def test_cli_formats_and_plot(tmp_path: Path) -> None:
     text = _compare_cli(str(table)).stdout
     assert text.startswith("Comparable group: closed division, one round, same Model, Scenario, Nodes")
     assert "Within tolerance: the partners' mean |deviation| <= 4%." in text
+
+
+# --- scaling efficiency: one submitter's systems (issue 21) ------------------------------------
+@pytest.mark.real
+def test_scaling_compares_one_submitters_systems_unless_asked() -> None:
+    rows = normalise(load_table(str(real_data(TABLES_ROOT / "v5.1/summary_results.json"))))
+    key = ("v5.1", "dlrm-v2-99", "Offline", "NVIDIA H200-NVL-141GB")
+    pooled = [
+        s for s in across.scaling(rows, across_submitters=True) if (s.round, s.model, s.scenario, s.hardware) == key
+    ]
+    assert [(count, pooled[0].points[count].submitter, round(e, 4)) for count, e in pooled[0].efficiency().items()] == [
+        (4, "Quanta_Cloud_Technology", 1.0),
+        (8, "ASUSTeK", round(580460 / 8 / (263090 / 4), 4)),
+        (10, "HPE", round(713817 / 10 / (263090 / 4), 4)),
+    ]
+    own = [s for s in across.scaling(rows) if (s.round, s.model, s.scenario, s.hardware) == key]
+    assert own == []  # no submitter has two counts of this accelerator
+    for series in across.scaling(rows):
+        assert {row.submitter for row in series.points.values()} == {series.submitter}
+    cisco = [
+        s
+        for s in across.scaling(rows)
+        if (s.model, s.scenario, s.submitter) == ("llama2-70b-99", "Offline", "Cisco") and "H100" in s.hardware
+    ]
+    assert [(c, round(e, 4)) for c, e in cisco[0].efficiency().items()] == [(16, 1.0), (32, 1.0014)]
 
 
 # --- reproduce and rerun ------------------------------------------------------------------
