@@ -11,7 +11,7 @@ import pytest
 
 from checker.commands import across, claims
 from checker.commands.published import normalise
-from checker.commands.table import load_table
+from checker.commands.inputs import load_table
 from helpers import TABLES_ROOT as TABLES
 from helpers import real_data
 

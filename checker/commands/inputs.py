@@ -283,6 +283,29 @@ def read_table(path: str) -> Table:
     )
 
 
+def load_table(path: str) -> list[dict[str, Any]]:
+    """The typed rows of a results table file (`read_table(path).rows`); TableError for a
+    file that is not one."""
+    return read_table(path).rows
+
+
+def table_of(
+    path: str, round_name: str | None, jobs: int | None = None, with_description: bool = False
+) -> list[dict[str, Any]]:
+    """The valid rows of a submission tree (checked with the round), or the rows of a table
+    file. `with_description` adds the system-description fields that explain differences
+    between systems (framework, software stack, host processor, memory, cooling, notes) to
+    tree rows."""
+    from ..engine import check
+    from ..rounds import newest_round
+    from .table import publish, table_row, valid_rows
+
+    if not os.path.isdir(path):
+        return load_table(path)
+    report = check(path, round_name or newest_round(), jobs=jobs, collect=table_row)
+    return publish(valid_rows(report), None, None, report.round.name, with_description)
+
+
 def rows_of(
     path: str,
     round_name: str | None,

@@ -119,7 +119,7 @@ def hardware_of(row: dict[str, Any]) -> tuple[str, str, int, bool]:
 
 
 def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list[Row]:
-    """Rows (as `table.load_table` returns them) made comparable; `round_name` when the rows
+    """Rows (as `inputs.load_table` returns them) made comparable; `round_name` when the rows
     carry no `version`."""
     out = []
     for row in rows:

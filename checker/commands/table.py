@@ -5,14 +5,13 @@ Two steps. `table_row` gathers the round-independent facts of one result once (t
 (`Submitter`, `Category`, `Performance_Result`, ...). `render` writes rows in a round's
 published format, as the round file's `table:` block describes it: the keys, their names and
 order, the file's shape, how `Location`, `compliance`, `inferred` and `Scenario` are written,
-the producer's value fixes, and numbers as pandas writes them. `load_table` reads any of the
-published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key names.
+the producer's value fixes, and numbers as pandas writes them. commands/inputs.py reads any
+of the published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key names.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -402,15 +401,6 @@ def _typed(value: str) -> Any:
 TEXT_KEYS = ("host_processor_core_count", "Notes", "System", "Accelerator", "Processor", "Software")
 
 
-def load_table(path: str) -> list[dict[str, Any]]:
-    """A results table in any round's published format (a JSON list of rows, an object keyed
-    "0", "1", ...) or the CSV of `table`, as rows with the v5.1/v6.0 key names: what
-    commands/inputs.py reads, bounded and typed (a row that breaks its column types is left out)."""
-    from .inputs import read_table
-
-    return read_table(path).rows
-
-
 def publish(
     rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str, with_description: bool = False
 ) -> list[dict[str, Any]]:
@@ -426,21 +416,6 @@ def publish(
         for published, row in zip(canonical, ordered):
             published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
     return canonical
-
-
-def table_of(
-    path: str, round_name: str | None, jobs: int | None = None, with_description: bool = False
-) -> list[dict[str, Any]]:
-    """The valid rows of a submission tree (checked with the round), or of a table file.
-    `with_description` adds the system-description fields that explain differences between
-    systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
-    from ..engine import check
-    from ..rounds import newest_round
-
-    if not os.path.isdir(path):
-        return load_table(path)
-    report = check(path, round_name or newest_round(), jobs=jobs, collect=table_row)
-    return publish(valid_rows(report), None, None, report.round.name, with_description)
 
 
 class NoResults(ValueError):
