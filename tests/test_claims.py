@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from checker.commands import across, claims
-from checker.commands.published import normalise
 from checker.commands.inputs import load_table
+from checker.commands.published import normalise
 from helpers import TABLES_ROOT as TABLES
 from helpers import real_data
 
@@ -49,7 +49,7 @@ def _mine(
     """The independent selection: published keys of either format, read directly."""
     found = []
     for row in raw:
-        get = lambda *keys: next((row[k] for k in keys if k in row), None)  # noqa: E731
+        get = lambda *keys, row=row: next((row[k] for k in keys if k in row), None)  # noqa: E731
         if division != "any" and get("Category", "Division") != division:
             continue
         if get("MlperfModel", "Model") != model and get("Model", "UsedModel") != model:
@@ -66,19 +66,23 @@ def _mine(
     return found
 
 
+# AMD and its partners: gpt-oss-120b Offline on 8x MI355X, one node, in v6.1.
+MI355X_OFFLINE = {
+    "round": "v6.1",
+    "model": "gpt-oss-120b",
+    "scenario": "Offline",
+    "accelerator": "MI355X",
+    "per_node": 8,
+    "nodes": 1,
+}
+
+
 def _check(claim: dict, rows: dict) -> claims.Verdict:
     return claims.judge(claim, rows)
 
 
 def test_spread_partners_within_4_percent(raw, rows) -> None:
-    selection = {
-        "round": "v6.1",
-        "model": "gpt-oss-120b",
-        "scenario": "Offline",
-        "accelerator": "MI355X",
-        "per_node": 8,
-        "nodes": 1,
-    }
+    selection = MI355X_OFFLINE
     verdict = _check({"id": "s", "kind": "spread", "expect": 0.04, "in": selection}, rows)
     values = [v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)]
     median = statistics.median(values)
@@ -92,14 +96,7 @@ def test_spread_partners_within_4_percent(raw, rows) -> None:
 def test_a_spread_from_a_reference_submitter_is_over_its_partners(raw, rows) -> None:
     """Issue 21: "our partners are within 4% of us" is measured as compare --reference
     measures it: AMD's own row is not a partner; 4.07% fails, and the two beyond are named."""
-    selection = {
-        "round": "v6.1",
-        "model": "gpt-oss-120b",
-        "scenario": "Offline",
-        "accelerator": "MI355X",
-        "per_node": 8,
-        "nodes": 1,
-    }
+    selection = MI355X_OFFLINE
     claim = {"id": "s", "kind": "spread", "expect": 0.04, "reference": "submitter:AMD", "in": selection}
     verdict = _check(claim, rows)
     found = _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)
@@ -155,14 +152,7 @@ def test_a_selection_in_two_units_is_ambiguous(rows) -> None:
 
 
 def test_a_spread_claim_that_fails(raw, rows) -> None:
-    selection = {
-        "round": "v6.1",
-        "model": "gpt-oss-120b",
-        "scenario": "Offline",
-        "accelerator": "MI355X",
-        "per_node": 8,
-        "nodes": 1,
-    }
+    selection = MI355X_OFFLINE
     verdict = _check({"id": "tight", "kind": "spread", "expect": 0.005, "in": selection}, rows)
     assert verdict.verdict == "fails" and verdict.measured > 0.005
 
@@ -351,30 +341,14 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     groups = json.loads(done.stdout)["groups"]
     assert {g["scenario"] for g in groups} <= {"Offline", "Server", "Interactive", "SingleStream", "MultiStream"}
     assert any(g["model"] == "qwen3-vl-235b-a22b" for g in groups)  # published as VLM
-    done = _cli(
-        "compare",
-        str(TABLES / FILES["v6.0"]),
-        str(TABLES / FILES["v6.1"]),
-        "--across-rounds",
-        "-f",
-        "json",
-        "--plot",
-        str(tmp_path / "rounds.png"),
-    )
+    tables = (str(TABLES / FILES["v6.0"]), str(TABLES / FILES["v6.1"]))
+    done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.png"))
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
     assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 77  # one submitter's systems each
     assert all({p["submitter"] for p in s["points"]} == {s["submitter"]} for s in data["scaling"])
     assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
-    done = _cli(
-        "compare",
-        str(TABLES / FILES["v6.0"]),
-        str(TABLES / FILES["v6.1"]),
-        "--across-rounds",
-        "--scaling-across-submitters",
-        "-f",
-        "json",
-    )
+    done = _cli("compare", *tables, "--across-rounds", "--scaling-across-submitters", "-f", "json")
     scaling = json.loads(done.stdout)["scaling"]
     assert len(scaling) == 80 and {s["submitter"] for s in scaling} == {"all"}
     done = _cli("compare", str(TABLES / FILES["v6.1"]), "--across-rounds")

@@ -15,8 +15,8 @@ import pytest
 
 from checker.commands import across
 from checker.commands.compare import Options, comparison
-from checker.commands.published import normalise
 from checker.commands.inputs import load_table, table_of
+from checker.commands.published import normalise
 from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, real_data, tree_digest
 
 

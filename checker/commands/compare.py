@@ -483,6 +483,23 @@ CSV_COLUMNS = (
 )
 
 
+# A member's CSV columns: the keys of its record (`_member`) they take.
+MEMBER_CSV = {
+    "role": "role",
+    "submitter": "Submitter",
+    "system": "System",
+    "location": "Location",
+    "value": "Performance_Result",
+    "deviation": "deviation",
+    "deviation_from_median": "deviation_from_median",
+    "beyond_tolerance": "beyond_tolerance",
+    "outlier": "outlier",
+}
+
+
+FIGURES = ("mean_abs_dev", "median_abs_dev", "max_abs_dev", "cv")
+
+
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
@@ -491,33 +508,17 @@ def csv_rows(found: Comparison) -> list[dict[str, Any]]:
     """One row per member, with its group's key and figures."""
     rows = []
     for group, members in found.each():
-        shared = {
-            "reference_submitter": group["reference_submitter"] or "median",
-            "reference": _rounded(group["reference"]),
-            "n": group["n"],
-            "partners": group["partners"],
-            "mean_abs_dev": _rounded(group["mean_abs_dev"]),
-            "median_abs_dev": _rounded(group["median_abs_dev"]),
-            "max_abs_dev": _rounded(group["max_abs_dev"]),
-            "cv": _rounded(group["cv"]),
-            "within_tolerance": group["within_tolerance"],
-        }
+        shared = {k: _rounded(group[k]) if k in FIGURES else group[k] for k in CSV_COLUMNS[CSV_COLUMNS.index("n") :]}
+        shared.update(
+            reference_submitter=group["reference_submitter"] or "median", reference=_rounded(group["reference"])
+        )
         for m in members:
-            rows.append(
-                {
-                    **{k: group[k] for k in CSV_COLUMNS[:9]},
-                    "role": m["role"],
-                    "submitter": m["Submitter"],
-                    "system": m["System"],
-                    "location": m["Location"],
-                    "value": m["Performance_Result"],
-                    "deviation": _rounded(m["deviation"]),
-                    "deviation_from_median": _rounded(m["deviation_from_median"]),
-                    "beyond_tolerance": m["beyond_tolerance"],
-                    "outlier": m["outlier"],
-                    **shared,
-                }
+            row = {k: group[k] for k in CSV_COLUMNS[:9]}
+            row.update((column, m[key]) for column, key in MEMBER_CSV.items())
+            row.update(
+                deviation=_rounded(row["deviation"]), deviation_from_median=_rounded(row["deviation_from_median"])
             )
+            rows.append({**row, **shared})
     return rows
 
 

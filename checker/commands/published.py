@@ -177,7 +177,7 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
     """The rows with Model, Scenario and Location in the round's spelling (what compare
     groups by), the hardware key, and the name the submitter used kept in UsedModel."""
     out = []
-    for row, norm in zip(rows, normalise(rows, round_name)):
+    for row, norm in zip(rows, normalise(rows, round_name), strict=True):
         out.append(
             {
                 **row,
