@@ -342,6 +342,10 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     assert {g["scenario"] for g in groups} <= {"Offline", "Server", "Interactive", "SingleStream", "MultiStream"}
     assert any(g["model"] == "qwen3-vl-235b-a22b" for g in groups)  # published as VLM
     tables = (str(TABLES / FILES["v6.0"]), str(TABLES / FILES["v6.1"]))
+    # Two rounds' tables never pool: their groups are each table's own (they were 135 pooled).
+    alone = [json.loads(_cli("compare", table, "-f", "json").stdout)["groups"] for table in tables]
+    together = json.loads(_cli("compare", *tables, "-f", "json").stdout)["groups"]
+    assert [len(groups) for groups in alone] == [80, 86] and together == alone[0] + alone[1]
     done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.png"))
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
