@@ -241,18 +241,29 @@ def _no_results(path: str, the_round: Round) -> NoReturn:
     _fail(no_results_reason(path, the_round))
 
 
-def _table_rows(
-    path: str, round_name: str | None, with_description: bool = False, progress: bool = False
-) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """commands.table.rows_of, with a tree without results or a malformed table a usage error;
-    a progress bar on a terminal while a tree is checked, when `progress`."""
-    from .commands.table import rows_of
+def _table_rows(path: str, round_name: str | None, with_description: bool = False, progress: bool = False) -> Any:
+    """commands.inputs.rows_of, with a tree without results or a file that is not a results
+    table a usage error; a progress bar on a terminal while a tree is checked, when
+    `progress`. A row left out (a column that breaks its declared type) is a warning naming
+    the file, the row and the column, and an input that gives no row says why."""
+    from .commands.inputs import rows_of
 
     try:
         with _progress(progress and os.path.isdir(path), f"checking {path}") as tick:
-            return rows_of(path, round_name, with_description, tick)
+            found = rows_of(path, round_name, with_description, tick)
     except ValueError as error:  # NoResults too: its message is no_results_reason's
         _fail(str(error))
+    for left_out in found.left_out[:LEFT_OUT_SHOWN]:
+        warn(left_out.message())
+    if len(found.left_out) > LEFT_OUT_SHOWN:
+        warn(f"{path}: {len(found.left_out) - LEFT_OUT_SHOWN} more rows left out (the same way or another)")
+    reason = found.empty_reason()
+    if reason:
+        warn(reason)
+    return found
+
+
+LEFT_OUT_SHOWN = 10
 
 
 def _format(formats: Formats, given: str | None, output: str | None) -> str:
@@ -773,15 +784,15 @@ def followup(
         names = fu.load_mapping(mapping) if mapping else None
     except (OSError, ValueError) as error:
         _fail(str(error))
-    before, before_rows = _table_rows(previous, previous_round, progress=progress)
-    after, after_rows = _table_rows(current, current_round, progress=progress)
+    before = _table_rows(previous, previous_round, progress=progress)
+    after = _table_rows(current, current_round, progress=progress)
     try:
-        previous_round = fu.table_round(before_rows, previous, previous_round, "--previous-round")
-        current_round = fu.table_round(after_rows, current, current_round, "--current-round")
+        previous_round = fu.table_round(before.labelled, previous, previous_round, "--previous-round")
+        current_round = fu.table_round(after.labelled, current, current_round, "--current-round")
         fu.check_order(previous_round, current_round)
     except (ValueError, RoundError) as error:
         _fail(str(error))
-    report = fu.follow_up(before, after, names, current_round)
+    report = fu.follow_up(before.rows, after.rows, names, current_round)
     _emit(plan, fu.FORMATS, format, target, report)
     if output not in (None, "-") or format != "text":
         counts = fu.counts(report)
@@ -852,9 +863,15 @@ def compare(
     round: str | None = typer.Option(
         None, "--round", "-r", help="Round of the submission trees (default: detected per tree)."
     ),
-    tolerance: float = typer.Option(0.04, "--tolerance", help="Within tolerance when mean |deviation| <= this."),
+    tolerance: float = typer.Option(
+        0.04,
+        "--tolerance",
+        help="Within tolerance when the partners' mean |deviation| <= this; partners beyond it are named.",
+    ),
     outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
-    reference: str = typer.Option("median", "--reference", help="median, or submitter:NAME."),
+    reference: str = typer.Option(
+        "median", "--reference", help="median, or submitter:NAME (their result; the others are their partners)."
+    ),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
     format: str | None = typer.Option(
         None, "--format", "-f", help="text, json, csv or html (default: -o's extension, else text)."
@@ -863,6 +880,12 @@ def compare(
     plot: str | None = typer.Option(None, "--plot", help="Draw the deviations into this PNG file."),
     across_rounds: bool = typer.Option(
         False, "--across-rounds", help="The same hardware across the inputs' rounds, and scaling across node counts."
+    ),
+    scaling_across_submitters: bool = typer.Option(
+        False,
+        "--scaling-across-submitters",
+        help="With --across-rounds: scaling efficiency across different submitters' systems "
+        "(default: one submitter's systems only).",
     ),
     progress: bool = _progress_option(),
 ) -> None:
@@ -882,6 +905,8 @@ def compare(
         _fail("--reference is median or submitter:NAME")
     _fraction(tolerance, "--tolerance")
     _fraction(outlier, "--outlier")
+    if scaling_across_submitters and not across_rounds:
+        _fail("--scaling-across-submitters goes with --across-rounds")
     plan = _plan(
         reads=[_round_file(round), *(i for i in inputs if not os.path.isdir(i))],
         trees=[i for i in inputs if os.path.isdir(i)],
@@ -889,23 +914,8 @@ def compare(
     target, plot_target = plan.add(output), plan.add(plot, "--plot")
     if round is not None:
         _round_or_fail(round)
-    rows = []
-    for item in inputs:
-        if not os.path.exists(item):
-            _fail(f"{item}: no such file or folder")
-        rows += _table_rows(
-            item,
-            _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
-            with_description=True,
-            progress=progress,
-        )[0]
-    rows, duplicates = cmp.unique(rows)
-    if duplicates:
-        warn(
-            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
-            "of an earlier row)"
-        )
-    if reference != "median" and not across_rounds:
+    rows = _compared_rows(inputs, round, progress)
+    if reference != "median" and not across_rounds and rows:
         name, known = reference.partition(":")[2], cmp.submitters(rows)
         if name.lower() not in {k.lower() for k in known}:
             shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
@@ -919,18 +929,46 @@ def compare(
         except ImportError:
             _fail("--plot needs matplotlib: pip install 'mlperf-check[plot]'")
     if across_rounds:
-        _across_rounds(plan, rows, format, target, plot_target)
+        _across_rounds(plan, rows, format, target, plot_target, scaling_across_submitters)
     options = cmp.Options(tolerance, outlier, reference, min_submitters)
-    groups = cmp.compare(rows, options)
-    _emit(plan, cmp.FORMATS, format, target, groups, options)
+    found = cmp.comparison(rows, options)
+    _emit(plan, cmp.FORMATS, format, target, found)
     if plot_target is not None:
         rounds = sorted({str(r.get("version")) for r in rows if r.get("version")})
         _pages(
             plan,
             plot_target,
-            lambda page: cmp.plot(groups, options, page, f"Comparable results, {', '.join(rounds) or 'round unknown'}"),
+            lambda page: cmp.plot(found, page, f"Comparable results, {', '.join(rounds) or 'round unknown'}"),
         )
     raise typer.Exit(EXIT_OK)
+
+
+def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
+    """The rows of compare's inputs, each result once. A row names its round, else its
+    table's (--round, or the file): two tables' rows never pool in one group."""
+    from .commands.compare import unique
+
+    rows = []
+    for item in inputs:
+        if not os.path.exists(item):
+            _fail(f"{item}: no such file or folder")
+        found = _table_rows(
+            item,
+            _round_name(round, item, f"{item}: ") if os.path.isdir(item) else round,
+            with_description=True,
+            progress=progress,
+        ).rows
+        for row in found:
+            if row.get("version") in (None, ""):
+                row["version"] = round or f"(round of {item})"
+        rows += found
+    rows, duplicates = unique(rows)
+    if duplicates:
+        warn(
+            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
+            "of an earlier row)"
+        )
+    return rows
 
 
 @app.command("report")
@@ -1012,7 +1050,12 @@ def _pages(plan: Plan, target: Target, draw: Callable[[str], list[str]]) -> None
 
 
 def _across_rounds(
-    plan: Plan, rows: list[dict[str, Any]], format: str, target: Target | None, plot: Target | None
+    plan: Plan,
+    rows: list[dict[str, Any]],
+    format: str,
+    target: Target | None,
+    plot: Target | None,
+    across_submitters: bool,
 ) -> NoReturn:
     from .commands import across
     from .commands.published import normalise
@@ -1021,7 +1064,7 @@ def _across_rounds(
     rounds = sorted({r.round for r in normalised if r.round})
     if len(rounds) < 2:
         _fail(f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}")
-    series, scalings = across.across_rounds(normalised), across.scaling(normalised)
+    series, scalings = across.across_rounds(normalised), across.scaling(normalised, across_submitters)
     _emit(plan, across.FORMATS, format, target, series, scalings)
     if plot is not None:
         _pages(plan, plot, lambda page: across.plot(series, page))
@@ -1063,8 +1106,7 @@ def claims(
         if not os.path.exists(path):
             _fail(f"--table {item}: {path}: no such file or folder")
         _round_or_fail(name)
-        loaded, _ = _table_rows(path, name, progress=progress)
-        found = normalise(loaded, name)
+        found = normalise(_table_rows(path, name, progress=progress).rows, name)
         other = sorted({r.round for r in found if r.round and r.round != name})
         if other:
             _fail(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")

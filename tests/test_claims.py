@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from checker.commands import across, claims
+from checker.commands.inputs import load_table
 from checker.commands.published import normalise
-from checker.commands.table import load_table
 from helpers import TABLES_ROOT as TABLES
 from helpers import real_data
 
@@ -49,7 +49,7 @@ def _mine(
     """The independent selection: published keys of either format, read directly."""
     found = []
     for row in raw:
-        get = lambda *keys: next((row[k] for k in keys if k in row), None)  # noqa: E731
+        get = lambda *keys, row=row: next((row[k] for k in keys if k in row), None)  # noqa: E731
         if division != "any" and get("Category", "Division") != division:
             continue
         if get("MlperfModel", "Model") != model and get("Model", "UsedModel") != model:
@@ -66,19 +66,23 @@ def _mine(
     return found
 
 
+# AMD and its partners: gpt-oss-120b Offline on 8x MI355X, one node, in v6.1.
+MI355X_OFFLINE = {
+    "round": "v6.1",
+    "model": "gpt-oss-120b",
+    "scenario": "Offline",
+    "accelerator": "MI355X",
+    "per_node": 8,
+    "nodes": 1,
+}
+
+
 def _check(claim: dict, rows: dict) -> claims.Verdict:
     return claims.judge(claim, rows)
 
 
 def test_spread_partners_within_4_percent(raw, rows) -> None:
-    selection = {
-        "round": "v6.1",
-        "model": "gpt-oss-120b",
-        "scenario": "Offline",
-        "accelerator": "MI355X",
-        "per_node": 8,
-        "nodes": 1,
-    }
+    selection = MI355X_OFFLINE
     verdict = _check({"id": "s", "kind": "spread", "expect": 0.04, "in": selection}, rows)
     values = [v for v, _ in _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)]
     median = statistics.median(values)
@@ -89,15 +93,66 @@ def test_spread_partners_within_4_percent(raw, rows) -> None:
     assert len(verdict.rows) == 8
 
 
+def test_a_spread_from_a_reference_submitter_is_over_its_partners(raw, rows) -> None:
+    """Issue 21: "our partners are within 4% of us" is measured as compare --reference
+    measures it: AMD's own row is not a partner; 4.07% fails, and the two beyond are named."""
+    selection = MI355X_OFFLINE
+    claim = {"id": "s", "kind": "spread", "expect": 0.04, "reference": "submitter:AMD", "in": selection}
+    verdict = _check(claim, rows)
+    found = _mine(raw["v6.1"], "gpt-oss-120b", "offline", "MI355X", 8, 1)
+    (amd,) = [v for v, r in found if r["Organization"] == "AMD"]
+    partners = [abs(v - amd) / amd for v, r in found if r["Organization"] != "AMD"]
+    assert (verdict.verdict, len(partners)) == ("fails", 7)
+    assert verdict.measured == pytest.approx(statistics.fmean(partners), rel=1e-12)
+    assert verdict.measured == pytest.approx(0.040700060746359325, rel=1e-12)
+    assert verdict.detail["max"] == pytest.approx(max(partners), rel=1e-12)
+    assert verdict.detail["median_abs_dev"] == pytest.approx(statistics.median(partners), rel=1e-12)
+    assert (verdict.detail["reference"], verdict.detail["partners"], verdict.detail["n"]) == (
+        {"submitter": "AMD", "value": 121818.0},
+        7,
+        8,
+    )
+    assert verdict.notes[0] == (
+        "7 partners of AMD: mean |dev| 4.07%, median 3.95%, max 5.36%; beyond 4%: "
+        "Dell_MangoBoost (PowerEdge XE9785) -5.36%, Oracle -5.13%"
+    )
+    assert [(r["submitter"], r["role"]) for r in verdict.rows][:2] == [("AMD", "reference"), ("Dell", "partner")]
+    # The same selection against its median: every row a partner, as compare's default.
+    median = _check({**claim, "reference": "median"}, rows)
+    middle = statistics.median(v for v, _ in found)
+    assert median.verdict == "holds"
+    assert median.measured == pytest.approx(statistics.fmean(abs(v - middle) / middle for v, _ in found), rel=1e-12)
+
+
+def test_a_selection_in_two_units_is_ambiguous(rows) -> None:
+    """Issue 22: no best and no spread is taken across units."""
+    selection = {"round": "v6.1", "model": "wan-2.2-t2v-a14b", "accelerator": "MI355X"}
+    for kind in ("value", "spread"):
+        verdict = _check({"id": "u", "kind": kind, "expect": 1.0, "in": selection}, rows)
+        assert (verdict.verdict, verdict.measured) == ("ambiguous", None)
+        assert verdict.notes == [
+            "the in selection takes rows in 2 units (Latency (s): 3 rows, Samples/s: 3 rows); a figure is never "
+            "taken across units: name a scenario (or a model) that has one"
+        ]
+    side = {"round": "v6.1", "model": "wan-2.2-t2v-a14b", "accelerator": "MI355X", "submitter": "AMD"}
+    verdict = _check(
+        {
+            "id": "r",
+            "kind": "ratio",
+            "expect": 1.0,
+            "from": {**side, "scenario": "SingleStream"},
+            "to": {**side, "scenario": "Offline"},
+        },
+        rows,
+    )
+    assert (verdict.verdict, verdict.notes) == (
+        "ambiguous",
+        ["from is in Latency (s) and to in Samples/s: a latency and a throughput are not compared"],
+    )
+
+
 def test_a_spread_claim_that_fails(raw, rows) -> None:
-    selection = {
-        "round": "v6.1",
-        "model": "gpt-oss-120b",
-        "scenario": "Offline",
-        "accelerator": "MI355X",
-        "per_node": 8,
-        "nodes": 1,
-    }
+    selection = MI355X_OFFLINE
     verdict = _check({"id": "tight", "kind": "spread", "expect": 0.005, "in": selection}, rows)
     assert verdict.verdict == "fails" and verdict.measured > 0.005
 
@@ -221,6 +276,9 @@ def test_claims_file_errors_are_usage_errors(tmp_path: Path) -> None:
     )
     with pytest.raises(claims.ClaimsError, match=f"^{bad}:3: claim id 'a' is used twice$"):
         claims.load_claims(str(bad))
+    bad.write_text("claims:\n- {id: a, kind: value, expect: 2, reference: 'submitter:X', in: {round: v6.1}}\n")
+    with pytest.raises(claims.ClaimsError, match="claim 'a' \\(value\\): only a spread claim has a reference"):
+        claims.load_claims(str(bad))
 
 
 def test_the_same_hardware_across_rounds(raw, rows) -> None:
@@ -269,7 +327,7 @@ def test_claims_command_exit_codes(tmp_path: Path) -> None:
         "  in: {round: v6.1, model: gpt-oss-120b, scenario: Offline, accelerator: MI355X, per_node: 8, nodes: 1}\n"
     )
     done = _cli("claims", str(good), "--table", f"v6.1={table}")
-    assert done.exit_code == 0 and done.stdout.splitlines()[-1] == "1 claims: 1 hold, 0 fail, 0 no data"
+    assert done.exit_code == 0 and done.stdout.splitlines()[-1] == "1 claims: 1 hold, 0 fail, 0 no data, 0 ambiguous"
     tight = tmp_path / "tight.yaml"
     tight.write_text(good.read_text().replace("0.04", "0.001"))
     done = _cli("claims", str(tight), "--table", f"v6.1={table}", "-f", "json")
@@ -287,19 +345,19 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     groups = json.loads(done.stdout)["groups"]
     assert {g["scenario"] for g in groups} <= {"Offline", "Server", "Interactive", "SingleStream", "MultiStream"}
     assert any(g["model"] == "qwen3-vl-235b-a22b" for g in groups)  # published as VLM
-    done = _cli(
-        "compare",
-        str(TABLES / FILES["v6.0"]),
-        str(TABLES / FILES["v6.1"]),
-        "--across-rounds",
-        "-f",
-        "json",
-        "--plot",
-        str(tmp_path / "rounds.png"),
-    )
+    tables = (str(TABLES / FILES["v6.0"]), str(TABLES / FILES["v6.1"]))
+    # Two rounds' tables never pool: their groups are each table's own (they were 135 pooled).
+    alone = [json.loads(_cli("compare", table, "-f", "json").stdout)["groups"] for table in tables]
+    together = json.loads(_cli("compare", *tables, "-f", "json").stdout)["groups"]
+    assert [len(groups) for groups in alone] == [80, 86] and together == alone[0] + alone[1]
+    done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.png"))
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
-    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 80
+    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 77  # one submitter's systems each
+    assert all({p["submitter"] for p in s["points"]} == {s["submitter"]} for s in data["scaling"])
     assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
+    done = _cli("compare", *tables, "--across-rounds", "--scaling-across-submitters", "-f", "json")
+    scaling = json.loads(done.stdout)["scaling"]
+    assert len(scaling) == 80 and {s["submitter"] for s in scaling} == {"all"}
     done = _cli("compare", str(TABLES / FILES["v6.1"]), "--across-rounds")
     assert done.exit_code == 2 and "needs results of two or more rounds" in " ".join(done.output.split())

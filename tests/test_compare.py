@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import statistics
 import struct
@@ -11,13 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands.compare import Options, compare
-from checker.commands.table import load_table, table_of
-from helpers import EXAMPLE, OFFLINE, SINGLE, tree_digest
+from checker.commands import across
+from checker.commands.compare import Options, comparison
+from checker.commands.inputs import load_table, table_of
+from checker.commands.published import normalise
+from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, real_data, tree_digest
 
 
 def _independent(rows: list[dict], reference: str | None = None) -> dict[tuple, dict]:
-    """The default definition, computed without pandas."""
+    """The default definition, computed without pandas: a reference submitter's own rows are
+    not partners, and the mean, median and max |deviation| are over the partners only."""
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         if row["Category"] != "closed":
@@ -41,78 +46,172 @@ def _independent(rows: list[dict], reference: str | None = None) -> dict[tuple, 
             if not own:
                 continue
             ref = statistics.median(own)
+            partners = [m["Performance_Result"] for m in members if m["Submitter"] != reference]
         else:
-            ref = statistics.median(values)
+            ref, partners = statistics.median(values), values
         latency = key[2].startswith("Latency")
-        deviations = [((ref - x) if latency else (x - ref)) / ref for x in values]
+        deviations = [abs(((ref - x) if latency else (x - ref)) / ref) for x in partners]
         out[key] = {
             "ref": ref,
             "n": len(values),
-            "mean": statistics.fmean(abs(d) for d in deviations),
-            "max": max(abs(d) for d in deviations),
+            "partners": len(partners),
+            "mean": statistics.fmean(deviations),
+            "median": statistics.median(deviations),
+            "max": max(deviations),
             "cv": statistics.pstdev(values) / statistics.fmean(values),
         }
     return out
 
 
-def _by_key(groups) -> dict[tuple, object]:
+def _by_key(found) -> dict[tuple, dict]:
     return {
-        (
-            g.key["model"],
-            g.key["scenario"],
-            g.key["units"],
-            g.key["kind"],
-            g.key["hardware"],
-            g.key["per_node"],
-            g.key["nodes"],
-        ): g
-        for g in groups
+        (g["model"], g["scenario"], g["units"], g["kind"], g["hardware"], g["per_node"], g["nodes"]): g
+        for g, _ in found.each()
     }
 
 
 @pytest.mark.real
 def test_compare_on_the_published_table_matches_an_independent_computation(real: Path) -> None:
     rows = load_table(str(real / "summary_results.json"))
-    groups = _by_key(compare(rows, Options()))
+    groups = _by_key(comparison(rows, Options()))
     expected = _independent(rows)
     assert set(groups) == set(expected)
     assert len(groups) == 13
     for key, numbers in expected.items():
         group = groups[key]
-        assert group.reference == pytest.approx(numbers["ref"])
-        assert group.n == numbers["n"]
-        assert group.mean_abs_dev == pytest.approx(numbers["mean"])
-        assert group.max_abs_dev == pytest.approx(numbers["max"])
-        assert group.cv == pytest.approx(numbers["cv"])
-        assert group.within_tolerance is (numbers["mean"] <= 0.04)
+        assert group["reference"] == pytest.approx(numbers["ref"])
+        assert (group["n"], group["partners"], group["reference_submitter"]) == (numbers["n"], numbers["n"], None)
+        assert group["mean_abs_dev"] == pytest.approx(numbers["mean"])
+        assert group["median_abs_dev"] == pytest.approx(numbers["median"])
+        assert group["max_abs_dev"] == pytest.approx(numbers["max"])
+        assert group["cv"] == pytest.approx(numbers["cv"])
+        assert group["within_tolerance"] is (numbers["mean"] <= 0.04)
     whisper = groups[("whisper", "Offline", "Samples/s", "accelerator", "NVIDIA B200-SXM-180GB", 8, 1)]
-    assert (whisper.n, whisper.submitters, whisper.reference) == (3, 2, 44365.8)
+    assert (whisper["n"], whisper["submitters"], whisper["reference"], whisper["round"]) == (3, 2, 44365.8, "v5.1")
 
 
 @pytest.mark.real
 def test_submitter_reference(real: Path) -> None:
     rows = load_table(str(real / "summary_results.json"))
-    groups = _by_key(compare(rows, Options(reference="submitter:NVIDIA")))
+    groups = _by_key(comparison(rows, Options(reference="submitter:NVIDIA")))
     expected = _independent(rows, reference="NVIDIA")
     assert set(groups) == set(expected)
     for key, numbers in expected.items():
-        assert groups[key].reference == pytest.approx(numbers["ref"])
-        assert groups[key].mean_abs_dev == pytest.approx(numbers["mean"])
+        assert groups[key]["reference"] == pytest.approx(numbers["ref"])
+        assert groups[key]["partners"] == numbers["partners"]
+        assert groups[key]["mean_abs_dev"] == pytest.approx(numbers["mean"])
+        assert groups[key]["median_abs_dev"] == pytest.approx(numbers["median"])
+        assert groups[key]["max_abs_dev"] == pytest.approx(numbers["max"])
 
 
 @pytest.mark.real
 def test_tree_and_table_give_the_same_groups(real: Path) -> None:
     from test_table import _missing_locations
 
-    from_tree = _by_key(compare(table_of(str(real), "v5.1", jobs=2, with_description=True), Options()))
+    from_tree = _by_key(comparison(table_of(str(real), "v5.1", jobs=2, with_description=True), Options()))
     published = [
         r for r in load_table(str(real / "summary_results.json")) if r["Location"] not in _missing_locations(real)
     ]
-    from_table = _by_key(compare(published, Options()))
+    from_table = _by_key(comparison(published, Options()))
     assert set(from_tree) == set(from_table)
     for key, group in from_tree.items():
-        assert (group.n, group.submitters) == (from_table[key].n, from_table[key].submitters)
-        assert group.mean_abs_dev == pytest.approx(from_table[key].mean_abs_dev, rel=1e-6)
+        assert (group["n"], group["submitters"]) == (from_table[key]["n"], from_table[key]["submitters"])
+        assert group["mean_abs_dev"] == pytest.approx(from_table[key]["mean_abs_dev"], rel=1e-6)
+
+
+# --- the partner answer (issue 21): AMD's partners on gpt-oss-120b Offline, 8x MI355X, v6.1 ----------
+V61 = "v6.1/summary.json"
+AMD_OFFLINE = "v6.1 gpt-oss-120b Offline, 8x AMD Instinct MI355X 288GB HBM3e"
+
+
+def _compare_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", "compare", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.real
+def test_the_reference_is_not_its_own_partner_in_text() -> None:
+    table = str(real_data(TABLES_ROOT / V61))
+    done = _compare_cli(table, "--reference", "submitter:AMD", "--tolerance", "0.04")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index(f"{AMD_OFFLINE}: reference AMD 121818 Tokens/s, 8 results of 7 submitters, CV 1.6% - OUTSIDE 4%")
+    assert lines[at + 1 : at + 10] == [
+        "    7 partners of AMD: mean |dev| 4.07%, median 3.95%, max 5.36%; beyond 4%: "
+        "Dell_MangoBoost (PowerEdge XE9785) -5.36%, Oracle -5.13%",
+        "      AMD                                      121818  reference  "
+        "closed/AMD/results/8xMI355X_2xEPYC_9575F/gpt-oss-120b/Offline",
+        "      Dell                                     117804     -3.30%  "
+        "closed/Dell/results/XE9785L_8xMI355X/gpt-oss-120b/Offline",
+        "      Dell_MangoBoost (PowerEdge XE9785)       115294     -5.36%  "
+        "closed/Dell_MangoBoost/results/XE9785/gpt-oss-120b/Offline  [beyond 4%]",
+        "      Dell_MangoBoost (PowerEdge XE9785L)      116953     -3.99%  "
+        "closed/Dell_MangoBoost/results/XE9785L/gpt-oss-120b/Offline",
+        "      HPE                                      117355     -3.66%  "
+        "closed/HPE/results/HPE_XD685_MI355X_288GBx8_vLLM/gpt-oss-120b/Offline",
+        "      MiTAC                                    118042     -3.10%  "
+        "closed/MiTAC/results/8xMI355X_2xEPYC-9755/gpt-oss-120b/Offline",
+        "      Oracle                                   115567     -5.13%  "
+        "closed/Oracle/results/8xMI355X_2xEPYC-9575F/gpt-oss-120b/Offline  [beyond 4%]",
+        "      Supermicro                               117005     -3.95%  "
+        "closed/Supermicro/results/8xMI355X_2xEPYC-9575F/gpt-oss-120b/Offline",
+    ]
+    assert lines[-1] == "7 groups, 6 within tolerance; median of the mean |deviation|: 3.2%; 4 of 33 partners beyond 4%"
+
+
+@pytest.mark.real
+def test_the_partner_answer_in_json_and_csv() -> None:
+    table = str(real_data(TABLES_ROOT / V61))
+    raw = json.loads((TABLES_ROOT / V61).read_text())
+    values = {
+        (r["Organization"], r["SystemName"]): r["Result"]
+        for r in raw.values()
+        if (r["Model"], r["Scenario"].lower(), r["Division"], r["accelerators_per_node"], r["number_of_nodes"])
+        == ("gpt-oss-120b", "offline", "closed", 8, 1)
+        and "MI355X" in r["accelerator_model_name"]
+    }
+    reference = values[next(k for k in values if k[0] == "AMD")]
+    partners = {k: (v - reference) / reference for k, v in values.items() if k[0] != "AMD"}
+    assert len(partners) == 7 and reference == 121818.0
+    data = json.loads(_compare_cli(table, "--reference", "submitter:AMD", "-f", "json").stdout)
+    group = next(g for g in data["groups"] if (g["model"], g["scenario"]) == ("gpt-oss-120b", "Offline"))
+    assert (group["round"], group["reference_submitter"], group["n"], group["partners"]) == ("v6.1", "AMD", 8, 7)
+    assert group["mean_abs_dev"] == pytest.approx(statistics.fmean(abs(d) for d in partners.values()), rel=1e-12)
+    assert group["mean_abs_dev"] == pytest.approx(0.040700060746359325, rel=1e-12)
+    assert group["median_abs_dev"] == pytest.approx(statistics.median(abs(d) for d in partners.values()), rel=1e-12)
+    assert group["max_abs_dev"] == pytest.approx(0.05355530381388629, rel=1e-12)
+    assert group["within_tolerance"] is False
+    assert [(m["Submitter"], m["System"], m["deviation"]) for m in group["beyond_tolerance"]] == [
+        ("Dell_MangoBoost", "PowerEdge XE9785", pytest.approx(-0.05355530381388629, rel=1e-12)),
+        ("Oracle", "8xMI355X_2xEPYC_9575F", pytest.approx(-0.05131425569291895, rel=1e-12)),
+    ]
+    members = {(m["Submitter"], m["System"]): m for m in group["members"]}
+    assert [m["role"] for m in group["members"]] == ["reference"] + ["partner"] * 7
+    for key, dev in partners.items():
+        assert members[key]["deviation"] == pytest.approx(dev, rel=1e-12)
+        assert members[key]["beyond_tolerance"] is (abs(dev) > 0.04)
+    done = _compare_cli(table, "--reference", "submitter:AMD", "-f", "csv")
+    rows = [
+        r
+        for r in csv.DictReader(io.StringIO(done.stdout))
+        if (r["model"], r["scenario"]) == ("gpt-oss-120b", "Offline")
+    ]
+    assert len(rows) == 8 and {r["group"] for r in rows} == {"0"}
+    assert {(r["round"], r["units"], r["hardware"], r["per_node"], r["nodes"]) for r in rows} == {
+        ("v6.1", "Tokens/s", "AMD Instinct MI355X 288GB HBM3e", "8", "1")
+    }
+    assert [(r["submitter"], r["role"], r["deviation"], r["beyond_tolerance"]) for r in rows] == [
+        ("AMD", "reference", "0.0", "False"),
+        ("Dell", "partner", "-0.032951", "False"),
+        ("Dell_MangoBoost", "partner", "-0.053555", "True"),
+        ("Dell_MangoBoost", "partner", "-0.039937", "False"),
+        ("HPE", "partner", "-0.036637", "False"),
+        ("MiTAC", "partner", "-0.030997", "False"),
+        ("Oracle", "partner", "-0.051314", "True"),
+        ("Supermicro", "partner", "-0.03951", "False"),
+    ]
+    assert {(r["partners"], r["mean_abs_dev"], r["within_tolerance"]) for r in rows} == {("7", "0.0407", "False")}
 
 
 def _row(submitter: str, value: float, **more) -> dict:
@@ -144,22 +243,35 @@ def test_cpu_only_grouping_and_latency_units() -> None:
     ]  # another processor: not in the group
     for row in rows[:4]:
         row.setdefault("Software", "OpenVINO 2024")
-    groups = compare(rows, Options())
-    assert len(groups) == 1
-    group = groups[0]
-    assert (group.key["kind"], group.key["hardware"], group.key["per_node"], group.n) == (
-        "cpu",
-        "Intel Xeon 6980P",
-        2,
-        4,
-    )
-    assert group.reference == pytest.approx(1.05)
-    deviations = {m["Submitter"]: m["deviation"] for m in group.members}
+    ((group, members),) = comparison(rows, Options()).each()
+    assert (group["kind"], group["hardware"], group["per_node"], group["n"]) == ("cpu", "Intel Xeon 6980P", 2, 4)
+    assert group["reference"] == pytest.approx(1.05)
+    deviations = {m["Submitter"]: m["deviation"] for m in members}
     assert deviations["C"] == pytest.approx((1.05 - 0.98) / 1.05)  # lower latency is better: positive
     assert deviations["D"] == pytest.approx((1.05 - 2.0) / 1.05)
-    assert [o["Submitter"] for o in group.outliers] == ["D"]
-    assert group.outliers[0]["differs"] == {"Software": {"this": "PyTorch", "majority": "OpenVINO 2024"}}
-    assert not group.within_tolerance
+    outliers = [m for m in members if m["outlier"]]
+    assert [o["Submitter"] for o in outliers] == ["D"]
+    assert outliers[0]["differs"] == {"Software": {"this": "PyTorch", "majority": "OpenVINO 2024"}}
+    assert not group["within_tolerance"]
+
+
+def test_a_reference_with_two_results_is_their_median_and_neither_is_a_partner() -> None:
+    rows = [
+        _row("A", 100.0, Performance_Units="Samples/s", Location="closed/A/x"),
+        _row("A", 110.0, Performance_Units="Samples/s", Location="closed/A/y"),
+        _row("B", 100.0, Performance_Units="Samples/s"),
+        _row("C", 115.5, Performance_Units="Samples/s"),
+    ]
+    ((group, members),) = comparison(rows, Options(reference="submitter:a")).each()
+    assert (group["reference_submitter"], group["reference"], group["n"], group["partners"]) == ("A", 105.0, 4, 2)
+    assert [(m["role"], m["Submitter"], round(m["deviation"], 6)) for m in members] == [
+        ("reference", "A", -0.047619),
+        ("reference", "A", 0.047619),
+        ("partner", "B", -0.047619),
+        ("partner", "C", 0.1),
+    ]
+    assert group["mean_abs_dev"] == pytest.approx((5 / 105 + 0.1) / 2)
+    assert [m["beyond_tolerance"] for m in members] == [False, False, True, True]  # the reference is never flagged
 
 
 def test_cli_formats_and_plot(tmp_path: Path) -> None:
@@ -167,41 +279,56 @@ def test_cli_formats_and_plot(tmp_path: Path) -> None:
     rows = [_row("A", 1.0), _row("B", 1.1), _row("C", 0.98), _row("D", 2.0)]
     table.write_text(json.dumps(rows))
     png = tmp_path / "deviation.png"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "compare",
-            str(table),
-            "-f",
-            "csv",
-            "--plot",
-            str(png),
-            "--tolerance",
-            "0.5",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _compare_cli(str(table), "-f", "csv", "--plot", str(png), "--tolerance", "0.5")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == (
-        "model,scenario,kind,hardware,per_node,nodes,n,submitters,reference,mean_abs_dev,max_abs_dev,cv,"
-        "outliers,within_tolerance"
+        "group,round,model,scenario,units,kind,hardware,per_node,nodes,role,submitter,system,location,value,deviation,"
+        "deviation_from_median,beyond_tolerance,outlier,reference_submitter,reference,n,partners,mean_abs_dev,"
+        "median_abs_dev,max_abs_dev,cv,within_tolerance"
     )
-    assert lines[1].startswith("resnet,SingleStream,cpu,Intel Xeon 6980P,2,1,4,4,1.05,")
-    assert lines[1].endswith(",D:-0.9048,True")
+    assert lines[1:] == [
+        f"0,(round of {table}),resnet,SingleStream,Latency (ms),cpu,Intel Xeon 6980P,2,1,partner,{name},,"
+        f"closed/{name}/x,{value},{dev},{dev},{beyond},{beyond},median,1.05,4,4,0.266667,0.057143,0.904762,0.333788,True"
+        for name, value, dev, beyond in (
+            ("A", 1.0, 0.047619, False),
+            ("B", 1.1, -0.047619, False),
+            ("C", 0.98, 0.066667, False),
+            ("D", 2.0, -0.904762, True),
+        )
+    ]
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert 600 <= width <= 2000 and 150 <= height <= 2000 and len(data) > 5000
-    text = subprocess.run(
-        [sys.executable, "-m", "checker.cli", "compare", str(table)], capture_output=True, text=True, timeout=120
-    ).stdout
-    assert text.startswith("Comparable group: closed division, same Model, Scenario, Nodes")
-    assert "Within tolerance: mean |deviation| <= 4%." in text
+    text = _compare_cli(str(table)).stdout
+    assert text.startswith("Comparable group: closed division, one round, same Model, Scenario, Nodes")
+    assert "Within tolerance: the partners' mean |deviation| <= 4%." in text
+
+
+# --- scaling efficiency: one submitter's systems (issue 21) ------------------------------------
+@pytest.mark.real
+def test_scaling_compares_one_submitters_systems_unless_asked() -> None:
+    rows = normalise(load_table(str(real_data(TABLES_ROOT / "v5.1/summary_results.json"))))
+    key = ("v5.1", "dlrm-v2-99", "Offline", "NVIDIA H200-NVL-141GB")
+    pooled = [
+        s for s in across.scaling(rows, across_submitters=True) if (s.round, s.model, s.scenario, s.hardware) == key
+    ]
+    assert [(count, pooled[0].points[count].submitter, round(e, 4)) for count, e in pooled[0].efficiency().items()] == [
+        (4, "Quanta_Cloud_Technology", 1.0),
+        (8, "ASUSTeK", round(580460 / 8 / (263090 / 4), 4)),
+        (10, "HPE", round(713817 / 10 / (263090 / 4), 4)),
+    ]
+    own = [s for s in across.scaling(rows) if (s.round, s.model, s.scenario, s.hardware) == key]
+    assert own == []  # no submitter has two counts of this accelerator
+    for series in across.scaling(rows):
+        assert {row.submitter for row in series.points.values()} == {series.submitter}
+    cisco = [
+        s
+        for s in across.scaling(rows)
+        if (s.model, s.scenario, s.submitter) == ("llama2-70b-99", "Offline", "Cisco") and "H100" in s.hardware
+    ]
+    assert [(c, round(e, 4)) for c, e in cisco[0].efficiency().items()] == [(16, 1.0), (32, 1.0014)]
 
 
 # --- reproduce and rerun ------------------------------------------------------------------
@@ -219,6 +346,16 @@ def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout)
     assert result["deviation"] == pytest.approx(102909 / 101527 - 1, abs=1e-5)
+    # The number compare gives Lenovo as NVIDIA's partner in the published table: one deviation.
+    found = comparison(load_table(str(real / "summary_results.json")), Options(reference="submitter:NVIDIA"))
+    (partner,) = [
+        m
+        for group, members in found.each()
+        if (group["model"], group["scenario"], group["per_node"]) == ("llama2-70b-99", "Offline", 8)
+        for m in members
+        if m["Location"] == "closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/llama2-70b-99/Offline"
+    ]
+    assert round(partner["deviation"], 6) == result["deviation"]
     assert (result["within_tolerance"], result["mismatched_settings"]) == (True, [])
     assert result["accuracy_deltas"]["ROUGE1"]["delta"] == pytest.approx(44.7482 - 44.7347, abs=1e-6)
     # The other way round Lenovo is the original: NVIDIA is 1.3% slower, still within 2%.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from checker.commands.followup import follow_up
-from checker.commands.table import table_of
+from checker.commands.inputs import table_of
 
 pytestmark = pytest.mark.real
 
@@ -166,7 +166,7 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
     folder, its accelerator spelt another way; v6.1's lower-case scenarios and own model
     names are read in the round's spelling."""
     from checker.commands.followup import follow_up
-    from checker.commands.table import load_table
+    from checker.commands.inputs import load_table
     from helpers import TABLES_ROOT, real_data
 
     tables = real_data(TABLES_ROOT)

@@ -212,20 +212,22 @@ def test_check_json_of_a_nan_metric_is_strict(example: Path, tmp_path: Path) -> 
     assert "non-finite" not in done.stderr
 
 
-def test_compare_json_is_strict_when_numbers_overflow(tmp_path: Path) -> None:
-    """Item 5: the mean of two numbers near the float limit is inf, and their CV NaN."""
+def test_compare_refuses_numbers_that_overflow_its_arithmetic(tmp_path: Path) -> None:
+    """Item 5, then issue 22: a result near the float limit (the mean of two is inf) breaks its
+    column's declared range; the row is left out with a warning naming it, never computed with."""
     table = write_table(
         tmp_path / "t.json",
         [table_row(Performance_Result=1.7e308), table_row(Submitter="Other", Performance_Result=1.6e308)],
     )
     done = runner.invoke(app, ["compare", str(table), "-f", "json"])
     assert done.exit_code == 0, done.output
-    data = _strict(done.stdout)
-    assert (data["groups"][0]["reference"], data["groups"][0]["cv"]) == (None, None)
+    assert _strict(done.stdout)["groups"] == []
     assert done.stderr == (
-        "warning: 5 non-finite number(s) written as null (JSON has no NaN or Infinity): "
-        "/summary/median_mean_abs_dev, /groups/0/reference, /groups/0/mean_abs_dev, "
-        "/groups/0/max_abs_dev, /groups/0/cv\n"
+        f"warning: {table}: row 1: Performance_Result is 1.7e+308, not a positive number of at most 1e+12; "
+        "the row is left out\n"
+        f"warning: {table}: row 2: Performance_Result is 1.6e+308, not a positive number of at most 1e+12; "
+        "the row is left out\n"
+        f"warning: {table}: every row is left out (2 rows)\n"
     )
 
 
@@ -353,36 +355,63 @@ def test_usage_errors_show_what_they_name(tmp_path: Path) -> None:
     [
         ([table_row(Model=["x"])], "row 1: Model is a list, not a name"),
         ([table_row(), table_row(Scenario={"a": 1})], "row 2: Scenario is an object, not a name"),
-        ([table_row(Performance_Result="fast")], "row 1: Performance_Result is 'fast', not a positive number"),
-        ([table_row(Performance_Result=float("nan"))], "row 1: Performance_Result is NaN, not a positive number"),
-        ([table_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number"),
-        ([table_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number"),
+        (
+            [table_row(Performance_Result="fast")],
+            "row 1: Performance_Result is 'fast', not a positive number of at most 1e+12",
+        ),
+        (
+            [table_row(Performance_Result=float("nan"))],
+            "row 1: Performance_Result is NaN, not a positive number of at most 1e+12",
+        ),
+        ([table_row(**{"a#": 1e400})], "row 1: a# is Infinity, not a whole number from 0 to 100000"),
+        ([table_row(Nodes="many")], "row 1: Nodes is 'many', not a whole number from 1 to 100000"),
         ([table_row(Performance_Units=None)], "row 1: no Performance_Units"),
-        ([[1]], "row 1 is a list, not an object of keys and values"),
-        ([], "holds no rows"),
     ],
 )
-def test_malformed_compare_table_is_a_usage_error(tmp_path: Path, rows: list, message: str) -> None:
-    """Item 9: exit 2 naming the file and the row (a list value gave exit 3)."""
+def test_a_malformed_compare_row_is_left_out_with_a_warning(tmp_path: Path, rows: list, message: str) -> None:
+    """Item 9, then issue 22: the row is named (file, row, column) and left out; the others
+    are compared (a list value gave exit 3, then a usage error that hid every other row)."""
     table = write_table(tmp_path / "t.json", rows)
-    done = runner.invoke(app, ["compare", str(table), str(write_table(tmp_path / "ok.json", [table_row()]))])
-    assert (done.exit_code, done.stderr) == (
-        2,
-        f"error: {table}{'' if message == 'holds no rows' else ':'} {message}\n",
+    done = runner.invoke(
+        app,
+        ["compare", str(table), str(write_table(tmp_path / "ok.json", [table_row(Submitter="Other")])), "-f", "json"],
     )
+    assert done.exit_code == 0
+    warnings = [f"warning: {table}: {message}; the row is left out"]
+    if len(rows) == 1:
+        warnings.append(f"warning: {table}: every row is left out (1 row)")
+    assert done.stderr.splitlines() == warnings
+    assert [g["n"] for g in json.loads(done.stdout)["groups"]] == ([2] if len(rows) == 2 else [])
 
 
-def test_malformed_compare_csv_and_json_exit_2_in_a_real_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "rows,message",
+    [
+        ([[1]], "error: {table}: row 1 is a list, not an object of keys and values\n"),
+        ([], "warning: {table}: the table holds no rows\n"),
+    ],
+)
+def test_a_table_that_is_not_one_is_a_usage_error_and_an_empty_one_a_warning(
+    tmp_path: Path, rows: list, message: str
+) -> None:
+    table = write_table(tmp_path / "t.json", rows)
+    done = runner.invoke(app, ["compare", str(table)])
+    assert (done.exit_code, done.stderr) == (2 if rows else 0, message.format(table=table))
+
+
+def test_malformed_compare_csv_and_json_in_a_real_process(tmp_path: Path) -> None:
     """Item 9: a ragged CSV and an unhashable value gave exit 3."""
     ragged = tmp_path / "t.csv"
     ragged.write_text("Submitter,Model,Performance_Result,Category\nA,B,1,closed,extra,more\n")
+    done = _cli("compare", str(ragged), text=True)
+    assert (done.returncode, done.stderr) == (2, f"error: {ragged}: line 2: 6 cells, but the header has 4\n")
     listed = write_table(tmp_path / "l.json", [table_row(Model=["x"])])
-    for table, message in (
-        (ragged, "line 2: 6 cells, but the header has 4"),
-        (listed, "row 1: Model is a list, not a name"),
-    ):
-        done = _cli("compare", str(table), text=True)
-        assert (done.returncode, done.stderr) == (2, f"error: {table}: {message}\n")
+    done = _cli("compare", str(listed), text=True)
+    assert (done.returncode, done.stderr) == (
+        0,
+        f"warning: {listed}: row 1: Model is a list, not a name; the row is left out\n"
+        f"warning: {listed}: every row is left out (1 row)\n",
+    )
 
 
 def test_followup_round_names_are_checked(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 from checker.cli import app
 from checker.commands import report as audit
-from checker.commands.compare import Options, compare
+from checker.commands.compare import Options, comparison
 from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report
@@ -339,26 +339,29 @@ def test_provenance_section(v51: SimpleNamespace) -> None:
 def test_variance_section_with_the_plot(v51: SimpleNamespace) -> None:
     section = v51.dom.by_id("variance")
     rows = publish([r.collected["row"] for r in v51.bad.results if r.valid], None, None, "v5.1", with_description=True)
-    groups = compare(rows, Options())
+    groups = comparison(rows, Options()).groups
     table = section.one("table", "groups")
     assert len(body_rows(table)) == len(groups) == 10
-    whisper = [cells(r) for r in body_rows(table) if cells(r)[0] == "whisper Offline, 8x NVIDIA B200-SXM-180GB"]
+    whisper = [cells(r) for r in body_rows(table) if cells(r)[0] == "v5.1 whisper Offline, 8x NVIDIA B200-SXM-180GB"]
     assert whisper == [
         [
-            "whisper Offline, 8x NVIDIA B200-SXM-180GB",
-            "3",
-            "2",
+            "v5.1 whisper Offline, 8x NVIDIA B200-SXM-180GB",
+            "median",
             "44365.8",
             "Samples/s",
+            "3",
+            "2",
             "1.2%",
+            "1.5%",
             "2.2%",
             "1.5%",
             "within 4%",
             "0",
+            "0",
         ]
     ]
     members = section.all("table", "members")
-    assert sum(len(body_rows(t)) for t in members) == sum(g.n for g in groups)
+    assert sum(len(body_rows(t)) for t in members) == groups["n"].sum()
     images = section.all("img", "plot")
     assert len(images) == 1
     uri = images[0].attrs["src"]
@@ -628,6 +631,8 @@ def _row(submitter: str, value: float, **more: Any) -> dict:
 def test_compare_html_shows_percentages_units_members_and_outlier_reasons(tmp_path: Path) -> None:
     table = tmp_path / "table.json"
     rows = [_row("A", 100.0), _row("B", 110.0), _row("C", 98.0), _row("Evil<b>\x1b", 200.0, Software="PyTorch")]
+    for row in rows:
+        row["version"] = "v6.0"
     table.write_text(json.dumps(rows))
     out = tmp_path / "compare.html"
     done = runner.invoke(app, ["compare", str(table), "--format", "html", "-o", str(out)])
@@ -635,30 +640,37 @@ def test_compare_html_shows_percentages_units_members_and_outlier_reasons(tmp_pa
     html = out.read_text()
     dom = parse(html)
     assert cells(body_rows(dom.one("table", "groups"))[0]) == [
-        "resnet Offline, 2x Intel Xeon 6980P",
-        "4",
-        "4",
+        "v6.0 resnet Offline, 2x Intel Xeon 6980P",
+        "median",
         "105",
         "Samples/s",
+        "4",
+        "4",
         "26.7%",
+        "5.7%",
         "90.5%",
         "33.4%",
         "OUTSIDE 4%",
+        "4",
         "1",
     ]
+    assert dom.one("p", "partners").text() == (
+        "4 results against their median: mean |dev| 26.67%, median 5.71%, max 90.48%; beyond 4%: "
+        "Evil<b>\\x1b +90.48%, C -6.67%, A -4.76%, B +4.76%"
+    )
     members = dom.one("table", "members")
     assert [th.text() for th in members.all("th")][3] == "performance (Samples/s)"
     assert [cells(r) for r in body_rows(members)] == [
-        ["A", "A box", "closed/A/x", "100", "-4.8%", ""],
-        ["B", "B box", "closed/B/x", "110", "+4.8%", ""],
-        ["C", "C box", "closed/C/x", "98", "-6.7%", ""],
+        ["A", "A box", "closed/A/x", "100", "-4.8%", "beyond 4%"],
+        ["B", "B box", "closed/B/x", "110", "+4.8%", "beyond 4%"],
+        ["C", "C box", "closed/C/x", "98", "-6.7%", "beyond 4%"],
         [
             "Evil<b>\\x1b",
             "Evil<b>\\x1b box",
             "closed/Evil<b>\\x1b/x",
             "200",
             "+90.5%",
-            "outlier: Software: 'PyTorch' (most: 'OpenVINO 2024')",
+            "beyond 4%, outlier: Software: 'PyTorch' (most: 'OpenVINO 2024')",
         ],
     ]
     assert "True" not in html and "False" not in html and "\x1b" not in html

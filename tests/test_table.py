@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
+from checker.commands.inputs import load_table
 from checker.commands.table import (
     TableFormat,
     dumps,
-    load_table,
     normalise,
     publish,
     published_numbers,

@@ -5,9 +5,12 @@
   two or more rounds, the best closed result of each round and the ratio of each round's best
   to the first round's (above 1 is faster: the same hardware made faster by software). The
   same per submitter, where one submitter has the key in two or more rounds.
-- Scaling: for each round, benchmark and accelerator with results at two or more total
-  accelerator counts, each count's best result per accelerator against the smallest count's
-  (the efficiency; 1 is linear scaling).
+- Scaling: for each round, benchmark, accelerator and submitter with results at two or more
+  total accelerator counts, each count's best result per accelerator against the smallest
+  count's (the efficiency; 1 is linear scaling). One submitter's systems are compared with
+  each other only: another submitter's system differs in more than its size (its host, its
+  software, its tuning), so a ratio across submitters is not scaling. `across_submitters`
+  compares every submitter's systems, as one series per benchmark and accelerator.
 A system that mixes accelerators keeps its own hardware key.
 """
 
@@ -69,7 +72,12 @@ class Scaling:
     scenario: str
     hardware: str
     units: str
+    submitter: str | None  # None: every submitter's systems
     points: dict[int, Row] = field(default_factory=dict)  # total accelerators -> best row
+
+    @property
+    def whose(self) -> str:
+        return f"{self.submitter}'s systems" if self.submitter is not None else "all submitters' systems"
 
     def efficiency(self) -> dict[int, float]:
         smallest = min(self.points)
@@ -83,8 +91,9 @@ class Scaling:
             "scenario": self.scenario,
             "hardware": self.hardware,
             "units": self.units,
+            "submitter": self.submitter or "all",
             "points": [
-                {"accelerators": count, **row.summary(), "efficiency": self.efficiency()[count]}
+                {"accelerators": count, **row.summary(), "system": row.system, "efficiency": self.efficiency()[count]}
                 for count, row in sorted(self.points.items())
             ],
         }
@@ -121,7 +130,9 @@ def across_rounds(rows: list[Row]) -> list[Series]:
     return found
 
 
-def scaling(rows: list[Row]) -> list[Scaling]:
+def scaling(rows: list[Row], across_submitters: bool = False) -> list[Scaling]:
+    """Scaling series of the closed throughput results of accelerated systems: per round,
+    benchmark, accelerator and units, and per submitter unless `across_submitters`."""
     groups: dict[tuple, dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         if (
@@ -131,13 +142,15 @@ def scaling(rows: list[Row]) -> list[Scaling]:
             and not row.latency
             and row.accelerators
         ):
-            groups[(row.round, row.model, row.scenario, row.hardware, row.units)][row.accelerators].append(row)
-    found = []
-    for (name, model, scenario, hardware, units), by_count in sorted(groups.items()):
-        if len(by_count) >= 2:
-            found.append(
-                Scaling(name, model, scenario, hardware, units, {count: best(rs) for count, rs in by_count.items()})
+            submitter = "" if across_submitters else row.submitter
+            groups[(row.round, row.model, row.scenario, row.hardware, row.units, submitter)][row.accelerators].append(
+                row
             )
+    found = []
+    for (name, model, scenario, hardware, units, submitter), by_count in sorted(groups.items()):
+        if len(by_count) >= 2:
+            points = {count: best(rs) for count, rs in by_count.items()}
+            found.append(Scaling(name, model, scenario, hardware, units, submitter or None, points))
     return found
 
 
@@ -167,9 +180,17 @@ def to_text(series: list[Series], scalings: list[Scaling]) -> str:
         for name, ratio in s.ratios().items():
             row = s.best[name]
             lines.append(f"    {name}: {row.result:.6g} {row.units} x{ratio:.3f}  {row.location} ({row.submitter})")
-    lines += ["", "Scaling: the best result per accelerator at each count against the smallest count's."]
+    lines += [
+        "",
+        "Scaling: the best result per accelerator at each count against the smallest count's, "
+        + (
+            "across all submitters' systems."
+            if any(s.submitter is None for s in scalings)
+            else "among one submitter's systems (--scaling-across-submitters compares different submitters')."
+        ),
+    ]
     for s in scalings:
-        lines.append(f"{s.round} {s.model} {s.scenario}, {s.hardware}:")
+        lines.append(f"{s.round} {s.model} {s.scenario}, {s.hardware} ({s.whose}):")
         for count, efficiency in s.efficiency().items():
             row = s.points[count]
             lines.append(

@@ -2,15 +2,22 @@
 
 A claims file (schemas/claims.schema.json) lists claims; each selects rows of one round's
 table (or two selections, `from` and `to`) and states a figure:
-- spread: the mean |x - median| / median over the selection (the max is reported too);
-  holds when it is at most `expect`;
+- spread: the partners' mean |deviation| from the reference, as `compare` measures it (one
+  group, compare.compare): the reference is the selection's median, or with
+  `reference: submitter:NAME` that submitter's result, whose own rows are then not partners;
+  the median and max are reported too, and the partners beyond `expect`; holds when the mean
+  is at most `expect`;
 - speedup and ratio: best(to) / best(from), inverted for latency, so that above 1 is faster;
 - scaling: the same per accelerator (result / (nodes x per node));
 - value: best(in).
 An exact claim holds when |measured / expect - 1| <= margin (default 0.01); an at-least claim
 (`at_least: true`, for "up to" and "at least") when measured >= expect x (1 - margin). A
-claim whose selection is empty is `no-data`. Notes say what a reader needs: the two sides'
-best rows come from different submitters, from different divisions, or from a Preview system.
+claim whose selection is empty is `no-data`. A selection never mixes units (a round it
+cannot mix: it is one round's table): one whose rows are in two units (a latency and a
+throughput, say) is `ambiguous`, naming the units and how many rows each has, and so is a
+comparison of a latency with a throughput; nothing is measured across units. Notes say what a
+reader needs: the two sides' best rows come from different submitters, from different
+divisions, from a Preview system, or are in different units of one direction.
 """
 
 from __future__ import annotations
@@ -22,9 +29,11 @@ from typing import Any
 
 from .. import userfiles
 from ..reporters import Formats, as_data, as_text
+from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
 from .published import Row, best, faster
 
 KINDS = ("spread", "speedup", "ratio", "scaling", "value")
+VERDICTS = ("holds", "fails", "no-data", "ambiguous")
 
 
 class ClaimsError(ValueError):
@@ -36,7 +45,7 @@ class Verdict:
     id: str
     kind: str
     text: str
-    verdict: str  # holds | fails | no-data
+    verdict: str  # holds | fails | no-data | ambiguous
     measured: float | None
     expect: float
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -74,6 +83,11 @@ def load_claims(path: str) -> list[dict[str, Any]]:
             if missing:
                 raise document.error(
                     ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
+                )
+            if "reference" in claim and claim["kind"] != "spread":
+                raise document.error(
+                    ("claims", index, "reference"),
+                    f"claim {claim['id']!r} ({claim['kind']}): only a spread claim has a reference",
                 )
     except userfiles.UserFileError as error:
         raise ClaimsError(str(error)) from None
@@ -146,36 +160,88 @@ def _notes(chosen: list[Row], sides: bool = True) -> list[str]:
     return notes
 
 
+def _mixed(side: str, chosen: list[Row]) -> str | None:
+    """Why `chosen` cannot give one figure: its rows are in more than one unit."""
+    units: dict[str, int] = {}
+    for row in chosen:
+        units[row.units] = units.get(row.units, 0) + 1
+    if len(units) < 2:
+        return None
+    counts = ", ".join(f"{unit}: {n} row{'s' if n > 1 else ''}" for unit, n in sorted(units.items()))
+    return (
+        f"the {side} selection takes rows in {len(units)} units ({counts}); a figure is never taken across "
+        "units: name a scenario (or a model) that has one"
+    )
+
+
+def _spread(verdict: Verdict, claim: dict[str, Any], chosen: list[Row]) -> None:
+    """The spread as compare measures it: one group (the selection), its reference and partners."""
+    reference = claim.get("reference", "median")
+    submitter = None if reference == "median" else reference.split(":", 1)[1]
+    members = compare(frame_of(chosen), submitter, claim["expect"], by=(), min_submitters=1)
+    options = Options(claim["expect"], reference=reference, min_submitters=1)
+    found = Comparison(options, members, groups_of(members, claim["expect"]))
+    verdict.rows = [r.summary() for r in chosen]
+    if not len(found.groups):
+        verdict.notes.append(f"no row of submitter {submitter} in the selection: nothing to measure from")
+        return
+    ((group, listed),) = found.each()
+    if not group["partners"]:
+        verdict.notes.append(f"every row of the selection is {submitter}'s: no partner to measure")
+        return
+    verdict.measured = group["mean_abs_dev"]
+    verdict.detail = {
+        "reference": {"submitter": group["reference_submitter"] or "median", "value": group["reference"]},
+        "median_abs_dev": group["median_abs_dev"],
+        "max": group["max_abs_dev"],
+        "median": statistics.median(r.result for r in chosen),
+        "n": group["n"],
+        "partners": group["partners"],
+        "beyond": [{"name": name, "deviation": dev} for name, dev in beyond(listed)],
+    }
+    by_place = {(m["Location"], m["Submitter"]): m for m in listed}
+    for summary, row in zip(verdict.rows, chosen, strict=True):
+        member = by_place[(row.location, row.submitter)]
+        summary.update(role=member["role"], deviation=member["deviation"])
+    verdict.notes = [partners_line(group, listed, claim["expect"]), *_notes(chosen, sides=False)]
+    if len(chosen) < 2:
+        verdict.notes.append("one row: a spread of one result says nothing")
+
+
 def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
     kind = claim["kind"]
     verdict = Verdict(claim["id"], kind, claim.get("text", ""), "no-data", None, claim["expect"])
-    if kind in ("spread", "value"):
-        chosen = select(rows, claim["in"])
-        if not chosen:
-            verdict.notes.append(f"no row of {claim['in']['round']} matches the selection")
+    sides = ("in",) if kind in ("spread", "value") else ("from", "to")
+    chosen = {side: select(rows, claim[side]) for side in sides}
+    empty = [side for side in sides if not chosen[side]]
+    if empty:
+        verdict.notes.append(
+            f"no row of {claim['in']['round']} matches the selection"
+            if sides == ("in",)
+            else f"no row matches the {' and '.join(empty)} selection"
+        )
+        return verdict
+    mixed = [why for side in sides if (why := _mixed(side, chosen[side]))]
+    if len(sides) == 2 and not mixed and chosen["from"][0].latency != chosen["to"][0].latency:
+        mixed.append(
+            f"from is in {chosen['from'][0].units} and to in {chosen['to'][0].units}: "
+            "a latency and a throughput are not compared"
+        )
+    if mixed:
+        verdict.verdict, verdict.notes = "ambiguous", mixed
+        verdict.rows = [r.summary() for side in sides for r in chosen[side]][:20]
+        return verdict
+    if kind == "spread":
+        _spread(verdict, claim, chosen["in"])
+        if verdict.measured is None:
             return verdict
-        if kind == "spread":
-            values = [r.result for r in chosen]
-            median = statistics.median(values)
-            deviations = [abs(v - median) / median for v in values]
-            verdict.measured = sum(deviations) / len(deviations)
-            verdict.detail = {"max": max(deviations), "median": median, "n": len(values)}
-            verdict.rows = [r.summary() for r in chosen]
-            verdict.notes = _notes(chosen, sides=False)
-            if len(chosen) < 2:
-                verdict.notes.append("one row: a spread of one result says nothing")
-        else:
-            top = best(chosen)
-            verdict.measured = top.result
-            verdict.rows = [top.summary()]
-            verdict.notes = _notes([top], sides=False)
+    elif kind == "value":
+        top = best(chosen["in"])
+        verdict.measured = top.result
+        verdict.rows = [top.summary()]
+        verdict.notes = _notes([top], sides=False)
     else:
-        low, high = select(rows, claim["from"]), select(rows, claim["to"])
-        if not low or not high:
-            empty = [side for side, found in (("from", low), ("to", high)) if not found]
-            verdict.notes.append(f"no row matches the {' and '.join(empty)} selection")
-            return verdict
-        a, b = best(low), best(high)
+        a, b = best(chosen["from"]), best(chosen["to"])
         ratio = faster(a, b)
         if kind == "scaling":
             ratio = ratio * a.accelerators / b.accelerators if a.accelerators and b.accelerators else ratio
@@ -183,6 +249,8 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         verdict.measured = ratio
         verdict.rows = [a.summary(), b.summary()]
         verdict.notes = _notes([a, b])
+        if a.units != b.units:
+            verdict.notes.append(f"the two sides are in different units: {a.units}, {b.units}")
     verdict.verdict = "holds" if _holds(verdict.measured, claim) else "fails"
     return verdict
 
@@ -212,15 +280,20 @@ def to_text(verdicts: list[Verdict]) -> str:
             f"claimed {_figure(v.kind, v.expect)}" + (f" - {v.text}" if v.text else "")
         )
         for row in v.rows[:10]:
+            role = row.get("role")
             lines.append(
                 f"    {row['round']} {row['location']} {row['submitter']} {row['division']} "
                 f"{row['availability']}: {row['result']:.6g} {row['units']}"
+                + ("" if role is None else " (reference)" if role == "reference" else f" ({row['deviation']:+.2%})")
             )
         if len(v.rows) > 10:
             lines.append(f"    ... {len(v.rows) - 10} more rows")
         lines += [f"    note: {note}" for note in v.notes]
-    counts = {k: sum(v.verdict == k for v in verdicts) for k in ("holds", "fails", "no-data")}
-    lines.append(f"{len(verdicts)} claims: {counts['holds']} hold, {counts['fails']} fail, {counts['no-data']} no data")
+    counts = {k: sum(v.verdict == k for v in verdicts) for k in VERDICTS}
+    lines.append(
+        f"{len(verdicts)} claims: {counts['holds']} hold, {counts['fails']} fail, {counts['no-data']} no data, "
+        f"{counts['ambiguous']} ambiguous"
+    )
     return "\n".join(lines) + "\n"
 
 

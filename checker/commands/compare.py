@@ -1,21 +1,30 @@
 """Cross-partner reproducibility: how close are comparable results of different submitters?
 
 The definition (printed with every output, and changed visibly by every option):
-- a comparable group is closed-division results with the same Model, Scenario, Nodes,
-  performance units and hardware: (Accelerator, a#) for accelerated systems, (Processor, p#)
-  when a# is 0 or Accelerator is empty or "N/A";
+- a comparable group is closed-division results of one round with the same Model, Scenario,
+  Nodes, performance units and hardware: (Accelerator, a#) for accelerated systems,
+  (Processor, p#) when a# is 0 or Accelerator is empty or "N/A"; rounds and units are never
+  mixed in one group, whatever else groups it;
 - a group counts when it has results from at least `min_submitters` distinct submitters;
-- the reference is the group median of Performance_Result, or one submitter's result
-  (their median when they have several) with `reference="submitter:NAME"`;
-- deviation = (x - ref) / ref for throughput, (ref - x) / ref for latency: positive is better;
-- per group: n, submitters, ref, mean |deviation|, max |deviation|, the coefficient of
-  variation (population std / mean) and the outliers (|deviation| > `outlier`); the group is
-  within tolerance when mean |deviation| <= `tolerance`.
+- the reference is the group median of Performance_Result, or one submitter's result (their
+  median when they have several) with `reference="submitter:NAME"`; that submitter's results
+  are the reference, and every other result is a partner;
+- deviation = (x - ref) / ref for throughput, (ref - x) / ref for latency: positive is better
+  (published.deviation, which claims and reproduce use too);
+- per group, over the partners only: mean, median and max |deviation|, the partners beyond
+  the tolerance (|deviation| > `tolerance`) and the outliers (|deviation| > `outlier`); the
+  group is within tolerance when the partners' mean |deviation| <= `tolerance`. The
+  coefficient of variation (population std / mean) is over every result of the group.
+
+Computed as two frames: `compare` gives one row per member (its group's key, value, role,
+deviation from the reference and from the group median, flags), `groups_of` one row per
+group; text, JSON, CSV, HTML and the plot are rendered from them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +34,7 @@ from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from .pages import paged, save
-from .published import canonical, location_of
+from .published import Row, deviation, location_of, normalise
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -45,22 +54,47 @@ EXPLAINING = (
     "hw_notes",
     "sw_notes",
 )
-CSV_COLUMNS = (
-    "model",
-    "scenario",
-    "kind",
-    "hardware",
-    "per_node",
-    "nodes",
-    "n",
-    "submitters",
+# Never mixed in one group: a group is one round's results in one unit.
+ALWAYS = ("round", "Performance_Units")
+
+
+def group_keys(by: Sequence[str]) -> list[str]:
+    """The columns that group: the round, `by`, and the units, whatever `by` says."""
+    return ["round", *(key for key in by if key not in ALWAYS), "Performance_Units"]
+
+
+BY = ("Model", "Scenario", "kind", "hardware", "per_node", "nodes")
+# A group's key as the outputs name it.
+KEY_NAMES = {
+    "round": "round",
+    "Model": "model",
+    "Scenario": "scenario",
+    "Performance_Units": "units",
+    "kind": "kind",
+    "hardware": "hardware",
+    "per_node": "per_node",
+    "nodes": "nodes",
+}
+MEMBER_COLUMNS = ("role", "reference", "deviation", "deviation_from_median", "abs_dev", "beyond_tolerance", "outlier")
+GROUP_COLUMNS = (
+    "reference_submitter",
     "reference",
+    "n",
+    "partners",
+    "submitters",
     "mean_abs_dev",
+    "median_abs_dev",
     "max_abs_dev",
     "cv",
-    "outliers",
     "within_tolerance",
+    "beyond",
+    "outliers",
 )
+
+
+def percent(fraction: float) -> str:
+    """A tolerance or threshold as people write it: 4%, 2.5%."""
+    return f"{fraction * 100:.4g}%"
 
 
 @dataclass
@@ -70,66 +104,198 @@ class Options:
     reference: str = "median"  # or "submitter:NAME"
     min_submitters: int = 2
 
+    @property
+    def submitter(self) -> str | None:
+        """The reference submitter's name, or None for the group median."""
+        return None if self.reference == "median" else self.reference.split(":", 1)[1]
+
     def definition(self) -> str:
         reference = (
-            "the group median of Performance_Result"
-            if self.reference == "median"
-            else f"the result of submitter {self.reference.split(':', 1)[1]} (their median if several)"
+            "the group median of Performance_Result; every result is a partner"
+            if self.submitter is None
+            else f"the result of submitter {self.submitter} (their median if several); "
+            f"the others are {self.submitter}'s partners, and {self.submitter}'s own results are not"
         )
         return (
-            "Comparable group: closed division, same Model, Scenario, Nodes and units, and the same hardware "
-            "(Accelerator and a#, or Processor and p# for CPU-only systems). "
+            "Comparable group: closed division, one round, same Model, Scenario, Nodes and units, and the same "
+            "hardware (Accelerator and a#, or Processor and p# for CPU-only systems). "
             f"Groups need results from at least {self.min_submitters} submitters. "
             f"Reference: {reference}. Deviation = (x - ref) / ref for throughput and (ref - x) / ref for latency, "
-            f"so positive is better. Outliers: |deviation| > {self.outlier:.0%}. "
-            f"Within tolerance: mean |deviation| <= {self.tolerance:.0%}."
+            f"so positive is better. Mean, median and max |deviation| are over the partners; "
+            f"beyond tolerance: |deviation| > {percent(self.tolerance)}; outliers: |deviation| > "
+            f"{percent(self.outlier)}. Within tolerance: the partners' mean |deviation| <= {percent(self.tolerance)}."
         )
+
+
+# --- the frames ------------------------------------------------------------------------------
+def frame_of(rows: list[Row]) -> pd.DataFrame:
+    """Rows with a positive result as one frame: the grouping columns (ALWAYS and BY),
+    Submitter, System, Location, value, division and the explaining fields they carry."""
+    records = []
+    for row in rows:
+        if row.result is None or not row.result > 0:
+            continue
+        record = {
+            "round": row.round,
+            "division": row.division,
+            "Model": row.model,
+            "Scenario": row.scenario,
+            "Performance_Units": row.units,
+            "kind": row.kind,
+            "hardware": row.hardware,
+            "per_node": row.per_node,
+            "nodes": row.nodes,
+            "Submitter": row.submitter,
+            "System": str(row.raw.get("System") or row.system),
+            "Location": row.location,
+            "value": float(row.result),
+        }
+        record.update({key: row.raw[key] for key in EXPLAINING if row.raw.get(key) is not None})
+        records.append(record)
+    columns = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
+    frame = pd.DataFrame(records, columns=columns + [k for k in EXPLAINING if any(k in r for r in records)])
+    return frame.astype({"per_node": "int64", "nodes": "int64", "value": "float64"})
+
+
+def compare(
+    frame: pd.DataFrame,
+    reference: str | None = None,
+    tolerance: float = 0.04,
+    by: Sequence[str] = BY,
+    *,
+    outlier: float = 0.10,
+    min_submitters: int = 2,
+) -> pd.DataFrame:
+    """One row per member of every comparable group of `frame` (as `frame_of` makes it).
+
+    Groups are the rows with the same `by` columns, and always the same round and units
+    (ALWAYS are added to `by`): a group never mixes rounds or units. A group counts with
+    results from at least `min_submitters` submitters and, when `reference` names a
+    submitter (case-blind), one of theirs. Columns: `group` (a number), the grouping
+    columns, Submitter, System, Location, value and the explaining fields, then `role`
+    (reference or partner), `reference` (the value deviations are measured from),
+    `deviation`, `deviation_from_median`, `abs_dev`, `beyond_tolerance` and `outlier` (a
+    partner's |deviation| above `tolerance` and `outlier`)."""
+    keys = group_keys(by)
+    columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
+    found = []
+    with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
+        for values, members in frame.groupby(keys, sort=True, dropna=False):
+            if members["Submitter"].nunique() < min_submitters:
+                continue
+            if reference is None:
+                own = pd.Series(False, index=members.index)
+            else:
+                own = members["Submitter"].astype(str).str.lower() == reference.lower()
+                if not own.any():
+                    continue
+            latency = str(values[keys.index("Performance_Units")]).startswith("Latency")
+            median = float(members["value"].median())
+            ref = float(members.loc[own, "value"].median()) if own.any() else median
+            dev = deviation(members["value"], ref, latency)
+            partner = ~own
+            found.append(
+                members.assign(
+                    group=len(found),
+                    role=np.where(own, "reference", "partner"),
+                    reference=ref,
+                    deviation=dev,
+                    deviation_from_median=deviation(members["value"], median, latency),
+                    abs_dev=dev.abs(),
+                    beyond_tolerance=partner & (dev.abs() > tolerance),
+                    outlier=partner & (dev.abs() > outlier),
+                )
+            )
+    if not found:
+        return pd.DataFrame(columns=columns)
+    members = pd.concat(found)
+    order = members["role"].ne("reference")  # the reference first, then by submitter and location
+    members = members.assign(_order=order, _name=members["Submitter"].astype(str).str.lower())
+    members = members.sort_values(["group", "_order", "_name", "Location"], kind="stable")
+    return members[columns].reset_index(drop=True)
+
+
+def groups_of(members: pd.DataFrame, tolerance: float = 0.04, by: Sequence[str] = BY) -> pd.DataFrame:
+    """One row per group of `compare`'s members: the grouping columns, then the reference
+    (its submitter, as written, or None for the median, and its value), n, partners,
+    submitters, the partners' mean, median and max |deviation|, the group's coefficient of
+    variation, whether it is within `tolerance`, and how many partners are beyond it or
+    outliers."""
+    keys = group_keys(by)
+    records = []
+    with np.errstate(all="ignore"):
+        for group, part in members.groupby("group", sort=True):
+            partners = part[part["role"] == "partner"]
+            own = part.loc[part["role"] == "reference", "Submitter"]
+            values = part["value"]
+            mean = float(partners["abs_dev"].mean()) if len(partners) else float("nan")
+            records.append(
+                {
+                    "group": group,
+                    **{key: part[key].iloc[0] for key in keys},
+                    "reference_submitter": str(own.iloc[0]) if len(own) else None,
+                    "reference": float(part["reference"].iloc[0]),
+                    "n": len(part),
+                    "partners": len(partners),
+                    "submitters": int(part["Submitter"].nunique()),
+                    "mean_abs_dev": mean,
+                    "median_abs_dev": float(partners["abs_dev"].median()) if len(partners) else float("nan"),
+                    "max_abs_dev": float(partners["abs_dev"].max()) if len(partners) else float("nan"),
+                    "cv": float(values.std(ddof=0) / values.mean()),
+                    "within_tolerance": bool(mean <= tolerance),
+                    "beyond": int(partners["beyond_tolerance"].sum()),
+                    "outliers": int(part["outlier"].sum()),
+                }
+            )
+    return pd.DataFrame(records, columns=["group", *keys, *GROUP_COLUMNS])
 
 
 @dataclass
-class Group:
-    key: dict[str, Any]
-    reference: float
-    members: list[dict[str, Any]]
-    n: int
-    submitters: int
-    mean_abs_dev: float
-    max_abs_dev: float
-    cv: float
-    outliers: list[dict[str, Any]] = field(default_factory=list)
-    within_tolerance: bool = True
+class Comparison:
+    """What `compare` found: the options, one frame of members and one of groups."""
+
+    options: Options
+    members: pd.DataFrame
+    groups: pd.DataFrame
+
+    def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """Each group as a record (its key as KEY_NAMES names it) with its members' records:
+        plain Python values, None for a missing or non-finite number."""
+        by_group = dict(tuple(self.members.groupby("group", sort=True))) if len(self.members) else {}
+        for record in _records(self.groups):
+            group = {KEY_NAMES.get(k, k): v for k, v in record.items()}
+            members = by_group[record["group"]]
+            yield group, [_member(m) for m in _records(members)]
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(canonical(rows))
-    for column in (
-        "Category",
-        "Model",
-        "Scenario",
-        "Nodes",
-        "Accelerator",
-        "a#",
-        "Processor",
-        "p#",
-        "Submitter",
-        "Performance_Result",
-        "Performance_Units",
-        "Location",
-    ):
-        if column not in frame:
-            frame[column] = None
-    frame = frame[(frame["Category"] == "closed") & pd.to_numeric(frame["Performance_Result"], errors="coerce").gt(0)]
-    frame = frame.copy()
-    frame["Performance_Result"] = frame["Performance_Result"].astype(float)
-    accelerators = pd.to_numeric(frame["a#"], errors="coerce").fillna(0)
-    cpu = frame["kind"] == "cpu"  # published.hardware_of: a# 0, or no accelerator named
-    frame["per_node"] = accelerators.where(~cpu, pd.to_numeric(frame["p#"], errors="coerce").fillna(0)).astype(int)
-    frame["nodes"] = pd.to_numeric(frame["Nodes"], errors="coerce").fillna(1).astype(int)
-    frame["latency"] = frame["Performance_Units"].fillna("").astype(str).str.startswith("Latency")
-    return frame
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [
+        {k: (None if _missing(v) else v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
+        for record in frame.to_dict("records")
+    ]
 
 
-KEYS = ["Model", "Scenario", "Performance_Units", "kind", "hardware", "per_node", "nodes"]
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or value is pd.NA
+
+
+def _member(record: dict[str, Any]) -> dict[str, Any]:
+    """A member as the outputs name it (the table's key names, as before)."""
+    member = {
+        "role": record["role"],
+        "Submitter": record["Submitter"],
+        "System": record["System"],
+        "Location": record["Location"],
+        "Performance_Result": record["value"],
+        "deviation": record["deviation"],
+        "deviation_from_median": record["deviation_from_median"],
+        "beyond_tolerance": bool(record["beyond_tolerance"]),
+        "outlier": bool(record["outlier"]),
+    }
+    member.update({key: record[key] for key in EXPLAINING if record.get(key) is not None})
+    if "differs" in record:
+        member["differs"] = record["differs"] or {}
+    return member
 
 
 def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -149,69 +315,34 @@ def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 def submitters(rows: list[dict[str, Any]]) -> list[str]:
     """The submitters of the closed rows (those compare groups), sorted case-blind."""
     return sorted(
-        {str(r.get("Submitter")) for r in canonical(rows) if r.get("Category") == "closed" and r.get("Submitter")},
+        {str(r.get("Submitter")) for r in rows if r.get("Category") == "closed" and r.get("Submitter")},
         key=str.lower,
     )
 
 
-def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
-    # Numbers near the float limit overflow to inf (and then NaN); the JSON writer says so.
-    with np.errstate(all="ignore"):
-        return _compare(rows, options)
+def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
+    """The closed rows of `rows` (table rows, as commands/inputs.py reads them) compared as
+    `options` say, with the fields in which each outlier differs from its group's majority."""
+    frame = frame_of([row for row in normalise(rows) if row.division == "closed"])
+    members = compare(
+        frame,
+        options.submitter,
+        options.tolerance,
+        outlier=options.outlier,
+        min_submitters=options.min_submitters,
+    )
+    groups = groups_of(members, options.tolerance)
+    if len(members):
+        members["differs"] = [
+            _differences(index, frame_members) if flagged else None
+            for group, frame_members in members.groupby("group", sort=True)
+            for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
+        ]
+    return Comparison(options, members, groups)
 
 
-def _compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
-    frame = _frame(rows)
-    groups: list[Group] = []
-    for values, members in frame.groupby(KEYS, sort=True, dropna=False):
-        key = dict(zip(KEYS, values))
-        if members["Submitter"].nunique() < options.min_submitters:
-            continue
-        if options.reference == "median":
-            reference = float(members["Performance_Result"].median())
-        else:
-            name = options.reference.split(":", 1)[1].lower()
-            own = members[members["Submitter"].astype(str).str.lower() == name]
-            if own.empty:
-                continue
-            reference = float(own["Performance_Result"].median())
-        x = members["Performance_Result"]
-        deviation = (reference - x) / reference if bool(members["latency"].iloc[0]) else (x - reference) / reference
-        members = members.assign(deviation=deviation, abs_dev=deviation.abs())
-        outlying = members[members["abs_dev"] > options.outlier]
-        group = Group(
-            key={
-                "model": key["Model"],
-                "scenario": key["Scenario"],
-                "units": key["Performance_Units"],
-                "kind": key["kind"],
-                "hardware": key["hardware"],
-                "per_node": int(key["per_node"]),
-                "nodes": int(key["nodes"]),
-            },
-            reference=reference,
-            members=_records(members),
-            n=len(members),
-            submitters=int(members["Submitter"].nunique()),
-            mean_abs_dev=float(members["abs_dev"].mean()),
-            max_abs_dev=float(members["abs_dev"].max()),
-            cv=float(x.std(ddof=0) / x.mean()),
-        )
-        group.within_tolerance = group.mean_abs_dev <= options.tolerance
-        group.outliers = [dict(member, differs=_differences(member, members)) for member in _records(outlying)]
-        groups.append(group)
-    return groups
-
-
-def _records(members: pd.DataFrame) -> list[dict[str, Any]]:
-    keep = ["Submitter", "Location", "System", "Performance_Result", "deviation"]
-    columns = [c for c in keep if c in members] + [c for c in EXPLAINING if c in members]
-    records = members[columns].to_dict("records")
-    return [{k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in r.items()} for r in records]
-
-
-def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """The explaining fields where the member differs from the group's majority value."""
+def _differences(index: Any, members: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """The explaining fields where the member `index` differs from its group's majority value."""
     found = {}
     for column in EXPLAINING:
         if column not in members:
@@ -220,31 +351,87 @@ def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dic
         if counts.empty:
             continue
         majority = counts.index[0]
-        value = member.get(column)
-        if value is not None and str(value) != majority:
+        value = members.at[index, column]
+        if not _missing(value) and str(value) != majority:
             found[column] = {"this": value, "majority": majority}
     return found
 
 
 # --- outputs ---------------------------------------------------------------------------------
-def _hardware(group: Group) -> str:
-    return f"{group.key['per_node']}x {group.key['hardware']}" + (
-        f" x {group.key['nodes']} nodes" if group.key["nodes"] > 1 else ""
+def _hardware(group: dict[str, Any]) -> str:
+    return f"{group['per_node']}x {group['hardware']}" + (f" x {group['nodes']} nodes" if group["nodes"] > 1 else "")
+
+
+def title(group: dict[str, Any]) -> str:
+    return f"{group['round']} {group['model']} {group['scenario']}, {_hardware(group)}"
+
+
+def _named(member: dict[str, Any], members: list[dict[str, Any]]) -> str:
+    """A member's submitter, with its system when the submitter has several in the group."""
+    same = sum(1 for m in members if m["Submitter"] == member["Submitter"])
+    return str(member["Submitter"]) + (f" ({member['System']})" if same > 1 else "")
+
+
+def beyond(members: list[dict[str, Any]]) -> list[tuple[str, float]]:
+    """The partners beyond the tolerance, the farthest first: (name, deviation)."""
+    found = [m for m in members if m["beyond_tolerance"]]
+    found.sort(key=lambda m: -abs(m["deviation"]))
+    return [(_named(m, members), m["deviation"]) for m in found]
+
+
+def _fraction(value: float | None, signed: bool = False, digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:+.{digits}%}" if signed else f"{value:.{digits}%}"
+
+
+def partners_line(group: dict[str, Any], members: list[dict[str, Any]], tolerance: float) -> str:
+    """`7 partners of AMD: mean |dev| 4.07%, median 3.95%, max 5.36%; beyond 4%: X -5.36%, Y -5.13%`."""
+    count = group["partners"]
+    who = (
+        f"{count} partner{'s' if count != 1 else ''} of {group['reference_submitter']}"
+        if group["reference_submitter"] is not None
+        else f"{count} result{'s' if count != 1 else ''} against their median"
+    )
+    listed = ", ".join(f"{name} {dev:+.2%}" for name, dev in beyond(members)) or "none"
+    return (
+        f"{who}: mean |dev| {_fraction(group['mean_abs_dev'], digits=2)}, median "
+        f"{_fraction(group['median_abs_dev'], digits=2)}, max {_fraction(group['max_abs_dev'], digits=2)}; "
+        f"beyond {percent(tolerance)}: {listed}"
     )
 
 
-def summary(groups: list[Group]) -> dict[str, Any]:
-    means = pd.Series([g.mean_abs_dev for g in groups], dtype=float)
+def summary(found: Comparison) -> dict[str, Any]:
+    groups = found.groups
+    means = groups["mean_abs_dev"].dropna()
     return {
         "groups": len(groups),
-        "within_tolerance": sum(g.within_tolerance for g in groups),
+        "within_tolerance": int(groups["within_tolerance"].sum()),
         "median_mean_abs_dev": float(means.median()) if len(means) else None,
+        "partners": int(groups["partners"].sum()),
+        "beyond_tolerance": int(groups["beyond"].sum()),
     }
 
 
-def to_json(groups: list[Group], options: Options) -> str:
+def to_json(found: Comparison) -> str:
     from ..reporters.common import strict_json
 
+    options = found.options
+    groups = []
+    for group, members in found.each():
+        group = {k: v for k, v in group.items() if k not in ("group", "beyond", "outliers")}
+        groups.append(
+            {
+                **group,
+                "within_tolerance": group["within_tolerance"],
+                "beyond_tolerance": [
+                    {k: m[k] for k in ("Submitter", "System", "Location", "deviation")}
+                    for m in sorted((m for m in members if m["beyond_tolerance"]), key=lambda m: -abs(m["deviation"]))
+                ],
+                "members": [{k: v for k, v in m.items() if k != "differs"} for m in members],
+                "outliers": [m for m in members if m["outlier"]],
+            }
+        )
     return (
         strict_json(
             {
@@ -255,22 +442,8 @@ def to_json(groups: list[Group], options: Options) -> str:
                     "reference": options.reference,
                     "min_submitters": options.min_submitters,
                 },
-                "summary": summary(groups),
-                "groups": [
-                    {
-                        **g.key,
-                        "reference": g.reference,
-                        "n": g.n,
-                        "submitters": g.submitters,
-                        "mean_abs_dev": g.mean_abs_dev,
-                        "max_abs_dev": g.max_abs_dev,
-                        "cv": g.cv,
-                        "within_tolerance": g.within_tolerance,
-                        "members": g.members,
-                        "outliers": g.outliers,
-                    }
-                    for g in groups
-                ],
+                "summary": summary(found),
+                "groups": groups,
             },
             indent=2,
             default=str,
@@ -279,51 +452,112 @@ def to_json(groups: list[Group], options: Options) -> str:
     )
 
 
-def csv_rows(groups: list[Group]) -> list[dict[str, Any]]:
-    return [
-        {
-            "model": g.key["model"],
-            "scenario": g.key["scenario"],
-            "kind": g.key["kind"],
-            "hardware": g.key["hardware"],
-            "per_node": g.key["per_node"],
-            "nodes": g.key["nodes"],
-            "n": g.n,
-            "submitters": g.submitters,
-            "reference": round(g.reference, 6),
-            "mean_abs_dev": round(g.mean_abs_dev, 6),
-            "max_abs_dev": round(g.max_abs_dev, 6),
-            "cv": round(g.cv, 6),
-            "outliers": " ".join(f"{o['Submitter']}:{o['deviation']:+.4f}" for o in g.outliers),
-            "within_tolerance": g.within_tolerance,
-        }
-        for g in groups
-    ]
+CSV_COLUMNS = (
+    "group",
+    "round",
+    "model",
+    "scenario",
+    "units",
+    "kind",
+    "hardware",
+    "per_node",
+    "nodes",
+    "role",
+    "submitter",
+    "system",
+    "location",
+    "value",
+    "deviation",
+    "deviation_from_median",
+    "beyond_tolerance",
+    "outlier",
+    "reference_submitter",
+    "reference",
+    "n",
+    "partners",
+    "mean_abs_dev",
+    "median_abs_dev",
+    "max_abs_dev",
+    "cv",
+    "within_tolerance",
+)
 
 
-def to_csv(groups: list[Group], options: Options) -> str:
-    return csv_text(csv_rows(groups), CSV_COLUMNS)
+# A member's CSV columns: the keys of its record (`_member`) they take.
+MEMBER_CSV = {
+    "role": "role",
+    "submitter": "Submitter",
+    "system": "System",
+    "location": "Location",
+    "value": "Performance_Result",
+    "deviation": "deviation",
+    "deviation_from_median": "deviation_from_median",
+    "beyond_tolerance": "beyond_tolerance",
+    "outlier": "outlier",
+}
 
 
-def to_text(groups: list[Group], options: Options) -> str:
-    lines = [options.definition(), ""]
-    for g in groups:
-        verdict = "within" if g.within_tolerance else "OUTSIDE"
-        lines.append(
-            f"{g.key['model']} {g.key['scenario']}, {_hardware(g)}: n={g.n} ({g.submitters} submitters), "
-            f"ref {g.reference:.6g} {g.key['units']}, mean |dev| {g.mean_abs_dev:.1%}, "
-            f"max {g.max_abs_dev:.1%}, CV {g.cv:.1%} - {verdict} {options.tolerance:.0%}"
+FIGURES = ("mean_abs_dev", "median_abs_dev", "max_abs_dev", "cv")
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def csv_rows(found: Comparison) -> list[dict[str, Any]]:
+    """One row per member, with its group's key and figures."""
+    rows = []
+    for group, members in found.each():
+        shared = {k: _rounded(group[k]) if k in FIGURES else group[k] for k in CSV_COLUMNS[CSV_COLUMNS.index("n") :]}
+        shared.update(
+            reference_submitter=group["reference_submitter"] or "median", reference=_rounded(group["reference"])
         )
-        for o in g.outliers:
-            why = "; ".join(f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in o["differs"].items())
-            lines.append(
-                f"    outlier {o['Submitter']} {o['deviation']:+.1%} {o['Location']}" + (f" - {why}" if why else "")
+        for m in members:
+            row = {k: group[k] for k in CSV_COLUMNS[:9]}
+            row.update((column, m[key]) for column, key in MEMBER_CSV.items())
+            row.update(
+                deviation=_rounded(row["deviation"]), deviation_from_median=_rounded(row["deviation_from_median"])
             )
-    s = summary(groups)
+            rows.append({**row, **shared})
+    return rows
+
+
+def to_csv(found: Comparison) -> str:
+    return csv_text(csv_rows(found), CSV_COLUMNS)
+
+
+def _why(member: dict[str, Any]) -> str:
+    return "; ".join(f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in member.get("differs", {}).items())
+
+
+def to_text(found: Comparison) -> str:
+    options = found.options
+    lines = [options.definition(), ""]
+    for group, members in found.each():
+        verdict = "within" if group["within_tolerance"] else "OUTSIDE"
+        who = group["reference_submitter"] or "the median"
+        lines.append(
+            f"{title(group)}: reference {who} {group['reference']:.6g} {group['units']}, {group['n']} results of "
+            f"{group['submitters']} submitters, CV {_fraction(group['cv'])} - {verdict} {percent(options.tolerance)}"
+        )
+        lines.append("    " + partners_line(group, members, options.tolerance))
+        width = max(len(_named(m, members)) for m in members)
+        for m in members:
+            flags = "reference" if m["role"] == "reference" else f"{m['deviation']:+.2%}"
+            notes = [f"beyond {percent(options.tolerance)}"] if m["beyond_tolerance"] else []
+            if m["outlier"]:
+                why = _why(m)
+                notes.append(f"outlier{' - ' + why if why else ''}")
+            lines.append(
+                f"      {_named(m, members):<{width}}  {m['Performance_Result']:>10.6g}  {flags:>9}  {m['Location']}"
+                + (f"  [{'; '.join(notes)}]" if notes else "")
+            )
+    s = summary(found)
     median = f"{s['median_mean_abs_dev']:.1%}" if s["median_mean_abs_dev"] is not None else "n/a"
     lines += [
         "",
-        f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}",
+        f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}; "
+        f"{s['beyond_tolerance']} of {s['partners']} partners beyond {percent(options.tolerance)}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -339,73 +573,77 @@ def _number(value: Any) -> str:
     return f"{value:.6g}" if number(value) is not None else str(value or "")
 
 
-def groups_view(groups: list[Any], options: Any) -> list[dict[str, Any]]:
-    """The comparable groups as the text output words them: percentages, units, every member
-    and each outlier's reasons (the explaining fields where it differs from the majority)."""
+def groups_view(found: Comparison) -> list[dict[str, Any]]:
+    """The comparable groups as the text output words them: percentages, units, the
+    reference, every member with its flags, and each outlier's reasons (the explaining fields
+    where it differs from the majority)."""
+    tolerance = percent(found.options.tolerance)
     views = []
-    for group in groups:
-        outliers = {(o.get("Submitter"), o.get("Location")): o for o in group.outliers}
-        members = []
-        for member in group.members:
-            outlier = outliers.get((member.get("Submitter"), member.get("Location")))
-            why = [
-                f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in (outlier or {}).get("differs", {}).items()
-            ]
-            members.append(
+    for group, members in found.each():
+        rows = []
+        for member in members:
+            flags = ["reference"] if member["role"] == "reference" else []
+            if member["beyond_tolerance"]:
+                flags.append(f"beyond {tolerance}")
+            rows.append(
                 {
                     "submitter": str(member.get("Submitter") or ""),
                     "system": str(member.get("System") or ""),
                     "location": str(member.get("Location") or ""),
                     "value": _number(member.get("Performance_Result")),
                     "deviation": _pct(member.get("deviation"), signed=True),
-                    "outlier": outlier is not None,
-                    "why": why,
+                    "flags": flags,
+                    "outlier": member["outlier"],
+                    "why": [f"{k}: {v['this']!r} (most: {v['majority']!r})" for k, v in member["differs"].items()]
+                    if member["outlier"]
+                    else [],
                 }
             )
         views.append(
             {
-                "title": f"{group.key['model']} {group.key['scenario']}, {_hardware(group)}",
-                "units": str(group.key["units"]),
-                "n": group.n,
-                "submitters": group.submitters,
-                "reference": _number(group.reference),
-                "mean": _pct(group.mean_abs_dev),
-                "max": _pct(group.max_abs_dev),
-                "cv": _pct(group.cv),
-                "within": group.within_tolerance,
-                "tolerance": f"{options.tolerance:.0%}",
-                "outliers": len(group.outliers),
-                "members": members,
+                "title": title(group),
+                "units": str(group["units"]),
+                "reference_of": str(group["reference_submitter"] or "median"),
+                "partners_line": partners_line(group, members, found.options.tolerance),
+                "n": group["n"],
+                "partners": group["partners"],
+                "submitters": group["submitters"],
+                "reference": _number(group["reference"]),
+                "mean": _pct(group["mean_abs_dev"]),
+                "median": _pct(group["median_abs_dev"]),
+                "max": _pct(group["max_abs_dev"]),
+                "cv": _pct(group["cv"]),
+                "within": group["within_tolerance"],
+                "tolerance": tolerance,
+                "beyond": group["beyond"],
+                "outliers": group["outliers"],
+                "members": rows,
             }
         )
     return views
 
 
-def groups_summary(groups: list[Any]) -> dict[str, Any]:
-    found = summary(groups)
-    return {
-        "groups": found["groups"],
-        "within": found["within_tolerance"],
-        "median": _pct(found["median_mean_abs_dev"]),
-    }
+def groups_summary(found: Comparison) -> dict[str, Any]:
+    s = summary(found)
+    return {"groups": s["groups"], "within": s["within_tolerance"], "median": _pct(s["median_mean_abs_dev"])}
 
 
-def to_html(groups: list[Group], options: Options) -> str:
+def to_html(found: Comparison) -> str:
     """One HTML page in the audit report's look (checker/commands/templates/compare.html.j2): the
     definition, a row per group with percentages and units, and each group's members with
-    the outliers and why, as the text output words them."""
+    their flags and the outliers' reasons, as the text output words them."""
     from .html import render
 
     return render(
         "compare.html.j2",
         title="mlperf-check compare: comparable results",
-        definition=options.definition(),
-        groups=groups_view(groups, options),
-        summary=groups_summary(groups),
+        definition=found.options.definition(),
+        groups=groups_view(found),
+        summary=groups_summary(found),
     )
 
 
-def plot(groups: list[Group], options: Options, path: str, title: str = "Comparable results") -> list[str]:
+def plot(found: Comparison, path: str, title: str = "Comparable results") -> list[str]:
     """Each member's deviation per group, the group's mean |deviation| (what the tolerance
     bounds) and the outlier threshold, in pages of PER_PAGE groups: `path`, then
     `<stem>-2.png`, ...; returns the files written."""
@@ -414,7 +652,8 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    pages = paged(groups)
+    options = found.options
+    pages = paged(list(found.each()))
     written = []
     for page_number, page in enumerate(pages, 1):
         figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
@@ -424,45 +663,50 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
                 color="tab:red",
                 linestyle="--",
                 linewidth=0.8,
-                label=f"outlier threshold ±{options.outlier:.0%}" if side > 0 else None,
+                label=f"outlier threshold ±{percent(options.outlier)}" if side > 0 else None,
             )
         axes.axvline(
             options.tolerance * 100,
             color="tab:green",
             linewidth=1.2,
-            label=f"tolerance {options.tolerance:.0%} on the group's mean |deviation|",
+            label=f"tolerance {percent(options.tolerance)} on the partners' mean |deviation|",
         )
         axes.axvline(0, color="grey", linewidth=0.8)
-        for row, group in enumerate(page):
-            deviations = [m["deviation"] * 100 for m in group.members]
+        for row, (group, members) in enumerate(page):
+            partners = [m["deviation"] * 100 for m in members if m["role"] == "partner"]
             axes.scatter(
-                deviations,
-                [row] * len(deviations),
+                partners,
+                [row] * len(partners),
                 s=18,
                 color="tab:blue",
                 zorder=3,
-                label="a result's deviation" if row == 0 else None,
+                label="a partner's deviation" if row == 0 else None,
             )
-            axes.scatter(
-                [group.mean_abs_dev * 100],
-                [row],
-                marker="D",
-                s=30,
-                zorder=4,
-                color="tab:green" if group.within_tolerance else "tab:orange",
-                label="group mean |deviation|" if row == 0 else None,
-            )
-            for outlier in group.outliers:
-                axes.annotate(
-                    outlier["Submitter"],
-                    (outlier["deviation"] * 100, row),
-                    textcoords="offset points",
-                    xytext=(4, 4),
-                    fontsize=7,
-                    color="tab:red",
+            if group["mean_abs_dev"] is not None:
+                axes.scatter(
+                    [group["mean_abs_dev"] * 100],
+                    [row],
+                    marker="D",
+                    s=30,
+                    zorder=4,
+                    color="tab:green" if group["within_tolerance"] else "tab:orange",
+                    label="partners' mean |deviation|" if row == 0 else None,
                 )
+            for member in members:
+                if member["outlier"]:
+                    axes.annotate(
+                        member["Submitter"],
+                        (member["deviation"] * 100, row),
+                        textcoords="offset points",
+                        xytext=(4, 4),
+                        fontsize=7,
+                        color="tab:red",
+                    )
         axes.set_yticks(range(len(page)))
-        axes.set_yticklabels([f"{g.key['model']} {g.key['scenario']} {_hardware(g)}"[:70] for g in page], fontsize=7)
+        axes.set_yticklabels(
+            [f"{g['model']} {g['scenario']} {_hardware(g)}"[:70] for g, _ in page],
+            fontsize=7,
+        )
         axes.set_xlabel("deviation from the reference (%), positive is better")
         axes.set_title(title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else ""))
         axes.invert_yaxis()

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers import number
 from ..parsers.counts import per_part
-from ..rounds import RoundError, load_round
+from ..rounds import RoundError, available_rounds, load_round
 
 NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None", "-")
 _COUNT_SUFFIX = re.compile(r"\s*\((?:x\s*)?\d+(?:\s*x\s*\d+)*\)\s*$", re.IGNORECASE)
@@ -67,6 +67,10 @@ class Row:
 
 @functools.lru_cache(maxsize=16)
 def _round(name: str):
+    """The bundled round a row's `version` names, or None: a table's data never names a
+    round file to read."""
+    if name not in available_rounds():
+        return None
     try:
         return load_round(name)
     except RoundError:
@@ -115,7 +119,7 @@ def hardware_of(row: dict[str, Any]) -> tuple[str, str, int, bool]:
 
 
 def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list[Row]:
-    """Rows (as `table.load_table` returns them) made comparable; `round_name` when the rows
+    """Rows (as `inputs.load_table` returns them) made comparable; `round_name` when the rows
     carry no `version`."""
     out = []
     for row in rows:
@@ -156,6 +160,14 @@ def best(rows: list[Row]) -> Row | None:
     return min(scored, key=lambda r: r.result) if scored[0].latency else max(scored, key=lambda r: r.result)
 
 
+def deviation(value: Any, reference: Any, latency: bool) -> Any:
+    """How much better `value` is than `reference`, as a fraction: (x - ref) / ref for a
+    throughput, (ref - x) / ref for a latency, so positive is better. Numbers or pandas
+    Series alike: compare, claims and reproduce all measure a deviation with this."""
+    change = (value - reference) / reference
+    return -change if latency else change
+
+
 def faster(a: Row, b: Row) -> float:
     """How many times faster b is than a (above 1: b is faster), whatever the units."""
     return a.result / b.result if a.latency else b.result / a.result
@@ -165,7 +177,7 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
     """The rows with Model, Scenario and Location in the round's spelling (what compare
     groups by), the hardware key, and the name the submitter used kept in UsedModel."""
     out = []
-    for row, norm in zip(rows, normalise(rows, round_name)):
+    for row, norm in zip(rows, normalise(rows, round_name), strict=True):
         out.append(
             {
                 **row,

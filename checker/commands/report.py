@@ -404,18 +404,16 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
         found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
         return found
     rows = publish(_rows(report), None, None, report.round.name, with_description=True)
-    groups = cmp.compare(rows, options)
-    found.update(groups=cmp.groups_view(groups, options), summary=cmp.groups_summary(groups), rows=len(rows))
-    if groups and with_plot:
+    compared = cmp.comparison(rows, options)
+    found.update(groups=cmp.groups_view(compared), summary=cmp.groups_summary(compared), rows=len(rows))
+    if len(compared.groups) and with_plot:
         try:
             import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
         except ImportError:
             found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
             return found
         with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
-            pages = cmp.plot(
-                groups, options, os.path.join(room, "compare.png"), f"Comparable results, {report.round.name}"
-            )
+            pages = cmp.plot(compared, os.path.join(room, "compare.png"), f"Comparable results, {report.round.name}")
             for page in pages:
                 with open(page, "rb") as handle:
                     found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))

@@ -28,7 +28,7 @@ from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
 from ..scope import Scope
 from ..tree import FileChanged, Kind, Tree
-from . import TIMEOUT
+from . import TIMEOUT, published
 
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = (
@@ -174,9 +174,10 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     metric_a, metric_b = a.metric(), b.metric()
     deviation = None
     if metric_a and metric_b and metric_a["units"] == metric_b["units"] and metric_a["value"]:
-        x, ref = metric_b["value"], metric_a["value"]
-        deviation = (ref - x) / ref if metric_a["units"].startswith("Latency") else (x - ref) / ref
-        deviation = round(deviation, 6)
+        # The reproduction against the original as compare measures a partner against its reference.
+        deviation = round(
+            float(published.deviation(metric_b["value"], metric_a["value"], metric_a["units"].startswith("Latency"))), 6
+        )
     deltas = {}
     report_a, report_b = a.accuracy_report, b.accuracy_report
     if report_a is not None and report_b is not None and a.model:

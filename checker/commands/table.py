@@ -5,25 +5,18 @@ Two steps. `table_row` gathers the round-independent facts of one result once (t
 (`Submitter`, `Category`, `Performance_Result`, ...). `render` writes rows in a round's
 published format, as the round file's `table:` block describes it: the keys, their names and
 order, the file's shape, how `Location`, `compliance`, `inferred` and `Scenario` are written,
-the producer's value fixes, and numbers as pandas writes them. `load_table` reads any of the
-published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key names.
+the producer's value fixes, and numbers as pandas writes them. commands/inputs.py reads any
+of the published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key names.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
-import os
-import stat
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..findings import Report, ResultRecord
 from ..model import Result, no_results_reason
-from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..rounds import Round, RoundError, available_rounds, load_round
@@ -408,33 +401,6 @@ def _typed(value: str) -> Any:
 TEXT_KEYS = ("host_processor_core_count", "Notes", "System", "Accelerator", "Processor", "Software")
 
 
-def load_table(path: str) -> list[dict[str, Any]]:
-    """A results table in any round's published format (a JSON list of rows, an object keyed
-    "0", "1", ...) or the CSV of `table`, as rows with the v5.1/v6.0 key names."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    if path.endswith(".csv"):
-        try:
-            rows = list(csv.DictReader(io.StringIO(text)))
-        except csv.Error as error:
-            raise ValueError(f"{path} is not a readable CSV table: {error}") from error
-        fmt = _format_of(set(rows[0]) if rows else set(), None)
-        text_keys = {fmt.key(k) for k in TEXT_KEYS} if fmt is not None else set(TEXT_KEYS)
-        typed = [
-            {k: (v if k in text_keys else _typed(v)) for k, v in row.items() if v != "" or k in text_keys}
-            for row in rows
-        ]
-        return normalise(typed, fmt)
-    data = json.loads(text)
-    shape = "list"
-    if isinstance(data, dict) and all(key.isdigit() for key in data):
-        data, shape = [data[key] for key in sorted(data, key=int)], "index"
-    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ValueError(f'{path} is not a results table (a JSON list of rows, or an object keyed "0", "1", ...)')
-    keys = {key for row in data for key in row}
-    return normalise(data, _format_of(keys, shape))
-
-
 def publish(
     rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str, with_description: bool = False
 ) -> list[dict[str, Any]]:
@@ -452,21 +418,6 @@ def publish(
     return canonical
 
 
-def table_of(
-    path: str, round_name: str | None, jobs: int | None = None, with_description: bool = False
-) -> list[dict[str, Any]]:
-    """The valid rows of a submission tree (checked with the round), or of a table file.
-    `with_description` adds the system-description fields that explain differences between
-    systems (framework, software stack, host processor, memory, cooling, notes) to tree rows."""
-    from ..engine import check
-    from ..rounds import newest_round
-
-    if not os.path.isdir(path):
-        return load_table(path)
-    report = check(path, round_name or newest_round(), jobs=jobs, collect=table_row)
-    return publish(valid_rows(report), None, None, report.round.name, with_description)
-
-
 class NoResults(ValueError):
     """A submission tree without a single result."""
 
@@ -475,151 +426,9 @@ class NoResults(ValueError):
         self.path, self.round = path, round
 
 
-def rows_of(
-    path: str,
-    round_name: str | None,
-    with_description: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    """The valid rows of a submission tree (checked with the round, reporting to `progress`
-    as engine.check does), or the rows of a results table file with each row as written and
-    its label (none for a tree). Raises NoResults for a tree without results and ValueError,
-    naming the row, for a malformed table."""
-    from ..engine import check
-    from ..rounds import newest_round
-
-    if os.path.isdir(path):
-        report = check(path, round_name or newest_round(), progress=progress, collect=table_row)
-        if not report.results:
-            raise NoResults(path, report.round)
-        return publish(valid_rows(report), None, None, report.round.name, with_description), []
-    check_table(path)
-    return load_table(path), labelled_rows(path)
-
-
 def valid_rows(report: Report) -> list[dict[str, Any]]:
     """The rows `table_row` collected for the valid results of a check."""
     return [r.collected for r in report.results if r.valid and r.collected]
-
-
-# --- input tables ----------------------------------------------------------------------------
-# What compare and followup compute with, and what each must be. A table that breaks this is
-# a usage error naming the file and the row, never a crash or a silently dropped row.
-NAMES = ("Category", "Model", "Scenario", "Submitter", "Performance_Units")  # non-empty text
-TEXTS = ("Accelerator", "Processor", "Location", "System", "Platform", "Availability", "version")  # a value or empty
-COUNTS = ("Nodes", "a#", "p#")  # a whole number or empty
-
-
-def labelled_rows(path: str) -> list[tuple[str, dict[str, Any]]]:
-    """The rows of a results table file as written, each with the label that finds it in the
-    file (`row 3` of a JSON list, `row "2"` of an object keyed "0", "1", ..., `line 4` of a
-    CSV) and with the v5.1/v6.0 key names. Raises ValueError, naming the file, for a file
-    that is not a results table."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError(f"{path} is not a regular file")
-        with open(path, encoding="utf-8", newline="") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not UTF-8 text (byte {error.start}: {error.reason})") from None
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
-    if path.endswith(".csv"):
-        reader = csv.reader(io.StringIO(text, newline=""))
-        try:
-            records = [(reader.line_num, record) for record in reader]
-        except csv.Error as error:
-            raise ValueError(f"{path} is not a readable CSV table: line {reader.line_num}: {error}") from None
-        if not records:
-            return []
-        header = records[0][1]
-        fmt = _format_of(set(header), None)
-        text_keys = {fmt.key(k) for k in TEXT_KEYS} if fmt is not None else set(TEXT_KEYS)
-        found = []
-        for line, record in records[1:]:
-            if not record:
-                continue
-            if len(record) != len(header):
-                raise ValueError(f"{path}: line {line}: {len(record)} cells, but the header has {len(header)}")
-            row = {k: (v if k in text_keys else _typed(v)) for k, v in zip(header, record) if v != "" or k in text_keys}
-            found.append((f"line {line}", _named(row, fmt)))
-        return found
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    shape = "list"
-    if isinstance(data, dict) and all(key.isdigit() for key in data):
-        data, shape = [(f'row "{key}"', data[key]) for key in sorted(data, key=int)], "index"
-    elif isinstance(data, list):
-        data = [(f"row {number}", row) for number, row in enumerate(data, 1)]
-    else:
-        raise ValueError(f'{path} is not a results table (a JSON list of rows, or an object keyed "0", "1", ...)')
-    for label, row in data:
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}: {label} is {_kind(row)}, not an object of keys and values")
-    fmt = _format_of({key for _, row in data for key in row}, shape)
-    return [(label, _named(row, fmt)) for label, row in data]
-
-
-def _named(row: dict[str, Any], fmt: Any) -> dict[str, Any]:
-    return {fmt.fact(key): value for key, value in row.items()} if fmt is not None else dict(row)
-
-
-def _kind(value: Any) -> str:
-    """A value as the message names it: JSON's words for JSON's types."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
-    if isinstance(value, (dict, list)):
-        return "an object" if isinstance(value, dict) else "a list"
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def problem(row: dict[str, Any]) -> str | None:
-    """What is wrong with one row of an input table, or None."""
-    for key in NAMES:
-        value = row.get(key)
-        if not isinstance(value, str) or not value.strip():
-            return f"no {key}" if key not in row or value in (None, "") else f"{key} is {_kind(value)}, not a name"
-    for key in TEXTS:
-        if isinstance(row.get(key), (dict, list)):
-            return f"{key} is {_kind(row[key])}, not a value"
-    value = row.get("Performance_Result")
-    if number(value) is None or not math.isfinite(value) or value <= 0:
-        return (
-            f"Performance_Result is {_kind(value)}, not a positive number"
-            if "Performance_Result" in row
-            else "no Performance_Result"
-        )
-    for key in COUNTS:
-        value = row.get(key)
-        if value in (None, ""):
-            continue
-        whole = (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            or isinstance(value, float)
-            and value.is_integer()
-            or isinstance(value, str)
-            and value.strip().isdigit()
-        )
-        if not whole or float(value) < 0:
-            return f"{key} is {_kind(value)}, not a whole number"
-    return None
-
-
-def check_table(path: str) -> None:
-    """Raises ValueError naming the file and the first malformed row (or an empty table)."""
-    rows = labelled_rows(path)
-    if not rows:
-        raise ValueError(f"{path} holds no rows")
-    for label, row in rows:
-        wrong = problem(row)
-        if wrong:
-            raise ValueError(f"{path}: {label}: {wrong}")
 
 
 def _csv(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
