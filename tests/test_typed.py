@@ -330,6 +330,20 @@ def _verdict(root: Path, round_name: str, location: str):
     return {r.location: r.valid for r in report.results}[location], report.findings
 
 
+def _found_when(root: Path, round_name: str, location: str, path: Path, edit) -> set[tuple]:
+    """What the check finds, as (code, severity, path, pointer), once `edit()` has corrupted
+    `path` of the real copy at `root`: with no internal error and the result not valid. The
+    file is as it was afterwards, whatever happens."""
+    original = path.read_bytes()
+    try:
+        edit()
+        valid, findings = _verdict(root, round_name, location)
+        assert valid is False
+        return {(f.code, f.severity.value, f.path, f.pointer) for f in findings}
+    finally:
+        path.write_bytes(original)
+
+
 @pytest.fixture(scope="module")
 def offline_real(tmp_path_factory) -> Path:
     root = _real_copy(tmp_path_factory, OFFLINE_REAL, REAL, "offline")
@@ -342,24 +356,17 @@ def offline_real(tmp_path_factory) -> Path:
 def test_any_bad_value_of_a_declared_log_key_is_a_finding(offline_real: Path, key: str) -> None:
     """The real performance log of a valid v5.1 result, one declared key set (or added) to a
     bad value: FIL012 at that log and key, the result not valid, no internal error."""
-    log = offline_real / OFFLINE_REAL / "performance/run_1/mlperf_log_detail.txt"
-    original = log.read_bytes()
+    rel = f"{OFFLINE_REAL}/performance/run_1/mlperf_log_detail.txt"
+    log = offline_real / rel
+    present = f'"key": "{key}"'.encode() in log.read_bytes()
 
     @FEW
     @given(JSON_VALUES)
     def bad_value(value) -> None:
         assume(_bad(LOADGEN_LOG, key, value))
-        try:
-            if f'"key": "{key}"'.encode() in original:
-                set_mllog(log, key, value)
-            else:
-                add_mllog(log, key, value)
-            valid, findings = _verdict(offline_real, "v5.1", OFFLINE_REAL)
-            rel = f"{OFFLINE_REAL}/performance/run_1/mlperf_log_detail.txt"
-            assert ("FIL012", rel, key) in {(f.code, f.path, f.pointer) for f in findings}
-            assert valid is False
-        finally:
-            log.write_bytes(original)
+        edit = set_mllog if present else add_mllog
+        found = _found_when(offline_real, "v5.1", OFFLINE_REAL, log, lambda: edit(log, key, value))
+        assert ("FIL012", "error", rel, key) in found
 
     bad_value()
 
@@ -387,15 +394,10 @@ def test_any_bad_value_of_a_declared_summary_line_is_a_finding(offline_real: Pat
     @given(TEXTS)
     def bad_text(text: str) -> None:
         assume(declaration.read_text(name, text.strip())[1] is not None)
-        try:
-            path.write_text(_set_line(original, name, text))
-            summary, defects = parse_summary(path.read_text())
-            assert [d.pointer for d in defects if d.code == "FIL012"] == [name]
-            valid, findings = _verdict(offline_real, "v5.1", OFFLINE_REAL)
-            assert ("FIL012", rel, name) in {(f.code, f.path, f.pointer) for f in findings}
-            assert valid is False
-        finally:
-            path.write_text(original)
+        corrupted = _set_line(original, name, text)
+        assert [d.pointer for d in parse_summary(corrupted)[1] if d.code == "FIL012"] == [name]
+        found = _found_when(offline_real, "v5.1", OFFLINE_REAL, path, lambda: path.write_text(corrupted))
+        assert ("FIL012", "error", rel, name) in found
 
     bad_text()
 
@@ -415,18 +417,13 @@ def test_any_bad_accuracy_value_is_a_finding_or_not_read(offline_real: Path) -> 
     @given(st.one_of(TEXTS, st.sampled_from(["1.2.3", "..", "9" * 30, "9" * 400, "1" * 5000])))
     def bad_text(text: str) -> None:
         assume(typed.declaration("accuracy_txt").read_text("acc", text)[1] is not None)
-        try:
-            path.write_text(original.replace(f"accuracy={printed}", f"accuracy={text}", 1))
-            read = any(d.code == "FIL012" for d in parse_accuracy(path.read_text(), patterns)[1])
-            valid, findings = _verdict(offline_real, "v5.1", OFFLINE_REAL)
-            codes = {(f.code, f.severity.value, f.path) for f in findings}
-            if read:
-                assert ("FIL012", rel, "acc") in {(f.code, f.path, f.pointer) for f in findings}
-            else:  # the pattern reads no value (ACC001), or a part of it, held to the gate (ACC002)
-                assert {("ACC001", "error", rel), ("ACC002", "error", rel)} & codes, codes
-            assert valid is False
-        finally:
-            path.write_text(original)
+        corrupted = original.replace(f"accuracy={printed}", f"accuracy={text}", 1)
+        read = any(d.code == "FIL012" for d in parse_accuracy(corrupted, patterns)[1])
+        found = _found_when(offline_real, "v5.1", OFFLINE_REAL, path, lambda: path.write_text(corrupted))
+        if read:
+            assert ("FIL012", "error", rel, "acc") in found
+        else:  # the pattern reads no value (ACC001), or a part of it, held to the gate (ACC002)
+            assert {code for code, severity, at, _ in found if at == rel and severity == "error"} & {"ACC001", "ACC002"}
 
     bad_text()
 
@@ -446,16 +443,11 @@ def test_any_bad_verify_check_is_a_finding(tmp_path_factory, check: str) -> None
     def bad_text(text: str) -> None:
         assume(":" not in text and "=" not in text)
         assume(typed.declaration("compliance_verify").read_text(check, text.strip())[1] is not None)
-        try:
-            pattern = re.compile(rf"^({re.escape(check)}\s*:).*$", re.MULTILINE | re.IGNORECASE)
-            path.write_text(pattern.sub(lambda m: f"{m.group(1)} {text}", original, count=1))
-            verdict, defects = parse_verify(path.read_text())
-            assert [d.pointer for d in defects] == [check]
-            valid, findings = _verdict(root, "v5.1", TEST06_REAL)
-            assert ("FIL012", rel, check) in {(f.code, f.path, f.pointer) for f in findings}
-            assert valid is False
-        finally:
-            path.write_text(original)
+        pattern = re.compile(rf"^({re.escape(check)}\s*:).*$", re.MULTILINE | re.IGNORECASE)
+        corrupted = pattern.sub(lambda m: f"{m.group(1)} {text}", original, count=1)
+        assert [d.pointer for d in parse_verify(corrupted)[1]] == [check]
+        found = _found_when(root, "v5.1", TEST06_REAL, path, lambda: path.write_text(corrupted))
+        assert ("FIL012", "error", rel, check) in found
 
     bad_text()
 
@@ -478,14 +470,9 @@ def test_any_bad_watts_of_a_power_sample_is_a_finding(tmp_path_factory) -> None:
     @given(TEXTS)
     def bad_text(text: str) -> None:
         assume("," not in text and typed.declaration("power_samples").read_text("Watts", text)[1] is not None)
-        try:
-            line = ",".join([*first[:3], text, *first[4:]])
-            path.write_text(original.replace(",".join(first), line, 1))
-            valid, findings = _verdict(root, "v5.1", POWER_REAL)
-            assert ("FIL012", rel, "Watts") in {(f.code, f.path, f.pointer) for f in findings}
-            assert valid is False
-        finally:
-            path.write_text(original)
+        corrupted = original.replace(",".join(first), ",".join([*first[:3], text, *first[4:]]), 1)
+        found = _found_when(root, "v5.1", POWER_REAL, path, lambda: path.write_text(corrupted))
+        assert ("FIL012", "error", rel, "Watts") in found
 
     bad_text()
 
@@ -562,17 +549,12 @@ def test_any_bad_value_of_a_declared_endpoints_field_is_a_finding(endpoints_real
             assume(list(declaration.problems(_with(load(original), place, value))) != [])
         else:
             assume(next(iter(declaration.leaves[dotted](value, (dotted,))), None) is not None)
-        try:
-            path.write_text(dump(_with(load(original), place, value)))
-            valid, findings = _verdict(endpoints_real, "v6.1", ENDPOINTS_REAL)
-            found = {(f.code, f.path, f.pointer) for f in findings}
-            if kind == "endpoints_accuracy":  # at the place, or inside the value put there
-                assert any(c == "FIL012" and p == rel and at.startswith(typed.pointer(place)) for c, p, at in found)
-            else:
-                assert ("FIL012", rel, dotted) in found, found
-            assert valid is False
-        finally:
-            path.write_text(original)
+        corrupted = dump(_with(load(original), place, value))
+        found = _found_when(endpoints_real, "v6.1", ENDPOINTS_REAL, path, lambda: path.write_text(corrupted))
+        if kind == "endpoints_accuracy":  # at the place, or inside the value put there
+            assert any(c == "FIL012" and p == rel and at.startswith(typed.pointer(place)) for c, _, p, at in found)
+        else:
+            assert ("FIL012", "error", rel, dotted) in found, found
 
     bad_value()
 
@@ -602,15 +584,9 @@ def test_any_bad_count_of_a_system_description_is_an_error(offline_real: Path, f
         assume(not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 9999999))
         assume(not (isinstance(value, str) and re.fullmatch(r"\s*[0-9]{1,7}\s*", value)))
         assume(integer or not isinstance(value, str) or re.fullmatch(r"\s*[0-9]+\s*", value))
-        try:
-            path.write_text(json.dumps({**json.loads(original), field: value}))
-            valid, findings = _verdict(offline_real, "v5.1", OFFLINE_REAL)
-            assert ("SYS005", "error", SYSTEM_REAL, f"/{field}") in {
-                (f.code, f.severity.value, f.path, f.pointer) for f in findings
-            }
-            assert valid is False
-        finally:
-            path.write_text(original)
+        corrupted = json.dumps({**json.loads(original), field: value})
+        found = _found_when(offline_real, "v5.1", OFFLINE_REAL, path, lambda: path.write_text(corrupted))
+        assert ("SYS005", "error", SYSTEM_REAL, f"/{field}") in found
 
     bad_value()
 
