@@ -10,6 +10,7 @@ from typing import Any
 from checker.findings import Severity
 from checker.model import System
 from checker.parsers.counts import MAX_DIGITS, absurd, per_part, whole
+from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 
@@ -113,7 +114,14 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     if code == "SYS006":
         return f"`{field}` is {value!r}, not a count; the published table leaves it blank"
     wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
-    return f"`{field}` is {value!r}: {wanted}"
+    return f"`{field}` is {_quoted(value)}: {wanted}"
+
+
+def _quoted(value: Any) -> str:
+    """A value as the message quotes it: repr, or for a long one (a 5,000-digit count) what
+    parsers.typed.shown says of it."""
+    text = repr(value)
+    return text if len(text) <= 80 else shown(value)
 
 
 @rule("SYS001", "required-field-missing", scope="system", needs=("system_description",))
