@@ -36,6 +36,7 @@ from .model import (
     unfollowed_folders,
 )
 from .output import held
+from .parsers import Malformed
 from .provenance import RepositorySource
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
@@ -117,8 +118,9 @@ def _run_rules(
         try:
             if any(artefact(need) is None for need in rule.needs):
                 continue
-            for problem in rule.func(subject, round) or ():
-                found.append(_to_finding(rule, problem, location, key, round))
+            found += [_to_finding(rule, problem, location, key, round) for problem in rule.func(subject, round) or ()]
+        except Malformed:
+            continue  # it read a value that broke its declaration: FIL012 says which, and it is skipped
         except Exception as error:  # noqa: BLE001 - a failing rule becomes a finding
             found.append(_internal_error(rule, path, location, key, error))
     return found
@@ -178,6 +180,8 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
             if collect is not None:
                 what = f"collecting with {collect.__name__}"
                 record.collected = collect(result, record)
+        except Malformed:
+            pass  # a fact read a value that broke its declaration (FIL012): the result is not valid
         except Exception as error:  # noqa: BLE001 - a failing step becomes a finding
             found.append(_internal_error(None, result.location, result.location, "", error, what))
         out.findings += result.findings + found

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Finding, Severity
-from .parsers import number
+from .parsers import Malformed
 from .parsers.accuracy import AccuracyReport, parse_accuracy
 from .parsers.endpoints import (
     EndpointsAccuracy,
@@ -457,7 +457,13 @@ class Result:
 
     def metric(self) -> dict[str, Any] | None:
         """The headline metric as the round defines it (inferred when the result is), or
-        None when the log lacks it."""
+        None when the log lacks it or a value it is made of broke its declaration (FIL012)."""
+        try:
+            return self._metric()
+        except Malformed:
+            return None
+
+    def _metric(self) -> dict[str, Any] | None:
         if self.model is None or self.scenario is None:
             return None
         if self.is_endpoints:
@@ -466,13 +472,13 @@ class Result:
         if self.performance_log is None or source is None:
             return None
         key, units, scale, numerator = source
-        value = self.performance_log.get(key)
-        if number(value) is None or not math.isfinite(value):
+        value = self.performance_log.get(key)  # typed: a finite number from 0, or None
+        if value is None:
             return None  # PRF016 says why
         if numerator is not None:
             factor_key = (self.round.inference(self.inferred_from, self.scenario) or {}).get("numerator_key")
             factor = self.performance_log.get(factor_key) if factor_key else 1
-            if value == 0 or number(factor) is None:
+            if value == 0 or factor is None:
                 return None
             value = numerator * factor / value
         metric = {"value": value * scale, "units": units, "key": key}
@@ -496,11 +502,11 @@ class Result:
         chosen = self.round.endpoints_metric(self.model, self.scenario)
         if summary is None or chosen is None:
             return None
-        value = summary.number(chosen.key)
+        value = summary.get(chosen.key)  # typed: a finite number from 0, or None
         if value is None and chosen.key == "qps":  # the official parser's fallback
-            issued, duration = summary.number("n_samples_issued"), summary.number("duration_ns")
+            issued, duration = summary.get("n_samples_issued"), summary.get("duration_ns")
             value = issued / (duration / 1e9) if issued is not None and duration else None
-        if value is None or not math.isfinite(value):
+        if value is None:
             return None
         return {"value": value * chosen.scale, "units": chosen.units, "key": chosen.key}
 
@@ -530,7 +536,14 @@ class Result:
         the round names, per query of the folder's scenario: a result inferred from another
         scenario's run scales the run's energy per query by its inference rule's
         `energy_per_query_factor` (8 SingleStream queries make a MultiStream query); None
-        without power results or samples."""
+        without power results or samples, or when a value it is made of broke its declaration
+        (FIL012)."""
+        try:
+            return self._power_metric()
+        except Malformed:
+            return None
+
+    def _power_metric(self) -> dict[str, Any] | None:
         if not self.has_power or self.round.power is None:
             return None
         window = self.power_window()
@@ -539,8 +552,8 @@ class Result:
         watts, seconds = window
         average = math.fsum(watts) / len(watts)  # the round's checker sums in Python 3.12, which is compensated
         if self.scenario in self.round.power.get("energy_scenarios", []):
-            queries = self.performance_log.get("result_query_count")
-            if not isinstance(queries, int) or queries <= 0:
+            queries = self.performance_log.get("result_query_count")  # typed: a count, or None
+            if not queries:
                 return None
             factor = (self.round.inference(self.inferred_from, self.scenario) or {}).get("energy_per_query_factor", 1)
             return {"value": average * seconds * factor * 1000 / queries, "units": "millijoules"}

@@ -25,6 +25,7 @@ from importlib import resources
 from typing import Any
 
 from . import yamlsafe
+from .parsers import Malformed
 from .parsers.mllog import LoadgenLog
 from .rounds import Round
 
@@ -61,21 +62,27 @@ class Build:
 
 
 def build_of(log: LoadgenLog) -> Build | None:
-    raw = log.get("loadgen_version")
-    if not isinstance(raw, str):
+    """The build a log names (its values typed by schemas/loadgen_log.schema.json), or None
+    without a loadgen_version, or when a value of the build broke its declaration (FIL012)."""
+    try:
+        raw = log.get("loadgen_version")
+        sha1 = log.get("loadgen_file_sha1") or {}
+        status = log.get("loadgen_git_status_message") or ""
+        logged_date = log.get("loadgen_git_commit_date")
+    except Malformed:
+        return None
+    if raw is None:
         return None
     match = _VERSION.match(raw)
     version, rev = (match.group("version"), match.group("rev")) if match else (raw.strip() or None, None)
     if rev is not None and (rev.upper() == NO_GIT or not re.fullmatch(r"[0-9a-fA-F]{7,40}", rev)):
         rev = None
-    sha1 = log.get("loadgen_file_sha1")
-    status = log.get("loadgen_git_status_message")
     return Build(
         version=version,
         rev=rev.lower() if rev else None,
-        logged_date=log.get("loadgen_git_commit_date") if isinstance(log.get("loadgen_git_commit_date"), str) else None,
-        status=status if isinstance(status, str) else "",
-        file_sha1={str(k): str(v) for k, v in sha1.items()} if isinstance(sha1, dict) else {},
+        logged_date=logged_date,
+        status=status,
+        file_sha1=dict(sha1),
         uncommitted_error=any(r.key == "error_uncommitted_loadgen_changes" for r in log.errors),
     )
 

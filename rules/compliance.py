@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers import number
 from checker.parsers.mllog import reads
 from checker.parsers.text import parse_summary
 from checker.registry import Problem, declare, rule
@@ -169,25 +167,17 @@ def _times(ratio: float) -> str:
 
 
 def _summary_score(summary, spec: dict) -> float | None:
-    for name, value in reversed(list(summary.fields.items())):
-        if name.lstrip(" *").strip() in spec.get("fields", []):
-            try:
-                return float(value)
-            except ValueError:
-                return None
+    """The last of the spec's summary lines the summary prints, typed (a finite number from 0)."""
+    for name in reversed(list(summary.values)):
+        if name in spec.get("fields", []):
+            return summary.get(name)
     return None
 
 
 def _score(source, spec: dict, reads: str) -> float | None:
-    """A verify script's score of one run: a detail-log key, or a summary line, inverted
-    where the script inverts latencies."""
-    if reads == "detail":
-        value = source.get(spec.get("key", ""))
-        value = number(value)
-    else:
-        value = _summary_score(source, spec)
-    if value is not None and not math.isfinite(value):
-        return None  # PRF016 reports a main run's; a compliance run's has no score to compare
+    """A verify script's score of one run: a detail-log key, or a summary line (each typed:
+    a finite number from 0, or None), inverted where the script inverts latencies."""
+    value = source.get(spec.get("key", "")) if reads == "detail" else _summary_score(source, spec)
     if value is not None and spec.get("invert"):
         value = spec["invert"] / value if value else None
     return value

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers import number
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -78,12 +77,12 @@ def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
             expected={"state": "complete", "complete": True},
             message=f"the run did not complete: state {state!r}, complete {complete!r}",
         )
-    failed = summary.number("n_samples_failed")
+    failed = summary.get("n_samples_failed")
     if failed:
         yield Problem(
             path=path, pointer="n_samples_failed", observed=failed, expected=0, message=f"{failed:g} samples failed"
         )
-    issued, completed = summary.number("n_samples_issued"), summary.number("n_samples_completed")
+    issued, completed = summary.get("n_samples_issued"), summary.get("n_samples_completed")
     if issued is not None and completed is not None and completed < issued:
         yield Problem(
             path=path,
@@ -151,7 +150,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
     minimum_ms = round.min_duration_ms(result.model)
     configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
     config = result.endpoints_file("config")
-    if number(configured) is None:
+    if configured is None:
         yield Problem(
             path=config,
             pointer="settings.runtime.min_duration_ms",
@@ -167,7 +166,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
             message=f"the run was configured for {configured / 1e3:g} s, less than {minimum_ms / 1e3:g} s "
             f"({round.name})",
         )
-    duration = result.endpoints_summary.number("duration_ns")
+    duration = result.endpoints_summary.get("duration_ns")
     if duration is not None and duration < minimum_ms * 1e6:
         yield Problem(
             path=_summary_path(result),
@@ -399,7 +398,7 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
             )
     bounds = round.endpoints.get("output_tokens", {}).get(result.model)
     if bounds and "TEST09" in round.compliance_tests(result.model):
-        mean = result.endpoints_summary.number("output_sequence_lengths.avg")
+        mean = result.endpoints_summary.get("output_sequence_lengths.avg")
         low, high = bounds
         if mean is None or not low <= mean <= high:
             yield Problem(

@@ -120,6 +120,25 @@ Policy: submission_rules.adoc, "Directory structure".
 """,
 )
 declare(
+    "FIL012",
+    "malformed-value",
+    """A value the checker reads from a file is not of the type and range declared for its key.
+
+Why: rules and the results table compute with these values; NaN, text, a list, a negative
+count or a 400-digit integer cannot be compared with a limit, and a check that passes over
+what it cannot compare judges a result it never read. Each key a rule, a command or a round
+file reads has one declaration per kind of file (schemas/loadgen_log, loadgen_summary,
+compliance_verify, accuracy_txt, power_samples, endpoints_summary, endpoints_config and
+endpoints_accuracy .schema.json): the type and range loadgen, the verify scripts or the
+Endpoints harness write. The finding names the key (a JSON pointer or a dotted path in JSON
+and YAML files), its line where it has one, the value and what it must be; a rule that
+needs the value is skipped, and the result is not valid.
+Fix: submit the file the run wrote, unedited; rerun if it was written wrong.
+Policy: loadgen log format (mlcommons/inference loadgen/logging.cc, results.cc); the
+Endpoints report format (mlcommons/endpoints); RFC 8259 (a JSON number is finite).
+""",
+)
+declare(
     "LOG001",
     "malformed-loadgen-record",
     """A line of a loadgen detail log is not a complete `:::MLLOG {json}` record.

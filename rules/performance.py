@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from checker import earlystop
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers import number
 from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -53,10 +51,6 @@ class Violation:
     expected: object
 
 
-def _number(log: LoadgenLog, key: str) -> float | None:
-    return number(log.get(key))
-
-
 def _judged(result: Result) -> tuple[LoadgenLog, str, str] | None:
     """(log, model, scenario) of a run the limits judge: readable, of a known model and
     scenario, and not inferred from another scenario's run (PRF010 notes those)."""
@@ -69,8 +63,8 @@ def _judged(result: Result) -> tuple[LoadgenLog, str, str] | None:
 def latency_target(result: Result) -> list[Violation]:
     """The p99 latency above the round's target for the folder's scenario (PRF002)."""
     judged = _judged(result)
-    limits = result.round.latency(judged[1], judged[2]) or {} if judged else {}
-    p99 = _number(judged[0], "result_99.00_percentile_latency_ns") if judged and "target_ns" in limits else None
+    log, limits = (judged[0], result.round.latency(judged[1], judged[2]) or {}) if judged else (None, {})
+    p99 = log.get("result_99.00_percentile_latency_ns") if log is not None and "target_ns" in limits else None
     if p99 is None or p99 <= limits["target_ns"]:
         return []
     return [
@@ -96,7 +90,7 @@ def token_latencies(result: Result) -> list[Violation]:
     ):
         if limit_key not in limits:
             continue
-        value = _number(log, key)
+        value = log.get(key)
         if value is None:
             found.append(
                 Violation(
@@ -121,8 +115,10 @@ def token_latencies(result: Result) -> list[Violation]:
 def min_duration_limit(result: Result) -> list[Violation]:
     """A configured minimum duration below the round's (PRF005)."""
     judged = _judged(result)
-    configured = _number(judged[0], "effective_min_duration_ms") if judged else None
-    minimum = result.round.min_duration_ms(judged[1]) if judged else None
+    if judged is None:
+        return []
+    log, model, _ = judged
+    configured, minimum = log.get("effective_min_duration_ms"), result.round.min_duration_ms(model)
     if configured is None or configured >= minimum:
         return []
     return [
@@ -141,7 +137,7 @@ def min_queries_limit(result: Result) -> list[Violation]:
     if judged is None:
         return []
     log, model, scenario = judged
-    minimum, queries = result.round.min_queries(model, scenario), _number(log, "result_query_count")
+    minimum, queries = result.round.min_queries(model, scenario), log.get("result_query_count")
     if not minimum or queries is None or result.round.uses_early_stopping(scenario) or queries >= minimum:
         return []
     return [
@@ -166,7 +162,7 @@ def samples_per_query_limit(result: Result) -> list[Violation]:
     if judged is None or not _samples_per_query_judged(result, judged[2]):
         return []
     log, model, _ = judged
-    minimum, spq = result.round.offline_min_samples_per_query(model), _number(log, "effective_samples_per_query")
+    minimum, spq = result.round.offline_min_samples_per_query(model), log.get("effective_samples_per_query")
     if not minimum or spq is None or spq >= minimum:
         return []
     return [
@@ -258,7 +254,7 @@ def policy_violations(result: Result) -> list[Violation]:
             )
         )
         for key, name, stricter, held, side, source in checks:
-            value = _number(log, key)
+            value = log.get(key)
             if stricter is None or value is None or key in applied:
                 continue
             if (side == "above" and value > stricter) or (side == "below" and value < stricter):
@@ -346,7 +342,7 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     yield from _policy_problems(result, "result_99.00_percentile_latency_ns")
     limits = round.latency(result.model, result.scenario or "") or {}
     configured = result.performance_log.get("effective_target_latency_ns")
-    if "target_ns" in limits and isinstance(configured, (int, float)) and configured > limits["target_ns"]:
+    if "target_ns" in limits and configured is not None and configured > limits["target_ns"]:
         yield Problem(
             path=_perf_path(result),
             pointer="effective_target_latency_ns",
@@ -381,7 +377,7 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
         ("TPOT", "requested_server_tpot_latency", "tpot_ns"),
     ):
         configured = log.get(key)
-        if limit_key in limits and isinstance(configured, (int, float)) and configured > limits[limit_key]:
+        if limit_key in limits and configured is not None and configured > limits[limit_key]:
             yield Problem(
                 path=_perf_path(result),
                 pointer=key,
@@ -615,7 +611,7 @@ def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list]:
     where the log has it (loadgen 5.0.16 on): loadgen counts each error it flags, and some
     6.0.9 compliance logs flag every line while counting none. Older logs: the flagged lines."""
     count = log.get("num_errors")
-    if isinstance(count, int) and not isinstance(count, bool):
+    if count is not None:
         return count, (log.errors if count > 0 else [])
     return len(log.errors), log.errors
 
@@ -724,8 +720,8 @@ def early_stopping_limit(result: Result) -> list[Violation]:
         return []
     log, round, scenario = result.performance_log, result.round, result.scenario
     facts = round.early_stopping()
-    percentile = _number(log, "effective_target_latency_percentile")  # a fraction: 0.99, not 99
-    queries = _number(log, "result_query_count")
+    percentile = log.get("effective_target_latency_percentile")  # a fraction: 0.99, not 99
+    queries = log.get("result_query_count")
     if (
         facts is None
         or scenario is None
@@ -740,7 +736,7 @@ def early_stopping_limit(result: Result) -> list[Violation]:
         return []
     seen, even = f"{queries:.0f} queries", ""
     if log.scenario == "Server":
-        over = _number(log, "result_overlatency_query_count")
+        over = log.get("result_overlatency_query_count")
         if over is None or log.get("requested_use_token_latencies") is True:
             # TTFT and TPOT are judged apart, on over-latency counts the log does not hold (its
             # own count is against a target of 0); with none over, h(0) is still needed.
@@ -798,15 +794,16 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
 
 @rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
 def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
-    """The performance log holds the round's headline metric for the result as a finite, positive number.
+    """The performance log holds the round's headline metric for the result, above zero.
 
     Why: the metric is what the results table publishes and what comparisons rank; a log
-    without it, or with NaN, Infinity or a value of zero or less, has no result to publish,
-    however valid its flags say the run was.
+    without it, or with a value of zero, has no result to publish, however valid its flags
+    say the run was. A metric that is not a finite number from zero (NaN, Infinity, text) is
+    FIL012, its key's declared type (schemas/loadgen_log.schema.json).
     Fix: submit the detail log loadgen wrote for the run, unedited; rerun if the metric is missing.
     Policy: submission_rules.adoc, "Directory structure" (mlperf_log_detail.txt); the round's
     metric per scenario (the round checker's RESULT_FIELD tables).
-    Example: `result_samples_per_second` 522.2 passes; NaN fails.
+    Example: `result_samples_per_second` 522.2 passes; 0.0 fails.
     """
     source = result.metric_source()
     if source is None:
@@ -820,16 +817,12 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
             expected=key,
             message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} ({round.name})",
         )
-    elif number(value) is None:
-        yield Problem(
-            path=_perf_path(result), pointer=key, observed=repr(value), message=f"{key} is {value!r}, not a number"
-        )
-    elif not math.isfinite(value) or value <= 0:
+    elif value <= 0:  # typed: a finite number from zero
         yield Problem(
             path=_perf_path(result),
             pointer=key,
-            observed=repr(value),
-            message=f"{key} is {value!r}: the headline metric must be a finite number above zero",
+            observed=value,
+            message=f"{key} is {value!r}: the headline metric must be above zero",
         )
 
 

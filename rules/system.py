@@ -9,7 +9,8 @@ from typing import Any
 
 from checker.findings import Severity
 from checker.model import System
-from checker.parsers.counts import per_part
+from checker.parsers.counts import MAX_DIGITS, absurd, per_part, whole
+from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 
@@ -87,10 +88,15 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
     The schema states the written rules; the round's checker applied less. It accepts any
     non-empty text as a meaningful value, and it computes only with the counts the round file
     lists under `integer` (nodes x accelerators per node, processors per node). Another count
-    written as text warns, unless it reads as one count per part of a mixed system."""
+    written as text warns, unless it reads as one count per part of a mixed system. A count
+    that is no count at all stays an error: a number that is negative, fractional, NaN or
+    infinite, null, a boolean, a list or an object, and a whole number of more digits than
+    any count has (the schema's declared range)."""
     if code == "SYS002" and isinstance(value, str) and value:
         return Severity.WARNING, "; the round's checker accepts any non-empty text here"
-    if code == "SYS005" and field not in round.system_description.get("integer", []):
+    if code == "SYS005" and absurd(value):
+        return None, f"; no count has more than {MAX_DIGITS} digits"
+    if code == "SYS005" and field not in round.system_description.get("integer", []) and isinstance(value, str):
         if per_part(value):
             return None, None
         return Severity.WARNING, (
@@ -108,7 +114,14 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     if code == "SYS006":
         return f"`{field}` is {value!r}, not a count; the published table leaves it blank"
     wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
-    return f"`{field}` is {value!r}: {wanted}"
+    return f"`{field}` is {_quoted(value)}: {wanted}"
+
+
+def _quoted(value: Any) -> str:
+    """A value as the message quotes it: repr, or for a long one (a 5,000-digit count) what
+    parsers.typed.shown says of it."""
+    text = repr(value)
+    return text if len(text) <= 80 else shown(value)
 
 
 @rule("SYS001", "required-field-missing", scope="system", needs=("system_description",))
@@ -242,11 +255,6 @@ def preview_software_identified(system: System, round: Round) -> Iterator[Proble
 COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
 
 
-def _int(value: Any) -> int | None:
-    text = str(value).strip()
-    return int(text) if text.isdigit() else None
-
-
 @rule(
     "SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING, needs=("system_description",)
 )
@@ -260,8 +268,8 @@ def name_contradicts_description(system: System, round: Round) -> Iterator[Probl
     "Audit" (a submission is submitter + platform).
     Example: `B200-SXM-180GBx8_TRT` with 8 accelerators per node passes; with 4 it gets a warning.
     """
-    per_node = _int(system.description.get("accelerators_per_node"))
-    nodes = _int(system.description.get("number_of_nodes")) or 1
+    per_node = whole(system.description.get("accelerators_per_node"))
+    nodes = whole(system.description.get("number_of_nodes")) or 1
     if per_node is None or per_node == 0:
         return
     for pattern in COUNT_IN_NAME:

@@ -3,7 +3,8 @@ reading (`parse_mllog`): the same LoadgenLog (values, last values, lines, errors
 line count) and the same defects, for every real log of v5.1 and v6.0, for those logs
 corrupted where the fast reading takes its short cuts (flags and wanted keys in the middle,
 cut tails, lines in other shapes), and for random logs; with the same caps, in linear time
-and flat memory. Then the contract: every loadgen key a rule or the model reads is wanted."""
+and flat memory. Then the contract: every loadgen key a rule, the model or a round file reads
+is declared (schemas/loadgen_log.schema.json), so decoded and typed."""
 
 from __future__ import annotations
 
@@ -651,13 +652,21 @@ def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
             assert declared[path.stem] == reads, path
     assert sorted(declared) == ["accuracy", "compliance", "performance", "power", "seeds"]
     assert declared["seeds"] == {"effective_*"}
-    with pytest.raises(ValueError, match="not wanted .*: requested_scenario, qsl_*"):
+    with pytest.raises(ValueError, match="not declared .*loadgen_log.schema.json.*: requested_scenario, qsl_*"):
         mllog.reads("result_validity", "requested_scenario", "qsl_*")
 
 
-def test_every_loadgen_key_the_checker_reads_is_wanted() -> None:
-    """The model, provenance, reproduce, table and CLI read keys too: each one is wanted (a
-    key ending in * is an f-string's start: a wanted prefix)."""
+def _declared(key: str) -> bool:
+    """Whether a key read is declared one by one (schemas/loadgen_log.schema.json), or, for
+    an f-string's start (`prefix*`), is a declared family; so it is decoded, and typed."""
+    if key.endswith("*"):
+        return key[:-1] in mllog.LOADGEN_LOG.prefixes
+    return mllog.LOADGEN_LOG.declares(key) and mllog.is_wanted(key)
+
+
+def test_every_loadgen_key_the_checker_reads_is_declared() -> None:
+    """The model, provenance, reproduce, table and CLI read keys too: each one is declared,
+    so decoded and typed (a key ending in * is an f-string's start: a declared family)."""
     reads = {
         path.relative_to(CHECKER).as_posix(): loadgen_reads(path)
         for path in sorted(CHECKER.rglob("*.py"))
@@ -666,9 +675,7 @@ def test_every_loadgen_key_the_checker_reads_is_wanted() -> None:
     assert sorted(reads) == ["commands/reproduce.py", "commands/table.py", "model.py", "provenance.py"]
     for name, keys in reads.items():
         for key in keys:
-            assert mllog.is_wanted(key.rstrip("*")) and (
-                not key.endswith("*") or key[:-1] in mllog.is_wanted.prefixes
-            ), (name, key)
+            assert _declared(key), (name, key)
 
 
 def test_the_static_scan_finds_reads() -> None:
@@ -685,9 +692,9 @@ def test_the_static_scan_finds_reads() -> None:
     assert loadgen_reads(RULES / "seeds.py") == {"effective_*"}
 
 
-def test_every_loadgen_key_a_round_file_names_is_wanted() -> None:
-    """Round files name loadgen keys too: the headline metric of every model and scenario,
-    the inferred scenarios' keys, the compliance checks' keys, and the seeds (effective_*)."""
+def round_file_loadgen_keys() -> set[str]:
+    """The loadgen keys the round files name: the headline metric of every model and
+    scenario, the inferred scenarios' keys, the compliance checks' keys, and the seeds."""
     from checker.rounds import available_rounds, load_round
 
     named: set[str] = set()
@@ -707,6 +714,12 @@ def test_every_loadgen_key_a_round_file_names_is_wanted() -> None:
                 named.update(k for keys in check.get("same", {}).values() for k in keys)
                 named.update(check.get("same_benchmark", []))
         named.update(f"effective_{seed}" for seed in round.seeds)
+    return named
+
+
+def test_every_loadgen_key_a_round_file_names_is_declared() -> None:
+    """Round files name loadgen keys too: each is declared, so decoded and typed."""
+    named = round_file_loadgen_keys()
     assert {
         "result_samples_per_second",
         "early_stopping_latency_ss",
@@ -714,14 +727,14 @@ def test_every_loadgen_key_a_round_file_names_is_wanted() -> None:
         "qsl_reported_total_count",
         "effective_qsl_rng_seed",
     } <= named
-    assert sorted(key for key in named if not mllog.is_wanted(key)) == []
+    assert sorted(key for key in named if not _declared(key)) == []
 
 
 @pytest.mark.real
-def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_wanted(real: Path, monkeypatch) -> None:
+def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_declared(real: Path, monkeypatch) -> None:
     """What the checks of the real v5.1 and v6.0 slices ask of their logs, recorded as they
-    run (round files and variables included): every key is wanted, so none reads as None
-    for want of being decoded."""
+    run (round files and variables included): every key is declared, so none reads as None
+    for want of being decoded, and none is read untyped."""
     from checker.engine import check
     from checker.parsers.mllog import LoadgenLog
 
@@ -731,5 +744,5 @@ def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_wanted(real: Path, m
     monkeypatch.setattr(LoadgenLog, "__contains__", lambda self, key: (asked.add(key), contains(self, key))[1])
     check(str(real), "v5.1", jobs=1)
     check(str(REAL_V60), "v6.0", jobs=1)
-    assert sorted(key for key in asked if not mllog.is_wanted(key)) == []
-    assert len(asked) == 40
+    assert sorted(key for key in asked if not _declared(key)) == []
+    assert len(asked) == 41

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from checker.parsers import Defect
 from checker.parsers.accuracy import parse_accuracy
 from checker.parsers.mllog import parse_mllog, scan_mllog
 from checker.parsers.text import parse_conf, parse_summary, parse_verify
@@ -128,8 +129,9 @@ def test_every_match_is_kept_and_the_last_is_printed() -> None:
 def test_accuracy_without_values() -> None:
     report, defects = parse_accuracy("hash=abc\n", _patterns("v6.0", "acc"))
     assert report.empty and report.hash == "abc" and defects == []
-    odd, _ = parse_accuracy("accuracy=1.2.3%\n", _patterns("v6.0", "acc"))
-    assert [(m.printed, m.value) for m in odd.found("acc")] == [("1.2.3", None)]
+    odd, defects = parse_accuracy("accuracy=1.2.3%\n", _patterns("v6.0", "acc"))
+    assert odd.found("acc") == []  # not a number: refused by its declaration
+    assert defects == [Defect("FIL012", 'line 1: acc is "1.2.3", not a number from 0 to 1e+15', line=1, pointer="acc")]
 
 
 def test_conf_lines() -> None:
@@ -160,7 +162,7 @@ def test_endpoints_percentile_keys_hold_dots() -> None:
     assert defects == []
     # The round's checker reads only the early-stopping estimate: none here.
     assert summary.p99("ttft") == (None, "ttft.early_stopping_percentiles.99.0")
-    assert summary.number("ttft.percentiles.99.9") == 7.0
+    assert summary.get("ttft.percentiles.99.9") == 7.0
     summary, _ = parse_result_summary('{"tpot": {"early_stopping_percentiles": {"99.0": 9.5}}}')
     assert summary.p99("tpot") == (9.5, "tpot.early_stopping_percentiles.99.0")
 

@@ -199,8 +199,8 @@ def test_no_results_holds_whatever_discovery_returns(monkeypatch: pytest.MonkeyP
 
 # --- 5. every JSON output is strict -----------------------------------------------------
 def test_check_json_of_a_nan_metric_is_strict(example: Path, tmp_path: Path) -> None:
-    """Item 5: a NaN metric in a log is a finding (PRF016), the result has no metric, and
-    the JSON is strict: nothing non-finite is written."""
+    """Item 5: a NaN metric in a log is a finding (FIL012: not of its declared type), the
+    result has no metric, and the JSON is strict: nothing non-finite is written."""
     log = example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt"
     set_mllog(log, "result_samples_per_second", float("nan"))
     out = tmp_path / "out.json"
@@ -208,7 +208,8 @@ def test_check_json_of_a_nan_metric_is_strict(example: Path, tmp_path: Path) -> 
     assert done.exit_code == 1
     data = _strict(out.read_text())
     assert "metric" not in data["results"][0] and data["results"][0]["valid"] is False
-    assert [(f["code"], f["observed"]) for f in data["findings"]] == [("PRF016", "nan")]
+    assert [(f["code"], f["pointer"]) for f in data["findings"]] == [("FIL012", "result_samples_per_second")]
+    assert "result_samples_per_second is NaN, not a number from 0" in data["findings"][0]["message"]
     assert "non-finite" not in done.stderr
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..findings import Report, ResultRecord
 from ..model import Result, no_results_reason
+from ..parsers.counts import whole
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..rounds import Round, RoundError, available_rounds, load_round
@@ -39,14 +40,16 @@ DESCRIPTION_FIELDS = (
 
 
 def _count(value: Any) -> int | str:
-    """A count as the table has it: a number when the description gives a whole number,
-    else the text as written."""
+    """A count as the table has it: a number when the description gives a whole number
+    (as a string, one of at most seven digits: parsers.counts.whole), else the text as
+    written."""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
         return value
     text = "" if value is None else str(value)
-    return int(text.strip()) if text.strip().isdigit() else text
+    count = whole(text)  # a count the description's schema allows: never int() of 5,000 digits
+    return count if count is not None else text
 
 
 def _text(value: Any) -> str:

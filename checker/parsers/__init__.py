@@ -21,6 +21,17 @@ class Defect:
     pointer: str | None = None
 
 
+class Malformed(Exception):
+    """A value read that broke its declared type (parsers/typed.py). Its file's reading
+    already reported it (FIL012, naming the key), and it is never handed on: reading it
+    raises this, and the engine skips the rule that read it, as it skips a rule whose file
+    could not be read."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 def number(value: Any) -> int | float | None:
     """`value` when it is a number (an int or a float, not a bool), else None."""
     return None if isinstance(value, bool) or not isinstance(value, (int, float)) else value

@@ -6,7 +6,9 @@ first group as the value. The scripts print in many shapes (Python dicts with `n
 values, `'exact_match': 83.396` after a banner, `accuracy=72.540%`, JSON), so reading each
 metric with the round's own pattern is what makes a file pass here exactly when it passed
 there. Every match is kept, in order: the round fails a metric when any match misses its
-target, and the results table prints the last one.
+target, and the results table prints the last one. Every value is of its declared type
+(schemas/accuracy_txt.schema.json: a decimal number, not negative); one that is not is a
+FIL012 defect naming the metric and its line.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import Defect
+from .typed import declaration, defect
 
 _HASH = re.compile(r"^hash=([\w\d]+)$")
 
@@ -23,7 +26,7 @@ _HASH = re.compile(r"^hash=([\w\d]+)$")
 @dataclass(frozen=True)
 class Match:
     printed: str  # the value as the script printed it (the table shows this)
-    value: float | None  # None when the printed text is not a number (`1.2.3`)
+    value: float  # the number it spells
     line: int
 
 
@@ -42,19 +45,12 @@ class AccuracyReport:
 
     def get(self, metric: str) -> float | None:
         """The last value printed for the metric, as a number."""
-        found = [m for m in self.found(metric) if m.value is not None]
+        found = self.found(metric)
         return found[-1].value if found else None
 
     @property
     def empty(self) -> bool:
         return not any(self.matches.values())
-
-
-def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
 
 
 def _lines(text: str) -> list[str]:
@@ -76,6 +72,8 @@ def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tupl
         except re.error:
             continue
     report = AccuracyReport()
+    declared = declaration("accuracy_txt")
+    defects: list[Defect] = []
     for number, line in enumerate(_lines(text), 1):
         match = _HASH.match(line)
         if match:
@@ -83,6 +81,10 @@ def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tupl
         for metric, regex in compiled.items():
             found = regex.match(line)
             if found and found.groups():
-                printed = found.group(1)
-                report.matches.setdefault(metric, []).append(Match(printed, _float(printed), number))
-    return report, []
+                printed = found.group(1) or ""  # a group that took no part reads as no number
+                value, problem = declared.read_text(metric, printed)
+                if problem is None:
+                    report.matches.setdefault(metric, []).append(Match(printed, value, number))
+                elif len(defects) < 20:
+                    defects.append(defect(problem, line=number))
+    return report, defects

@@ -12,46 +12,68 @@ import yaml
 
 from .. import yamlsafe
 from . import MAX_DEPTH, Defect, nests_deeper, number
+from .typed import declaration, defect, pointer
+
+_ABSENT = object()
 
 
-def _dig(data: Any, dotted: str) -> Any:
+def _dig(data: Any, dotted: str, absent: Any = None) -> Any:
     """`a.b.c` into nested dicts; keys may themselves hold dots (percentiles use "99.0"),
-    so the longest key that matches at each level wins."""
+    so the longest key that matches at each level wins. `absent` when nothing is there."""
     node, rest = data, dotted
     while rest:
         if not isinstance(node, dict):
-            return None
+            return absent
         for key in sorted((k for k in node if isinstance(k, str)), key=len, reverse=True):
             if rest == key or rest.startswith(key + "."):
                 node, rest = node[key], rest[len(key) + 1 :]
                 break
         else:
-            return None
+            return absent
     return node
+
+
+def _typed_paths(data: dict[str, Any], kind: str) -> list[Defect]:
+    """The declared fields of a file read by dotted paths (typed.KINDS `kind`), each read
+    as `get` reads it: a field present that breaks its declaration is a FIL012 defect
+    pointing at its dotted path. An absent field is left to the rule that needs it."""
+    found = []
+    for dotted, check in declaration(kind).leaves.items():
+        value = _dig(data, dotted, _ABSENT)
+        if value is not _ABSENT:
+            found += [defect(problem, point=dotted) for problem in check(value, (dotted,))]
+    return found
+
+
+def _typed_tree(data: dict[str, Any], kind: str) -> list[Defect]:
+    """The declared fields of a JSON file read by their place in it: each one that breaks
+    its declaration is a FIL012 defect pointing at its JSON pointer."""
+    return [defect(problem, point=pointer(problem.path)) for problem in declaration(kind).problems(data)]
 
 
 @dataclass
 class EndpointsSummary:
-    """`result_summary.json`: the run's state, counts, throughput and latency blocks."""
+    """`result_summary.json`: the run's state, counts, throughput and latency blocks. Read
+    through `parse_result_summary`, every declared field is of its declared type
+    (schemas/endpoints_summary.schema.json), or None when absent."""
 
     data: dict[str, Any] = field(default_factory=dict)
 
     def get(self, dotted: str) -> Any:
         return _dig(self.data, dotted)
 
-    def number(self, dotted: str) -> float | None:
-        return number(self.get(dotted))
-
     def p99(self, block: str) -> tuple[float | None, str]:
         """The p99 of a latency block (`ttft`, `tpot`, `latency`) as the round's checker reads
         it: the early-stopping estimate (ENDPOINTS_MAPPINGS), and where it was read."""
         key = f"{block}.early_stopping_percentiles.99.0"
-        return self.number(key), key
+        return self.get(key), key
 
 
 @dataclass
 class EndpointsConfig:
-    """`config.yaml`: the resolved run configuration."""
+    """`config.yaml`: the resolved run configuration. Read through `parse_endpoints_config`,
+    every declared setting is of its declared type (schemas/endpoints_config.schema.json),
+    or None when absent."""
 
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -60,13 +82,15 @@ class EndpointsConfig:
 
     @property
     def scenario_type(self) -> str | None:
-        value = self.data.get("type")
-        return value.lower() if isinstance(value, str) else None
+        value = self.get("type")
+        return value.lower() if value is not None else None
 
 
 @dataclass
 class EndpointsAccuracy:
-    """`accuracy_results.json`: the average and one score per dataset."""
+    """`accuracy_results.json`: the average and one score per dataset. Read through
+    `parse_accuracy_results`, every score and count is of its declared type
+    (schemas/endpoints_accuracy.schema.json)."""
 
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -113,18 +137,18 @@ class EndpointsAccuracy:
         """The accuracy datasets' samples as the round's checker counts them: the sum of each
         `accuracy` (or untyped) entry's total_samples, else its response_counts.issued."""
         counts = []
-        for entry in self.scores:
+        for entry in self.scores:  # typed: counts are whole numbers, response_counts an object
             value = entry.get("total_samples")
-            if value is None and isinstance(entry.get("response_counts"), dict):
-                value = entry["response_counts"].get("issued")
-            if isinstance(value, int) and not isinstance(value, bool):
+            if value is None:
+                value = (entry.get("response_counts") or {}).get("issued")
+            if value is not None:
                 counts.append(value)
         return sum(counts) if counts else None
 
     @property
     def total_samples(self) -> int | None:
         counts = [e.get("total_samples", e.get("unit_samples")) for e in self.scores]
-        if not counts or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        if not counts or any(c is None for c in counts):
             return None
         return sum(counts)
 
@@ -150,14 +174,14 @@ def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
 
 def parse_result_summary(text: str) -> tuple[EndpointsSummary, list[Defect]]:
     data, defects = _object(text, "JSON", json.loads)
-    return EndpointsSummary(data), defects
+    return EndpointsSummary(data), defects + _typed_paths(data, "endpoints_summary")
 
 
 def parse_endpoints_config(text: str) -> tuple[EndpointsConfig, list[Defect]]:
     data, defects = _object(text, "YAML", lambda t: yamlsafe.loads(t, "the file"))
-    return EndpointsConfig(data), defects
+    return EndpointsConfig(data), defects + _typed_paths(data, "endpoints_config")
 
 
 def parse_accuracy_results(text: str) -> tuple[EndpointsAccuracy, list[Defect]]:
     data, defects = _object(text, "JSON", json.loads)
-    return EndpointsAccuracy(data), defects
+    return EndpointsAccuracy(data), defects + _typed_tree(data, "endpoints_accuracy")

@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from . import MAX_DEPTH, Defect, nests_deeper
+from . import MAX_DEPTH, Defect, Malformed, nests_deeper
+from .typed import declaration, defect
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -42,29 +43,15 @@ MAX_RECORD = 1024 * 1024  # a wanted or flagged record longer than this is not d
 KEEP_BUDGET = 4 * 1024 * 1024  # the bytes of records one log may keep (values, last, errors, warnings)
 MAX_KEY_CACHE = 4096  # distinct keys whose verdict is remembered
 
-# What the rules read. A key is wanted when it is listed or starts with a listed prefix. Rule
-# families declare the keys they read (`LOADGEN_KEYS = reads(...)`), checked against these
-# when they are imported; tests/test_mllog_fast.py checks the declarations against the
-# source, and the keys the rest of the checker and the round files name.
-WANTED_KEYS = frozenset(
-    {
-        "loadgen_version",
-        "loadgen_git_commit_date",
-        "loadgen_git_status_message",
-        "loadgen_file_sha1",
-        "test_datetime",
-        "sut_name",
-        "qsl_reported_total_count",
-        "qsl_reported_performance_count",
-        "power_begin",
-        "power_end",
-        "num_errors",
-        "requested_use_token_latencies",
-        "requested_server_ttft_latency",
-        "requested_server_tpot_latency",
-    }
-)
-WANTED_PREFIXES = ("effective_", "result_", "early_stopping_")
+# What the reader decodes: every key the declaration of a detail log types one by one
+# (schemas/loadgen_log.schema.json `properties`, what the rules, the commands and the round
+# files read), and every key of a declared family (`patternProperties`: a prefix). The
+# families' keys are read by no one; listed keys under a family's prefix are wanted by it.
+# tests/test_typed.py checks that each key read is declared.
+LOADGEN_LOG = declaration("loadgen_log")
+WANTED_PREFIXES = LOADGEN_LOG.prefixes
+WANTED_KEYS = frozenset(key for key in LOADGEN_LOG.keys if not key.startswith(WANTED_PREFIXES))
+_DECLARED = LOADGEN_LOG.keys  # the keys typed; a family's other keys are decoded, read by no one
 
 
 class Wanted:
@@ -100,15 +87,20 @@ is_wanted = Wanted(WANTED_KEYS, WANTED_PREFIXES)
 
 def reads(*keys: str) -> frozenset[str]:
     """The loadgen keys a rule family reads, as it declares them (`LOADGEN_KEYS = reads(...)`);
-    `prefix*` stands for keys made from a prefix (`effective_*`: the seeds' keys). A key
-    read but not wanted would read as None, never decoded, so each must be wanted (listed or
-    under a listed prefix): one that is not fails the import of the module that declares
-    it. tests/test_mllog_fast.py checks that each declaration is what its module reads."""
+    `prefix*` stands for keys made from a prefix (`effective_*`: the seeds' keys, which the
+    round files name). A key read but not declared would be read untyped, or not decoded at
+    all, so each must be declared one by one in schemas/loadgen_log.schema.json (a `prefix*`
+    by a declared family): one that is not fails the import of the module that declares it.
+    tests/test_mllog_fast.py checks that each declaration is what its module reads."""
     missing = [
-        key for key in keys if not (key[:-1].startswith(is_wanted.prefixes) if key.endswith("*") else is_wanted(key))
+        key
+        for key in keys
+        if not (key[:-1] in LOADGEN_LOG.prefixes if key.endswith("*") else LOADGEN_LOG.declares(key))
     ]
     if missing:
-        raise ValueError(f"loadgen keys read but not wanted (add them to mllog.WANTED_KEYS): {', '.join(missing)}")
+        raise ValueError(
+            f"loadgen keys read but not declared (add them to schemas/{LOADGEN_LOG.name}): {', '.join(missing)}"
+        )
     return frozenset(keys)
 
 
@@ -122,7 +114,8 @@ class Record:
 @dataclass
 class LoadgenLog:
     """The wanted keys of one detail log: first and last value of each, plus loadgen's
-    own error and warning records."""
+    own error and warning records. Once `typed`, a first value that breaks its declaration
+    is in `malformed`, not in `values`, and reading it raises Malformed."""
 
     values: dict[str, Any] = field(default_factory=dict)
     last: dict[str, Any] = field(default_factory=dict)
@@ -130,25 +123,44 @@ class LoadgenLog:
     errors: list[Record] = field(default_factory=list)
     warnings: list[Record] = field(default_factory=list)
     line_count: int = 0
+    malformed: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: Any = None) -> Any:
+        """The key's typed first value, `default` when the log lacks it; Malformed when its
+        value broke its declaration (a FIL012 finding already)."""
+        if key in self.malformed:
+            raise Malformed(key)
         return self.values.get(key, default)
 
     def __contains__(self, key: str) -> bool:
-        return key in self.values
+        return key in self.values or key in self.malformed
 
     @property
     def scenario(self) -> str | None:
-        return self.values.get("effective_scenario")
+        return self.get("effective_scenario")
 
     @property
     def test_mode(self) -> str | None:
-        return self.values.get("effective_test_mode")
+        return self.get("effective_test_mode")
 
     @property
     def audit_config(self) -> Record | None:
         """loadgen's warning that it applied an audit.config: the log is a compliance run."""
         return next((r for r in self.warnings if isinstance(r.value, str) and "audit.config" in r.value), None)
+
+
+def typed(log: LoadgenLog, defects: list[Defect]) -> tuple[LoadgenLog, list[Defect]]:
+    """A decoded log with its declared types applied (schemas/loadgen_log.schema.json): each
+    first value that breaks its key's declaration moves from `values` to `malformed` and is
+    a FIL012 defect at its line, after the reading's own defects. Applied to what a reading
+    decoded, never inside it."""
+    values, found = log.values, []
+    for key in sorted(_DECLARED.intersection(values), key=log.lines.__getitem__):  # in the log's order
+        problem = LOADGEN_LOG.malformed(key, values[key])
+        if problem is not None:
+            log.malformed[key] = values.pop(key)
+            found.append(defect(problem, line=log.lines[key], point=key))
+    return log, defects + found
 
 
 def _lines_of(stream: IO[bytes]) -> Iterable[tuple[bytes, bool]]:
@@ -179,7 +191,7 @@ def parse_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tupl
     give exactly what it gives (tests/test_mllog_fast.py)."""
     reading = _Reading(wanted)
     reading.feed(stream, block)
-    return reading.finish()
+    return typed(*reading.finish())
 
 
 def scan_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
@@ -188,7 +200,7 @@ def scan_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple
     without being decoded (the `_Scan` docstring says when a line may be passed over)."""
     reading = _Scan(wanted)
     reading.feed(stream, block)
-    return reading.finish()
+    return typed(*reading.finish())
 
 
 def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[Defect]]:
@@ -201,7 +213,7 @@ def _parse_lines(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, list[
             reading.line(line, reading.number, True)
         else:
             reading.too_long(reading.number)
-    return reading.finish()
+    return typed(*reading.finish())
 
 
 class _Reading:

@@ -5,46 +5,86 @@ from __future__ import annotations
 import datetime
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import Defect
+from .typed import declaration, defect
 
 _SUMMARY_LINE = re.compile(r"^\s*([^:=]+?)\s*:\s*(.*?)\s*$")
 
 
 @dataclass
 class Summary:
-    """`mlperf_log_summary.txt`: the `name : value` lines, keyed by the name as printed."""
+    """`mlperf_log_summary.txt`: the `name : value` lines, keyed by the name as printed
+    (`fields`, text), and the lines the declaration types (schemas/loadgen_summary.schema.json),
+    keyed by the name without leading asterisks, as their declared type (`values`)."""
 
     fields: dict[str, str] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        """A declared line's typed value, or None when the summary lacks it."""
+        return self.values.get(name)
 
     @property
     def validity(self) -> str | None:
-        return self.fields.get("Result is")
+        return self.get("Result is")
 
     @property
     def scenario(self) -> str | None:
-        return self.fields.get("Scenario")
+        return self.get("Scenario")
 
     @property
     def mode(self) -> str | None:
-        return self.fields.get("Mode")
+        return self.get("Mode")
 
 
 def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
     summary = Summary()
-    for line in text.splitlines():
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
         match = _SUMMARY_LINE.match(line)
         if match and not line.startswith("="):
-            summary.fields.setdefault(match.group(1), match.group(2))
+            name = match.group(1)
+            if name not in summary.fields:
+                summary.fields[name] = match.group(2)
+                lines.setdefault(name.lstrip(" *").strip(), number)
     defects = [] if summary.fields else [Defect("LOG003", "holds no `name : value` lines")]
-    return summary, defects
+    summary.values, found = _typed_lines(
+        summary.fields, "loadgen_summary", lines, lambda name: name.lstrip(" *").strip()
+    )
+    return summary, defects + found
+
+
+def _typed_lines(
+    fields: dict[str, str], kind: str, lines: dict[str, int], named: Callable[[str], str] = str
+) -> tuple[dict[str, Any], list[Defect]]:
+    """The declared lines of a text file (typed.KINDS `kind`) as their declared types, the
+    first line of a name counting, and a FIL012 defect for each that breaks its declaration."""
+    declared = declaration(kind)
+    values: dict[str, Any] = {}
+    defects: list[Defect] = []
+    seen: set[str] = set()
+    for printed, text in fields.items():
+        name = named(printed)
+        if name in seen or not declared.declares(name):
+            continue
+        seen.add(name)
+        value, problem = declared.read_text(name, text)
+        if problem is None:
+            values[name] = value
+        else:
+            defects.append(defect(problem, line=lines.get(name)))
+    return values, defects
 
 
 @dataclass
 class Verdict:
     """A compliance `verify_*.txt`: its TEST PASS/FAIL line and its `name = value` or
-    `name: value` lines, keyed by the lower-cased name."""
+    `name: value` lines, keyed by the lower-cased name; the checks the declaration names
+    (schemas/compliance_verify.schema.json) are of their declared type."""
 
     passed: bool | None
     checks: dict[str, str] = field(default_factory=dict)
@@ -57,7 +97,8 @@ _CHECK = re.compile(r"^\s*([A-Za-z][^:=]*?)\s*[:=]\s*(.+?)\s*$")
 def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
     passed: bool | None = None
     checks: dict[str, str] = {}
-    for line in text.splitlines():
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
         match = _VERDICT.match(line)
         if match:
             # Several verdict lines: any FAIL wins.
@@ -65,10 +106,12 @@ def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
             passed = this if passed is None else (passed and this)
             continue
         check = _CHECK.match(line)
-        if check:
-            checks.setdefault(check.group(1).lower(), check.group(2))
+        if check and check.group(1).lower() not in checks:
+            checks[check.group(1).lower()] = check.group(2)
+            lines[check.group(1).lower()] = number
     defects = [] if passed is not None or checks else [Defect("CMP001", "holds no TEST PASS or TEST FAIL line")]
-    return Verdict(passed, checks), defects
+    typed, found = _typed_lines(checks, "compliance_verify", lines)
+    return Verdict(passed, {**checks, **typed}), defects + found
 
 
 _CONF_LINE = re.compile(r"^\s*([^#=\s][^=]*?)\s*=\s*(.*?)\s*$")
@@ -155,21 +198,19 @@ def timestamp_microseconds(text: object) -> int | None:
 def parse_spl(text: str) -> tuple[list[tuple[float, float]], list[Defect]]:
     """PTDaemon `spl.txt`: `Time,<stamp>,Watts,<w>,...` lines -> [(seconds, watts)]."""
     samples: list[tuple[float, float]] = []
-    bad = 0
-    for line in text.splitlines():
+    declared = declaration("power_samples")
+    malformed: list[Defect] = []
+    for number, line in enumerate(text.splitlines(), 1):
         parts = line.split(",", 4)
         if len(parts) < 4 or parts[0] != "Time" or parts[2] != "Watts":
-            if line.strip():
-                bad += 1
-            continue
+            continue  # not a sample line
         stamp = _stamp(parts[1])
-        try:
-            watts = float(parts[3])
-        except ValueError:
-            stamp = None
-        if stamp is None:
-            bad += 1
+        watts, problem = declared.read_text("Watts", parts[3])
+        if problem is not None:
+            if len(malformed) < 20:  # the first few say it; one is enough to refuse the samples
+                malformed.append(defect(problem, line=number))
             continue
-        samples.append((stamp, watts))
-    defects = [] if samples else [Defect("PWR002", "holds no `Time,...,Watts,...` samples")]
-    return samples, defects
+        if stamp is not None:
+            samples.append((stamp, watts))
+    defects = [] if samples or malformed else [Defect("PWR002", "holds no `Time,...,Watts,...` samples")]
+    return samples, defects + malformed
