@@ -75,10 +75,9 @@ class Submission:
         """The submitter's benchmark-name mapping, in the divisions where the round reads it
         (the open division), when present and readable."""
         spec = self.round.submitter_model_mapping
-        if not spec or self.division not in spec.get("divisions", []):
+        if spec is None or self.division not in spec.divisions:
             return {}
-        rel = join(self.rel, spec["file"])
-        data = self.reader.json(rel, required=False, what=spec["file"])
+        data = self.reader.json(join(self.rel, spec.file), required=False, what=spec.file)
         if not isinstance(data, dict):
             return {}
         return {str(k): v for k, v in data.items() if isinstance(v, str)}
@@ -96,7 +95,7 @@ class Submission:
     @functools.cached_property
     def described_systems(self) -> frozenset[str]:
         """The systems with a description, as its file name spells them (systems/<name>.json)."""
-        folder, _, _ = self.round.layout["system_json"].rpartition("/")
+        folder, _, _ = self.round.layout.system_json.rpartition("/")
         return frozenset(
             name
             for entry in self.tree.listdir(join(self.rel, folder))
@@ -108,7 +107,7 @@ class Submission:
     def _described(self, inner: str) -> str | None:
         """The system whose description is at `inner` (relative to the submitter's folder), by
         the layout's `system_json` (systems/{system}.json); None for another path."""
-        head, _, tail = self.round.layout["system_json"].partition("{system}")
+        head, _, tail = self.round.layout.system_json.partition("{system}")
         name = inner[len(head) : len(inner) - len(tail)] if inner.startswith(head) and inner.endswith(tail) else ""
         return name if name and "/" not in name else None
 
@@ -182,7 +181,7 @@ class Submission:
     @property
     def calibration_places(self) -> list[str]:
         """Where the round looks for the calibration document, in order."""
-        return [join(self.rel, rel) for rel in self.round.layout["calibration"]]
+        return [join(self.rel, rel) for rel in self.round.layout.calibration]
 
     def walk(self) -> Iterator[tuple[str, list[tuple[str, str, int, Kind | None]]]]:
         """Every folder of the submission, links not followed (Tree.walk)."""
@@ -287,24 +286,29 @@ class Result:
     def file(self, folder: str, role: str) -> str | None:
         """The round's `role` file (layout `files`: detail_log, summary_log, accuracy_log,
         accuracy_report, power_samples, user_conf) in the result's layout folder `folder`."""
-        return self.path(folder, self.round.layout["files"][role])
+        return self.path(folder, self.round.layout.files.named(role))
 
     def compliance_file(self, test: str, role: str) -> str:
         """The round's `role` file of a compliance test's own run (compliance/<test>/<compliance_run>)."""
-        return join(self.compliance_dir(test), self.round.layout["compliance_run"], self.round.layout["files"][role])
+        layout = self.round.layout
+        return join(self.compliance_dir(test), layout.compliance_run, layout.files.named(role))
 
     def endpoints_file(self, role: str, **parts: str) -> str | None:
         """An Endpoints result's file (layout `endpoints`: config, accuracy, audit), or None
         in a round without Endpoints results."""
-        spec = self.round.layout.get("endpoints") or {}
-        return join(self.location, spec[role].format(**parts)) if role in spec else None
+        spec = self.round.layout.endpoints
+        if not spec:
+            return None
+        return join(
+            self.location, {"config": spec.config, "accuracy": spec.accuracy, "audit": spec.audit}[role].format(**parts)
+        )
 
     # --- which harness wrote it --------------------------------------------------------
     @functools.cached_property
     def is_endpoints(self) -> bool:
         """Results written by the MLPerf Endpoints harness: no loadgen detail logs, and an
         endpoints `config.yaml` or `performance/result_summary.json` instead."""
-        if not self.round.layout.get("endpoints"):
+        if not self.round.layout.endpoints:
             return False
         loadgen = any(
             self.reader.exists(p)
@@ -327,7 +331,8 @@ class Result:
     @property
     def endpoints_summary_paths(self) -> list[str]:
         """Where the round's layout puts an Endpoints summary, the agreed place first."""
-        return [join(self.location, rel) for rel in (self.round.layout.get("endpoints") or {}).get("summary", [])]
+        spec = self.round.layout.endpoints
+        return [join(self.location, rel) for rel in spec.summary] if spec else []
 
     @functools.cached_property
     def endpoints_summary(self) -> EndpointsSummary | None:
@@ -371,7 +376,7 @@ class Result:
 
     def read_accuracy(self, rel: str, what: str = "accuracy.txt", required: bool = True) -> AccuracyReport | None:
         """An accuracy.txt-shaped file, read with the round's patterns for this result's model."""
-        patterns = self.round.accuracy_patterns(self.model, self.scenario or "") if self.model else {}
+        patterns = self.round.accuracy_patterns_of(self.model, self.scenario or "") if self.model else {}
         return self.reader.parsed(
             rel, lambda text: parse_accuracy(text, patterns), required=required, what=what, key="accuracy"
         )
@@ -412,7 +417,7 @@ class Result:
         """The round's names of the implementation description, for this result."""
         return [
             name.format(system=self.system.name, scenario=self.scenario_folder)
-            for name in self.round.layout["implementation_description"]
+            for name in self.round.layout.implementation_description
         ]
 
     def compliance_dir(self, test: str) -> str:
@@ -445,7 +450,8 @@ class Result:
     def logged_scenario(self) -> str | None:
         """The scenario loadgen logs for the folder's scenario (the round's `run: logged_as`: an
         Interactive run is a Server run)."""
-        return self.round.run.get("logged_as", {}).get(self.scenario, self.scenario)
+        scenario = self.scenario
+        return self.round.run.logged_as.get(scenario, scenario) if scenario is not None else None
 
     @property
     def inferred_from(self) -> str | None:
@@ -476,7 +482,8 @@ class Result:
         if value is None:
             return None  # PRF016 says why
         if numerator is not None:
-            factor_key = (self.round.inference(self.inferred_from, self.scenario) or {}).get("numerator_key")
+            rule = self.round.inference(self.inferred_from, self.scenario)
+            factor_key = rule.numerator_key if rule else None
             factor = self.performance_log.get(factor_key) if factor_key else 1
             if value == 0 or factor is None:
                 return None
@@ -493,7 +500,8 @@ class Result:
             return None
         if self.inferred_from:
             rule = self.round.inference(self.inferred_from, self.scenario)
-            return rule["key"], rule["units"], rule.get("scale", 1.0), rule.get("numerator")
+            if rule is not None:
+                return rule.key, rule.units, rule.scale, rule.numerator
         chosen = self.round.metric(self.model, self.scenario)
         return (chosen.key, chosen.units, chosen.scale, None) if chosen else None
 
@@ -551,11 +559,12 @@ class Result:
             return None
         watts, seconds = window
         average = math.fsum(watts) / len(watts)  # the round's checker sums in Python 3.12, which is compensated
-        if self.scenario in self.round.power.get("energy_scenarios", []):
+        if self.scenario in self.round.power.energy_scenarios:
             queries = self.performance_log.get("result_query_count")  # typed: a count, or None
             if not queries:
                 return None
-            factor = (self.round.inference(self.inferred_from, self.scenario) or {}).get("energy_per_query_factor", 1)
+            rule = self.round.inference(self.inferred_from, self.scenario)
+            factor = rule.energy_per_query_factor if rule else 1
             return {"value": average * seconds * factor * 1000 / queries, "units": "millijoules"}
         return {"value": average, "units": "Watts"}
 

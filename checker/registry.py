@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .findings import Problem, Severity  # noqa: F401 - rules import Problem from here
+from .findings import Problem as Problem  # rules import Problem from here
+from .findings import Severity
 
 CODE = re.compile(r"^[A-Z]{3}\d{3}$")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -19,6 +20,9 @@ SCOPES = ("submission", "system", "result", "emitted")
 
 # code -> why it was retired. Never reuse a code listed here.
 RETIRED: dict[str, str] = {}
+
+# A rule: (its subject, the round) -> its problems.
+RuleFunc = Callable[..., Iterable[Problem]]
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class Rule:
     scope: str
     severity: Severity
     doc: str
-    func: Callable[..., Iterable[Problem]] | None = None
+    func: RuleFunc | None = None
     needs: tuple[str, ...] = ()
     preview: bool = False
     sections: dict[str, str] = field(default_factory=dict, compare=False)
@@ -82,12 +86,12 @@ def rule(
     severity: Severity = Severity.ERROR,
     needs: tuple[str, ...] = (),
     preview: bool = False,
-) -> Callable[[Callable[..., Iterator[Problem]]], Callable[..., Iterator[Problem]]]:
+) -> Callable[[RuleFunc], RuleFunc]:
     """Register a rule function. `needs` names artefacts of its subject (for example
     `performance_log`); when one could not be read, the rule is skipped, because the read
     failure is already a finding."""
 
-    def decorate(func: Callable[..., Iterator[Problem]]) -> Callable[..., Iterator[Problem]]:
+    def decorate(func: RuleFunc) -> RuleFunc:
         doc = inspect.cleandoc(func.__doc__ or "")
         _register(Rule(code, name, scope, severity, doc, func, tuple(needs), preview, _sections(doc)))
         return func

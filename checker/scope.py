@@ -291,7 +291,7 @@ def _chain(path: str, status: str, folder: bool, round: Round) -> tuple[Pick, ..
         return (Pick(root + "/".join(rest[: beside - 1]) + "/"), whole)
     if top == "systems" and len(rest) == 1 and rest[0].endswith(".json"):
         return (Pick(root + rest[0][: -len(".json")] + "/"), whole)
-    code = (round.layout.get("code") or "").split("/")[0]
+    code = round.layout.code.split("/")[0]
     if top == code and rest and not moved:  # a benchmark's code (STR005 reads whether its folder is there)
         return (Pick(root, benchmark=rest[0]), whole)
     return (whole,)
@@ -301,8 +301,7 @@ def _beside(round: Round) -> dict[str, int]:
     """The folders beside results/ that mirror it (v5.x compliance/ and measurements/), with
     the depth of a result's folder in them."""
     found = {}
-    for name in ("compliance", "measurements"):
-        template = round.layout.get(name, "")
-        if isinstance(template, str) and template and not template.startswith("{result}"):
+    for template in (round.layout.compliance, round.layout.measurements):
+        if template and not template.startswith("{result}"):
             found[template.split("/")[0]] = len(template.split("/"))
     return found

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from checker.facts import Gate
 from checker.findings import Severity
 from checker.model import Result
 from checker.parsers.mllog import reads
 from checker.registry import Problem, rule
-from checker.rounds import Gate, Round
+from checker.rounds import Round
 
 # The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
 LOADGEN_KEYS = reads("effective_accuracy_sample_count", "qsl_reported_total_count")
@@ -139,7 +140,7 @@ def accuracy_below_written_policy(result: Result, round: Round) -> Iterator[Prob
     report = result.accuracy_report
     applied = round.gates(result.model, result.scenario or "")
     for gate in round.gates(result.model, result.scenario or "", applied=None):
-        policy = gate.policy if gate.applied else gate
+        policy = gate.policy_bound if gate.applied else gate
         if policy is None:
             continue
         for match in report.found(gate.metric):
@@ -194,7 +195,7 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "Directory structure"; truncate_accuracy_log.py (10 KiB).
     Example: an 8 KiB accuracy log passes; 20 MiB fails.
     """
-    limit = round.run.get("accuracy_log_max_bytes")
+    limit = round.run.accuracy_log_max_bytes
     rel = result.file("accuracy", "accuracy_log")
     entry = result.reader.stat(rel, what="accuracy log")
     if entry is not None and limit and entry.size > limit:

@@ -30,7 +30,7 @@ def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
             expected=names,
             message=f"no implementation description ({' or '.join(names)})",
         )
-    for name in round.measurements.get("required_files", []):
+    for name in round.measurements.required_files:
         if name == "user.conf" and result.is_endpoints:
             continue
         rel = join(result.measurements_dir, name)
@@ -67,7 +67,7 @@ def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
             message="the implementation description is JSON but not an object of fields",
         )
         return
-    for name in round.measurements.get("required_fields", []):
+    for name in round.measurements.required_fields:
         if _empty(data.get(name)):
             state = "missing" if name not in data else "empty"
             yield Problem(path=rel, pointer=f"/{name}", expected=name, message=f"`{name}` is {state}")

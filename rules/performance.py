@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from checker import earlystop
+from checker.facts import LoadgenErrors, LogKind
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers.mllog import LoadgenLog, reads
+from checker.parsers.mllog import LoadgenLog, Record, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -51,132 +52,153 @@ class Violation:
     expected: object
 
 
-def _judged(result: Result) -> tuple[LoadgenLog, str, str] | None:
-    """(log, model, scenario) of a run the limits judge: readable, of a known model and
-    scenario, and not inferred from another scenario's run (PRF010 notes those)."""
-    log, model, scenario = result.performance_log, result.model, result.scenario
-    if log is None or model is None or scenario is None or result.inferred_from:
-        return None
-    return log, model, scenario
+def _judged(result: Result) -> str | None:
+    """The scenario of a run the limits judge: a known scenario, and not inferred from
+    another scenario's run (PRF010 notes those)."""
+    return None if result.inferred_from else result.scenario
+
+
+def _where(result: Result) -> str:
+    return f"{result.scenario} limit of {result.model}, round {result.round.name}"
 
 
 def latency_target(result: Result) -> list[Violation]:
     """The p99 latency above the round's target for the folder's scenario (PRF002)."""
-    judged = _judged(result)
-    log, limits = (judged[0], result.round.latency(judged[1], judged[2]) or {}) if judged else (None, {})
-    p99 = log.get("result_99.00_percentile_latency_ns") if log is not None and "target_ns" in limits else None
-    if p99 is None or p99 <= limits["target_ns"]:
+    scenario = _judged(result)
+    limits = result.round.latency(result.model, scenario) if scenario else None
+    target = limits.target_ns if limits else None
+    log = result.performance_log
+    p99 = log.get("result_99.00_percentile_latency_ns") if target is not None else None
+    if target is None or p99 is None or p99 <= target:
         return []
-    return [
-        Violation(
-            "result_99.00_percentile_latency_ns",
-            f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms ({_where(result)})",
-            p99,
-            limits["target_ns"],
-        )
-    ]
+    message = f"99th percentile latency {p99 / 1e6:.3f} ms > {target / 1e6:.3f} ms ({_where(result)})"
+    return [Violation("result_99.00_percentile_latency_ns", message, p99, target)]
 
 
 def token_latencies(result: Result) -> list[Violation]:
     """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
-    judged = _judged(result)
-    if judged is None:
+    scenario = _judged(result)
+    limits = result.round.latency(result.model, scenario) if scenario else None
+    if limits is None:
         return []
-    log, model, scenario = judged
-    limits, found = result.round.latency(model, scenario) or {}, []
-    for name, key, limit_key in (
-        ("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
-        ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns"),
+    log, found = result.performance_log, []
+    for name, key, limit in (
+        ("TTFT", "result_first_token_99.00_percentile_latency_ns", limits.ttft_ns),
+        ("TPOT", "result_time_per_output_token_99.00_percentile_ns", limits.tpot_ns),
     ):
-        if limit_key not in limits:
+        if limit is None:
             continue
         value = log.get(key)
         if value is None:
-            found.append(
-                Violation(
-                    key,
-                    f"the log has no {name} p99 ({key}); token latencies were not measured",
-                    None,
-                    limits[limit_key],
-                )
-            )
-        elif value >= limits[limit_key]:
-            found.append(
-                Violation(
-                    key,
-                    f"{name} p99 {value / 1e6:.3f} ms is not below {limits[limit_key] / 1e6:.3f} ms ({_where(result)})",
-                    value,
-                    limits[limit_key],
-                )
-            )
+            message = f"the log has no {name} p99 ({key}); token latencies were not measured"
+            found.append(Violation(key, message, None, limit))
+        elif value >= limit:
+            message = f"{name} p99 {value / 1e6:.3f} ms is not below {limit / 1e6:.3f} ms ({_where(result)})"
+            found.append(Violation(key, message, value, limit))
     return found
 
 
 def min_duration_limit(result: Result) -> list[Violation]:
     """A configured minimum duration below the round's (PRF005)."""
-    judged = _judged(result)
-    if judged is None:
+    if _judged(result) is None:
         return []
-    log, model, _ = judged
-    configured, minimum = log.get("effective_min_duration_ms"), result.round.min_duration_ms(model)
+    log = result.performance_log
+    configured, minimum = log.get("effective_min_duration_ms"), result.round.min_duration_ms(result.model)
     if configured is None or configured >= minimum:
         return []
-    return [
-        Violation(
-            "effective_min_duration_ms",
-            f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
-            configured,
-            minimum,
-        )
-    ]
+    message = f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms"
+    return [Violation("effective_min_duration_ms", message, configured, minimum)]
 
 
 def min_queries_limit(result: Result) -> list[Violation]:
     """Fewer queries than the round's minimum, in a scenario without early stopping (PRF006)."""
-    judged = _judged(result)
-    if judged is None:
+    scenario = _judged(result)
+    if scenario is None:
         return []
-    log, model, scenario = judged
-    minimum, queries = result.round.min_queries(model, scenario), log.get("result_query_count")
-    if not minimum or queries is None or result.round.uses_early_stopping(scenario) or queries >= minimum:
+    log, round = result.performance_log, result.round
+    minimum, queries = round.models[result.model].min_queries.get(scenario), log.get("result_query_count")
+    if not minimum or queries is None or scenario in round.run.early_stopping_scenarios or queries >= minimum:
         return []
-    return [
-        Violation(
-            "result_query_count",
-            f"{queries:.0f} queries < {minimum} required for {scenario} ({result.round.name})",
-            queries,
-            minimum,
-        )
-    ]
+    message = f"{queries:.0f} queries < {minimum} required for {scenario} ({round.name})"
+    return [Violation("result_query_count", message, queries, minimum)]
 
 
-def _samples_per_query_judged(result: Result, scenario: str) -> bool:
+def samples_per_query_judged(result: Result, scenario: str) -> bool:
     """Whether the round holds the result to the Offline samples-per-query minimum: an Offline
     run, in a division the round's `offline_samples_per_query_in` names."""
-    return scenario == "Offline" and result.division in result.round.run.get("offline_samples_per_query_in", [])
+    return scenario == "Offline" and result.division in result.round.run.offline_samples_per_query_in
 
 
 def samples_per_query_limit(result: Result) -> list[Violation]:
     """An Offline query with fewer samples than the round's minimum, where the round judges it (PRF007)."""
-    judged = _judged(result)
-    if judged is None or not _samples_per_query_judged(result, judged[2]):
+    scenario = _judged(result)
+    if scenario is None or not samples_per_query_judged(result, scenario):
         return []
-    log, model, _ = judged
-    minimum, spq = result.round.offline_min_samples_per_query(model), log.get("effective_samples_per_query")
+    log, model = result.performance_log, result.model
+    minimum, spq = result.round.models[model].offline_min_samples_per_query, log.get("effective_samples_per_query")
     if not minimum or spq is None or spq >= minimum:
         return []
-    return [
-        Violation(
-            "effective_samples_per_query",
-            f"Offline query holds {spq:.0f} samples < {minimum} required for {model} ({result.round.name})",
-            spq,
-            minimum,
-        )
-    ]
+    message = f"Offline query holds {spq:.0f} samples < {minimum} required for {model} ({result.round.name})"
+    return [Violation("effective_samples_per_query", message, spq, minimum)]
 
 
-def _where(result: Result) -> str:
-    return f"{result.scenario} limit of {result.model}, round {result.round.name}"
+def early_stopping_limit(result: Result) -> list[Violation]:
+    """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
+    holds or cannot be judged."""
+    scenario = _judged(result)
+    log, round = result.performance_log, result.round
+    facts = round.run.early_stopping
+    percentile = log.get("effective_target_latency_percentile")  # a fraction: 0.99, not 99
+    queries = log.get("result_query_count")
+    if (
+        facts is None
+        or scenario is None
+        or scenario not in round.run.early_stopping_scenarios
+        or percentile is None
+        or queries is None
+        or log.scenario != result.logged_scenario
+    ):  # PRF009/PRF010 judge those
+        return []
+    p, confidence = percentile - facts.tolerance, facts.confidence
+    if not 0 < p < 1:
+        return []
+    seen, even = f"{queries:.0f} queries", ""
+    if log.scenario == "Server":
+        over = log.get("result_overlatency_query_count")
+        if over is None or log.get("requested_use_token_latencies") is True:
+            # TTFT and TPOT are judged apart, on over-latency counts the log does not hold (its
+            # own count is against a target of 0); with none over, h(0) is still needed.
+            needed, even = earlystop.server_min_queries(0, p, confidence), " even with none over the latency targets"
+        else:
+            needed = earlystop.server_min_queries(int(over), p, confidence)
+            seen += f" with {over:.0f} over the latency target"
+    elif log.scenario in ("SingleStream", "MultiStream"):
+        needed = earlystop.stream_min_queries(p, confidence)
+        seen = f"{queries:.0f} {scenario} queries"
+    else:
+        return []
+    if queries >= needed:
+        return []
+    tolerance = f", tolerance {facts.tolerance:g}" if facts.tolerance else ""
+    message = (
+        f"{seen}; early stopping needs at least {needed}{even} "
+        f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})"
+    )
+    if log.get("early_stopping_met") is True:
+        message += ", although the log says early_stopping_met true"
+    # Keyed by the flag the counts contradict: result_query_count is PRF006's key.
+    return [Violation("early_stopping_met", message, queries, needed)]
+
+
+# Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
+LIMITS: tuple[Callable[[Result], list[Violation]], ...] = (
+    latency_target,
+    token_latencies,
+    min_duration_limit,
+    min_queries_limit,
+    samples_per_query_limit,
+    early_stopping_limit,
+)
 
 
 def violations(result: Result) -> list[Violation]:
@@ -184,93 +206,78 @@ def violations(result: Result) -> list[Violation]:
     log's verdict). Computed once per result."""
     if "violations" not in result.cache:
         result.cache["violations"] = [v for limit in LIMITS for v in limit(result)]
-    return result.cache["violations"]
+    found: list[Violation] = result.cache["violations"]
+    return found
+
+
+# A limit of the written policy: (log key, what it is, the policy's limit, the one applied,
+# the side a value breaks it on, where the policy states it).
+PolicyLimit = tuple[str, str, float | None, float | None, str, str | None]
+
+
+def _policy_limits(result: Result, scenario: str) -> list[PolicyLimit]:
+    round, model = result.round, result.model
+    facts, limits = round.models[model], round.latency(model, scenario)
+    checks: list[PolicyLimit] = []
+    if limits is not None and limits.policy is not None:
+        written = limits.policy
+        checks += [
+            (key, name, stricter, held, "above", written.source)
+            for key, name, stricter, held in (
+                ("result_99.00_percentile_latency_ns", "99th percentile latency", written.target_ns, limits.target_ns),
+                ("result_first_token_99.00_percentile_latency_ns", "TTFT p99", written.ttft_ns, limits.ttft_ns),
+                ("result_time_per_output_token_99.00_percentile_ns", "TPOT p99", written.tpot_ns, limits.tpot_ns),
+            )
+        ]
+    policy = facts.policy
+    if policy is None:
+        return checks
+    source = policy.source
+    duration = policy.min_duration_ms, round.min_duration_ms(model)
+    checks.append(("effective_min_duration_ms", "minimum duration", *duration, "below", source))
+    if samples_per_query_judged(result, scenario):
+        spq = policy.offline_min_samples_per_query, facts.offline_min_samples_per_query
+        checks.append(("effective_samples_per_query", "Offline samples per query", *spq, "below", source))
+    samples = policy.samples.performance if policy.samples else None, facts.samples.performance
+    checks.append(("effective_performance_sample_count", "performance sample count", *samples, "below", source))
+    return checks
 
 
 def policy_violations(result: Result) -> list[Violation]:
     """The limits the written policy states more strictly than the round applied (the round
     file's `policy:` facts) that the log breaks while it meets the applied ones: warnings."""
     if "policy_violations" in result.cache:
-        return result.cache["policy_violations"]
+        cached: list[Violation] = result.cache["policy_violations"]
+        return cached
     found: list[Violation] = []
-    log, round, model, scenario = result.performance_log, result.round, result.model, result.scenario
+    log, scenario = result.performance_log, _judged(result)
     applied = {v.key for v in violations(result)}
-    if log is not None and model is not None and scenario is not None and not result.inferred_from:
-        limits = round.latency(model, scenario) or {}
-        policy, facts = limits.get("policy", {}), round.policy(model)
-        checks = [
-            (
-                "result_99.00_percentile_latency_ns",
-                "99th percentile latency",
-                policy.get("target_ns"),
-                limits.get("target_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "result_first_token_99.00_percentile_latency_ns",
-                "TTFT p99",
-                policy.get("ttft_ns"),
-                limits.get("ttft_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "result_time_per_output_token_99.00_percentile_ns",
-                "TPOT p99",
-                policy.get("tpot_ns"),
-                limits.get("tpot_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "effective_min_duration_ms",
-                "minimum duration",
-                facts.get("min_duration_ms"),
-                round.min_duration_ms(model),
-                "below",
-                facts.get("source"),
-            ),
-        ]
-        if _samples_per_query_judged(result, scenario):
-            checks.append(
-                (
-                    "effective_samples_per_query",
-                    "Offline samples per query",
-                    facts.get("offline_min_samples_per_query"),
-                    round.offline_min_samples_per_query(model),
-                    "below",
-                    facts.get("source"),
+    for key, name, stricter, held, side, source in _policy_limits(result, scenario) if scenario else ():
+        value = log.get(key)
+        if stricter is None or value is None or key in applied:
+            continue
+        if (side == "above" and value > stricter) or (side == "below" and value < stricter):
+            shown = _ms if key.endswith("_ns") else _count
+            found.append(
+                Violation(
+                    key,
+                    f"{name} {shown(value)} is {side} {shown(stricter)}, the written policy's "
+                    f"limit ({source}); the round applied "
+                    f"{shown(held) if held is not None else 'none'}, which it meets ({result.round.name})",
+                    value,
+                    stricter,
                 )
             )
-        checks.append(
-            (
-                "effective_performance_sample_count",
-                "performance sample count",
-                facts.get("samples", {}).get("performance"),
-                round.samples(model).get("performance"),
-                "below",
-                facts.get("source"),
-            )
-        )
-        for key, name, stricter, held, side, source in checks:
-            value = log.get(key)
-            if stricter is None or value is None or key in applied:
-                continue
-            if (side == "above" and value > stricter) or (side == "below" and value < stricter):
-                unit = (lambda v: f"{v / 1e6:.3f} ms") if key.endswith("_ns") else (lambda v: f"{v:.0f}")
-                found.append(
-                    Violation(
-                        key,
-                        f"{name} {unit(value)} is {side} {unit(stricter)}, the written policy's "
-                        f"limit ({source}); the round applied "
-                        f"{unit(held) if held is not None else 'none'}, which it meets ({round.name})",
-                        value,
-                        stricter,
-                    )
-                )
     result.cache["policy_violations"] = found
     return found
+
+
+def _ms(value: float) -> str:
+    return f"{value / 1e6:.3f} ms"
+
+
+def _count(value: float) -> str:
+    return f"{value:.0f}"
 
 
 def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
@@ -340,16 +347,17 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     """
     yield from _problems(result, latency_target(result))
     yield from _policy_problems(result, "result_99.00_percentile_latency_ns")
-    limits = round.latency(result.model, result.scenario or "") or {}
+    limits = round.latency(result.model, result.scenario or "")
+    target = limits.target_ns if limits else None
     configured = result.performance_log.get("effective_target_latency_ns")
-    if "target_ns" in limits and configured is not None and configured > limits["target_ns"]:
+    if target is not None and configured is not None and configured > target:
         yield Problem(
             path=_perf_path(result),
             pointer="effective_target_latency_ns",
             message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
-            f"the round's {limits['target_ns'] / 1e6:.3f} ms for {result.scenario}",
+            f"the round's {target / 1e6:.3f} ms for {result.scenario}",
             observed=configured,
-            expected=limits["target_ns"],
+            expected=target,
         )
 
 
@@ -370,21 +378,21 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     yield from _policy_problems(
         result, "result_first_token_99.00_percentile_latency_ns", "result_time_per_output_token_99.00_percentile_ns"
     )
-    limits = round.latency(result.model, result.scenario or "") or {}
+    limits = round.latency(result.model, result.scenario or "")
     log = result.performance_log
-    for name, key, limit_key in (
-        ("TTFT", "requested_server_ttft_latency", "ttft_ns"),
-        ("TPOT", "requested_server_tpot_latency", "tpot_ns"),
+    for name, key, limit in (
+        ("TTFT", "requested_server_ttft_latency", limits.ttft_ns if limits else None),
+        ("TPOT", "requested_server_tpot_latency", limits.tpot_ns if limits else None),
     ):
         configured = log.get(key)
-        if limit_key in limits and configured is not None and configured > limits[limit_key]:
+        if limit is not None and configured is not None and configured > limit:
             yield Problem(
                 path=_perf_path(result),
                 pointer=key,
                 message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
-                f"than the {result.scenario} limit of {limits[limit_key] / 1e6:.0f} ms",
+                f"than the {result.scenario} limit of {limit / 1e6:.0f} ms",
                 observed=configured,
-                expected=limits[limit_key],
+                expected=limit,
             )
 
 
@@ -475,7 +483,7 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
     performance_sample_count_override.
     Example: resnet with 1024 samples passes; 512 fails.
     """
-    required = round.samples(result.model).get("performance")
+    required = round.models[result.model].samples.performance
     observed = result.performance_log.get("effective_performance_sample_count")
     if required and isinstance(observed, int) and observed < required:
         yield Problem(
@@ -528,9 +536,10 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
     logged = result.inferred_from
     if logged is None:
         return
-    metric = result.metric()
-    shown = f"{metric['value']:.6g} {metric['units']}" if metric else "not computable from the log"
-    system_type = result.system.system_type
+    found = result.metric()
+    shown = f"{found['value']:.6g} {found['units']}" if found else "not computable from the log"
+    system_type, facts = result.system.system_type, round.inferred_scenarios
+    applied, written = (facts.system_types, facts.policy_system_types) if facts else ((), ())
     path = _perf_path(result)
     if not round.inference_allowed(system_type):
         yield Problem(
@@ -540,7 +549,7 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
-            f"{', '.join(round.inference_system_types)} systems infer, and this one is {system_type!r}",
+            f"{', '.join(applied)} systems infer, and this one is {system_type!r}",
         )
     elif not round.inference_allowed(system_type, policy=True):
         yield Problem(
@@ -550,8 +559,8 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
-            f"inference only on {', '.join(round.data['inferred_scenarios']['policy_system_types'])} "
-            f"systems, and this one is {system_type!r} (the round's checker allowed it)",
+            f"inference only on {', '.join(written)} systems, and this one is {system_type!r} (the round's "
+            f"checker allowed it)",
         )
     else:
         yield Problem(
@@ -598,15 +607,15 @@ def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
         yield rel, log, test
 
 
-def _log_kind(result: Result, round: Round, log: LoadgenLog, test: str | None) -> str:
+def _log_kind(result: Result, round: Round, log: LoadgenLog, test: str | None) -> LogKind:
     """Which of the round's loadgen-error severities applies to a log."""
     if test is None:
         return "accuracy" if log is result.accuracy_log else "performance"
-    spec = round.compliance_spec(test) or {}
-    return "compliance" if spec.get("performance_log") else "other_compliance"
+    spec = round.compliance_test(test)
+    return "compliance" if spec and spec.performance_log else "other_compliance"
 
 
-def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list]:
+def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list[Record]]:
     """(count, flagged records) of the errors loadgen recorded. The count is `num_errors`
     where the log has it (loadgen 5.0.16 on): loadgen counts each error it flags, and some
     6.0.9 compliance logs flag every line while counting none. Older logs: the flagged lines."""
@@ -633,18 +642,18 @@ def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
     Example: an accuracy log with `error_runtime` "Attempted to complete a sample twice." fails;
     a log with 91 flagged lines and num_errors 0 passes.
     """
-    facts = round.data.get("loadgen_errors", {})
+    facts = round.loadgen_errors or LoadgenErrors(source="", severity={})
     for path, log, test in all_logs(result):
         count, records = loadgen_errors_of(log)
         if count <= 0:
             continue
-        expected = facts.get("expected", {}).get(test or "", [])
+        expected = facts.expected.get(test or "", ())
         unexpected = [r for r in records if not any(text in str(r.value) for text in expected)]
         if records and not unexpected and count <= len(records):
             continue  # only what the compliance test logs by design
         kind = _log_kind(result, round, log, test)
-        severity = Severity(facts.get("severity", {}).get(kind, "error"))
-        why = facts.get("why", {}).get(kind, f"not an error in {round.name}")
+        severity = Severity(facts.severity.get(kind, "error"))
+        why = facts.why.get(kind, f"not an error in {round.name}")
         if test is not None and result.division not in round.compliance_divisions:
             severity, why = Severity.WARNING, f"compliance runs are optional in the {result.division} division"
         note = "" if severity is Severity.ERROR else f" (a warning: {why})"
@@ -678,7 +687,7 @@ def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
     section 6.
     Example: llama2-70b with `effective_sample_concatenate_permutation` true passes; false fails.
     """
-    if not round.equal_issue(result.model) or result.inferred_from:
+    if not round.models[result.model].equal_issue or result.inferred_from:
         return
     value = result.performance_log.get("effective_sample_concatenate_permutation")
     if value is not True:
@@ -711,55 +720,6 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
             observed=summary,
             expected=detail,
         )
-
-
-def early_stopping_limit(result: Result) -> list[Violation]:
-    """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
-    holds or cannot be judged."""
-    if _judged(result) is None:
-        return []
-    log, round, scenario = result.performance_log, result.round, result.scenario
-    facts = round.early_stopping()
-    percentile = log.get("effective_target_latency_percentile")  # a fraction: 0.99, not 99
-    queries = log.get("result_query_count")
-    if (
-        facts is None
-        or scenario is None
-        or not round.uses_early_stopping(scenario)
-        or percentile is None
-        or queries is None
-        or log.scenario != result.logged_scenario
-    ):  # PRF009/PRF010 judge those
-        return []
-    p, confidence = percentile - facts["tolerance"], facts["confidence"]
-    if not 0 < p < 1:
-        return []
-    seen, even = f"{queries:.0f} queries", ""
-    if log.scenario == "Server":
-        over = log.get("result_overlatency_query_count")
-        if over is None or log.get("requested_use_token_latencies") is True:
-            # TTFT and TPOT are judged apart, on over-latency counts the log does not hold (its
-            # own count is against a target of 0); with none over, h(0) is still needed.
-            needed, even = earlystop.server_min_queries(0, p, confidence), " even with none over the latency targets"
-        else:
-            needed = earlystop.server_min_queries(int(over), p, confidence)
-            seen += f" with {over:.0f} over the latency target"
-    elif log.scenario in ("SingleStream", "MultiStream"):
-        needed = earlystop.stream_min_queries(p, confidence)
-        seen = f"{queries:.0f} {scenario} queries"
-    else:
-        return []
-    if queries >= needed:
-        return []
-    tolerance = f", tolerance {facts['tolerance']:g}" if facts["tolerance"] else ""
-    message = (
-        f"{seen}; early stopping needs at least {needed}{even} "
-        f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})"
-    )
-    if log.get("early_stopping_met") is True:
-        message += ", although the log says early_stopping_met true"
-    # Keyed by the flag the counts contradict: result_query_count is PRF006's key.
-    return [Violation("early_stopping_met", message, queries, needed)]
 
 
 @rule("PRF015", "early-stopping-recomputed", needs=("performance_log", "model"))
@@ -824,14 +784,3 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
             observed=value,
             message=f"{key} is {value!r}: the headline metric must be above zero",
         )
-
-
-# Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
-LIMITS = (
-    latency_target,
-    token_latencies,
-    min_duration_limit,
-    min_queries_limit,
-    samples_per_query_limit,
-    early_stopping_limit,
-)

@@ -41,11 +41,14 @@ def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
     spec = round.power
     if not result.has_power or spec is None:
         return
-    groups = (("power", spec["power_files"]), ("ranging", spec["ranging_files"]), ("performance", spec["run_files"]))
-    for folder_name, names in groups:
-        folder = result.path(folder_name)
+    groups = (
+        ("power", result.path("power"), spec.power_files),
+        ("ranging", result.path("ranging"), spec.ranging_files),
+        ("performance", result.path("performance"), spec.run_files),
+    )
+    for folder_name, folder, names in groups:
         for name in names:
-            path = join(folder, name)
+            path = join(folder or "", name)
             if not result.reader.exists(path):
                 yield Problem(
                     path=path,
@@ -56,7 +59,7 @@ def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
                 )
 
 
-@rule("PWR003", "power-window-has-samples", needs=("model", "performance_log"))
+@rule("PWR003", "power-window-has-samples", needs=("performance_log", "model"))
 def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
     """The testing run's spl.txt has power samples inside loadgen's power_begin..power_end.
 
@@ -106,7 +109,7 @@ def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
     description = system.description
     missing = [
         f
-        for f in round.system_description.get("power", [])
+        for f in round.system_description.power
         if not isinstance(description.get(f), (str, int, float, bool)) or str(description.get(f)).strip() == ""
     ]
     if missing:

@@ -27,7 +27,8 @@ def _verdict(result: Result) -> Verdict | None:
         result.cache["provenance"] = (
             judge(result.location, build, result.round, source) if source is not None and build is not None else None
         )
-    return result.cache["provenance"]
+    verdict: Verdict | None = result.cache["provenance"]
+    return verdict
 
 
 @rule("PRV001", "loadgen-dirty", needs=("performance_log",))
@@ -89,7 +90,7 @@ def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Prob
     """
     verdict = _verdict(result)
     if verdict is not None and verdict.verdict == "predates":
-        seed = (round.seed_release or {}).get("commit", "")
+        seed = round.seed_release.commit if round.seed_release else ""
         yield Problem(
             path=_path(result),
             pointer="loadgen_version",
@@ -111,7 +112,7 @@ def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
     """
     verdict = _verdict(result)
     if verdict is not None and verdict.after_deadline:
-        deadline = (round.seed_release or {}).get("deadline")
+        deadline = round.seed_release.deadline if round.seed_release else None
         yield Problem(
             path=_path(result),
             pointer="loadgen_git_commit_date",

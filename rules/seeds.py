@@ -19,7 +19,7 @@ LOADGEN_KEYS = reads("effective_*")
 
 def _seed_mismatches(log: LoadgenLog, round: Round) -> list[tuple[str, object, int]]:
     wrong = []
-    for name, expected in round.seeds.items():
+    for name, expected in round.seeds.named().items():
         observed = log.get(f"effective_{name}")
         if observed != expected:
             wrong.append((name, observed, expected))
@@ -54,7 +54,8 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
     for path, log, test in _logs(result):
         if test is not None and result.division not in round.compliance_divisions:
             continue  # compliance runs are optional in the open division
-        checked = test is None or (round.compliance_spec(test) or {}).get("performance_log")
+        spec = round.compliance_test(test) if test is not None else None
+        checked = test is None or (spec is not None and spec.performance_log)
         note = (
             ""
             if checked
@@ -94,7 +95,7 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
         return
     for name in available_rounds():
         other = load_round(name)
-        if other.name != round.name and not other.data.get("profile") and not _seed_mismatches(log, other):
+        if other.name != round.name and not other.profile and not _seed_mismatches(log, other):
             yield Problem(
                 path=result.file("performance", "detail_log"),
                 message=f"the seeds are those of round {other.name}, not {round.name}",

@@ -4,7 +4,7 @@ Schema (schemas/system_desc.schema.json) and the folder it sits in; AVL: its ava
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from checker.findings import Severity
@@ -17,7 +17,7 @@ from checker.rounds import Round
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
 
-def _pointer(path) -> str:
+def _pointer(path: Iterable[object]) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
@@ -25,10 +25,11 @@ def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
     """Every schema violation of the description as (code, problem); computed once per system.
     The schema's `x-code` names the code; required fields missing are SYS001."""
     if "schema" in system.cache:
-        return system.cache["schema"]
+        cached: list[tuple[str, Problem]] = system.cache["schema"]
+        return cached
     found: list[tuple[str, Problem]] = []
     description = system.description
-    if round.system_description.get("schema") and isinstance(description, dict):
+    if round.system_description.schema and isinstance(description, dict):
         validator = round.system_validator
         properties = validator.schema.get("properties", {})
         seen: set[tuple[str, str]] = set()
@@ -96,12 +97,11 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
         return Severity.WARNING, "; the round's checker accepts any non-empty text here"
     if code == "SYS005" and absurd(value):
         return None, f"; no count has more than {MAX_DIGITS} digits"
-    if code == "SYS005" and field not in round.system_description.get("integer", []) and isinstance(value, str):
+    if code == "SYS005" and field not in round.system_description.integer and isinstance(value, str):
         if per_part(value):
             return None, None
         return Severity.WARNING, (
-            f"; the round requires whole numbers only in "
-            f"{', '.join(round.system_description.get('integer', [])) or 'no field'}"
+            f"; the round requires whole numbers only in {', '.join(round.system_description.integer) or 'no field'}"
         )
     return None, ""
 

@@ -1,20 +1,26 @@
 """Round facts are typed: schemas/round.schema.json and the dataclasses of checker/facts.py
-say the same thing, property for field."""
+say the same thing, property for field; a bundled round file is validated once (by these
+tests, which record its digest) and loads without jsonschema; a user's round file is
+validated each time it loads."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 import types
 import typing
 from collections.abc import Mapping
 from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import pytest
 
-from checker import typedload
+from checker import rounds, typedload
 from checker.facts import RoundFile
+from checker.rounds import RoundError, available_rounds, load_round
 
 SCHEMA = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
 TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
@@ -126,6 +132,66 @@ def test_a_disagreement_is_named() -> None:
     assert _agree(more, RoundFile, "") == ["/new_fact: a property without a field"]
     retyped = {**SCHEMA, "properties": {**SCHEMA["properties"], "round": {"type": "integer"}}}
     assert _agree(retyped, RoundFile, "") == [f"/round: integer is not {str}"]
+
+
+@pytest.mark.parametrize("name", available_rounds())
+def test_bundled_rounds_validate_and_their_digests_are_recorded(name: str) -> None:
+    """Each bundled round validates against the schema, and schemas/round.validated.json
+    records its digest, so it loads without jsonschema. On a change, the message gives the
+    line to write there."""
+    document, origin, texts = rounds._resolve(name)
+    rounds._validate(document, origin, texts[0])
+    digests = {n: rounds.digest(rounds._resolve(n)[2]) for n in available_rounds()}
+    assert rounds.validated() == digests, f"schemas/round.validated.json `rounds`: {json.dumps(digests, indent=4)}"
+
+
+def test_a_bundled_round_loads_without_jsonschema() -> None:
+    code = (
+        "import sys; from checker.rounds import available_rounds, load_round\n"
+        "[load_round(n) for n in available_rounds()]\n"
+        "print('jsonschema' in sys.modules)"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+
+
+def test_an_edited_bundled_round_is_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bundled file whose digest is not recorded (edited after the tests ran) is validated
+    when it loads, as a user's file is."""
+    checked: list[str] = []
+    monkeypatch.setattr(rounds, "validated", lambda: {})
+    monkeypatch.setattr(rounds, "_validate", lambda document, origin, text: checked.append(origin))
+    rounds.load_round.cache_clear()
+    try:
+        load_round("v6.0")
+    finally:
+        rounds.load_round.cache_clear()
+    assert checked == ["rules/v6.0.yaml"]
+
+
+def test_a_users_round_file_is_validated_strictly(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("extends: v6.1\nround: mine\nrun: {source: here, min_duration_ms: 1, min_duratoin_ms: 2}\n")
+    with pytest.raises(RoundError, match=r"mine.yaml:3: .*min_duratoin_ms"):
+        load_round(str(path))
+
+
+def test_facts_load_typed() -> None:
+    v61 = load_round("v6.1")
+    assert v61.layout.files.detail_log == "mlperf_log_detail.txt"
+    assert v61.models["resnet"].latency["Server"].target_ns == 15000000
+    assert v61.seeds.named()["qsl_rng_seed"] == 2085463073848966840
+    assert "source" not in v61.model_mapping and v61.model_mapping["mobilenet"] == "resnet"
+    assert (
+        v61.severity("PRF013") is not None
+        and v61.severity_reason(
+            "PRF013",
+        )
+        is not None
+    )
+    gate = v61.gates("3d-unet-99", "Offline")[0]
+    assert gate.policy_bound is not None and gate.policy_bound.reference == 0.86330
+    assert gate.policy_bound.factor == gate.factor and gate.policy_bound.policy is None
 
 
 @pytest.mark.parametrize(

@@ -705,15 +705,15 @@ def round_file_loadgen_keys() -> set[str]:
                 metric = round.metric(model, scenario)
                 if metric is not None:
                     named.add(metric.key)
-        for rule in round.data.get("inferred_scenarios", {}).get("rules", []):
-            named.update(k for k in (rule.get("key"), rule.get("numerator_key")) if k)
-        for spec in round.data.get("compliance", {}).get("tests", {}).values():
-            check = spec.get("performance_check") or {}
-            if check.get("reads") == "detail":
-                named.update(m["key"] for m in check.get("metric", {}).values() if m.get("key"))
-                named.update(k for keys in check.get("same", {}).values() for k in keys)
-                named.update(check.get("same_benchmark", []))
-        named.update(f"effective_{seed}" for seed in round.seeds)
+        for rule in round.inferred_scenarios.rules if round.inferred_scenarios else ():
+            named.update(k for k in (rule.key, rule.numerator_key) if k)
+        for spec in round.compliance.tests.values() if round.compliance else ():
+            check = spec.performance_check
+            if check is not None and check.reads == "detail":
+                named.update(m.key for m in check.metric.values() if m.key)
+                named.update(k for keys in check.same.values() for k in keys)
+                named.update(check.same_benchmark)
+        named.update(f"effective_{seed}" for seed in round.seeds.named())
     return named
 
 

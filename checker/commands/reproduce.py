@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import check
+from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..output import copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
@@ -47,7 +48,7 @@ SETTINGS = (
 
 # Loadgen writes these on every run, with time stamps: a new run never writes the same bytes
 # (roles in the round's layout `files`).
-PERFORMANCE_LOGS = ("detail_log", "summary_log")
+PERFORMANCE_LOGS: tuple[FileRole, ...] = ("detail_log", "summary_log")
 
 
 class ResultPathError(ValueError):
@@ -143,7 +144,7 @@ def _same_content(tree_a: Tree, rel_a: str, tree_b: Tree, rel_b: str) -> bool:
 def reproduce(original: str, reproduction: str, rules: Round, tolerance: float | None = None) -> Reproduction:
     """Check the reproduction and compare it with the original: settings, accuracy, and the
     headline metric against `tolerance` (default: the round's audit threshold)."""
-    tolerance = rules.audit_tolerance if tolerance is None else tolerance
+    tolerance = rules.audit.tolerance if tolerance is None else tolerance
     root_a, where_a = locate(original, rules)
     root_b, where_b = locate(reproduction, rules)
     # One result is judged, not its benchmark's set of scenarios (STR003).
