@@ -230,7 +230,7 @@ class RepositorySource(Source):
     def _failed(self, what: str, error: BaseException) -> RepositoryError:
         return RepositoryError(f"cannot read {what} from the clone: {_one_line(error)}")
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def _resolve(self, rev: str):
         import git
 
@@ -241,7 +241,7 @@ class RepositorySource(Source):
         except OSError as error:  # the git process gitpython keeps has died (a broken pipe)
             raise self._failed(f"commit {rev}", error) from None
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def _is_ancestor(self, ancestor: str, sha: str) -> bool:
         import git
 
@@ -268,7 +268,7 @@ class RepositorySource(Source):
             raise self._failed(f"commit {rev}", error) from None
         return Commit(found.hexsha, date, frozenset(descends))
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def files(self, rev: str, version: str | None) -> dict[str, str] | None:
         found = self._resolve(rev)
         if found is None:

@@ -11,6 +11,7 @@ harness there (with a time limit), then calls `reproduce`. The original is never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -373,19 +374,15 @@ def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
     """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
     whatever is left of it (what the shell started, too)."""
     _signal_group(process.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
     _signal_group(process.pid, signal.SIGKILL)
     process.wait()
 
 
 def _signal_group(group: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has gone
         os.killpg(group, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group has gone
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})

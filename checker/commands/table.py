@@ -310,7 +310,7 @@ def render(
             out.append({**published, **{key: values[fact] for key, fact in fmt.power.row.items()}})
     places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
     for (row, key), written in zip(
-        places, published_numbers([row[key] for row, key in places], fmt.table.double_precision)
+        places, published_numbers([row[key] for row, key in places], fmt.table.double_precision), strict=True
     ):
         row[key] = written
     return out
@@ -414,7 +414,7 @@ def publish(
     ordered = [row for _, row in _in_order(rows, fmt)]
     canonical = normalise(render(ordered, fmt, base, first_id), fmt)  # one row per result again
     if with_description:
-        for published, row in zip(canonical, ordered):
+        for published, row in zip(canonical, ordered, strict=True):
             published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
     return canonical
 

@@ -88,7 +88,7 @@ def build_table(clone: str, since: str, branches: list[str]) -> dict[str, Any]:
         }
     bumps = list(repo.iter_commits(head, paths="loadgen/VERSION.txt", since=since))
     releases = {}
-    for newer, commit in zip([None] + bumps[:-1], bumps):
+    for newer, commit in zip([None] + bumps[:-1], bumps, strict=True):
         version = (commit.tree / "loadgen" / "VERSION.txt").data_stream.read().decode().strip()
         releases.setdefault(
             version,
