@@ -35,6 +35,7 @@ from .model import (
     systems_of,
     unfollowed_folders,
 )
+from .model.metrics import metric, power_metric
 from .output import held
 from .parsers import Malformed
 from .provenance import RepositorySource
@@ -151,8 +152,8 @@ def _record(result: Result) -> ResultRecord:
 def _facts(result: Result, record: ResultRecord) -> None:
     """The headline metric, the power metric, the availability, and whether the round can
     audit the result (its `audit:` block)."""
-    record.metric = result.metric()
-    power = result.power_metric()
+    record.metric = metric(result)
+    power = power_metric(result)
     if power is not None:
         record.facts["power"] = power
     status = (result.system.description or {}).get("status")

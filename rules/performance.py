@@ -9,6 +9,7 @@ from checker import earlystop
 from checker.facts import LoadgenErrors, LogKind
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.metrics import metric, metric_source
 from checker.parsers.mllog import LoadgenLog, Record, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -536,7 +537,7 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
     logged = result.inferred_from
     if logged is None:
         return
-    found = result.metric()
+    found = metric(result)
     shown = f"{found['value']:.6g} {found['units']}" if found else "not computable from the log"
     system_type, facts = result.system.system_type, round.inferred_scenarios
     applied, written = (facts.system_types, facts.policy_system_types) if facts else ((), ())
@@ -765,7 +766,7 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
     metric per scenario (the round checker's RESULT_FIELD tables).
     Example: `result_samples_per_second` 522.2 passes; 0.0 fails.
     """
-    source = result.metric_source()
+    source = metric_source(result)
     if source is None:
         return
     key = source[0]

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from checker.facts import ScenarioRule
 from checker.findings import Severity
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
+from checker.model.discovery import result_holding
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.tree import Kind, join
@@ -291,7 +292,7 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
 def _concerning(submission: Submission, rel: str) -> tuple[str, ...]:
     """What a finding on a file or an empty folder concerns: the one result it is part of
     (through v5.1's compliance/ and measurements/ too), or none."""
-    result = submission.result_holding(rel)
+    result = result_holding(submission, rel)
     return (result,) if result else ()
 
 

@@ -265,9 +265,10 @@ def test_every_verify_check_read_is_declared() -> None:
 def test_every_endpoints_field_read_is_declared() -> None:
     """result_summary.json: the fields the rules and the model read, and every round's
     headline metric keys; config.yaml: the seed keys and the table's scenario key."""
-    source = (Path(__file__).parent.parent / "rules" / "endpoints.py").read_text() + (
-        Path(__file__).parent.parent / "checker" / "model.py"
-    ).read_text()
+    root = Path(__file__).parent.parent
+    source = "".join(
+        p.read_text() for p in [root / "rules" / "endpoints.py", *(root / "checker" / "model").glob("*.py")]
+    )
     literal = set(re.findall(r'(?:summary|endpoints_summary)\.get\("([^"]+)"\)', source))
     literal |= {f"{block}.early_stopping_percentiles.99.0" for block in ("ttft", "tpot", "latency")}  # p99(block)
     assert {"n_samples_failed", "duration_ns", "output_sequence_lengths.avg"} <= literal

@@ -25,6 +25,7 @@ from typing import Any
 from ..engine import check
 from ..facts import FileRole
 from ..model import Result, Submission, System
+from ..model.metrics import metric
 from ..output import copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
@@ -173,7 +174,7 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
             left, right = (None if key in log.malformed else log.get(key) for log in (log_a, log_b))
             if left != right:
                 mismatched.append({"setting": key, "original": left, "reproduction": right})
-    metric_a, metric_b = a.metric(), b.metric()
+    metric_a, metric_b = metric(a), metric(b)
     deviation = None
     if metric_a and metric_b and metric_a["units"] == metric_b["units"] and metric_a["value"]:
         # The reproduction against the original as compare measures a partner against its reference.
