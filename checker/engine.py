@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import os
 import time
 import traceback
@@ -36,6 +37,7 @@ from .model import (
     unfollowed_folders,
 )
 from .model.metrics import metric, power_metric
+from .model.views import provided
 from .output import held
 from .parsers import Malformed
 from .provenance import RepositorySource
@@ -174,7 +176,9 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
         if only is not None and result.location not in only:
             continue
         record = _record(result)
-        found = _run_rules(result_rules, result, round, result.location, result.location, "", result.artefact)
+        found = _run_rules(
+            result_rules, result, round, result.location, result.location, "", functools.partial(provided, result)
+        )
         what = "reading the metrics"
         try:
             _facts(result, record)

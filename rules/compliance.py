@@ -8,6 +8,7 @@ from dataclasses import replace
 from checker.facts import ComplianceTest, PerformanceCheck, Score
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import Known, LoadgenRun, Measured
 from checker.parsers.mllog import LoadgenLog, reads
 from checker.parsers.text import Summary, parse_summary
 from checker.registry import Problem, declare, rule
@@ -32,15 +33,15 @@ PASSING_CHECK_VALUES = ("true", "skipped")
 LOADGEN_KEYS = reads("effective_scenario", "result_validity")
 
 
-def _required(result: Result, round: Round) -> list[tuple[str, ComplianceTest]]:
+def _required(result: Known, round: Round) -> list[tuple[str, ComplianceTest]]:
     """(test, its facts) of each compliance test the round requires of the result."""
     if result.division not in round.compliance_divisions:
         return []
     return [(test, spec) for test in round.compliance_tests(result.model) if (spec := round.compliance_test(test))]
 
 
-@rule("CMP002", "compliance-test-present", needs=("model", "loadgen"))
-def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP002", "compliance-test-present")
+def compliance_test_present(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Every compliance test the round requires for the model has its folder.
 
     Why: the audits show that the performance run used the same model as the accuracy run
@@ -61,8 +62,8 @@ def _fallback_files(result: Result, test: str, spec: ComplianceTest) -> list[str
     return [join(result.compliance_dir(test), "accuracy", name) for name in spec.accuracy_fallback]
 
 
-@rule("CMP003", "compliance-verdict", needs=("model", "loadgen"))
-def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP003", "compliance-verdict")
+def compliance_verdict(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Each required compliance test's verify files report a pass.
 
     Why: the verify files are the outcome of the audit; a TEST FAIL, or a failed TEST06 check,
@@ -104,8 +105,8 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
                 yield Problem(path=path, message=f"{test} {name} has no TEST PASS line", expected="TEST PASS")
 
 
-@rule("CMP004", "test01-accuracy-fallback", needs=("model", "loadgen"))
-def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP004", "test01-accuracy-fallback")
+def test01_accuracy_fallback(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """When TEST01's output comparison fails, its recomputed accuracy stays within the round's delta.
 
     Why: a non-deterministic model cannot match its accuracy-mode outputs byte for byte; the
@@ -189,7 +190,7 @@ def _scenario_and_validity(source: Run) -> tuple[str | None, str | None]:
     return source.scenario, source.validity
 
 
-def _runs(result: Result, test: str, check: PerformanceCheck) -> tuple[Run | None, Run | None]:
+def _runs(result: Measured, test: str, check: PerformanceCheck) -> tuple[Run | None, Run | None]:
     """(main, compliance) inputs of a verify script: detail logs or summaries."""
     if check.reads == "detail":
         return result.performance_log, result.compliance_log(test)
@@ -197,7 +198,7 @@ def _runs(result: Result, test: str, check: PerformanceCheck) -> tuple[Run | Non
     return result.performance_summary, result.reader.parsed(rel, parse_summary, what=f"{test} performance summary")
 
 
-def _other_benchmark(result: Result, test: str, check: PerformanceCheck) -> str | None:
+def _other_benchmark(result: Measured, test: str, check: PerformanceCheck) -> str | None:
     """Why the compliance run is another benchmark's run, when its logs say so."""
     log, main = result.compliance_log(test), result.performance_log
     if log is None:
@@ -219,7 +220,7 @@ def _scores(check: PerformanceCheck, scenario: str | None, main: Run, run: Run) 
 
 
 def _claimed(
-    result: Result, test: str, spec: ComplianceTest, check: PerformanceCheck
+    result: Measured, test: str, spec: ComplianceTest, check: PerformanceCheck
 ) -> tuple[str, Severity | None, str]:
     """What verify_performance.txt claimed, as a finding says it: (the claim, the severity of
     a failed comparison, a note). A TEST PASS made from another benchmark's logs was
@@ -249,8 +250,8 @@ def _judge(check: PerformanceCheck, scenario: str, ref: float, test: float) -> t
     return test < ref * (1 + threshold), threshold, rule
 
 
-@rule("CMP005", "compliance-performance-recomputed", needs=("performance_log", "model"))
-def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP005", "compliance-performance-recomputed")
+def compliance_performance_recomputed(result: Measured, round: Round) -> Iterator[Problem]:
     """TEST01 and TEST04 performance, recomputed exactly as the round's verify scripts define it, passes.
 
     verify_performance.txt is not trusted: the comparison is made again from the logs, with
@@ -277,7 +278,7 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
 
 
 def _recomputed(
-    result: Result, round: Round, test: str, spec: ComplianceTest, check: PerformanceCheck
+    result: Measured, round: Round, test: str, spec: ComplianceTest, check: PerformanceCheck
 ) -> Iterator[Problem]:
     """CMP005 for one compliance test: its verify script's comparison, made again."""
     main, run = _runs(result, test, check)

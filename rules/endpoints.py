@@ -9,6 +9,13 @@ from typing import Literal
 from checker.facts import EndpointsFacts, Gate
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import (
+    EndpointsConfigured,
+    EndpointsRun,
+    EndpointsScored,
+    EndpointsTimed,
+    KnownEndpointsRun,
+)
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -27,8 +34,8 @@ def _facts(round: Round) -> EndpointsFacts:
     return round.endpoints or EndpointsFacts(source="", allowed_models=(), metric_sets={})
 
 
-@rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING, needs=("endpoints_summary",))
-def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING)
+def endpoints_run_1_layout(result: EndpointsRun, round: Round) -> Iterator[Problem]:
     """An Endpoints result keeps result_summary.json directly in performance/, not performance/run_1/.
 
     Why: the agreed layout has no run_1 level for Endpoints results, but the harness's
@@ -47,8 +54,8 @@ def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT002", "endpoints-model-allowed", needs=("endpoints_summary", "model"))
-def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT002", "endpoints-model-allowed")
+def endpoints_model_allowed(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """The benchmark may be run with the Endpoints harness in this round.
 
     Why: only some models have an Endpoints reference implementation and accuracy scorer in
@@ -67,8 +74,8 @@ def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT003", "endpoints-run-complete", needs=("endpoints_summary",))
-def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT003", "endpoints-run-complete")
+def endpoints_run_complete(result: EndpointsRun, round: Round) -> Iterator[Problem]:
     """The Endpoints run completed: state `complete`, no failed samples, every issued sample completed.
 
     Why: an interrupted run or failed requests inflate throughput and hide errors, as loadgen
@@ -105,8 +112,8 @@ def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT004", "endpoints-latency", needs=("endpoints_summary", "model"))
-def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT004", "endpoints-latency")
+def endpoints_latency(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """The Endpoints run's p99 latencies are within the limits of the folder's scenario.
 
     Why: the same latency limits hold whichever harness measured them; Interactive results
@@ -144,8 +151,8 @@ def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "endpoints_config", "model"))
-def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT005", "endpoints-duration")
+def endpoints_duration(result: EndpointsTimed, round: Round) -> Iterator[Problem]:
     """The Endpoints run was configured for at least the round's minimum duration, and lasted it.
 
     Why: short runs hide thermal throttling and warm-up effects; the minimum holds for every
@@ -190,7 +197,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-def _gate_value(result: Result, gate: Gate, key: str) -> float | None:
+def _gate_value(result: EndpointsScored, gate: Gate, key: str) -> float | None:
     """A gate's metric (under `key`) from accuracy_results.json. A model with a single gate may
     report it as the headline score. Fractions are read as percent when the reference is a
     percentage."""
@@ -203,8 +210,8 @@ def _gate_value(result: Result, gate: Gate, key: str) -> float | None:
     return value
 
 
-@rule("EPT006", "endpoints-accuracy", needs=("endpoints_accuracy", "model"))
-def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT006", "endpoints-accuracy")
+def endpoints_accuracy(result: EndpointsScored, round: Round) -> Iterator[Problem]:
     """An Endpoints result reports an accuracy score; the models the round's checker gates meet their gates, and the others' gates warn.
 
     Why: Endpoints results must be as accurate as loadgen ones. The round's checker requires
@@ -282,8 +289,8 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
                 break
 
 
-@rule("EPT007", "endpoints-seeds", needs=("endpoints_config",))
-def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT007", "endpoints-seeds")
+def endpoints_seeds(result: EndpointsConfigured, round: Round) -> Iterator[Problem]:
     """config.yaml runs the Endpoints harness with the round's sample-index and schedule seeds.
 
     Why: the seeds decide which samples are issued and when; Endpoints runs carry them as
@@ -306,8 +313,8 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("EPT008", "endpoints-scenario", needs=("endpoints_config",))
-def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT008", "endpoints-scenario")
+def endpoints_scenario(result: EndpointsConfigured, round: Round) -> Iterator[Problem]:
     """config.yaml's run type is one the round's checker accepts for the scenario folder.
 
     Why: an online run filed as Offline (or the reverse) is judged by the wrong limits and
@@ -348,8 +355,8 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT009", "endpoints-audits", needs=("endpoints_summary", "model"))
-def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT009", "endpoints-audits")
+def endpoints_audits(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """Each Endpoints audit file present passed, and the ones the round's checker requires are there.
 
     Why: Endpoints runs are audited like loadgen runs; audit/audit_<name>.json records each
@@ -418,8 +425,8 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("EPT010", "endpoints-accuracy-samples", needs=("endpoints_accuracy", "model"))
-def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT010", "endpoints-accuracy-samples")
+def endpoints_accuracy_samples(result: EndpointsScored, round: Round) -> Iterator[Problem]:
     """The Endpoints accuracy run scored the round's accuracy sample count.
 
     Why: accuracy on a subset says nothing about the model on the validation set; the round's

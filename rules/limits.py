@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from checker import earlystop
 from checker.model import Result
+from checker.model.views import Measured
 from checker.parsers.mllog import reads
 
 # The loadgen keys the limits read (checked to be wanted, so none reads as None unread).
@@ -43,7 +44,7 @@ class Violation:
     expected: object
 
 
-def _judged(result: Result) -> str | None:
+def _judged(result: Measured) -> str | None:
     """The scenario of a run the limits judge: a known scenario, and not inferred from
     another scenario's run (PRF010 notes those)."""
     return None if result.inferred_from else result.scenario
@@ -53,7 +54,7 @@ def _where(result: Result) -> str:
     return f"{result.scenario} limit of {result.model}, round {result.round.name}"
 
 
-def latency_target(result: Result) -> list[Violation]:
+def latency_target(result: Measured) -> list[Violation]:
     """The p99 latency above the round's target for the folder's scenario (PRF002)."""
     scenario = _judged(result)
     limits = result.round.latency(result.model, scenario) if scenario else None
@@ -66,7 +67,7 @@ def latency_target(result: Result) -> list[Violation]:
     return [Violation("result_99.00_percentile_latency_ns", message, p99, target)]
 
 
-def token_latencies(result: Result) -> list[Violation]:
+def token_latencies(result: Measured) -> list[Violation]:
     """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
     scenario = _judged(result)
     limits = result.round.latency(result.model, scenario) if scenario else None
@@ -89,7 +90,7 @@ def token_latencies(result: Result) -> list[Violation]:
     return found
 
 
-def min_duration_limit(result: Result) -> list[Violation]:
+def min_duration_limit(result: Measured) -> list[Violation]:
     """A configured minimum duration below the round's (PRF005)."""
     if _judged(result) is None:
         return []
@@ -101,7 +102,7 @@ def min_duration_limit(result: Result) -> list[Violation]:
     return [Violation("effective_min_duration_ms", message, configured, minimum)]
 
 
-def min_queries_limit(result: Result) -> list[Violation]:
+def min_queries_limit(result: Measured) -> list[Violation]:
     """Fewer queries than the round's minimum, in a scenario without early stopping (PRF006)."""
     scenario = _judged(result)
     if scenario is None:
@@ -120,7 +121,7 @@ def samples_per_query_judged(result: Result, scenario: str) -> bool:
     return scenario == "Offline" and result.division in result.round.run.offline_samples_per_query_in
 
 
-def samples_per_query_limit(result: Result) -> list[Violation]:
+def samples_per_query_limit(result: Measured) -> list[Violation]:
     """An Offline query with fewer samples than the round's minimum, where the round judges it (PRF007)."""
     scenario = _judged(result)
     if scenario is None or not samples_per_query_judged(result, scenario):
@@ -133,7 +134,7 @@ def samples_per_query_limit(result: Result) -> list[Violation]:
     return [Violation("effective_samples_per_query", message, spq, minimum)]
 
 
-def early_stopping_limit(result: Result) -> list[Violation]:
+def early_stopping_limit(result: Measured) -> list[Violation]:
     """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
     holds or cannot be judged."""
     scenario = _judged(result)
@@ -182,7 +183,7 @@ def early_stopping_limit(result: Result) -> list[Violation]:
 
 
 # Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
-LIMITS: tuple[Callable[[Result], list[Violation]], ...] = (
+LIMITS: tuple[Callable[[Measured], list[Violation]], ...] = (
     latency_target,
     token_latencies,
     min_duration_limit,
@@ -192,7 +193,7 @@ LIMITS: tuple[Callable[[Result], list[Violation]], ...] = (
 )
 
 
-def violations(result: Result) -> list[Violation]:
+def violations(result: Measured) -> list[Violation]:
     """Every round limit the performance log's numbers break (what PRF004 weighs against the
     log's verdict). Computed once per result."""
     if "violations" not in result.cache:
@@ -206,7 +207,7 @@ def violations(result: Result) -> list[Violation]:
 PolicyLimit = tuple[str, str, float | None, float | None, str, str | None]
 
 
-def _policy_limits(result: Result, scenario: str) -> list[PolicyLimit]:
+def _policy_limits(result: Measured, scenario: str) -> list[PolicyLimit]:
     round, model = result.round, result.model
     facts, limits = round.models[model], round.latency(model, scenario)
     checks: list[PolicyLimit] = []
@@ -234,7 +235,7 @@ def _policy_limits(result: Result, scenario: str) -> list[PolicyLimit]:
     return checks
 
 
-def policy_violations(result: Result) -> list[Violation]:
+def policy_violations(result: Measured) -> list[Violation]:
     """The limits the written policy states more strictly than the round applied (the round
     file's `policy:` facts) that the log breaks while it meets the applied ones: warnings."""
     if "policy_violations" in result.cache:

@@ -8,6 +8,7 @@ from checker.facts import LoadgenErrors, LogKind
 from checker.findings import Severity
 from checker.model import Result
 from checker.model.metrics import metric, metric_source
+from checker.model.views import LoadgenRun, Logged, Measured, Summarised
 from checker.parsers.mllog import LoadgenLog, Record, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -44,7 +45,7 @@ def _perf_path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
-def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
+def _policy_problems(result: Measured, *keys: str) -> Iterator[Problem]:
     for violation in policy_violations(result):
         if violation.key in keys:
             yield Problem(
@@ -69,8 +70,8 @@ def _problems(result: Result, found: list[Violation]) -> Iterator[Problem]:
         )
 
 
-@rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
-def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF001", "loadgen-result-valid")
+def loadgen_result_valid(result: Logged, round: Round) -> Iterator[Problem]:
     """Loadgen judged the performance run VALID, and each of its constraint flags holds.
 
     Why: loadgen marks a run INVALID when it ran too short, issued too few queries, or missed
@@ -98,8 +99,8 @@ def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
             yield Problem(path=path, pointer=flag, message=f"{flag} is false", observed=False, expected=True)
 
 
-@rule("PRF002", "server-latency-within-target", needs=("performance_log", "model"))
-def server_latency_within_target(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF002", "server-latency-within-target")
+def server_latency_within_target(result: Measured, round: Round) -> Iterator[Problem]:
     """Server and Interactive runs meet the round's p99 latency target, recomputed from the log.
 
     Why: the target bounds the latency users see; a checker that trusts the flag, or compares
@@ -125,8 +126,8 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
         )
 
 
-@rule("PRF003", "token-latency-within-limits", needs=("performance_log", "model"))
-def token_latency_within_limits(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF003", "token-latency-within-limits")
+def token_latency_within_limits(result: Measured, round: Round) -> Iterator[Problem]:
     """LLM Server and Interactive runs keep TTFT and TPOT p99 below the limits of the folder's scenario.
 
     Why: loadgen logs an Interactive run as scenario "Server", so a checker that takes the
@@ -160,8 +161,8 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
             )
 
 
-@rule("PRF004", "flag-contradicts-numbers", needs=("performance_log", "model"))
-def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF004", "flag-contradicts-numbers")
+def flag_contradicts_numbers(result: Measured, round: Round) -> Iterator[Problem]:
     """Loadgen's verdict agrees with what its own numbers show.
 
     Why: a log that says VALID while its numbers break a limit has been edited, or was made by
@@ -196,8 +197,8 @@ def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF005", "min-duration", needs=("performance_log", "model"))
-def min_duration(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF005", "min-duration")
+def min_duration(result: Measured, round: Round) -> Iterator[Problem]:
     """The run was configured for at least the round's minimum duration.
 
     Why: short runs hide thermal throttling and warm-up effects; the round fixes 600 s for
@@ -210,8 +211,8 @@ def min_duration(result: Result, round: Round) -> Iterator[Problem]:
     yield from _policy_problems(result, "effective_min_duration_ms")
 
 
-@rule("PRF006", "min-query-count", needs=("performance_log", "model"))
-def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF006", "min-query-count")
+def min_query_count(result: Measured, round: Round) -> Iterator[Problem]:
     """Scenarios without early stopping issue at least the round's minimum number of queries.
 
     Why: too few queries make the measured rate noisy. Scenarios with early stopping
@@ -223,8 +224,8 @@ def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
     yield from _problems(result, min_queries_limit(result))
 
 
-@rule("PRF007", "offline-samples-per-query", needs=("performance_log", "model"))
-def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF007", "offline-samples-per-query")
+def offline_samples_per_query(result: Measured, round: Round) -> Iterator[Problem]:
     """A closed Offline run issues one query of at least the round's minimum number of samples.
 
     Why: the Offline query must be large enough to cover the dataset (24,576 samples, or the
@@ -237,8 +238,8 @@ def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]
     yield from _policy_problems(result, "effective_samples_per_query")
 
 
-@rule("PRF008", "performance-sample-count", needs=("performance_log", "model"))
-def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF008", "performance-sample-count")
+def performance_sample_count(result: Measured, round: Round) -> Iterator[Problem]:
     """Loadgen loaded at least the benchmark's performance sample count.
 
     Why: a smaller working set fits caches the real workload would not.
@@ -261,8 +262,8 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
         yield from _policy_problems(result, "effective_performance_sample_count")
 
 
-@rule("PRF009", "scenario-matches-folder", needs=("performance_log",))
-def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF009", "scenario-matches-folder")
+def scenario_matches_folder(result: Logged, round: Round) -> Iterator[Problem]:
     """The performance log's scenario is the folder's, or one the round lets it be inferred from.
 
     Why: a Server log filed under Offline reports a different metric under the wrong name.
@@ -287,8 +288,8 @@ def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF010", "inferred-scenario", severity=Severity.NOTE, needs=("performance_log",))
-def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF010", "inferred-scenario", severity=Severity.NOTE)
+def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
     """Reports a result inferred from another scenario's run, with the inferred metric.
 
     Why: reviewers and the results table mark inferred results; inference is allowed only on
@@ -336,8 +337,8 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF011", "test-mode-matches-folder", needs=("model", "loadgen"))
-def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF011", "test-mode-matches-folder")
+def test_mode_matches_folder(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """`performance/` holds a PerformanceOnly run and `accuracy/` an AccuracyOnly run.
 
     Why: swapped or mislabelled logs report accuracy from a performance run, or the other way
@@ -389,8 +390,8 @@ def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list[Record]]:
     return len(log.errors), log.errors
 
 
-@rule("PRF012", "loadgen-errors", needs=("model", "loadgen"))
-def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF012", "loadgen-errors")
+def loadgen_errors(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """No loadgen error in the result's detail logs, judged per log as the round's checker judged it.
 
     Why: loadgen logs an error when the SUT misbehaved (a sample completed twice, queries
@@ -440,8 +441,8 @@ def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("PRF013", "equal-issue-mode", needs=("performance_log", "model"))
-def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF013", "equal-issue-mode")
+def equal_issue_mode(result: Measured, round: Round) -> Iterator[Problem]:
     """Benchmarks whose samples vary in cost run with equal-issue mode on.
 
     Why: without `sample_concatenate_permutation`, a run can end on a lucky stretch of cheap
@@ -464,8 +465,8 @@ def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF014", "summary-matches-detail", needs=("performance_log", "performance_summary"))
-def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF014", "summary-matches-detail")
+def summary_matches_detail(result: Summarised, round: Round) -> Iterator[Problem]:
     """The summary's "Result is" line agrees with the detail log's `result_validity`.
 
     Why: both files come from the same run; when they disagree, one of them was edited or
@@ -486,8 +487,8 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF015", "early-stopping-recomputed", needs=("performance_log", "model"))
-def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF015", "early-stopping-recomputed")
+def early_stopping_recomputed(result: Measured, round: Round) -> Iterator[Problem]:
     """A run judged by early stopping issued the queries early stopping needs, recomputed from its counts.
 
     Why: loadgen accepts a Server run's percentile only when, with t of its queries over the
@@ -516,8 +517,8 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
         )
 
 
-@rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
-def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF016", "headline-metric-readable")
+def headline_metric_readable(result: Measured, round: Round) -> Iterator[Problem]:
     """The performance log holds the round's headline metric for the result, above zero.
 
     Why: the metric is what the results table publishes and what comparisons rank; a log

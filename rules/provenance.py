@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import Logged
 from checker.provenance import Verdict, build_of, judge
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -21,7 +22,7 @@ def _path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
-def _verdict(result: Result) -> Verdict | None:
+def _verdict(result: Logged) -> Verdict | None:
     if "provenance" not in result.cache:
         source, build = result.context.provenance, build_of(result.performance_log)
         result.cache["provenance"] = (
@@ -31,8 +32,8 @@ def _verdict(result: Result) -> Verdict | None:
     return verdict
 
 
-@rule("PRV001", "loadgen-dirty", needs=("performance_log",))
-def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV001", "loadgen-dirty")
+def loadgen_dirty(result: Logged, round: Round) -> Iterator[Problem]:
     """Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.
 
     Why: the rules require loadgen unmodified from the seed release; a dirty tree means the
@@ -57,8 +58,8 @@ def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV002", "loadgen-rev-unknown", needs=("performance_log",))
-def loadgen_rev_unknown(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV002", "loadgen-rev-unknown")
+def loadgen_rev_unknown(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision exists in mlcommons/inference.
 
     Why: a revision the repository does not have is a fork or a local commit; nobody can
@@ -78,8 +79,8 @@ def loadgen_rev_unknown(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV003", "loadgen-predates-seed-release", needs=("performance_log",))
-def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV003", "loadgen-predates-seed-release")
+def loadgen_predates_seed_release(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision descends from the round's seed-release commit (git ancestry, not dates).
 
     Why: the round's seeds and rules ship in loadgen at the seed release; an older loadgen
@@ -101,8 +102,8 @@ def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Prob
         )
 
 
-@rule("PRV004", "loadgen-after-deadline", needs=("performance_log",))
-def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV004", "loadgen-after-deadline")
+def loadgen_after_deadline(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision was committed on or before the submission deadline.
 
     Why: a loadgen from after the deadline did not exist when the result was due.
@@ -122,8 +123,8 @@ def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV005", "loadgen-files-modified", needs=("performance_log",))
-def loadgen_files_modified(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV005", "loadgen-files-modified")
+def loadgen_files_modified(result: Logged, round: Round) -> Iterator[Problem]:
     """Every loadgen file's SHA-1 equals that file's content at the logged revision.
 
     Why: a mismatch means loadgen was modified before it was built, whatever the git status says.

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import Configured, LoadgenRun, Logged
 from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round, available_rounds, load_round
@@ -35,8 +36,8 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
         yield rel, log, test
 
 
-@rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))
-def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG001", "round-seeds", scope="result")
+def round_seeds(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run (one finding per log).
 
     Why: the seeds fix which samples are issued and when; they are announced shortly before
@@ -80,8 +81,8 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("RNG002", "seeds-of-another-round", scope="result", severity=Severity.NOTE, needs=("performance_log",))
-def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG002", "seeds-of-another-round", scope="result", severity=Severity.NOTE)
+def seeds_of_another_round(result: Logged, round: Round) -> Iterator[Problem]:
     """When the seeds are not this round's, says which round's they are.
 
     Why: a result checked with the wrong `--round`, or run with an old loadgen, shows the
@@ -105,8 +106,8 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
             return
 
 
-@rule("RNG003", "seeds-in-user-conf", scope="result", severity=Severity.WARNING, needs=("user_conf",))
-def seeds_in_user_conf(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG003", "seeds-in-user-conf", scope="result", severity=Severity.WARNING)
+def seeds_in_user_conf(result: Configured, round: Round) -> Iterator[Problem]:
     """user.conf does not try to set loadgen's seeds.
 
     Why: loadgen takes the seeds only from its built-in mlperf.conf and ignores them in

@@ -11,6 +11,7 @@ from checker.facts import ScenarioRule
 from checker.findings import Severity
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.model.discovery import result_holding
+from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.tree import Kind, join
@@ -99,8 +100,8 @@ def _scenarios_by_model(system: System) -> dict[str, set[str]]:
     return found
 
 
-@rule("STR003", "required-scenarios", needs=("model", "system_description"))
-def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
+@rule("STR003", "required-scenarios")
+def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     """Each benchmark of a closed or network system has the scenarios its system type requires, and no other.
 
     Why: a benchmark's result set is only comparable when every required scenario is

@@ -9,7 +9,8 @@ Paths inside a submission come from the round's `layout`, so a round that moves
 - layout.py: a result folder, and where each of its files is;
 - result.py: `Result`, a result folder and the artefacts read from it;
 - metrics.py: its headline and power metrics, as the round defines them;
-- discovery.py: the submissions, systems and results of a tree.
+- discovery.py: the submissions, systems and results of a tree;
+- views.py: what a rule sees of its subject: the artefacts it needs, not None.
 """
 
 from .discovery import (
@@ -23,8 +24,9 @@ from .discovery import (
     systems_of,
     unfollowed_folders,
 )
-from .result import NEEDS, Result
+from .result import Result
 from .submission import Clash, Context, Submission, System, clashes, entered
+from .views import NEEDS
 
 __all__ = [
     "LINK_KINDS",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import Any
 
 from ..parsers.accuracy import AccuracyReport, parse_accuracy
 from ..parsers.endpoints import (
@@ -168,35 +167,3 @@ class Result(ResultLayout):
                 window = ([w for t, w in samples if begin < t < end and w > 0], (last - first) / 10**6)
         self.cache["power_window"] = window
         return window
-
-    def artefact(self, name: str) -> Any:
-        """An artefact by name, for rules' `needs` (one of NEEDS["result"])."""
-        if name == "system_description":
-            return self.system.description
-        if name == "loadgen":  # rules of loadgen runs; Endpoints results have their own (EPT)
-            return None if self.is_endpoints else True
-        return getattr(self, name)
-
-
-# What a rule may name in `needs=`, per scope: an artefact that is None when it could not be
-# read (or, for `model` and `loadgen`, when the result is of no known model or no loadgen
-# run), and the rule is skipped. The registry refuses any other name.
-NEEDS: dict[str, frozenset[str]] = {
-    "result": frozenset(
-        {
-            "performance_log",
-            "performance_summary",
-            "accuracy_log",
-            "accuracy_report",
-            "user_conf",
-            "endpoints_summary",
-            "endpoints_config",
-            "endpoints_accuracy",
-            "model",
-            "loadgen",
-            "system_description",
-        }
-    ),
-    "system": frozenset({"system_description"}),
-    "submission": frozenset(),
-}
