@@ -725,7 +725,7 @@ def table(
         _fail(f"round {the_round.name} has no results-table format (`table:` in its round file)")
     if publish_base is not None and not fmt.publication:
         _fail(
-            f"the {the_round.name} table ({fmt['file']}) has no ID, Details, Code or ColorKey; "
+            f"the {the_round.name} table ({fmt.table.file}) has no ID, Details, Code or ColorKey; "
             "leave out --publish-base and --first-id"
         )
     plan = _plan(reads=[settings.config.path, _round_file(round)], trees=[path])
@@ -738,7 +738,7 @@ def table(
     _emit(plan, FORMATS, format, target, rows, fmt)
     left_out = sum(1 for r in report.results if not r.valid)
     _say(
-        f"{len(rows)} rows in the {the_round.name} table format ({fmt['file']}); "
+        f"{len(rows)} rows in the {the_round.name} table format ({fmt.table.file}); "
         f"{left_out} invalid results left out (`mlperf-check check` says why)"
     )
     raise typer.Exit(EXIT_INTERNAL if any(f.code == "INT001" for f in report.findings) else EXIT_OK)
@@ -1305,7 +1305,7 @@ def rounds() -> None:
     """The round files this version knows."""
     for name in available_rounds():
         loaded = load_round(name)
-        typer.echo(f"{name}  {loaded.data.get('title', '')}")
+        typer.echo(f"{name}  {loaded.title or ''}")
 
 
 @app.command()

@@ -191,7 +191,7 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
     folders: dict[str, frozenset[str]] = {}
     layouts = set()
     for round in rounds:
-        signature = (tuple(round.divisions), round.layout["result"], round.layout["performance"])
+        signature = (tuple(round.divisions), round.layout.result, round.layout.performance)
         if signature in layouts:
             continue
         layouts.add(signature)
@@ -209,8 +209,8 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
                     path = result.file("performance", "detail_log")
                     if path not in paths:
                         paths.append(path)
-    log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds)
-    config_keys = frozenset(key for round in rounds for key in round.endpoints.get("seed_keys", {}).values())
+    log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds.named())
+    config_keys = frozenset(key for round in rounds if round.endpoints for key in round.endpoints.seed_keys.values())
     results = [
         _read_result(tree, location, benchmark, paths, log_keys, config_keys)
         for location, (benchmark, paths) in sorted(logs.items())
@@ -221,13 +221,14 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
 # --- deciding ----------------------------------------------------------------------------
 def carries_seeds_of(result: ResultEvidence, round: Round) -> bool:
     """Whether every seed the result's source records is there and is the round's."""
+    seeds = round.seeds.named()
     if result.source == "loadgen":
-        keys = {name: f"effective_{name}" for name in round.seeds}
-    elif result.source == "endpoints" and round.layout.get("endpoints"):
-        keys = dict(round.endpoints.get("seed_keys", {}))
+        keys = {name: f"effective_{name}" for name in seeds}
+    elif result.source == "endpoints" and round.layout.endpoints:
+        keys = dict(round.endpoints.seed_keys) if round.endpoints else {}
     else:
         return False
-    return bool(keys) and all(result.seeds.get(key) == round.seeds.get(name) for name, key in keys.items())
+    return bool(keys) and all(result.seeds.get(key) == seeds.get(name) for name, key in keys.items())
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -236,11 +237,7 @@ def _count(n: int, one: str, many: str) -> str:
 
 def _layout_folders(round: Round) -> frozenset[str]:
     """The folders of a submitter folder that the round's layout names (`results`, `src`, ...)."""
-    return frozenset(
-        value.split("/")[0]
-        for key, value in round.layout.items()
-        if key != "source" and isinstance(value, str) and not value.startswith("{")
-    )
+    return frozenset(value.split("/")[0] for value in round.layout.paths() if not value.startswith("{"))
 
 
 def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str, bool]:
@@ -269,7 +266,7 @@ def _layout_fit(evidence: Evidence, real: list[Round]) -> tuple[list[Round], str
         )
     endpoints = sum(1 for r in evidence.results if r.source == "endpoints")
     if endpoints:
-        candidates &= {r.name for r in real if r.layout.get("endpoints")}
+        candidates &= {r.name for r in real if r.layout.endpoints}
         said.append(_count(endpoints, "Endpoints result", "Endpoints results"))
     if not fits and not endpoints:
         return [], "", False
@@ -302,7 +299,7 @@ def _profile_hints(results: list[ResultEvidence], chosen: Round, rounds: list[Ro
     """Benchmarks the chosen round lacks but one of its profiles has: the profile is meant."""
     hints = []
     for profile in rounds:
-        if profile.is_profile and profile.data.get("extends") == chosen.name:
+        if profile.is_profile and profile.extends == chosen.name:
             only = sorted(
                 {
                     r.benchmark

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import os
 import time
 import traceback
@@ -35,6 +36,8 @@ from .model import (
     systems_of,
     unfollowed_folders,
 )
+from .model.metrics import metric, power_metric
+from .model.views import provided
 from .output import held
 from .parsers import Malformed
 from .provenance import RepositorySource
@@ -151,8 +154,8 @@ def _record(result: Result) -> ResultRecord:
 def _facts(result: Result, record: ResultRecord) -> None:
     """The headline metric, the power metric, the availability, and whether the round can
     audit the result (its `audit:` block)."""
-    record.metric = result.metric()
-    power = result.power_metric()
+    record.metric = metric(result)
+    power = power_metric(result)
     if power is not None:
         record.facts["power"] = power
     status = (result.system.description or {}).get("status")
@@ -173,7 +176,9 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
         if only is not None and result.location not in only:
             continue
         record = _record(result)
-        found = _run_rules(result_rules, result, round, result.location, result.location, "", result.artefact)
+        found = _run_rules(
+            result_rules, result, round, result.location, result.location, "", functools.partial(provided, result)
+        )
         what = "reading the metrics"
         try:
             _facts(result, record)

@@ -230,7 +230,7 @@ class RepositorySource(Source):
     def _failed(self, what: str, error: BaseException) -> RepositoryError:
         return RepositoryError(f"cannot read {what} from the clone: {_one_line(error)}")
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def _resolve(self, rev: str):
         import git
 
@@ -241,7 +241,7 @@ class RepositorySource(Source):
         except OSError as error:  # the git process gitpython keeps has died (a broken pipe)
             raise self._failed(f"commit {rev}", error) from None
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def _is_ancestor(self, ancestor: str, sha: str) -> bool:
         import git
 
@@ -256,9 +256,9 @@ class RepositorySource(Source):
         found = self._resolve(rev)
         if found is None:
             return None
-        seed = (round.seed_release or {}).get("commit")
+        seed = round.seed_release.commit if round.seed_release else None
         descends = (
-            {round.name, round.data.get("extends") or round.name}
+            {round.name, round.extends or round.name}
             if seed and self._resolve(seed) is not None and self._is_ancestor(seed, found.hexsha)
             else set()
         )
@@ -268,7 +268,7 @@ class RepositorySource(Source):
             raise self._failed(f"commit {rev}", error) from None
         return Commit(found.hexsha, date, frozenset(descends))
 
-    @functools.cache
+    @functools.cache  # noqa: B019 - one source per check, kept as long as the check's process
     def files(self, rev: str, version: str | None) -> dict[str, str] | None:
         found = self._resolve(rev)
         if found is None:
@@ -345,10 +345,10 @@ def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
     if commit is None:
         verdict.verdict = "unknown-commit"
         return verdict
-    names = {round.name, round.data.get("extends")}  # a profile (demo-v6.1) is judged as its round
+    names = {round.name, round.extends}  # a profile (demo-v6.1) is judged as its round
     verdict.verdict = "descends" if names & commit.descends or _no_seed(round) else "predates"
     verdict.commit_date = commit.date
-    verdict.after_deadline = _after(commit.date, (round.seed_release or {}).get("deadline"))
+    verdict.after_deadline = _after(commit.date, round.seed_release.deadline if round.seed_release else None)
     expected = source.files(build.rev, build.version)
     if expected is not None:
         verdict.modified_files, verdict.untracked_files = compare_files(build.file_sha1, expected)
@@ -356,4 +356,4 @@ def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
 
 
 def _no_seed(round: Round) -> bool:
-    return not (round.seed_release or {}).get("commit")
+    return not (round.seed_release and round.seed_release.commit)

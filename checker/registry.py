@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .findings import Problem, Severity  # noqa: F401 - rules import Problem from here
+from .findings import Problem as Problem  # rules import Problem from here
+from .findings import Severity
 
 CODE = re.compile(r"^[A-Z]{3}\d{3}$")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -19,6 +20,9 @@ SCOPES = ("submission", "system", "result", "emitted")
 
 # code -> why it was retired. Never reuse a code listed here.
 RETIRED: dict[str, str] = {}
+
+# A rule: (its subject or a view of it, the round) -> its problems.
+RuleFunc = Callable[..., Iterable[Problem]]
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class Rule:
     scope: str
     severity: Severity
     doc: str
-    func: Callable[..., Iterable[Problem]] | None = None
+    func: RuleFunc | None = None
     needs: tuple[str, ...] = ()
     preview: bool = False
     sections: dict[str, str] = field(default_factory=dict, compare=False)
@@ -80,19 +84,33 @@ def rule(
     name: str,
     scope: str = "result",
     severity: Severity = Severity.ERROR,
-    needs: tuple[str, ...] = (),
     preview: bool = False,
-) -> Callable[[Callable[..., Iterator[Problem]]], Callable[..., Iterator[Problem]]]:
-    """Register a rule function. `needs` names artefacts of its subject (for example
-    `performance_log`); when one could not be read, the rule is skipped, because the read
-    failure is already a finding."""
+) -> Callable[[RuleFunc], RuleFunc]:
+    """Register a rule function. The type of its first parameter says what it needs: a view
+    of its subject (checker/model/views.py, e.g. `Measured` for a result's `performance_log`
+    and `model`) whose needs are not None when it runs; when one could not be read, the rule
+    is skipped, because the read failure is already a finding."""
 
-    def decorate(func: Callable[..., Iterator[Problem]]) -> Callable[..., Iterator[Problem]]:
+    def decorate(func: RuleFunc) -> RuleFunc:
         doc = inspect.cleandoc(func.__doc__ or "")
-        _register(Rule(code, name, scope, severity, doc, func, tuple(needs), preview, _sections(doc)))
+        needs: tuple[str, ...] = getattr(_subject_type(func), "needs", ())  # a view's (checker.model.views)
+        _register(Rule(code, name, scope, severity, doc, func, needs, preview, _sections(doc)))
         return func
 
     return decorate
+
+
+def _subject_type(func: RuleFunc) -> type:
+    """The class a rule's first parameter is annotated with, looked up where the rule is
+    defined (annotations are strings there): a view, or Result, System or Submission."""
+    first = func.__code__.co_varnames[0] if func.__code__.co_argcount else None
+    annotation = func.__annotations__.get(first or "")
+    found = func.__globals__.get(annotation) if isinstance(annotation, str) else annotation
+    if not isinstance(found, type):
+        raise ValueError(
+            f"rule {func.__qualname__}: its first parameter's type {annotation!r} is no class in its module"
+        )
+    return found
 
 
 def declare(code: str, name: str, doc: str, severity: Severity = Severity.ERROR) -> None:

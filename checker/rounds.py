@@ -1,87 +1,61 @@
-"""Round files: one YAML document of facts per round, validated when loaded.
+"""Round files: one YAML document of facts per round, validated and typed when loaded.
 
-Rules ask a `Round` for facts (`round.latency(model, scenario)`) and never compare round
-names. A fact the round file does not state is None, and a rule that needs it does not apply.
+A round file loads into a `Round`: its facts as the frozen dataclasses of checker/facts.py
+(`round.layout.files.detail_log`, `round.models[model].samples`), and the facts derived from
+them (`round.latency(model, scenario)`). Rules never compare round names. A fact the round
+file does not state is None (or empty), and a rule that needs it does not apply.
+
+Every round file is validated against schemas/round.schema.json. A user's file (given by
+path) is validated strictly each time it loads. A bundled file is validated once, by the
+test suite, which records its digest (with the schema's and those of the files it extends)
+in schemas/round.validated.json: a bundled file whose digest is recorded there is loaded
+without jsonschema (its import alone costs a check 0.1 s), and one whose digest is not (it
+was edited) is validated when it loads. Nothing is written when a round loads: not the
+package, not the checked tree, not a cache.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
+import hashlib
+import importlib.util
 import json
 import os
+import pathlib
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Any
 
-from . import userfiles, yamlsafe
+from . import typedload, userfiles, yamlsafe
+from .facts import ComplianceTest, Gate, Inference, Latency, Metric, MetricSet, RoundFile, ScenarioRule
 from .findings import Severity
 
 if TYPE_CHECKING:
     import jsonschema
+
+SCHEMA = "round.schema.json"
+VALIDATED = "round.validated.json"  # bundled round name -> digest (see `digest`)
 
 
 class RoundError(Exception):
     """A round file that cannot be found, read or validated (exit code 2)."""
 
 
-@dataclass(frozen=True)
-class Gate:
-    """An accuracy bound: reference x factor below, and an upper bound where set.
-
-    `metric` names the round's accuracy pattern (accuracy.txt); `key` names the value in an
-    Endpoints accuracy_results.json. `applied` is False for a bound that the written policy
-    states but the round's checker did not apply: it only warns. `policy` is the written
-    policy's own bound where it is stricter than the one the round applied."""
-
-    metric: str
-    reference: float
-    key: str | None = None
-    factor: float | None = None
-    upper_factor: float | None = None
-    upper: float | None = None
-    applied: bool = True
-    policy: Gate | None = None
-    source: str | None = None
-
-    @property
-    def lower_bound(self) -> float | None:
-        return self.reference * self.factor if self.factor is not None else None
-
-    @property
-    def upper_bound(self) -> float | None:
-        if self.upper is not None:
-            return self.upper
-        if self.upper_factor is not None:
-            return self.reference * self.upper_factor
-        return None
-
-
-@dataclass(frozen=True)
-class Metric:
-    key: str
-    units: str
-    scale: float = 1.0
-
-
-def _gate(spec: dict[str, Any]) -> Gate:
-    """A gate from its round-file entry; the written policy's bound takes the applied one's
-    fields unless it states its own."""
-    fields = {k: v for k, v in spec.items() if k not in ("scenarios", "policy")}
-    policy = spec.get("policy")
-    if policy:
-        fields["policy"] = Gate(**{**{k: v for k, v in fields.items() if k != "source"}, **policy})
-    return Gate(**fields)
+def _schema_text(name: str) -> str:
+    return resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8")
 
 
 def _schema(name: str) -> dict[str, Any]:
-    text = resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(_schema_text(name))
+    return loaded
 
 
-def _one_of(values: list[str], fold_case: bool = False) -> str:
+def _one_of(values: tuple[str, ...], fold_case: bool = False) -> str:
     """A pattern for exactly one of `values`, with blanks around it and around commas."""
 
     def spelled(value: str) -> str:
@@ -91,15 +65,24 @@ def _one_of(values: list[str], fold_case: bool = False) -> str:
     return r"^\s*(" + "|".join(spelled(v) for v in values) + r")\s*$"
 
 
+@functools.cache
+def bundled() -> Traversable:
+    """The folder of the bundled round files, found without importing `checker.rules`: the
+    package imports every rule family beside them (0.1 s that listing rounds need not pay)."""
+    spec = importlib.util.find_spec("checker.rules")
+    places = spec.submodule_search_locations if spec is not None else None
+    return pathlib.Path(places[0]) if places else resources.files("checker.rules")
+
+
 def available_rounds() -> list[str]:
     names = []
-    for entry in resources.files("checker.rules").iterdir():
+    for entry in bundled().iterdir():
         if entry.name.endswith(".yaml") and not entry.name.startswith("loadgen_"):
             names.append(entry.name[: -len(".yaml")])
     return sorted(names, key=_round_order)
 
 
-def _round_order(name: str) -> tuple:
+def _round_order(name: str) -> tuple[list[int], int, str]:
     numbers = [int(n) for n in re.findall(r"\d+", name)]
     # Profiles (demo-v6.1) sort before the real round they extend.
     return (numbers, 0 if "-" in name else 1, name)
@@ -109,7 +92,7 @@ def _round_order(name: str) -> tuple:
 def is_profile(name: str) -> bool:
     """Whether a bundled round file is a profile (it sets `profile:` or `extends:`): it adapts
     a real round for a purpose, such as a demo with short runs, and is never a round itself."""
-    document, _ = _read_document(name)
+    document, _, _ = _read_document(name)
     return "profile" in document or "extends" in document
 
 
@@ -138,20 +121,28 @@ def is_path(name_or_path: str) -> bool:
     return os.sep in name_or_path or name_or_path.endswith((".yaml", ".yml"))
 
 
-def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
-    if is_path(name_or_path):
-        try:
-            text = yamlsafe.read_regular(name_or_path, what="round file")
-        except yamlsafe.YamlError as error:
-            raise RoundError(str(error)) from None
-        origin = name_or_path
-    else:
-        entry = resources.files("checker.rules").joinpath(f"{name_or_path}.yaml")
-        if not entry.is_file():
-            known = ", ".join(available_rounds())
-            raise RoundError(f"unknown round {name_or_path!r}; known rounds: {known}")
-        text = entry.read_text(encoding="utf-8")
-        origin = f"rules/{name_or_path}.yaml"
+def _read_document(name_or_path: str) -> tuple[dict[str, Any], str, str]:
+    """(document, origin, text) of one round file, not resolved; callers copy before changing.
+    A bundled file is read once; a user's file each time, as it is now."""
+    if not is_path(name_or_path):
+        return _bundled_document(name_or_path)
+    try:
+        text = yamlsafe.read_regular(name_or_path, what="round file")
+    except yamlsafe.YamlError as error:
+        raise RoundError(str(error)) from None
+    return _parsed(text, name_or_path), name_or_path, text
+
+
+@functools.cache
+def _bundled_document(name: str) -> tuple[dict[str, Any], str, str]:
+    entry = bundled().joinpath(f"{name}.yaml")
+    if not entry.is_file():
+        raise RoundError(f"unknown round {name!r}; known rounds: {', '.join(available_rounds())}")
+    text = entry.read_text(encoding="utf-8")
+    return _parsed(text, f"rules/{name}.yaml"), f"rules/{name}.yaml", text
+
+
+def _parsed(text: str, origin: str) -> dict[str, Any]:
     try:
         # strict (checker.userfiles): a key given twice or a number that is not finite names its line
         document, _ = userfiles.parse(text, origin)
@@ -159,7 +150,7 @@ def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
         raise RoundError(str(error)) from None
     if not isinstance(document, dict):
         raise RoundError(f"{origin} does not hold a mapping")
-    return document, origin
+    return document
 
 
 def _merge(base: Any, override: Any) -> Any:
@@ -172,97 +163,94 @@ def _merge(base: Any, override: Any) -> Any:
     return override
 
 
-def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
-    document, origin = _read_document(name_or_path)
+def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str, list[str]]:
+    """(document with what it extends merged in, origin, the texts of each file read)."""
+    document, origin, text = _read_document(name_or_path)
+    document = dict(document)
     parent = document.pop("extends", None)
     if parent is None:
-        return document, origin
+        return document, origin, [text]
     if parent in seen:
         raise RoundError(f"{origin}: round files extend each other in a loop ({' -> '.join(seen + (parent,))})")
-    base, _ = _resolve(parent, seen + (name_or_path,))
+    base, _, texts = _resolve(parent, seen + (name_or_path,))
     merged = _merge(base, document)
     merged["extends"] = parent
-    return merged, origin
+    return merged, origin, [text, *texts]
+
+
+def document(name_or_path: str) -> dict[str, Any]:
+    """A round file's document as written, with what it extends merged in: what the schema
+    validates (a copy, for tests and tools that write round files)."""
+    return copy.deepcopy(_resolve(name_or_path)[0])
+
+
+def digest(texts: list[str]) -> str:
+    """What schemas/round.validated.json records of a bundled round that validated: the
+    sha256 of the schema and of the text of each file it is made of."""
+    hashed = hashlib.sha256(_schema_text(SCHEMA).encode())
+    for text in texts:
+        hashed.update(b"\0" + text.encode())
+    return hashed.hexdigest()
+
+
+@functools.cache
+def validated() -> dict[str, str]:
+    """The digests of the bundled rounds that validated (schemas/round.validated.json)."""
+    recorded: dict[str, str] = _schema(VALIDATED)["rounds"]
+    return recorded
 
 
 @functools.lru_cache(maxsize=16)
 def load_round(name_or_path: str) -> Round:
-    document, origin = _resolve(name_or_path)
-    if not is_path(name_or_path):
-        # A bundled round file (and every file it extends) is package data that
-        # tests/test_meta.py validates; only a user's round file pays jsonschema's import (0.1 s).
-        return Round(document, origin)
+    document, origin, texts = _resolve(name_or_path)
+    if is_path(name_or_path) or validated().get(name_or_path) != digest(texts):
+        _validate(document, origin, texts[0])
     try:
-        text = yamlsafe.read_regular(name_or_path, what="round file")
-        userfiles.check(document, "round.schema.json", origin, functools.partial(yamlsafe.line_of, text))
-    except (userfiles.UserFileError, yamlsafe.YamlError) as error:
+        return typedload.build(Round, document, "", origin=origin)
+    except typedload.ShapeError as error:  # the schema allows what facts.py cannot hold
+        raise RoundError(f"{origin}: {error}") from None
+
+
+def _validate(document: dict[str, Any], origin: str, text: str) -> None:
+    """A RoundError at the first place the document breaks schemas/round.schema.json."""
+    try:
+        userfiles.check(document, SCHEMA, origin, functools.partial(yamlsafe.line_of, text))
+    except userfiles.UserFileError as error:
         raise RoundError(str(error)) from None
-    return Round(document, origin)
 
 
-class Round:
-    """The facts of one round (or of a profile that extends one)."""
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Round(RoundFile):
+    """The facts of one round (or of a profile that extends one), and what they imply."""
 
-    def __init__(self, data: dict[str, Any], origin: str) -> None:
-        self.data = data
-        self.origin = origin
-        self.name: str = data["round"]
-        self._mapping = {k: v for k, v in data.get("model_mapping", {}).items() if k != "source"}
-        # Facts asked for once per result or more, derived once per round: a round's data is
-        # never changed once loaded (load_round keeps one Round per file).
-        self._gates: dict[tuple[str, str, bool | None], tuple[Gate, ...]] = {}
-        self._scenario_names: dict[str, str | None] = {}
+    origin: str = field(default="", metadata=typedload.NOT_A_FACT)
+    # Facts asked for once per result or more, derived once per round (a Round is frozen).
+    _gates: dict[tuple[str, str, bool | None], tuple[Gate, ...]] = field(default_factory=dict, init=False, repr=False)
+    _scenario_names: dict[str, str | None] = field(default_factory=dict, init=False, repr=False)
 
     def __repr__(self) -> str:
         return f"Round({self.name!r})"
 
     @property
+    def name(self) -> str:
+        return self.round
+
+    @property
     def is_profile(self) -> bool:
         """A profile of a real round (see `is_profile`), not a round of its own."""
-        return "profile" in self.data or "extends" in self.data
+        return self.profile is not None or self.extends is not None
 
     # --- names -------------------------------------------------------------------------
-    @property
-    def models(self) -> list[str]:
-        return list(self.data["models"])
-
-    @property
-    def divisions(self) -> list[str]:
-        return list(self.data["divisions"])
-
-    @property
-    def scenarios(self) -> list[str]:
-        return list(self.data["scenarios"])
-
-    @property
-    def system_types(self) -> list[str]:
-        return list(self.data["system_types"]["values"])
-
-    @property
-    def availability(self) -> list[str]:
-        return list(self.data["availability"]["values"])
-
-    @property
-    def audit_tolerance(self) -> float:
-        """How much worse an auditor's re-run may be before it is materially different."""
-        return float(self.data["audit"]["tolerance"])
-
-    @property
-    def preview_tolerance(self) -> float:
-        """How much worse a Preview result may come back as Available in this round."""
-        return float(self.data["preview"]["tolerance"])
-
     def auditable(self, division: str, availability: str | None) -> bool:
         """Whether an audit may pick a result of this division and availability (`audit:`)."""
-        audit = self.data.get("audit") or {}
-        return division in audit.get("divisions", []) and availability in audit.get("availability", [])
+        return division in self.audit.divisions and availability in self.audit.availability
 
     def scenario_name(self, folder: str) -> str | None:
         """The round's spelling of a scenario folder name (`offline` -> `Offline`), or None when
         the round reads the folder as no scenario: its `scenario_folders: case` says which
         spellings it took, `lower` (the name or its lower-case form) or `any` (any case)."""
         if folder not in self._scenario_names:
-            any_case = self.data.get("scenario_folders", {}).get("case", "any") == "any"
+            any_case = self.scenario_folders is None or self.scenario_folders.case == "any"
             self._scenario_names[folder] = next(
                 (
                     name
@@ -276,10 +264,10 @@ class Round:
     def model_scenarios(self, model: str) -> set[str] | None:
         """Every scenario the round defines for a model, on any system type (required, one
         of, or optional); None for a model the round does not know."""
-        facts = self.model(model)
+        facts = self.models.get(model)
         if facts is None:
             return None
-        return {s for rules in facts["scenarios"].values() for key in rules for s in rules[key]}
+        return {s for rules in facts.scenarios.values() for s in rules.offered}
 
     @functools.cached_property
     def result_trees(self) -> list[str]:
@@ -287,9 +275,7 @@ class Round:
         folders: results/, and where the round keeps them apart, compliance/ and measurements/."""
         tail = "/{system}/{benchmark}/{scenario}"
         return [
-            value[: -len(tail)]
-            for key, value in self.layout.items()
-            if key != "source" and isinstance(value, str) and value.endswith(tail) and not value.startswith("{")
+            value[: -len(tail)] for value in self.layout.paths() if value.endswith(tail) and not value.startswith("{")
         ]
 
     @functools.cached_property
@@ -297,78 +283,48 @@ class Round:
         """The fixed names of the round's layout (performance, run_1, accuracy, TEST01, ...):
         every path part of its templates without a placeholder, and the compliance tests."""
 
-        def parts(value: Any) -> Iterator[str]:
+        def parts(value: object) -> Iterator[str]:
             if isinstance(value, str):
                 yield from (part for part in value.split("/") if part and "{" not in part)
-            elif isinstance(value, dict):
-                for key, item in value.items():
-                    if key != "source":
-                        yield from parts(item)
-            elif isinstance(value, list):
+            elif dataclasses.is_dataclass(value):
+                for item in _values(value):
+                    yield from parts(item)
+            elif isinstance(value, tuple):
                 for item in value:
                     yield from parts(item)
 
-        tests = self.data.get("compliance", {}).get("tests", {})
+        tests = self.compliance.tests if self.compliance else {}
         return frozenset(parts(self.layout)) | frozenset(tests)
 
     def canonical_model(self, benchmark: str, extra_mapping: dict[str, str] | None = None) -> str | None:
         """The round's model for a benchmark folder name, or None when the round has none: the
         name itself, the round's mapping, the submitter's mapping, then the round's substring
         guesses (looked up in the round's mapping again), in the order its checker tries them."""
-        models = self.data["models"]
+        models = self.models
         if benchmark in models:
             return benchmark
-        for mapping in (self._mapping, extra_mapping or {}):
+        for mapping in (self.model_mapping, extra_mapping or {}):
             target = mapping.get(benchmark)
             if isinstance(target, str) and target:
                 return target if target in models else None
         guessed = benchmark
-        for guess in self.data.get("model_guesses", {}).get("rules", []):
-            if any(part in benchmark for part in guess["contains"]):
-                guessed = guess["model"]
+        for guess in self.model_guesses.rules if self.model_guesses else ():
+            if any(part in benchmark for part in guess.contains):
+                guessed = guess.model
                 break
-        guessed = self._mapping.get(guessed, guessed)
+        guessed = self.model_mapping.get(guessed, guessed)
         return guessed if guessed in models else None
 
-    @property
-    def submitter_model_mapping(self) -> dict[str, Any]:
-        """Where a submitter maps its own benchmark names, and in which divisions it counts."""
-        return self.data.get("submitter_model_mapping", {})
-
-    def model(self, name: str) -> dict[str, Any] | None:
-        return self.data["models"].get(name)
-
     # --- facts -------------------------------------------------------------------------
-    @property
-    def seeds(self) -> dict[str, int]:
-        return {k: v for k, v in self.data["seeds"].items() if k != "source"}
-
-    @property
-    def seed_release(self) -> dict[str, Any] | None:
-        return self.data.get("seed_release")
-
     def ran_loadgen(self, version: tuple[int, ...]) -> bool | None:
         """Whether a loadgen build of `version` (version_numbers) is one the round's results
         ran (`loadgen_versions`); None when the round file does not say."""
-        facts = self.data.get("loadgen_versions")
-        if not facts:
+        if self.loadgen_versions is None:
             return None
         return any(
-            _padded(version_numbers(r["from"])) <= _padded(version) <= _padded(version_numbers(r["to"]))
-            for r in facts["ranges"]
+            _padded(version_numbers(r.from_)) <= _padded(version) <= _padded(version_numbers(r.to))
+            for r in self.loadgen_versions.ranges
         )
-
-    @property
-    def layout(self) -> dict[str, Any]:
-        return self.data["layout"]
-
-    @property
-    def run(self) -> dict[str, Any]:
-        return self.data["run"]
-
-    @property
-    def system_description(self) -> dict[str, Any]:
-        return self.data["system_description"]
 
     @functools.cached_property
     def system_schema(self) -> dict[str, Any]:
@@ -377,21 +333,20 @@ class Round:
         lists put in: the required fields, those that need a meaningful value, the whole
         numbers, the network fields, and the availability categories and system types."""
         facts = self.system_description
-        schema = copy.deepcopy(_schema(facts["schema"]))
+        if facts.schema is None:
+            raise RoundError(f"{self.origin}: system_description names no schema")
+        schema = copy.deepcopy(_schema(facts.schema))
         properties = schema["properties"]
         shapes = schema["$defs"]  # the shapes the lists below give their fields
-        schema["required"] = list(facts["required"])
-        for name in facts.get("meaningful", []):
-            if "x-code" not in properties.get(name, {}) and name not in facts.get("numeric", []):
+        schema["required"] = list(facts.required)
+        for name in facts.meaningful:
+            if "x-code" not in properties.get(name, {}) and name not in facts.numeric:
                 properties[name] = copy.deepcopy(shapes["meaningful"])
-        for name in facts.get("numeric", []):
+        for name in facts.numeric:
             properties[name] = copy.deepcopy(shapes["whole_number"])
-        schema["allOf"][0]["then"]["required"] = [
-            "is_network",
-            *[f for f in facts.get("network", []) if f != "is_network"],
-        ]
-        properties["status"]["pattern"] = _one_of(self.availability, fold_case=True)
-        properties["system_type"]["pattern"] = _one_of(self.system_types)
+        schema["allOf"][0]["then"]["required"] = ["is_network", *[f for f in facts.network if f != "is_network"]]
+        properties["status"]["pattern"] = _one_of(self.availability.values, fold_case=True)
+        properties["system_type"]["pattern"] = _one_of(self.system_types.values)
         return schema
 
     @functools.cached_property
@@ -400,24 +355,20 @@ class Round:
 
         return jsonschema.Draft202012Validator(self.system_schema)
 
-    @property
-    def measurements(self) -> dict[str, Any]:
-        return self.data["measurements"]
-
     def min_duration_ms(self, model: str) -> int:
-        facts = self.model(model) or {}
-        return int(facts.get("min_duration_ms", self.run["min_duration_ms"]))
+        facts = self.models.get(model)
+        own = facts.min_duration_ms if facts else None
+        return self.run.min_duration_ms if own is None else own
 
-    def scenario_rules(self, model: str, system_type: str) -> dict[str, list[str]] | None:
-        """{required, one_of, optional} for a model on a system type, or None when the model
-        is not offered on that type."""
-        facts = self.model(model)
+    def scenario_rules(self, model: str, system_type: str) -> ScenarioRule | None:
+        """The scenarios of a model on a system type, or None when the model is not offered
+        on that type."""
+        facts = self.models.get(model)
         if facts is None:
             return None
-        table = facts["scenarios"]
-        rules = table.get(system_type)
+        rules = facts.scenarios.get(system_type)
         if rules is None and "," in system_type:
-            rules = table.get(",".join(reversed(system_type.split(","))))
+            rules = facts.scenarios.get(",".join(reversed(system_type.split(","))))
         return rules
 
     def gates(self, model: str, scenario: str, applied: bool | None = True) -> list[Gate]:
@@ -425,107 +376,80 @@ class Round:
         the policy-only ones (`applied=False`), or all (`applied=None`)."""
         key = (model, scenario, applied)
         if key not in self._gates:
-            facts = self.model(model) or {}
-            gates = []
-            for gate in facts.get("accuracy", []):
-                if "scenarios" in gate and scenario not in gate["scenarios"]:
-                    continue
-                made = _gate(gate)
-                if applied is None or made.applied is applied:
-                    gates.append(made)
-            self._gates[key] = tuple(gates)  # Gate is frozen
+            facts = self.models.get(model)
+            self._gates[key] = tuple(
+                gate
+                for gate in (facts.accuracy if facts else ())
+                if (gate.scenarios is None or scenario in gate.scenarios) and applied in (None, gate.applied)
+            )
         return list(self._gates[key])
 
-    def accuracy_patterns(self, model: str, scenario: str) -> dict[str, str]:
+    def accuracy_patterns_of(self, model: str, scenario: str) -> dict[str, str]:
         """metric -> the round's accuracy.txt pattern, for every metric the model's gates
         and table name (its checker's ACC_PATTERN)."""
-        table = {k: v for k, v in self.data.get("accuracy_patterns", {}).items() if k != "source"}
         names = [g.metric for g in self.gates(model, scenario, applied=None)]
-        names += [m for m, _ in self.table_metrics(model, scenario)]
-        return {name: table[name] for name in names if name in table}
+        return {name: self.accuracy_patterns[name] for name in names if name in self.accuracy_patterns}
 
     @property
-    def accuracy_divisions(self) -> list[str]:
+    def accuracy_divisions(self) -> tuple[str, ...]:
         """Divisions whose accuracy is gated; elsewhere it is only reported."""
-        return list(self.data.get("accuracy_gated_in", self.divisions))
+        return self.divisions if self.accuracy_gated_in is None else self.accuracy_gated_in
 
     def table_metrics(self, model: str, scenario: str) -> list[tuple[str, str | None]]:
         """(metric, Endpoints key) of each metric the published table shows: those with a
-        lower bound the round applied (its checker prints its accuracy targets), then the
-        model's `table_metrics` (printed but not gated)."""
-        extra = [(m["metric"], m.get("key")) for m in (self.model(model) or {}).get("table_metrics", [])]
-        return [(g.metric, g.key) for g in self.gates(model, scenario) if g.factor is not None] + extra
-
-    def policy(self, model: str) -> dict[str, Any]:
-        """What the written policy states more strictly than the round applied, for a model
-        (its `policy:` block); each fact there only warns."""
-        return dict((self.model(model) or {}).get("policy", {}))
-
-    def samples(self, model: str) -> dict[str, Any]:
-        return dict((self.model(model) or {}).get("samples", {}))
+        lower bound the round applied (its checker prints its accuracy targets)."""
+        return [(g.metric, g.key) for g in self.gates(model, scenario) if g.factor is not None]
 
     def accuracy_sample_count(self, model: str, scenario: str) -> int | None:
-        samples = self.samples(model)
-        count = samples.get("accuracy", samples.get("dataset"))
-        if isinstance(count, dict):
-            count = count.get(scenario, samples.get("dataset"))
-        return count
+        facts = self.models.get(model)
+        if facts is None:
+            return None
+        count = facts.samples.accuracy
+        if count is None:
+            return facts.samples.dataset
+        return count.get(scenario, facts.samples.dataset) if not isinstance(count, int) else count
 
-    def min_queries(self, model: str, scenario: str) -> int | None:
-        return (self.model(model) or {}).get("min_queries", {}).get(scenario)
+    def latency(self, model: str, scenario: str) -> Latency | None:
+        """Latency limits of the folder's scenario: a p99 target, or TTFT and TPOT limits."""
+        facts = self.models.get(model)
+        return facts.latency.get(scenario) if facts else None
 
-    def offline_min_samples_per_query(self, model: str) -> int | None:
-        return (self.model(model) or {}).get("offline_min_samples_per_query")
+    def compliance_tests(self, model: str) -> tuple[str, ...]:
+        facts = self.models.get(model)
+        return facts.compliance if facts else ()
 
-    def latency(self, model: str, scenario: str) -> dict[str, int] | None:
-        """Latency limits of the folder's scenario: {target_ns} or {ttft_ns, tpot_ns}."""
-        return (self.model(model) or {}).get("latency", {}).get(scenario)
-
-    def compliance_tests(self, model: str) -> list[str]:
-        return list((self.model(model) or {}).get("compliance", []))
-
-    def equal_issue(self, model: str) -> bool | None:
-        return (self.model(model) or {}).get("equal_issue")
+    def _metric_set(self, sets: Mapping[str, MetricSet], model: str, scenario: str) -> Metric | None:
+        facts = self.models.get(model)
+        chosen = sets.get(facts.metrics if facts and facts.metrics else "default", {}).get(scenario)
+        return chosen or sets.get("default", {}).get(scenario)
 
     def metric(self, model: str, scenario: str) -> Metric | None:
-        facts = self.model(model) or {}
-        override = facts.get("metric_overrides", {}).get(scenario)
-        chosen = override or self.data["metric_sets"].get(facts.get("metrics", "default"), {}).get(scenario)
-        if chosen is None:
-            chosen = self.data["metric_sets"]["default"].get(scenario)
-        return Metric(**chosen) if chosen else None
-
-    @property
-    def endpoints(self) -> dict[str, Any]:
-        return self.data.get("endpoints", {})
+        facts = self.models.get(model)
+        override = facts.metric_overrides.get(scenario) if facts else None
+        return override or self._metric_set(self.metric_sets, model, scenario)
 
     def endpoints_metric(self, model: str, scenario: str) -> Metric | None:
         """The headline metric of an Endpoints result: result_summary.json's key for it."""
-        sets = self.endpoints.get("metric_sets", {})
-        facts = self.model(model) or {}
-        chosen = sets.get(facts.get("metrics", "default"), {}).get(scenario) or sets.get("default", {}).get(scenario)
-        return Metric(**chosen) if chosen else None
+        return self._metric_set(self.endpoints.metric_sets, model, scenario) if self.endpoints else None
 
     @property
     def results_root(self) -> str:
         """The folder, inside a submitter's folder, that holds `<system>/<benchmark>/<scenario>`."""
-        return self.layout["result"].split("/{system}")[0]
-
-    def compliance_spec(self, test: str) -> dict[str, Any] | None:
-        return self.data.get("compliance", {}).get("tests", {}).get(test)
+        return self.layout.result.split("/{system}")[0]
 
     @property
-    def compliance_divisions(self) -> list[str]:
-        return list(self.data.get("compliance", {}).get("required_in", []))
+    def compliance_divisions(self) -> tuple[str, ...]:
+        return self.compliance.required_in if self.compliance else ()
 
-    @property
-    def power(self) -> dict[str, Any] | None:
-        return self.data.get("power")
+    def compliance_test(self, test: str) -> ComplianceTest | None:
+        """A compliance test's facts, or None where the round has none."""
+        return self.compliance.tests.get(test) if self.compliance else None
 
     def test01_delta_percent(self, model: str, gate: Gate) -> float | None:
         """How far TEST01's compliance accuracy may differ from the baseline, in percent:
         the model's own table, else what the gate's factor allows (99% -> 1%)."""
-        table = (self.model(model) or {}).get("test01_delta_percent", {})
+        facts = self.models.get(model)
+        table = facts.test01_delta_percent if facts else {}
         if gate.metric in table:
             return float(table[gate.metric])
         if gate.factor is not None and gate.factor < 1:
@@ -534,62 +458,48 @@ class Round:
 
     def severity(self, code: str) -> Severity | None:
         """The round's own severity for a rule, where its file sets one (`severities:`)."""
-        value = self.data.get("severities", {}).get(code)
-        if isinstance(value, dict):
-            value = value.get("severity")
-        return Severity(value) if value else None
+        value = self.severities.get(code)
+        if value is None:
+            return None
+        return Severity(value if isinstance(value, str) else value.severity)
 
     def severity_reason(self, code: str) -> str | None:
         """Why the round gives a rule its own severity, where the round file says."""
-        value = self.data.get("severities", {}).get(code)
-        return value.get("why") if isinstance(value, dict) else None
+        value = self.severities.get(code)
+        return None if value is None or isinstance(value, str) else value.why
 
-    def uses_early_stopping(self, scenario: str) -> bool:
-        return scenario in self.run.get("early_stopping_scenarios", [])
-
-    def early_stopping(self) -> dict[str, float] | None:
-        """Loadgen's early-stopping constants {confidence, tolerance}, or None when the round
-        file does not state them."""
-        facts = self.run.get("early_stopping")
-        return {k: v for k, v in facts.items() if k != "source"} if facts else None
-
-    def inference(self, logged: str, folder: str) -> dict[str, Any] | None:
+    def inference(self, logged: str | None, folder: str | None) -> Inference | None:
         """How a `folder` scenario's metric is inferred from a run of the `logged` scenario,
         or None when the round does not allow that inference."""
-        for entry in self.data.get("inferred_scenarios", {}).get("rules", []):
-            if entry["from"] == logged and entry["to"] == folder:
-                return entry
-        return None
-
-    @property
-    def inference_system_types(self) -> list[str]:
-        return list(self.data.get("inferred_scenarios", {}).get("system_types", []))
+        rules = self.inferred_scenarios.rules if self.inferred_scenarios else ()
+        return next((rule for rule in rules if rule.from_ == logged and rule.to == folder), None)
 
     def inference_allowed(self, system_type: str | None, policy: bool = False) -> bool:
         """Whether a system of this type may infer results: as the round's checker judged it,
         or (`policy`) as the written rules say, where they are stricter."""
-        facts = self.data.get("inferred_scenarios", {})
-        types = facts.get("policy_system_types" if policy else "system_types", [])
-        if policy and not types:
+        facts = self.inferred_scenarios
+        if facts is None:
             return True
+        types = facts.policy_system_types if policy else facts.system_types
         if not types:
             return True
         kind = (system_type or "").replace(" ", "").lower()
-        if facts.get("system_type_match") == "contains" and not policy:
+        if facts.system_type_match == "contains" and not policy:
             return any(t in kind for t in types)
         return kind in types
 
-    @property
-    def preparation(self) -> dict[str, Any] | None:
-        """What the round's own tools do to a submission before upload (`prepare:`:
-        truncation, failing results, inference), or None when the round file does not say."""
-        return self.data.get("prepare")
-
     def layout_path(self, name: str, **parts: str) -> str | None:
         """A layout template filled in; None when the round has no such path."""
-        template = self.layout.get(name)
+        template = getattr(self.layout, name, None)
         if not isinstance(template, str):
             return None
         if "{result}" in template:
-            parts = {**parts, "result": self.layout["result"].format(**parts)}
+            parts = {**parts, "result": self.layout.result.format(**parts)}
         return template.format(**parts)
+
+
+def _values(facts: object) -> Iterator[object]:
+    """The values of a dataclass's facts, `source` aside."""
+    for item in typedload.facts_of(type(facts)):
+        if item.name != "source":
+            yield getattr(facts, item.name)

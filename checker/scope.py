@@ -199,7 +199,7 @@ class Changes:
         if self._error is not None:  # diff-index failed: paths() says why
             return {}
         found, stale = {}, {}
-        for meta, name in zip(fields[0::2], fields[1::2]):
+        for meta, name in zip(fields[0::2], fields[1::2], strict=False):  # the last field is empty
             words = meta.decode("ascii", "replace").lstrip(":").split()
             path = os.fsdecode(name)
             if len(words) < 5:  # a record git did not write so: the path counts as changed
@@ -228,7 +228,7 @@ class Changes:
         if done.returncode != 0 or len(hashes) != len(asked):
             return list(stale)
         return [path for path in stale if path not in asked] + [
-            path for path, sha in zip(asked, hashes) if sha != stale[path]
+            path for path, sha in zip(asked, hashes, strict=True) if sha != stale[path]
         ]
 
     def close(self) -> None:
@@ -291,7 +291,7 @@ def _chain(path: str, status: str, folder: bool, round: Round) -> tuple[Pick, ..
         return (Pick(root + "/".join(rest[: beside - 1]) + "/"), whole)
     if top == "systems" and len(rest) == 1 and rest[0].endswith(".json"):
         return (Pick(root + rest[0][: -len(".json")] + "/"), whole)
-    code = (round.layout.get("code") or "").split("/")[0]
+    code = round.layout.code.split("/")[0]
     if top == code and rest and not moved:  # a benchmark's code (STR005 reads whether its folder is there)
         return (Pick(root, benchmark=rest[0]), whole)
     return (whole,)
@@ -301,8 +301,7 @@ def _beside(round: Round) -> dict[str, int]:
     """The folders beside results/ that mirror it (v5.x compliance/ and measurements/), with
     the depth of a result's folder in them."""
     found = {}
-    for name in ("compliance", "measurements"):
-        template = round.layout.get(name, "")
-        if isinstance(template, str) and template and not template.startswith("{result}"):
+    for template in (round.layout.compliance, round.layout.measurements):
+        if template and not template.startswith("{result}"):
             found[template.split("/")[0]] = len(template.split("/"))
     return found

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from checker.facts import Gate
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import AccuracyRun, KnownAccuracyRun, Reported, Scored
 from checker.parsers.mllog import reads
 from checker.registry import Problem, rule
-from checker.rounds import Gate, Round
+from checker.rounds import Round
 
 # The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
 LOADGEN_KEYS = reads("effective_accuracy_sample_count", "qsl_reported_total_count")
@@ -41,8 +43,8 @@ def _misses(gate: Gate, value: float) -> tuple[str, float] | None:
     return None
 
 
-@rule("ACC001", "no-accuracy-values", needs=("accuracy_report", "model"))
-def no_accuracy_values(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC001", "no-accuracy-values")
+def no_accuracy_values(result: Scored, round: Round) -> Iterator[Problem]:
     """accuracy.txt holds a value for at least one of the model's accuracy metrics.
 
     Why: accuracy.txt is the output of the benchmark's reference accuracy script; the round's
@@ -64,8 +66,8 @@ def no_accuracy_values(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("ACC002", "accuracy-within-gate", needs=("accuracy_report", "model"))
-def accuracy_within_gate(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC002", "accuracy-within-gate")
+def accuracy_within_gate(result: Scored, round: Round) -> Iterator[Problem]:
     """Every accuracy value a closed or network result prints meets its gate (reference x factor, upper bounds).
 
     Why: closed results must be as accurate as the reference model (99% or 99.9% of it), and
@@ -93,8 +95,8 @@ def accuracy_within_gate(result: Result, round: Round) -> Iterator[Problem]:
                 )
 
 
-@rule("ACC003", "accuracy-metric-missing", needs=("accuracy_report", "model"))
-def accuracy_metric_missing(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC003", "accuracy-metric-missing")
+def accuracy_metric_missing(result: Scored, round: Round) -> Iterator[Problem]:
     """accuracy.txt prints every metric the round holds to a lower bound for the model.
 
     Why: a metric that is not printed cannot be checked, and the results table cannot show
@@ -122,8 +124,8 @@ def accuracy_metric_missing(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("ACC008", "accuracy-below-written-policy", severity=Severity.WARNING, needs=("accuracy_report", "model"))
-def accuracy_below_written_policy(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC008", "accuracy-below-written-policy", severity=Severity.WARNING)
+def accuracy_below_written_policy(result: Scored, round: Round) -> Iterator[Problem]:
     """Where the written policy's accuracy bound is stricter than the one the round applied, a value between the two warns.
 
     Why: a published result passed the bound its round's checker applied; where the policy
@@ -139,7 +141,7 @@ def accuracy_below_written_policy(result: Result, round: Round) -> Iterator[Prob
     report = result.accuracy_report
     applied = round.gates(result.model, result.scenario or "")
     for gate in round.gates(result.model, result.scenario or "", applied=None):
-        policy = gate.policy if gate.applied else gate
+        policy = gate.policy_bound if gate.applied else gate
         if policy is None:
             continue
         for match in report.found(gate.metric):
@@ -163,8 +165,8 @@ def accuracy_below_written_policy(result: Result, round: Round) -> Iterator[Prob
                 )
 
 
-@rule("ACC004", "accuracy-hash", needs=("accuracy_report",))
-def accuracy_hash(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC004", "accuracy-hash")
+def accuracy_hash(result: Reported, round: Round) -> Iterator[Problem]:
     """accuracy.txt ends with the `hash=` line of the full accuracy log.
 
     Why: the accuracy log is truncated for submission; the hash, written by
@@ -183,8 +185,8 @@ def accuracy_hash(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("ACC005", "accuracy-log-truncated", needs=("accuracy_log",))
-def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC005", "accuracy-log-truncated")
+def accuracy_log_truncated(result: AccuracyRun, round: Round) -> Iterator[Problem]:
     """mlperf_log_accuracy.json is present and truncated to the round's size limit.
 
     Why: full accuracy logs can be gigabytes; the submission carries the truncated log and the
@@ -194,7 +196,7 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "Directory structure"; truncate_accuracy_log.py (10 KiB).
     Example: an 8 KiB accuracy log passes; 20 MiB fails.
     """
-    limit = round.run.get("accuracy_log_max_bytes")
+    limit = round.run.accuracy_log_max_bytes
     rel = result.file("accuracy", "accuracy_log")
     entry = result.reader.stat(rel, what="accuracy log")
     if entry is not None and limit and entry.size > limit:
@@ -207,8 +209,8 @@ def accuracy_log_truncated(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("ACC006", "accuracy-dataset-covered", needs=("accuracy_log", "model"))
-def accuracy_dataset_covered(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC006", "accuracy-dataset-covered")
+def accuracy_dataset_covered(result: KnownAccuracyRun, round: Round) -> Iterator[Problem]:
     """The accuracy run covered the whole dataset of the benchmark.
 
     Why: accuracy on a subset says nothing about the model on the validation set; open results
@@ -238,8 +240,8 @@ def accuracy_dataset_covered(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("ACC007", "accuracy-run-is-not-a-compliance-run", needs=("accuracy_log",))
-def accuracy_run_is_not_a_compliance_run(result: Result, round: Round) -> Iterator[Problem]:
+@rule("ACC007", "accuracy-run-is-not-a-compliance-run")
+def accuracy_run_is_not_a_compliance_run(result: AccuracyRun, round: Round) -> Iterator[Problem]:
     """The accuracy log was not written by a run that picked up a compliance `audit.config`.
 
     Why: loadgen applies an audit.config it finds in the working folder; a log that did so

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
+from checker.facts import ComplianceTest, PerformanceCheck, Score
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers.mllog import reads
-from checker.parsers.text import parse_summary
+from checker.model.views import Known, LoadgenRun, Measured
+from checker.parsers.mllog import LoadgenLog, reads
+from checker.parsers.text import Summary, parse_summary
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
@@ -30,14 +33,15 @@ PASSING_CHECK_VALUES = ("true", "skipped")
 LOADGEN_KEYS = reads("effective_scenario", "result_validity")
 
 
-def _required(result: Result, round: Round) -> list[str]:
-    if result.model is None or result.division not in round.compliance_divisions:
+def _required(result: Known, round: Round) -> list[tuple[str, ComplianceTest]]:
+    """(test, its facts) of each compliance test the round requires of the result."""
+    if result.division not in round.compliance_divisions:
         return []
-    return [test for test in round.compliance_tests(result.model) if round.compliance_spec(test)]
+    return [(test, spec) for test in round.compliance_tests(result.model) if (spec := round.compliance_test(test))]
 
 
-@rule("CMP002", "compliance-test-present", needs=("model", "loadgen"))
-def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP002", "compliance-test-present")
+def compliance_test_present(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Every compliance test the round requires for the model has its folder.
 
     Why: the audits show that the performance run used the same model as the accuracy run
@@ -46,7 +50,7 @@ def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "Compliance Testing"; the round's models_TEST* lists.
     Example: resnet Offline without TEST04 fails in v6.1.
     """
-    for test in _required(result, round):
+    for test, _ in _required(result, round):
         folder = result.compliance_dir(test)
         if not result.reader.is_dir(folder):
             yield Problem(
@@ -54,12 +58,12 @@ def compliance_test_present(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-def _fallback_files(result: Result, test: str, spec: dict) -> list[str]:
-    return [join(result.compliance_dir(test), "accuracy", name) for name in spec.get("accuracy_fallback", [])]
+def _fallback_files(result: Result, test: str, spec: ComplianceTest) -> list[str]:
+    return [join(result.compliance_dir(test), "accuracy", name) for name in spec.accuracy_fallback]
 
 
-@rule("CMP003", "compliance-verdict", needs=("model", "loadgen"))
-def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP003", "compliance-verdict")
+def compliance_verdict(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Each required compliance test's verify files report a pass.
 
     Why: the verify files are the outcome of the audit; a TEST FAIL, or a failed TEST06 check,
@@ -70,19 +74,16 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
     Policy: submission_rules.adoc, "Compliance Testing"; compliance/TESTxx/README.md.
     Example: TEST04 verify_performance.txt with TEST FAIL fails.
     """
-    for test in _required(result, round):
+    for test, spec in _required(result, round):
         if not result.reader.is_dir(result.compliance_dir(test)):
             continue  # CMP002
-        spec = round.compliance_spec(test)
-        for kind, name in spec["verify"].items():
+        for kind, name in spec.verify.items():
             path = join(result.compliance_dir(test), name)
             verdict = result.compliance_verdict(test, kind, name)
             if verdict is None:
                 continue
             failed_checks = [
-                check
-                for check in spec.get("checks", [])
-                if verdict.checks.get(check, "").lower() not in PASSING_CHECK_VALUES
+                check for check in spec.checks if verdict.checks.get(check, "").lower() not in PASSING_CHECK_VALUES
             ]
             if verdict.passed is False:
                 fallback = _fallback_files(result, test, spec)
@@ -91,7 +92,7 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
                 yield Problem(
                     path=path, message=f"{test} {name} says TEST FAIL", observed="TEST FAIL", expected="TEST PASS"
                 )
-            elif verdict.passed is None and spec.get("checks"):
+            elif verdict.passed is None and spec.checks:
                 for check in failed_checks:
                     yield Problem(
                         path=path,
@@ -104,8 +105,8 @@ def compliance_verdict(result: Result, round: Round) -> Iterator[Problem]:
                 yield Problem(path=path, message=f"{test} {name} has no TEST PASS line", expected="TEST PASS")
 
 
-@rule("CMP004", "test01-accuracy-fallback", needs=("model", "loadgen"))
-def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP004", "test01-accuracy-fallback")
+def test01_accuracy_fallback(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """When TEST01's output comparison fails, its recomputed accuracy stays within the round's delta.
 
     Why: a non-deterministic model cannot match its accuracy-mode outputs byte for byte; the
@@ -116,14 +117,10 @@ def test01_accuracy_fallback(result: Result, round: Round) -> Iterator[Problem]:
     Policy: compliance/TEST01/README.md; the official checker's accuracy-delta-perc.
     Example: whisper baseline 97.76 and compliance 97.76 pass; 97.76 against 95.00 fails.
     """
-    spec = round.compliance_spec("TEST01")
-    if (
-        "TEST01" not in _required(result, round)
-        or not spec
-        or not result.reader.is_dir(result.compliance_dir("TEST01"))
-    ):
+    spec = dict(_required(result, round)).get("TEST01")
+    if spec is None or not result.reader.is_dir(result.compliance_dir("TEST01")):
         return  # CMP002 reports the missing folder
-    verdict = result.compliance_verdict("TEST01", "accuracy", spec["verify"].get("accuracy", ""))
+    verdict = result.compliance_verdict("TEST01", "accuracy", spec.verify.get("accuracy", ""))
     fallback = _fallback_files(result, "TEST01", spec)
     if verdict is None or verdict.passed is not False or len(fallback) != 2:
         return
@@ -166,65 +163,95 @@ def _times(ratio: float) -> str:
     return f"{ratio:.4g} x" if ratio < 1000 else f"{ratio:,.0f} x"
 
 
-def _summary_score(summary, spec: dict) -> float | None:
+Run = LoadgenLog | Summary  # what a verify script reads of a run: its detail log or its summary
+
+
+def _summary_score(summary: Summary, spec: Score) -> float | None:
     """The last of the spec's summary lines the summary prints, typed (a finite number from 0)."""
     for name in reversed(list(summary.values)):
-        if name in spec.get("fields", []):
-            return summary.get(name)
+        if name in spec.fields:
+            value: float | None = summary.get(name)
+            return value
     return None
 
 
-def _score(source, spec: dict, reads: str) -> float | None:
+def _score(source: Run, spec: Score) -> float | None:
     """A verify script's score of one run: a detail-log key, or a summary line (each typed:
     a finite number from 0, or None), inverted where the script inverts latencies."""
-    value = source.get(spec.get("key", "")) if reads == "detail" else _summary_score(source, spec)
-    if value is not None and spec.get("invert"):
-        value = spec["invert"] / value if value else None
+    value = source.get(spec.key or "") if isinstance(source, LoadgenLog) else _summary_score(source, spec)
+    if value is not None and spec.invert:
+        value = spec.invert / value if value else None
     return value
 
 
-def _scenario_and_validity(source, reads: str) -> tuple[str | None, str | None]:
-    if reads == "detail":
+def _scenario_and_validity(source: Run) -> tuple[str | None, str | None]:
+    if isinstance(source, LoadgenLog):
         return source.get("effective_scenario"), source.get("result_validity")
     return source.scenario, source.validity
 
 
-def _runs(result: Result, test: str, reads: str):
+def _runs(result: Measured, test: str, check: PerformanceCheck) -> tuple[Run | None, Run | None]:
     """(main, compliance) inputs of a verify script: detail logs or summaries."""
-    if reads == "detail":
+    if check.reads == "detail":
         return result.performance_log, result.compliance_log(test)
     rel = result.compliance_file(test, "summary_log")
     return result.performance_summary, result.reader.parsed(rel, parse_summary, what=f"{test} performance summary")
 
 
-def _other_benchmark(result: Result, test: str, check: dict) -> str | None:
+def _other_benchmark(result: Measured, test: str, check: PerformanceCheck) -> str | None:
     """Why the compliance run is another benchmark's run, when its logs say so."""
-    log = result.compliance_log(test)
-    main = result.performance_log
-    if log is None or main is None:
+    log, main = result.compliance_log(test), result.performance_log
+    if log is None:
         return None
-    for key in check.get("same_benchmark", []):
+    for key in check.same_benchmark:
         if key in log and key in main and log.get(key) != main.get(key):
             return f"its {key} is {log.get(key)}, the main run's {main.get(key)}"
     return None
 
 
-def _judge(check: dict, scenario: str, ref: float, test: float) -> tuple[bool, float, str]:
+def _scores(check: PerformanceCheck, scenario: str | None, main: Run, run: Run) -> tuple[Score, float, float] | None:
+    """(how the verify script scores the scenario, the main run's score, the compliance
+    run's), or None when one is missing or the main run's is not above 0."""
+    metric = check.metric.get(scenario or "")
+    ref, value = (_score(main, metric), _score(run, metric)) if metric else (None, None)
+    if metric is None or ref is None or value is None or ref <= 0:
+        return None
+    return metric, ref, value
+
+
+def _claimed(
+    result: Measured, test: str, spec: ComplianceTest, check: PerformanceCheck
+) -> tuple[str, Severity | None, str]:
+    """What verify_performance.txt claimed, as a finding says it: (the claim, the severity of
+    a failed comparison, a note). A TEST PASS made from another benchmark's logs was
+    accepted by the round, so failing the comparison then only warns."""
+    verdict = result.compliance_verdict(test, "performance", spec.verify.get("performance", ""))
+    passed, other = bool(verdict and verdict.passed), _other_benchmark(result, test, check)
+    if not (passed and other):
+        return (" although verify_performance.txt says TEST PASS" if passed else ""), None, ""
+    note = (
+        f"; the {test} logs are another benchmark's run ({other}), so verify_performance.txt compared "
+        f"other logs, and the round accepted it on its TEST PASS line"
+    )
+    return " although verify_performance.txt says TEST PASS", Severity.WARNING, note
+
+
+def _judge(check: PerformanceCheck, scenario: str, ref: float, test: float) -> tuple[bool, float, str]:
     """(passes, threshold, rule) of a verify script's comparison; `rule` says what passes."""
-    threshold, why = check["threshold"], ""
-    relaxed = check.get("relaxed")
-    if relaxed and scenario in relaxed["at_most"] and ref <= relaxed["at_most"][scenario]:
-        threshold = relaxed["threshold"]
-        why = f", relaxed because the reference score {ref:.6g} <= {relaxed['at_most'][scenario]:g}"
-    if check["passes"] == "within":
+    threshold, why = check.threshold, ""
+    relaxed = check.relaxed
+    if relaxed and scenario in relaxed.at_most and ref <= relaxed.at_most[scenario]:
+        threshold = relaxed.threshold
+        why = f", relaxed because the reference score {ref:.6g} <= {relaxed.at_most[scenario]:g}"
+    if check.passes == "within":
         rule = f"scores within {threshold * 100:g}% of the main run's either way{why}"
         return ref * (1 - threshold) <= test <= ref * (1 + threshold), threshold, rule
     rule = f"scores less than {threshold * 100:g}% above the main run's{why}"
     return test < ref * (1 + threshold), threshold, rule
 
 
-@rule("CMP005", "compliance-performance-recomputed", needs=("performance_log", "model", "loadgen"))
-def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("CMP005", "compliance-performance-recomputed")
+def compliance_performance_recomputed(result: Measured, round: Round) -> Iterator[Problem]:
     """TEST01 and TEST04 performance, recomputed exactly as the round's verify scripts define it, passes.
 
     verify_performance.txt is not trusted: the comparison is made again from the logs, with
@@ -244,93 +271,82 @@ def compliance_performance_recomputed(result: Result, round: Round) -> Iterator[
     Example: TEST04 Offline at 1.05 x the main throughput passes; at 1.15 x it fails, and the
     finding says whether verify_performance.txt claimed TEST PASS; TEST04 37% slower passes.
     """
-    for test in _required(result, round):
-        spec = round.compliance_spec(test)
-        check = spec.get("performance_check")
-        if not check or not result.reader.is_dir(result.compliance_dir(test)):
-            continue
-        reads = check["reads"]
-        main, run = _runs(result, test, reads)
-        if main is None or run is None:
-            continue  # unreadable or missing: FIL and CMP002 say why
-        path = result.compliance_file(test, "detail_log" if reads == "detail" else "summary_log")
-        verdict = result.compliance_verdict(test, "performance", spec["verify"].get("performance", ""))
-        claim = " although verify_performance.txt says TEST PASS" if verdict and verdict.passed else ""
-        other = _other_benchmark(result, test, check)
-        accepted = Severity.WARNING if other and verdict and verdict.passed else None
-        note = (
-            (
-                f"; the {test} logs are another benchmark's run ({other}), so verify_performance.txt compared "
-                f"other logs, and the round accepted it on its TEST PASS line"
-            )
-            if accepted
-            else ""
+    for test, spec in _required(result, round):
+        check = spec.performance_check
+        if check and result.reader.is_dir(result.compliance_dir(test)):
+            yield from _recomputed(result, round, test, spec, check)
+
+
+def _recomputed(
+    result: Measured, round: Round, test: str, spec: ComplianceTest, check: PerformanceCheck
+) -> Iterator[Problem]:
+    """CMP005 for one compliance test: its verify script's comparison, made again."""
+    main, run = _runs(result, test, check)
+    if main is None or run is None:
+        return  # unreadable or missing: FIL and CMP002 say why
+    path = result.compliance_file(test, "detail_log" if check.reads == "detail" else "summary_log")
+    claim, accepted, note = _claimed(result, test, spec, check)
+    (main_scenario, main_validity), (scenario, validity) = _scenario_and_validity(main), _scenario_and_validity(run)
+    if scenario != main_scenario:
+        yield Problem(
+            path=path,
+            pointer="effective_scenario",
+            observed=scenario,
+            expected=main_scenario,
+            severity=accepted,
+            message=f"{test} ran {scenario}, the main run {main_scenario}: its verify script fails that{claim}{note}",
         )
-        (main_scenario, main_validity), (scenario, validity) = (
-            _scenario_and_validity(main, reads),
-            _scenario_and_validity(run, reads),
+        return
+    if main_validity != "VALID":
+        return  # PRF001 reports the main run; the comparison has nothing valid to compare with
+    if validity != "VALID":
+        yield Problem(
+            path=path,
+            pointer="result_validity",
+            observed=validity,
+            expected="VALID",
+            severity=accepted,
+            message=f"{test} ran {validity or 'without a verdict'}, not VALID: its verify script fails "
+            f"that{claim}{note}",
         )
-        if scenario != main_scenario:
+        return
+    scores = _scores(check, scenario, main, run)
+    if scores is None:
+        return  # no score to compare: the log rules report the missing keys
+    metric, ref, value = scores
+    for key in check.same.get(scenario or "", ()):
+        if run.get(key) != main.get(key):
             yield Problem(
                 path=path,
-                pointer="effective_scenario",
-                observed=scenario,
-                expected=main_scenario,
+                pointer=key,
+                observed=run.get(key),
+                expected=main.get(key),
                 severity=accepted,
-                message=f"{test} ran {scenario}, the main run {main_scenario}: its verify script fails "
-                f"that{claim}{note}",
+                message=f"{test} ran with {key} {run.get(key)}, the main run with {main.get(key)}: its "
+                f"verify script fails that{claim}{note}",
             )
-            continue
-        if main_validity != "VALID":
-            continue  # PRF001 reports the main run; the comparison has nothing valid to compare with
-        if validity != "VALID":
+    passes, threshold, why = _judge(check, scenario or "", ref, value)
+    ratio = value / ref
+    if not passes:
+        yield Problem(
+            path=path,
+            pointer=metric.key or metric.fields[0],
+            severity=accepted,
+            observed=round_(ratio),
+            expected=threshold,
+            message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}; its verify "
+            f"script passes only {why} ({round.name}){claim}{note}",
+        )
+    elif check.intended and threshold > check.intended.threshold:
+        intended = replace(check, threshold=check.intended.threshold, relaxed=None)
+        if not _judge(intended, scenario or "", ref, value)[0]:
             yield Problem(
                 path=path,
-                pointer="result_validity",
-                observed=validity,
-                expected="VALID",
-                severity=accepted,
-                message=f"{test} ran {validity or 'without a verdict'}, not VALID: its verify script fails "
-                f"that{claim}{note}",
-            )
-            continue
-        metric = check["metric"].get(scenario or "")
-        ref, value = (_score(main, metric, reads), _score(run, metric, reads)) if metric else (None, None)
-        if ref is None or value is None or ref <= 0:
-            continue  # no score to compare: the log rules report the missing keys
-        for key in check.get("same", {}).get(scenario, []):
-            if run.get(key) != main.get(key):
-                yield Problem(
-                    path=path,
-                    pointer=key,
-                    observed=run.get(key),
-                    expected=main.get(key),
-                    severity=accepted,
-                    message=f"{test} ran with {key} {run.get(key)}, the main run with {main.get(key)}: its "
-                    f"verify script fails that{claim}{note}",
-                )
-        passes, threshold, why = _judge(check, scenario, ref, value)
-        ratio = value / ref
-        if not passes:
-            yield Problem(
-                path=path,
-                pointer=metric.get("key") or metric["fields"][0],
-                severity=accepted,
+                pointer=metric.key or metric.fields[0],
+                severity=Severity.WARNING,
                 observed=round_(ratio),
-                expected=threshold,
-                message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}; its verify "
-                f"script passes only {why} ({round.name}){claim}{note}",
+                expected=check.intended.threshold,
+                message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}: the "
+                f"verify script passes it (it passes {why}), but the test's intent is at most "
+                f"{check.intended.threshold * 100:g}% ({check.intended.source})",
             )
-        elif check.get("intended") and threshold > check["intended"]["threshold"]:
-            intended = {**check, "threshold": check["intended"]["threshold"], "relaxed": None}
-            if not _judge(intended, scenario, ref, value)[0]:
-                yield Problem(
-                    path=path,
-                    pointer=metric.get("key") or metric["fields"][0],
-                    severity=Severity.WARNING,
-                    observed=round_(ratio),
-                    expected=check["intended"]["threshold"],
-                    message=f"{test} score {value:.6g} is {_times(ratio)} the main run's {ref:.6g}: the "
-                    f"verify script passes it (it passes {why}), but the test's intent is at most "
-                    f"{check['intended']['threshold'] * 100:g}% ({check['intended']['source']})",
-                )

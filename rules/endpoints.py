@@ -4,9 +4,18 @@ accuracy_results.json), held to the same limits as loadgen results."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Literal
 
+from checker.facts import EndpointsFacts, Gate
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import (
+    EndpointsConfigured,
+    EndpointsRun,
+    EndpointsScored,
+    EndpointsTimed,
+    KnownEndpointsRun,
+)
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -15,8 +24,18 @@ def _summary_path(result: Result) -> str:
     return result.endpoints_summary_path or result.endpoints_summary_paths[0]
 
 
-@rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING, needs=("endpoints_summary",))
-def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
+def _file(result: Result, role: Literal["config", "accuracy", "audit"], **parts: str) -> str:
+    """An Endpoints result's file: its round has Endpoints results, since it has this one."""
+    return result.endpoints_file(role, **parts) or ""
+
+
+def _facts(round: Round) -> EndpointsFacts:
+    """The round's Endpoints facts: a round without them allows no model."""
+    return round.endpoints or EndpointsFacts(source="", allowed_models=(), metric_sets={})
+
+
+@rule("EPT001", "endpoints-run-1-layout", severity=Severity.WARNING)
+def endpoints_run_1_layout(result: EndpointsRun, round: Round) -> Iterator[Problem]:
     """An Endpoints result keeps result_summary.json directly in performance/, not performance/run_1/.
 
     Why: the agreed layout has no run_1 level for Endpoints results, but the harness's
@@ -35,8 +54,8 @@ def endpoints_run_1_layout(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT002", "endpoints-model-allowed", needs=("endpoints_summary", "model"))
-def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT002", "endpoints-model-allowed")
+def endpoints_model_allowed(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """The benchmark may be run with the Endpoints harness in this round.
 
     Why: only some models have an Endpoints reference implementation and accuracy scorer in
@@ -45,7 +64,7 @@ def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
     Policy: the round's list of Endpoints models (official checker ENDPOINTS_ALLOWED_MODELS).
     Example: llama3.1-8b passes in v6.1; resnet fails.
     """
-    allowed = round.endpoints.get("allowed_models", [])
+    allowed = list(_facts(round).allowed_models)
     if result.model not in allowed:
         yield Problem(
             path=_summary_path(result),
@@ -55,8 +74,8 @@ def endpoints_model_allowed(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT003", "endpoints-run-complete", needs=("endpoints_summary",))
-def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT003", "endpoints-run-complete")
+def endpoints_run_complete(result: EndpointsRun, round: Round) -> Iterator[Problem]:
     """The Endpoints run completed: state `complete`, no failed samples, every issued sample completed.
 
     Why: an interrupted run or failed requests inflate throughput and hide errors, as loadgen
@@ -93,8 +112,8 @@ def endpoints_run_complete(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT004", "endpoints-latency", needs=("endpoints_summary", "model"))
-def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT004", "endpoints-latency")
+def endpoints_latency(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """The Endpoints run's p99 latencies are within the limits of the folder's scenario.
 
     Why: the same latency limits hold whichever harness measured them; Interactive results
@@ -103,17 +122,16 @@ def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
     Policy: inference_rules.adoc, "Benchmarks" (latency constraints per scenario).
     Example: llama3.1-8b Interactive with TTFT p99 0.45 s passes; 0.6 s fails (limit 0.5 s).
     """
-    limits = round.latency(result.model, result.scenario or "") or {}
+    limits = round.latency(result.model, result.scenario or "")
     summary = result.endpoints_summary
-    for name, block, limit_key in (
-        ("TTFT", "ttft", "ttft_ns"),
-        ("TPOT", "tpot", "tpot_ns"),
-        ("latency", "latency", "target_ns"),
+    for name, block, limit in (
+        ("TTFT", "ttft", limits.ttft_ns if limits else None),
+        ("TPOT", "tpot", limits.tpot_ns if limits else None),
+        ("latency", "latency", limits.target_ns if limits else None),
     ):
-        if limit_key not in limits:
+        if limit is None:
             continue
         value, key = summary.p99(block)
-        limit = limits[limit_key]
         if value is None:
             yield Problem(
                 path=_summary_path(result),
@@ -133,8 +151,8 @@ def endpoints_latency(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("EPT005", "endpoints-duration", needs=("endpoints_summary", "endpoints_config", "model"))
-def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT005", "endpoints-duration")
+def endpoints_duration(result: EndpointsTimed, round: Round) -> Iterator[Problem]:
     """The Endpoints run was configured for at least the round's minimum duration, and lasted it.
 
     Why: short runs hide thermal throttling and warm-up effects; the minimum holds for every
@@ -149,7 +167,7 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
     """
     minimum_ms = round.min_duration_ms(result.model)
     configured = result.endpoints_config.get("settings.runtime.min_duration_ms")
-    config = result.endpoints_file("config")
+    config = _file(result, "config")
     if configured is None:
         yield Problem(
             path=config,
@@ -179,24 +197,21 @@ def endpoints_duration(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-def _gate_value(result: Result, gate) -> float | None:
-    """A gate's metric from accuracy_results.json. A model with a single gate may report it as
-    the headline score. Fractions are read as percent when the reference is a percentage."""
+def _gate_value(result: EndpointsScored, gate: Gate, key: str) -> float | None:
+    """A gate's metric (under `key`) from accuracy_results.json. A model with a single gate may
+    report it as the headline score. Fractions are read as percent when the reference is a
+    percentage."""
     report = result.endpoints_accuracy
-    value = report.value(gate.key, gate.metric)
-    if value is None and len([g for g in round_gates(result) if g.key]) == 1:
+    value = report.value(key, gate.metric)
+    if value is None and len([g for g in result.round.gates(result.model, result.scenario or "") if g.key]) == 1:
         value = report.headline
     if value is not None and 0 <= value <= 1 and gate.reference > 1.5:
         value *= 100
     return value
 
 
-def round_gates(result: Result) -> list:
-    return result.round.gates(result.model, result.scenario or "")
-
-
-@rule("EPT006", "endpoints-accuracy", needs=("endpoints_accuracy", "model"))
-def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT006", "endpoints-accuracy")
+def endpoints_accuracy(result: EndpointsScored, round: Round) -> Iterator[Problem]:
     """An Endpoints result reports an accuracy score; the models the round's checker gates meet their gates, and the others' gates warn.
 
     Why: Endpoints results must be as accurate as loadgen ones. The round's checker requires
@@ -210,7 +225,7 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
     Example: qwen3-vl with f1 0.79 passes (>= 0.99 x 0.7903); 0.77 fails; llama3.1-8b with
     rouge1 40.0 warns.
     """
-    path = result.endpoints_file("accuracy")
+    path = _file(result, "accuracy")
     report = result.endpoints_accuracy
     if report.score is None:
         yield Problem(
@@ -223,9 +238,10 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
         return
     if result.division not in round.accuracy_divisions:
         return
-    gated = result.model in round.endpoints.get("accuracy_gated_models", [])
+    gated = result.model in _facts(round).accuracy_gated_models
     for gate in round.gates(result.model, result.scenario or "", applied=None):
-        if gate.key is None:
+        key = gate.key
+        if key is None:
             continue  # an accuracy.txt pattern only
         held = gate.applied and gated
         severity = None if held else Severity.WARNING
@@ -238,7 +254,7 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
                 else f"; a warning: {gate.source}"
             )
         )
-        value = _gate_value(result, gate)
+        value = _gate_value(result, gate, key)
         if value is None:
             yield Problem(
                 path=path,
@@ -248,7 +264,7 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
                 message=f"{gate.metric} (`{gate.key}`) is not in accuracy_results.json{why}",
             )
             continue
-        for bound in (gate, gate.policy):
+        for bound, stricter in ((gate, False), (gate.policy_bound, True)):
             if bound is None:
                 continue
             low, high = bound.lower_bound, bound.upper_bound
@@ -260,7 +276,6 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
                 else None
             )
             if missed:
-                stricter = bound is gate.policy
                 yield Problem(
                     path=path,
                     pointer=gate.key,
@@ -274,8 +289,8 @@ def endpoints_accuracy(result: Result, round: Round) -> Iterator[Problem]:
                 break
 
 
-@rule("EPT007", "endpoints-seeds", needs=("endpoints_config",))
-def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT007", "endpoints-seeds")
+def endpoints_seeds(result: EndpointsConfigured, round: Round) -> Iterator[Problem]:
     """config.yaml runs the Endpoints harness with the round's sample-index and schedule seeds.
 
     Why: the seeds decide which samples are issued and when; Endpoints runs carry them as
@@ -285,12 +300,12 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
     ENDPOINTS_YAML_FIELD_MAP.
     Example: scheduler_random_seed equal to the round's schedule_rng_seed passes; 42 fails.
     """
-    config = result.endpoints_config
-    for seed, key in round.endpoints.get("seed_keys", {}).items():
-        expected, observed = round.seeds.get(seed), config.get(key)
+    config, seeds = result.endpoints_config, round.seeds.named()
+    for seed, key in _facts(round).seed_keys.items():
+        expected, observed = seeds.get(seed), config.get(key)
         if expected is not None and observed != expected:
             yield Problem(
-                path=result.endpoints_file("config"),
+                path=_file(result, "config"),
                 pointer=key,
                 observed=observed,
                 expected=expected,
@@ -298,8 +313,8 @@ def endpoints_seeds(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("EPT008", "endpoints-scenario", needs=("endpoints_config",))
-def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT008", "endpoints-scenario")
+def endpoints_scenario(result: EndpointsConfigured, round: Round) -> Iterator[Problem]:
     """config.yaml's run type is one the round's checker accepts for the scenario folder.
 
     Why: an online run filed as Offline (or the reverse) is judged by the wrong limits and
@@ -314,10 +329,10 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
     `type: offline` under SingleStream warns.
     """
     run_type = result.endpoints_config.scenario_type
-    facts = round.endpoints
-    path = result.endpoints_file("config")
-    if result.scenario in facts.get("folder_decides", []):
-        if result.scenario not in facts.get("scenario_types", {}).get(run_type or "", []):
+    facts = _facts(round)
+    path = _file(result, "config")
+    if result.scenario in facts.folder_decides:
+        if result.scenario not in facts.scenario_types.get(run_type or "", ()):
             yield Problem(
                 path=path,
                 pointer="type",
@@ -328,7 +343,7 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
                 f"scenario; a warning: the round's checker takes the scenario from the folder",
             )
         return
-    judged = facts.get("type_scenario", {}).get(run_type or "")
+    judged = facts.type_scenario.get(run_type or "")
     if judged != result.scenario:
         yield Problem(
             path=path,
@@ -340,8 +355,8 @@ def endpoints_scenario(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("EPT009", "endpoints-audits", needs=("endpoints_summary", "model"))
-def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT009", "endpoints-audits")
+def endpoints_audits(result: KnownEndpointsRun, round: Round) -> Iterator[Problem]:
     """Each Endpoints audit file present passed, and the ones the round's checker requires are there.
 
     Why: Endpoints runs are audited like loadgen runs; audit/audit_<name>.json records each
@@ -355,15 +370,14 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
     Example: llama3.1-8b closed without audit/audit_consistency_output_test.json warns; with
     one that says `passed: false` it fails.
     """
-    names = round.endpoints.get("audits", {})
-    required = round.endpoints.get("required_audits", {})
+    facts = _facts(round)
     for test in round.compliance_tests(result.model):
-        name = names.get(test)
+        name = facts.audits.get(test)
         if name is None:
             continue
-        path = result.endpoints_file("audit", test=name)
+        path = _file(result, "audit", test=name)
         if not result.reader.exists(path):
-            if result.model in required.get(test, []):
+            if result.model in facts.required_audits.get(test, ()):
                 yield Problem(
                     path=path, expected=path, message=f"{test} requires {path.rpartition('/')[2]}, which is missing"
                 )
@@ -396,7 +410,7 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
                 message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
                 f"passed {audit.get('passed')!r})",
             )
-    bounds = round.endpoints.get("output_tokens", {}).get(result.model)
+    bounds = facts.output_tokens.get(result.model)
     if bounds and "TEST09" in round.compliance_tests(result.model):
         mean = result.endpoints_summary.get("output_sequence_lengths.avg")
         low, high = bounds
@@ -405,14 +419,14 @@ def endpoints_audits(result: Result, round: Round) -> Iterator[Problem]:
                 path=_summary_path(result),
                 pointer="output_sequence_lengths.avg",
                 observed=mean,
-                expected=bounds,
+                expected=list(bounds),
                 message=f"TEST09: the mean output length is {mean}, outside [{low:g}, {high:g}] tokens "
                 f"for {result.model} ({round.name})",
             )
 
 
-@rule("EPT010", "endpoints-accuracy-samples", needs=("endpoints_accuracy", "model"))
-def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem]:
+@rule("EPT010", "endpoints-accuracy-samples")
+def endpoints_accuracy_samples(result: EndpointsScored, round: Round) -> Iterator[Problem]:
     """The Endpoints accuracy run scored the round's accuracy sample count.
 
     Why: accuracy on a subset says nothing about the model on the validation set; the round's
@@ -427,7 +441,7 @@ def endpoints_accuracy_samples(result: Result, round: Round) -> Iterator[Problem
     observed = result.endpoints_accuracy.sample_count
     if expected and observed is not None and observed != expected:
         yield Problem(
-            path=result.endpoints_file("accuracy"),
+            path=_file(result, "accuracy"),
             pointer="accuracy_scores",
             observed=observed,
             expected=expected,

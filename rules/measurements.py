@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checker.model import Result
+from checker.model.views import Known
 from checker.registry import Problem, rule
 from checker.rounds import Round
 from checker.tree import join
 
 
-@rule("MSR001", "measurements-files", needs=("model",))
-def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
+@rule("MSR001", "measurements-files")
+def measurements_files(result: Known, round: Round) -> Iterator[Problem]:
     """The result's measurements entry has the implementation description, `user.conf` and a README.
 
     Why: these say how to reproduce the run: the model and weights used, the loadgen
@@ -30,7 +30,7 @@ def measurements_files(result: Result, round: Round) -> Iterator[Problem]:
             expected=names,
             message=f"no implementation description ({' or '.join(names)})",
         )
-    for name in round.measurements.get("required_files", []):
+    for name in round.measurements.required_files:
         if name == "user.conf" and result.is_endpoints:
             continue
         rel = join(result.measurements_dir, name)
@@ -42,8 +42,8 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list, dict)) and not str(value).strip("[]{} \t\n"))
 
 
-@rule("MSR002", "implementation-fields", needs=("model",))
-def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
+@rule("MSR002", "implementation-fields")
+def implementation_fields(result: Known, round: Round) -> Iterator[Problem]:
     """The implementation description fills in every field the round requires.
 
     Why: the weights used, their transformations and data types, and whether the model was
@@ -67,7 +67,7 @@ def implementation_fields(result: Result, round: Round) -> Iterator[Problem]:
             message="the implementation description is JSON but not an object of fields",
         )
         return
-    for name in round.measurements.get("required_fields", []):
+    for name in round.measurements.required_fields:
         if _empty(data.get(name)):
             state = "missing" if name not in data else "empty"
             yield Problem(path=rel, pointer=f"/{name}", expected=name, message=f"`{name}` is {state}")

@@ -3,36 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from checker import earlystop
+from checker.facts import LoadgenErrors, LogKind
 from checker.findings import Severity
 from checker.model import Result
-from checker.parsers.mllog import LoadgenLog, reads
+from checker.model.metrics import metric, metric_source
+from checker.model.views import LoadgenRun, Logged, Measured, Summarised
+from checker.parsers.mllog import LoadgenLog, Record, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
+
+from .limits import (
+    Violation,
+    early_stopping_limit,
+    latency_target,
+    min_duration_limit,
+    min_queries_limit,
+    policy_violations,
+    samples_per_query_limit,
+    token_latencies,
+    violations,
+)
 
 FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_constraints_met", "early_stopping_met")
 # The loadgen keys this family reads (checked to be wanted, so none reads as None unread).
 LOADGEN_KEYS = reads(
     *FLAGS,
     "result_validity",
-    "result_query_count",
-    "result_overlatency_query_count",
-    "result_99.00_percentile_latency_ns",
-    "result_first_token_99.00_percentile_latency_ns",
-    "result_time_per_output_token_99.00_percentile_ns",
     "effective_scenario",
     "effective_test_mode",
-    "effective_min_duration_ms",
-    "effective_samples_per_query",
     "effective_performance_sample_count",
     "effective_target_latency_ns",
-    "effective_target_latency_percentile",
     "effective_sample_concatenate_permutation",
     "requested_server_ttft_latency",
     "requested_server_tpot_latency",
-    "requested_use_token_latencies",
     "num_errors",
 )
 
@@ -41,239 +45,7 @@ def _perf_path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
-@dataclass(frozen=True)
-class Violation:
-    """A limit the raw numbers break, whatever loadgen's flags say."""
-
-    key: str
-    message: str
-    observed: object
-    expected: object
-
-
-def _judged(result: Result) -> tuple[LoadgenLog, str, str] | None:
-    """(log, model, scenario) of a run the limits judge: readable, of a known model and
-    scenario, and not inferred from another scenario's run (PRF010 notes those)."""
-    log, model, scenario = result.performance_log, result.model, result.scenario
-    if log is None or model is None or scenario is None or result.inferred_from:
-        return None
-    return log, model, scenario
-
-
-def latency_target(result: Result) -> list[Violation]:
-    """The p99 latency above the round's target for the folder's scenario (PRF002)."""
-    judged = _judged(result)
-    log, limits = (judged[0], result.round.latency(judged[1], judged[2]) or {}) if judged else (None, {})
-    p99 = log.get("result_99.00_percentile_latency_ns") if log is not None and "target_ns" in limits else None
-    if p99 is None or p99 <= limits["target_ns"]:
-        return []
-    return [
-        Violation(
-            "result_99.00_percentile_latency_ns",
-            f"99th percentile latency {p99 / 1e6:.3f} ms > {limits['target_ns'] / 1e6:.3f} ms ({_where(result)})",
-            p99,
-            limits["target_ns"],
-        )
-    ]
-
-
-def token_latencies(result: Result) -> list[Violation]:
-    """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
-    judged = _judged(result)
-    if judged is None:
-        return []
-    log, model, scenario = judged
-    limits, found = result.round.latency(model, scenario) or {}, []
-    for name, key, limit_key in (
-        ("TTFT", "result_first_token_99.00_percentile_latency_ns", "ttft_ns"),
-        ("TPOT", "result_time_per_output_token_99.00_percentile_ns", "tpot_ns"),
-    ):
-        if limit_key not in limits:
-            continue
-        value = log.get(key)
-        if value is None:
-            found.append(
-                Violation(
-                    key,
-                    f"the log has no {name} p99 ({key}); token latencies were not measured",
-                    None,
-                    limits[limit_key],
-                )
-            )
-        elif value >= limits[limit_key]:
-            found.append(
-                Violation(
-                    key,
-                    f"{name} p99 {value / 1e6:.3f} ms is not below {limits[limit_key] / 1e6:.3f} ms ({_where(result)})",
-                    value,
-                    limits[limit_key],
-                )
-            )
-    return found
-
-
-def min_duration_limit(result: Result) -> list[Violation]:
-    """A configured minimum duration below the round's (PRF005)."""
-    judged = _judged(result)
-    if judged is None:
-        return []
-    log, model, _ = judged
-    configured, minimum = log.get("effective_min_duration_ms"), result.round.min_duration_ms(model)
-    if configured is None or configured >= minimum:
-        return []
-    return [
-        Violation(
-            "effective_min_duration_ms",
-            f"minimum duration was set to {configured:.0f} ms, the round requires {minimum} ms",
-            configured,
-            minimum,
-        )
-    ]
-
-
-def min_queries_limit(result: Result) -> list[Violation]:
-    """Fewer queries than the round's minimum, in a scenario without early stopping (PRF006)."""
-    judged = _judged(result)
-    if judged is None:
-        return []
-    log, model, scenario = judged
-    minimum, queries = result.round.min_queries(model, scenario), log.get("result_query_count")
-    if not minimum or queries is None or result.round.uses_early_stopping(scenario) or queries >= minimum:
-        return []
-    return [
-        Violation(
-            "result_query_count",
-            f"{queries:.0f} queries < {minimum} required for {scenario} ({result.round.name})",
-            queries,
-            minimum,
-        )
-    ]
-
-
-def _samples_per_query_judged(result: Result, scenario: str) -> bool:
-    """Whether the round holds the result to the Offline samples-per-query minimum: an Offline
-    run, in a division the round's `offline_samples_per_query_in` names."""
-    return scenario == "Offline" and result.division in result.round.run.get("offline_samples_per_query_in", [])
-
-
-def samples_per_query_limit(result: Result) -> list[Violation]:
-    """An Offline query with fewer samples than the round's minimum, where the round judges it (PRF007)."""
-    judged = _judged(result)
-    if judged is None or not _samples_per_query_judged(result, judged[2]):
-        return []
-    log, model, _ = judged
-    minimum, spq = result.round.offline_min_samples_per_query(model), log.get("effective_samples_per_query")
-    if not minimum or spq is None or spq >= minimum:
-        return []
-    return [
-        Violation(
-            "effective_samples_per_query",
-            f"Offline query holds {spq:.0f} samples < {minimum} required for {model} ({result.round.name})",
-            spq,
-            minimum,
-        )
-    ]
-
-
-def _where(result: Result) -> str:
-    return f"{result.scenario} limit of {result.model}, round {result.round.name}"
-
-
-def violations(result: Result) -> list[Violation]:
-    """Every round limit the performance log's numbers break (what PRF004 weighs against the
-    log's verdict). Computed once per result."""
-    if "violations" not in result.cache:
-        result.cache["violations"] = [v for limit in LIMITS for v in limit(result)]
-    return result.cache["violations"]
-
-
-def policy_violations(result: Result) -> list[Violation]:
-    """The limits the written policy states more strictly than the round applied (the round
-    file's `policy:` facts) that the log breaks while it meets the applied ones: warnings."""
-    if "policy_violations" in result.cache:
-        return result.cache["policy_violations"]
-    found: list[Violation] = []
-    log, round, model, scenario = result.performance_log, result.round, result.model, result.scenario
-    applied = {v.key for v in violations(result)}
-    if log is not None and model is not None and scenario is not None and not result.inferred_from:
-        limits = round.latency(model, scenario) or {}
-        policy, facts = limits.get("policy", {}), round.policy(model)
-        checks = [
-            (
-                "result_99.00_percentile_latency_ns",
-                "99th percentile latency",
-                policy.get("target_ns"),
-                limits.get("target_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "result_first_token_99.00_percentile_latency_ns",
-                "TTFT p99",
-                policy.get("ttft_ns"),
-                limits.get("ttft_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "result_time_per_output_token_99.00_percentile_ns",
-                "TPOT p99",
-                policy.get("tpot_ns"),
-                limits.get("tpot_ns"),
-                "above",
-                policy.get("source"),
-            ),
-            (
-                "effective_min_duration_ms",
-                "minimum duration",
-                facts.get("min_duration_ms"),
-                round.min_duration_ms(model),
-                "below",
-                facts.get("source"),
-            ),
-        ]
-        if _samples_per_query_judged(result, scenario):
-            checks.append(
-                (
-                    "effective_samples_per_query",
-                    "Offline samples per query",
-                    facts.get("offline_min_samples_per_query"),
-                    round.offline_min_samples_per_query(model),
-                    "below",
-                    facts.get("source"),
-                )
-            )
-        checks.append(
-            (
-                "effective_performance_sample_count",
-                "performance sample count",
-                facts.get("samples", {}).get("performance"),
-                round.samples(model).get("performance"),
-                "below",
-                facts.get("source"),
-            )
-        )
-        for key, name, stricter, held, side, source in checks:
-            value = log.get(key)
-            if stricter is None or value is None or key in applied:
-                continue
-            if (side == "above" and value > stricter) or (side == "below" and value < stricter):
-                unit = (lambda v: f"{v / 1e6:.3f} ms") if key.endswith("_ns") else (lambda v: f"{v:.0f}")
-                found.append(
-                    Violation(
-                        key,
-                        f"{name} {unit(value)} is {side} {unit(stricter)}, the written policy's "
-                        f"limit ({source}); the round applied "
-                        f"{unit(held) if held is not None else 'none'}, which it meets ({round.name})",
-                        value,
-                        stricter,
-                    )
-                )
-    result.cache["policy_violations"] = found
-    return found
-
-
-def _policy_problems(result: Result, *keys: str) -> Iterator[Problem]:
+def _policy_problems(result: Measured, *keys: str) -> Iterator[Problem]:
     for violation in policy_violations(result):
         if violation.key in keys:
             yield Problem(
@@ -298,8 +70,8 @@ def _problems(result: Result, found: list[Violation]) -> Iterator[Problem]:
         )
 
 
-@rule("PRF001", "loadgen-result-valid", needs=("performance_log",))
-def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF001", "loadgen-result-valid")
+def loadgen_result_valid(result: Logged, round: Round) -> Iterator[Problem]:
     """Loadgen judged the performance run VALID, and each of its constraint flags holds.
 
     Why: loadgen marks a run INVALID when it ran too short, issued too few queries, or missed
@@ -327,8 +99,8 @@ def loadgen_result_valid(result: Result, round: Round) -> Iterator[Problem]:
             yield Problem(path=path, pointer=flag, message=f"{flag} is false", observed=False, expected=True)
 
 
-@rule("PRF002", "server-latency-within-target", needs=("performance_log", "model"))
-def server_latency_within_target(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF002", "server-latency-within-target")
+def server_latency_within_target(result: Measured, round: Round) -> Iterator[Problem]:
     """Server and Interactive runs meet the round's p99 latency target, recomputed from the log.
 
     Why: the target bounds the latency users see; a checker that trusts the flag, or compares
@@ -340,21 +112,22 @@ def server_latency_within_target(result: Result, round: Round) -> Iterator[Probl
     """
     yield from _problems(result, latency_target(result))
     yield from _policy_problems(result, "result_99.00_percentile_latency_ns")
-    limits = round.latency(result.model, result.scenario or "") or {}
+    limits = round.latency(result.model, result.scenario or "")
+    target = limits.target_ns if limits else None
     configured = result.performance_log.get("effective_target_latency_ns")
-    if "target_ns" in limits and configured is not None and configured > limits["target_ns"]:
+    if target is not None and configured is not None and configured > target:
         yield Problem(
             path=_perf_path(result),
             pointer="effective_target_latency_ns",
             message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
-            f"the round's {limits['target_ns'] / 1e6:.3f} ms for {result.scenario}",
+            f"the round's {target / 1e6:.3f} ms for {result.scenario}",
             observed=configured,
-            expected=limits["target_ns"],
+            expected=target,
         )
 
 
-@rule("PRF003", "token-latency-within-limits", needs=("performance_log", "model"))
-def token_latency_within_limits(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF003", "token-latency-within-limits")
+def token_latency_within_limits(result: Measured, round: Round) -> Iterator[Problem]:
     """LLM Server and Interactive runs keep TTFT and TPOT p99 below the limits of the folder's scenario.
 
     Why: loadgen logs an Interactive run as scenario "Server", so a checker that takes the
@@ -370,26 +143,26 @@ def token_latency_within_limits(result: Result, round: Round) -> Iterator[Proble
     yield from _policy_problems(
         result, "result_first_token_99.00_percentile_latency_ns", "result_time_per_output_token_99.00_percentile_ns"
     )
-    limits = round.latency(result.model, result.scenario or "") or {}
+    limits = round.latency(result.model, result.scenario or "")
     log = result.performance_log
-    for name, key, limit_key in (
-        ("TTFT", "requested_server_ttft_latency", "ttft_ns"),
-        ("TPOT", "requested_server_tpot_latency", "tpot_ns"),
+    for name, key, limit in (
+        ("TTFT", "requested_server_ttft_latency", limits.ttft_ns if limits else None),
+        ("TPOT", "requested_server_tpot_latency", limits.tpot_ns if limits else None),
     ):
         configured = log.get(key)
-        if limit_key in limits and configured is not None and configured > limits[limit_key]:
+        if limit is not None and configured is not None and configured > limit:
             yield Problem(
                 path=_perf_path(result),
                 pointer=key,
                 message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
-                f"than the {result.scenario} limit of {limits[limit_key] / 1e6:.0f} ms",
+                f"than the {result.scenario} limit of {limit / 1e6:.0f} ms",
                 observed=configured,
-                expected=limits[limit_key],
+                expected=limit,
             )
 
 
-@rule("PRF004", "flag-contradicts-numbers", needs=("performance_log", "model"))
-def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF004", "flag-contradicts-numbers")
+def flag_contradicts_numbers(result: Measured, round: Round) -> Iterator[Problem]:
     """Loadgen's verdict agrees with what its own numbers show.
 
     Why: a log that says VALID while its numbers break a limit has been edited, or was made by
@@ -424,8 +197,8 @@ def flag_contradicts_numbers(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF005", "min-duration", needs=("performance_log", "model"))
-def min_duration(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF005", "min-duration")
+def min_duration(result: Measured, round: Round) -> Iterator[Problem]:
     """The run was configured for at least the round's minimum duration.
 
     Why: short runs hide thermal throttling and warm-up effects; the round fixes 600 s for
@@ -438,8 +211,8 @@ def min_duration(result: Result, round: Round) -> Iterator[Problem]:
     yield from _policy_problems(result, "effective_min_duration_ms")
 
 
-@rule("PRF006", "min-query-count", needs=("performance_log", "model"))
-def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF006", "min-query-count")
+def min_query_count(result: Measured, round: Round) -> Iterator[Problem]:
     """Scenarios without early stopping issue at least the round's minimum number of queries.
 
     Why: too few queries make the measured rate noisy. Scenarios with early stopping
@@ -451,8 +224,8 @@ def min_query_count(result: Result, round: Round) -> Iterator[Problem]:
     yield from _problems(result, min_queries_limit(result))
 
 
-@rule("PRF007", "offline-samples-per-query", needs=("performance_log", "model"))
-def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF007", "offline-samples-per-query")
+def offline_samples_per_query(result: Measured, round: Round) -> Iterator[Problem]:
     """A closed Offline run issues one query of at least the round's minimum number of samples.
 
     Why: the Offline query must be large enough to cover the dataset (24,576 samples, or the
@@ -465,8 +238,8 @@ def offline_samples_per_query(result: Result, round: Round) -> Iterator[Problem]
     yield from _policy_problems(result, "effective_samples_per_query")
 
 
-@rule("PRF008", "performance-sample-count", needs=("performance_log", "model"))
-def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF008", "performance-sample-count")
+def performance_sample_count(result: Measured, round: Round) -> Iterator[Problem]:
     """Loadgen loaded at least the benchmark's performance sample count.
 
     Why: a smaller working set fits caches the real workload would not.
@@ -475,7 +248,7 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
     performance_sample_count_override.
     Example: resnet with 1024 samples passes; 512 fails.
     """
-    required = round.samples(result.model).get("performance")
+    required = round.models[result.model].samples.performance
     observed = result.performance_log.get("effective_performance_sample_count")
     if required and isinstance(observed, int) and observed < required:
         yield Problem(
@@ -489,8 +262,8 @@ def performance_sample_count(result: Result, round: Round) -> Iterator[Problem]:
         yield from _policy_problems(result, "effective_performance_sample_count")
 
 
-@rule("PRF009", "scenario-matches-folder", needs=("performance_log",))
-def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF009", "scenario-matches-folder")
+def scenario_matches_folder(result: Logged, round: Round) -> Iterator[Problem]:
     """The performance log's scenario is the folder's, or one the round lets it be inferred from.
 
     Why: a Server log filed under Offline reports a different metric under the wrong name.
@@ -515,8 +288,8 @@ def scenario_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF010", "inferred-scenario", severity=Severity.NOTE, needs=("performance_log",))
-def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF010", "inferred-scenario", severity=Severity.NOTE)
+def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
     """Reports a result inferred from another scenario's run, with the inferred metric.
 
     Why: reviewers and the results table mark inferred results; inference is allowed only on
@@ -528,9 +301,10 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
     logged = result.inferred_from
     if logged is None:
         return
-    metric = result.metric()
-    shown = f"{metric['value']:.6g} {metric['units']}" if metric else "not computable from the log"
-    system_type = result.system.system_type
+    found = metric(result)
+    shown = f"{found['value']:.6g} {found['units']}" if found else "not computable from the log"
+    system_type, facts = result.system.system_type, round.inferred_scenarios
+    applied, written = (facts.system_types, facts.policy_system_types) if facts else ((), ())
     path = _perf_path(result)
     if not round.inference_allowed(system_type):
         yield Problem(
@@ -540,7 +314,7 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
-            f"{', '.join(round.inference_system_types)} systems infer, and this one is {system_type!r}",
+            f"{', '.join(applied)} systems infer, and this one is {system_type!r}",
         )
     elif not round.inference_allowed(system_type, policy=True):
         yield Problem(
@@ -550,8 +324,8 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
-            f"inference only on {', '.join(round.data['inferred_scenarios']['policy_system_types'])} "
-            f"systems, and this one is {system_type!r} (the round's checker allowed it)",
+            f"inference only on {', '.join(written)} systems, and this one is {system_type!r} (the round's "
+            f"checker allowed it)",
         )
     else:
         yield Problem(
@@ -563,8 +337,8 @@ def inferred_scenario(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF011", "test-mode-matches-folder", needs=("model", "loadgen"))
-def test_mode_matches_folder(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF011", "test-mode-matches-folder")
+def test_mode_matches_folder(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """`performance/` holds a PerformanceOnly run and `accuracy/` an AccuracyOnly run.
 
     Why: swapped or mislabelled logs report accuracy from a performance run, or the other way
@@ -598,15 +372,15 @@ def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
         yield rel, log, test
 
 
-def _log_kind(result: Result, round: Round, log: LoadgenLog, test: str | None) -> str:
+def _log_kind(result: Result, round: Round, log: LoadgenLog, test: str | None) -> LogKind:
     """Which of the round's loadgen-error severities applies to a log."""
     if test is None:
         return "accuracy" if log is result.accuracy_log else "performance"
-    spec = round.compliance_spec(test) or {}
-    return "compliance" if spec.get("performance_log") else "other_compliance"
+    spec = round.compliance_test(test)
+    return "compliance" if spec and spec.performance_log else "other_compliance"
 
 
-def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list]:
+def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list[Record]]:
     """(count, flagged records) of the errors loadgen recorded. The count is `num_errors`
     where the log has it (loadgen 5.0.16 on): loadgen counts each error it flags, and some
     6.0.9 compliance logs flag every line while counting none. Older logs: the flagged lines."""
@@ -616,8 +390,8 @@ def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list]:
     return len(log.errors), log.errors
 
 
-@rule("PRF012", "loadgen-errors", needs=("model", "loadgen"))
-def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF012", "loadgen-errors")
+def loadgen_errors(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """No loadgen error in the result's detail logs, judged per log as the round's checker judged it.
 
     Why: loadgen logs an error when the SUT misbehaved (a sample completed twice, queries
@@ -633,18 +407,18 @@ def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
     Example: an accuracy log with `error_runtime` "Attempted to complete a sample twice." fails;
     a log with 91 flagged lines and num_errors 0 passes.
     """
-    facts = round.data.get("loadgen_errors", {})
+    facts = round.loadgen_errors or LoadgenErrors(source="", severity={})
     for path, log, test in all_logs(result):
         count, records = loadgen_errors_of(log)
         if count <= 0:
             continue
-        expected = facts.get("expected", {}).get(test or "", [])
+        expected = facts.expected.get(test or "", ())
         unexpected = [r for r in records if not any(text in str(r.value) for text in expected)]
         if records and not unexpected and count <= len(records):
             continue  # only what the compliance test logs by design
         kind = _log_kind(result, round, log, test)
-        severity = Severity(facts.get("severity", {}).get(kind, "error"))
-        why = facts.get("why", {}).get(kind, f"not an error in {round.name}")
+        severity = Severity(facts.severity.get(kind, "error"))
+        why = facts.why.get(kind, f"not an error in {round.name}")
         if test is not None and result.division not in round.compliance_divisions:
             severity, why = Severity.WARNING, f"compliance runs are optional in the {result.division} division"
         note = "" if severity is Severity.ERROR else f" (a warning: {why})"
@@ -667,8 +441,8 @@ def loadgen_errors(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("PRF013", "equal-issue-mode", needs=("performance_log", "model"))
-def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF013", "equal-issue-mode")
+def equal_issue_mode(result: Measured, round: Round) -> Iterator[Problem]:
     """Benchmarks whose samples vary in cost run with equal-issue mode on.
 
     Why: without `sample_concatenate_permutation`, a run can end on a lucky stretch of cheap
@@ -678,7 +452,7 @@ def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
     section 6.
     Example: llama2-70b with `effective_sample_concatenate_permutation` true passes; false fails.
     """
-    if not round.equal_issue(result.model) or result.inferred_from:
+    if not round.models[result.model].equal_issue or result.inferred_from:
         return
     value = result.performance_log.get("effective_sample_concatenate_permutation")
     if value is not True:
@@ -691,8 +465,8 @@ def equal_issue_mode(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRF014", "summary-matches-detail", needs=("performance_log", "performance_summary"))
-def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF014", "summary-matches-detail")
+def summary_matches_detail(result: Summarised, round: Round) -> Iterator[Problem]:
     """The summary's "Result is" line agrees with the detail log's `result_validity`.
 
     Why: both files come from the same run; when they disagree, one of them was edited or
@@ -713,57 +487,8 @@ def summary_matches_detail(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-def early_stopping_limit(result: Result) -> list[Violation]:
-    """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
-    holds or cannot be judged."""
-    if _judged(result) is None:
-        return []
-    log, round, scenario = result.performance_log, result.round, result.scenario
-    facts = round.early_stopping()
-    percentile = log.get("effective_target_latency_percentile")  # a fraction: 0.99, not 99
-    queries = log.get("result_query_count")
-    if (
-        facts is None
-        or scenario is None
-        or not round.uses_early_stopping(scenario)
-        or percentile is None
-        or queries is None
-        or log.scenario != result.logged_scenario
-    ):  # PRF009/PRF010 judge those
-        return []
-    p, confidence = percentile - facts["tolerance"], facts["confidence"]
-    if not 0 < p < 1:
-        return []
-    seen, even = f"{queries:.0f} queries", ""
-    if log.scenario == "Server":
-        over = log.get("result_overlatency_query_count")
-        if over is None or log.get("requested_use_token_latencies") is True:
-            # TTFT and TPOT are judged apart, on over-latency counts the log does not hold (its
-            # own count is against a target of 0); with none over, h(0) is still needed.
-            needed, even = earlystop.server_min_queries(0, p, confidence), " even with none over the latency targets"
-        else:
-            needed = earlystop.server_min_queries(int(over), p, confidence)
-            seen += f" with {over:.0f} over the latency target"
-    elif log.scenario in ("SingleStream", "MultiStream"):
-        needed = earlystop.stream_min_queries(p, confidence)
-        seen = f"{queries:.0f} {scenario} queries"
-    else:
-        return []
-    if queries >= needed:
-        return []
-    tolerance = f", tolerance {facts['tolerance']:g}" if facts["tolerance"] else ""
-    message = (
-        f"{seen}; early stopping needs at least {needed}{even} "
-        f"(p{percentile * 100:g}, confidence {confidence:g}{tolerance}, round {round.name})"
-    )
-    if log.get("early_stopping_met") is True:
-        message += ", although the log says early_stopping_met true"
-    # Keyed by the flag the counts contradict: result_query_count is PRF006's key.
-    return [Violation("early_stopping_met", message, queries, needed)]
-
-
-@rule("PRF015", "early-stopping-recomputed", needs=("performance_log", "model"))
-def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF015", "early-stopping-recomputed")
+def early_stopping_recomputed(result: Measured, round: Round) -> Iterator[Problem]:
     """A run judged by early stopping issued the queries early stopping needs, recomputed from its counts.
 
     Why: loadgen accepts a Server run's percentile only when, with t of its queries over the
@@ -792,8 +517,8 @@ def early_stopping_recomputed(result: Result, round: Round) -> Iterator[Problem]
         )
 
 
-@rule("PRF016", "headline-metric-readable", needs=("performance_log", "model"))
-def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRF016", "headline-metric-readable")
+def headline_metric_readable(result: Measured, round: Round) -> Iterator[Problem]:
     """The performance log holds the round's headline metric for the result, above zero.
 
     Why: the metric is what the results table publishes and what comparisons rank; a log
@@ -805,7 +530,7 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
     metric per scenario (the round checker's RESULT_FIELD tables).
     Example: `result_samples_per_second` 522.2 passes; 0.0 fails.
     """
-    source = result.metric_source()
+    source = metric_source(result)
     if source is None:
         return
     key = source[0]
@@ -824,14 +549,3 @@ def headline_metric_readable(result: Result, round: Round) -> Iterator[Problem]:
             observed=value,
             message=f"{key} is {value!r}: the headline metric must be above zero",
         )
-
-
-# Every limit the raw numbers are judged by, one function each; violations() gathers them for PRF004.
-LIMITS = (
-    latency_target,
-    token_latencies,
-    min_duration_limit,
-    min_queries_limit,
-    samples_per_query_limit,
-    early_stopping_limit,
-)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checker.findings import Severity
-from checker.model import Result, System, results_of
+from checker.model import results_of
+from checker.model.views import Described, Known, Measured
 from checker.parsers.mllog import reads
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
@@ -27,8 +28,8 @@ Policy: power_measurement.adoc, "Performance and Power Logs"; the official check
 )
 
 
-@rule("PWR001", "power-files-present", needs=("model",))
-def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PWR001", "power-files-present")
+def power_files_present(result: Known, round: Round) -> Iterator[Problem]:
     """A power result carries the ranging run, the testing run's spl.txt and the PTDaemon logs.
 
     Why: reviewers recheck the power measurement from the analyzer logs; without the ranging
@@ -41,11 +42,14 @@ def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
     spec = round.power
     if not result.has_power or spec is None:
         return
-    groups = (("power", spec["power_files"]), ("ranging", spec["ranging_files"]), ("performance", spec["run_files"]))
-    for folder_name, names in groups:
-        folder = result.path(folder_name)
+    groups = (
+        ("power", result.path("power"), spec.power_files),
+        ("ranging", result.path("ranging"), spec.ranging_files),
+        ("performance", result.path("performance"), spec.run_files),
+    )
+    for folder_name, folder, names in groups:
         for name in names:
-            path = join(folder, name)
+            path = join(folder or "", name)
             if not result.reader.exists(path):
                 yield Problem(
                     path=path,
@@ -56,8 +60,8 @@ def power_files_present(result: Result, round: Round) -> Iterator[Problem]:
                 )
 
 
-@rule("PWR003", "power-window-has-samples", needs=("model", "performance_log"))
-def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PWR003", "power-window-has-samples")
+def power_window_has_samples(result: Measured, round: Round) -> Iterator[Problem]:
     """The testing run's spl.txt has power samples inside loadgen's power_begin..power_end.
 
     Why: the power metric averages those samples; none in the window means the analyzer log
@@ -89,8 +93,8 @@ def power_window_has_samples(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PWR004", "power-description-fields", scope="system", severity=Severity.WARNING, needs=("system_description",))
-def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
+@rule("PWR004", "power-description-fields", scope="system", severity=Severity.WARNING)
+def power_description_fields(system: Described, round: Round) -> Iterator[Problem]:
     """The system description of a system with power results fills in the power fields.
 
     Why: power results depend on the power supplies, firmware and power management of the
@@ -106,7 +110,7 @@ def power_description_fields(system: System, round: Round) -> Iterator[Problem]:
     description = system.description
     missing = [
         f
-        for f in round.system_description.get("power", [])
+        for f in round.system_description.power
         if not isinstance(description.get(f), (str, int, float, bool)) or str(description.get(f)).strip() == ""
     ]
     if missing:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import Logged
 from checker.provenance import Verdict, build_of, judge
 from checker.registry import Problem, rule
 from checker.rounds import Round
@@ -21,17 +22,18 @@ def _path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
-def _verdict(result: Result) -> Verdict | None:
+def _verdict(result: Logged) -> Verdict | None:
     if "provenance" not in result.cache:
         source, build = result.context.provenance, build_of(result.performance_log)
         result.cache["provenance"] = (
             judge(result.location, build, result.round, source) if source is not None and build is not None else None
         )
-    return result.cache["provenance"]
+    verdict: Verdict | None = result.cache["provenance"]
+    return verdict
 
 
-@rule("PRV001", "loadgen-dirty", needs=("performance_log",))
-def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV001", "loadgen-dirty")
+def loadgen_dirty(result: Logged, round: Round) -> Iterator[Problem]:
     """Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.
 
     Why: the rules require loadgen unmodified from the seed release; a dirty tree means the
@@ -56,8 +58,8 @@ def loadgen_dirty(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV002", "loadgen-rev-unknown", needs=("performance_log",))
-def loadgen_rev_unknown(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV002", "loadgen-rev-unknown")
+def loadgen_rev_unknown(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision exists in mlcommons/inference.
 
     Why: a revision the repository does not have is a fork or a local commit; nobody can
@@ -77,8 +79,8 @@ def loadgen_rev_unknown(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV003", "loadgen-predates-seed-release", needs=("performance_log",))
-def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV003", "loadgen-predates-seed-release")
+def loadgen_predates_seed_release(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision descends from the round's seed-release commit (git ancestry, not dates).
 
     Why: the round's seeds and rules ship in loadgen at the seed release; an older loadgen
@@ -89,7 +91,7 @@ def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Prob
     """
     verdict = _verdict(result)
     if verdict is not None and verdict.verdict == "predates":
-        seed = (round.seed_release or {}).get("commit", "")
+        seed = round.seed_release.commit if round.seed_release else ""
         yield Problem(
             path=_path(result),
             pointer="loadgen_version",
@@ -100,8 +102,8 @@ def loadgen_predates_seed_release(result: Result, round: Round) -> Iterator[Prob
         )
 
 
-@rule("PRV004", "loadgen-after-deadline", needs=("performance_log",))
-def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV004", "loadgen-after-deadline")
+def loadgen_after_deadline(result: Logged, round: Round) -> Iterator[Problem]:
     """The loadgen revision was committed on or before the submission deadline.
 
     Why: a loadgen from after the deadline did not exist when the result was due.
@@ -111,7 +113,7 @@ def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
     """
     verdict = _verdict(result)
     if verdict is not None and verdict.after_deadline:
-        deadline = (round.seed_release or {}).get("deadline")
+        deadline = round.seed_release.deadline if round.seed_release else None
         yield Problem(
             path=_path(result),
             pointer="loadgen_git_commit_date",
@@ -121,8 +123,8 @@ def loadgen_after_deadline(result: Result, round: Round) -> Iterator[Problem]:
         )
 
 
-@rule("PRV005", "loadgen-files-modified", needs=("performance_log",))
-def loadgen_files_modified(result: Result, round: Round) -> Iterator[Problem]:
+@rule("PRV005", "loadgen-files-modified")
+def loadgen_files_modified(result: Logged, round: Round) -> Iterator[Problem]:
     """Every loadgen file's SHA-1 equals that file's content at the logged revision.
 
     Why: a mismatch means loadgen was modified before it was built, whatever the git status says.

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checker.findings import Severity
 from checker.model import Result
+from checker.model.views import Configured, LoadgenRun, Logged
 from checker.parsers.mllog import LoadgenLog, reads
 from checker.registry import Problem, rule
 from checker.rounds import Round, available_rounds, load_round
@@ -19,7 +20,7 @@ LOADGEN_KEYS = reads("effective_*")
 
 def _seed_mismatches(log: LoadgenLog, round: Round) -> list[tuple[str, object, int]]:
     wrong = []
-    for name, expected in round.seeds.items():
+    for name, expected in round.seeds.named().items():
         observed = log.get(f"effective_{name}")
         if observed != expected:
             wrong.append((name, observed, expected))
@@ -35,8 +36,8 @@ def _logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
         yield rel, log, test
 
 
-@rule("RNG001", "round-seeds", scope="result", needs=("model", "loadgen"))
-def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG001", "round-seeds", scope="result")
+def round_seeds(result: LoadgenRun, round: Round) -> Iterator[Problem]:
     """Loadgen ran with the round's RNG seeds, in the main run and in every compliance run (one finding per log).
 
     Why: the seeds fix which samples are issued and when; they are announced shortly before
@@ -54,7 +55,8 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
     for path, log, test in _logs(result):
         if test is not None and result.division not in round.compliance_divisions:
             continue  # compliance runs are optional in the open division
-        checked = test is None or (round.compliance_spec(test) or {}).get("performance_log")
+        spec = round.compliance_test(test) if test is not None else None
+        checked = test is None or (spec is not None and spec.performance_log)
         note = (
             ""
             if checked
@@ -79,8 +81,8 @@ def round_seeds(result: Result, round: Round) -> Iterator[Problem]:
             )
 
 
-@rule("RNG002", "seeds-of-another-round", scope="result", severity=Severity.NOTE, needs=("performance_log",))
-def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG002", "seeds-of-another-round", scope="result", severity=Severity.NOTE)
+def seeds_of_another_round(result: Logged, round: Round) -> Iterator[Problem]:
     """When the seeds are not this round's, says which round's they are.
 
     Why: a result checked with the wrong `--round`, or run with an old loadgen, shows the
@@ -94,7 +96,7 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
         return
     for name in available_rounds():
         other = load_round(name)
-        if other.name != round.name and not other.data.get("profile") and not _seed_mismatches(log, other):
+        if other.name != round.name and not other.profile and not _seed_mismatches(log, other):
             yield Problem(
                 path=result.file("performance", "detail_log"),
                 message=f"the seeds are those of round {other.name}, not {round.name}",
@@ -104,8 +106,8 @@ def seeds_of_another_round(result: Result, round: Round) -> Iterator[Problem]:
             return
 
 
-@rule("RNG003", "seeds-in-user-conf", scope="result", severity=Severity.WARNING, needs=("user_conf",))
-def seeds_in_user_conf(result: Result, round: Round) -> Iterator[Problem]:
+@rule("RNG003", "seeds-in-user-conf", scope="result", severity=Severity.WARNING)
+def seeds_in_user_conf(result: Configured, round: Round) -> Iterator[Problem]:
     """user.conf does not try to set loadgen's seeds.
 
     Why: loadgen takes the seeds only from its built-in mlperf.conf and ignores them in

@@ -7,8 +7,11 @@ import difflib
 import re
 from collections.abc import Iterator
 
+from checker.facts import ScenarioRule
 from checker.findings import Severity
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
+from checker.model.discovery import result_holding
+from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.tree import Kind, join
@@ -28,8 +31,8 @@ def unknown_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     """
     if result.model is not None:
         return
-    names = round.models + list(round.data.get("model_mapping", {}))
-    close = difflib.get_close_matches(result.benchmark, [n for n in names if n != "source"], n=1, cutoff=0.5)
+    names = [*round.models, *round.model_mapping]
+    close = difflib.get_close_matches(result.benchmark, names, n=1, cutoff=0.5)
     hint = f"the closest valid name is `{close[0]}`" if close else None
     where = "model_mapping.json or the round's models" if result.division == "open" else "the round's models"
     yield Problem(
@@ -68,7 +71,7 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
                 else ""
             ),
             observed=result.scenario_folder,
-            expected=round.scenarios,
+            expected=list(round.scenarios),
         )
         return
     defined = round.model_scenarios(result.model) if result.model else None
@@ -93,11 +96,12 @@ def _scenarios_by_model(system: System) -> dict[str, set[str]]:
             if result.model is not None and result.scenario is not None:
                 present.setdefault(result.model, set()).add(result.scenario)
         system.cache["scenarios_by_model"] = present
-    return system.cache["scenarios_by_model"]
+    found: dict[str, set[str]] = system.cache["scenarios_by_model"]
+    return found
 
 
-@rule("STR003", "required-scenarios", needs=("model", "system_description"))
-def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
+@rule("STR003", "required-scenarios")
+def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     """Each benchmark of a closed or network system has the scenarios its system type requires, and no other.
 
     Why: a benchmark's result set is only comparable when every required scenario is
@@ -124,9 +128,9 @@ def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
             message=f"{result.model} is not a {system.system_type} benchmark in {round.name}",
         )
         return
-    offered = set(rules.get("required", [])) | set(rules.get("one_of", [])) | set(rules.get("optional", []))
+    offered = rules.offered
     unknown = sorted(s for s in scenarios if s not in offered)
-    whole = round.run.get("unknown_scenarios", "result") == "benchmark"
+    whole = round.run.unknown_scenarios == "benchmark"
     if unknown and (whole or result.scenario in unknown):
         yield Problem(
             path=folder if whole else result.location,
@@ -146,24 +150,24 @@ def required_scenarios(result: Result, round: Round) -> Iterator[Problem]:
             f"(has {', '.join(sorted(scenarios))})",
         )
         return
-    policy = round.policy(result.model)
-    stricter = policy.get("scenarios", {}).get(system.system_type)
+    policy = round.models[result.model].policy
+    stricter = policy.scenarios.get(system.system_type) if policy else None
     missing = _missing_scenarios(stricter, scenarios) if stricter else []
-    if missing:
+    if policy and missing:
         yield Problem(
             path=folder,
             observed=sorted(scenarios),
             expected=missing,
             severity=Severity.WARNING,
             message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)}, which "
-            f"the written policy requires ({policy['source']}); the round's checker required "
+            f"the written policy requires ({policy.source}); the round's checker required "
             f"less, and it has {', '.join(sorted(scenarios))} ({round.name})",
         )
 
 
-def _missing_scenarios(rules: dict, scenarios: set[str]) -> list[str]:
-    missing = [s for s in rules.get("required", []) if s not in scenarios]
-    either = rules.get("one_of", [])
+def _missing_scenarios(rules: ScenarioRule, scenarios: set[str]) -> list[str]:
+    missing = [s for s in rules.required if s not in scenarios]
+    either = rules.one_of
     if either and not scenarios.intersection(either):
         missing.append(" or ".join(either))
     return missing
@@ -187,10 +191,6 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
             )
 
 
-def _implementation(submission: Submission, round: Round) -> dict:
-    return round.data.get("implementation", {})
-
-
 @rule("STR005", "code-for-benchmark")
 def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     """The implementation folder the round's checker requires is there (v5.1 `code/<benchmark>`, from v6.0 `src/`).
@@ -204,13 +204,13 @@ def code_for_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     Example: v5.1 results for llama2-70b-99 without code/llama2-70b-99 fail; v6.0 results
     pass with any src/ folder.
     """
-    spec = _implementation(result.submission, round)
-    if not spec:
+    spec = round.implementation
+    if spec is None:
         return
-    folder = join(result.submission.rel, spec["required"].format(benchmark=result.benchmark))
+    folder = join(result.submission.rel, spec.required.format(benchmark=result.benchmark))
     if result.reader.is_dir(folder):
         return
-    if result.reader.exists(folder) and spec.get("redirect_file"):
+    if result.reader.exists(folder) and spec.redirect_file:
         text = result.reader.text(folder, what="code redirect file")
         target = join(folder.rsplit("/", 1)[0], text.strip()) if text and text.strip() else None
         if target and result.reader.is_dir(target):
@@ -244,11 +244,11 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     the round checker's directory_exist_check (src/ only).
     Example: results for whisper with only src/SE455i_V3 get a warning; src/whisper passes.
     """
-    spec = _implementation(submission, round)
-    if not spec.get("policy"):
+    spec = round.implementation
+    if spec is None or not spec.policy:
         return
-    reader, suffix = submission.reader, spec.get("variant_suffix")
-    base = join(submission.rel, spec["policy"].split("{")[0].rstrip("/"))
+    policy, reader, suffix = spec.policy, submission.reader, spec.variant_suffix
+    base = join(submission.rel, policy.split("{")[0].rstrip("/"))
     if not reader.is_dir(base):
         return  # STR005: the folder the round requires is missing
     present = {_variant(name, suffix) for name in reader.subdirs(base)} | set(reader.subdirs(base))
@@ -261,12 +261,12 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     for benchmark, model in sorted(benchmarks.items()):
         names = {benchmark, _variant(benchmark, suffix)} | ({model, _variant(model, suffix)} if model else set())
         if not names & present:
-            folder = join(submission.rel, spec["policy"].format(benchmark=benchmark))
+            folder = join(submission.rel, policy.format(benchmark=benchmark))
             yield Problem(
                 path=folder,
                 expected=folder,
                 message=f"no {folder} for the results of {benchmark}; the round's checker requires only "
-                f"{spec['required']}/, the written rules ask for one folder per benchmark",
+                f"{spec.required}/, the written rules ask for one folder per benchmark",
                 concerns=tuple(dict.fromkeys(folders[benchmark])),
             )
 
@@ -293,7 +293,7 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
 def _concerning(submission: Submission, rel: str) -> tuple[str, ...]:
     """What a finding on a file or an empty folder concerns: the one result it is part of
     (through v5.1's compliance/ and measurements/ too), or none."""
-    result = submission.result_holding(rel)
+    result = result_holding(submission, rel)
     return (result,) if result else ()
 
 
@@ -302,9 +302,10 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     pointing nowhere, and folders whose names differ only in case. Links inside results/ and
     systems/ are reported when read (FIL006)."""
     if "hygiene" in submission.cache:
-        return submission.cache["hygiene"]
+        cached: list[tuple[str, Problem]] = submission.cache["hygiene"]
+        return cached
     found: list[tuple[str, Problem]] = list(_submitter_clash(submission))
-    limit = round.layout.get("max_file_bytes")
+    limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
     for folder, items in submission.walk():
         if not items and folder != submission.rel:
@@ -337,7 +338,7 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     return found
 
 
-def _clashes(submission: Submission, folder: str, items: list) -> Iterator[Problem]:
+def _clashes(submission: Submission, folder: str, items: list[tuple[str, str, int, Kind | None]]) -> Iterator[Problem]:
     """STR011 for the folders of `folder` whose names differ only in case, where the layout
     names what is in it (model.clashes decides, as discovery does)."""
     names = [name for name, kind, _, _ in items if kind in ("dir", "link")]

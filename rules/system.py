@@ -4,11 +4,11 @@ Schema (schemas/system_desc.schema.json) and the folder it sits in; AVL: its ava
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from checker.findings import Severity
-from checker.model import System
+from checker.model.views import Described
 from checker.parsers.counts import MAX_DIGITS, absurd, per_part, whole
 from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
@@ -17,18 +17,19 @@ from checker.rounds import Round
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
 
-def _pointer(path) -> str:
+def _pointer(path: Iterable[object]) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def schema_problems(system: System, round: Round) -> list[tuple[str, Problem]]:
+def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]]:
     """Every schema violation of the description as (code, problem); computed once per system.
     The schema's `x-code` names the code; required fields missing are SYS001."""
     if "schema" in system.cache:
-        return system.cache["schema"]
+        cached: list[tuple[str, Problem]] = system.cache["schema"]
+        return cached
     found: list[tuple[str, Problem]] = []
     description = system.description
-    if round.system_description.get("schema") and isinstance(description, dict):
+    if round.system_description.schema and isinstance(description, dict):
         validator = round.system_validator
         properties = validator.schema.get("properties", {})
         seen: set[tuple[str, str]] = set()
@@ -96,12 +97,11 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
         return Severity.WARNING, "; the round's checker accepts any non-empty text here"
     if code == "SYS005" and absurd(value):
         return None, f"; no count has more than {MAX_DIGITS} digits"
-    if code == "SYS005" and field not in round.system_description.get("integer", []) and isinstance(value, str):
+    if code == "SYS005" and field not in round.system_description.integer and isinstance(value, str):
         if per_part(value):
             return None, None
         return Severity.WARNING, (
-            f"; the round requires whole numbers only in "
-            f"{', '.join(round.system_description.get('integer', [])) or 'no field'}"
+            f"; the round requires whole numbers only in {', '.join(round.system_description.integer) or 'no field'}"
         )
     return None, ""
 
@@ -124,8 +124,8 @@ def _quoted(value: Any) -> str:
     return text if len(text) <= 80 else shown(value)
 
 
-@rule("SYS001", "required-field-missing", scope="system", needs=("system_description",))
-def required_field_missing(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS001", "required-field-missing", scope="system")
+def required_field_missing(system: Described, round: Round) -> Iterator[Problem]:
     """The system description has every field the round requires.
 
     Why: the results table and reviewers read these fields; a missing one is a blank in the
@@ -139,8 +139,8 @@ def required_field_missing(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("SYS001", schema_problems(system, round))
 
 
-@rule("SYS002", "field-needs-meaningful-value", scope="system", needs=("system_description",))
-def field_needs_meaningful_value(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS002", "field-needs-meaningful-value", scope="system")
+def field_needs_meaningful_value(system: Described, round: Round) -> Iterator[Problem]:
     """Fields that need a meaningful response are not empty.
 
     Why: the policy marks these fields (processor, memory, accelerator, framework, ...) as
@@ -153,8 +153,8 @@ def field_needs_meaningful_value(system: System, round: Round) -> Iterator[Probl
     yield from of_code("SYS002", schema_problems(system, round))
 
 
-@rule("SYS005", "numeric-field", scope="system", needs=("system_description",))
-def numeric_field(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS005", "numeric-field", scope="system")
+def numeric_field(system: Described, round: Round) -> Iterator[Problem]:
     """Node, accelerator, processor and core counts are whole numbers.
 
     Why: the results table and comparisons compute with these counts (accelerators per node
@@ -167,10 +167,8 @@ def numeric_field(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("SYS005", schema_problems(system, round))
 
 
-@rule(
-    "SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING, needs=("system_description",)
-)
-def numeric_field_not_applicable(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS006", "numeric-field-not-applicable", scope="system", severity=Severity.WARNING)
+def numeric_field_not_applicable(system: Described, round: Round) -> Iterator[Problem]:
     """A count field says N/A instead of a number.
 
     Why: N/A is an answer, but it leaves the published row without a count (one published
@@ -183,8 +181,8 @@ def numeric_field_not_applicable(system: System, round: Round) -> Iterator[Probl
     yield from of_code("SYS006", schema_problems(system, round))
 
 
-@rule("SYS008", "system-type", scope="system", needs=("system_description",))
-def system_type(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS008", "system-type", scope="system")
+def system_type(system: Described, round: Round) -> Iterator[Problem]:
     """`system_type` is datacenter, edge, or both.
 
     Why: the system type decides which scenarios are required for each benchmark.
@@ -196,8 +194,8 @@ def system_type(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("SYS008", schema_problems(system, round))
 
 
-@rule("SYS009", "network-fields", scope="system", needs=("system_description",))
-def network_fields(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS009", "network-fields", scope="system")
+def network_fields(system: Described, round: Round) -> Iterator[Problem]:
     """A description with `is_network` true has every network-division field.
 
     Why: network-division results are judged by how the load generator reaches the SUT; the
@@ -210,8 +208,8 @@ def network_fields(system: System, round: Round) -> Iterator[Problem]:
     yield from of_code("SYS009", schema_problems(system, round))
 
 
-@rule("AVL001", "availability-category", scope="system", needs=("system_description",))
-def availability_category(system: System, round: Round) -> Iterator[Problem]:
+@rule("AVL001", "availability-category", scope="system")
+def availability_category(system: Described, round: Round) -> Iterator[Problem]:
     """`status` is one of the round's availability categories: available, preview or rdi.
 
     Why: the category decides what must be public and when (preview systems must become
@@ -228,8 +226,8 @@ SOFTWARE_IDENTIFIER = re.compile(
 )
 
 
-@rule("AVL002", "preview-software-identified", scope="system", severity=Severity.WARNING, needs=("system_description",))
-def preview_software_identified(system: System, round: Round) -> Iterator[Problem]:
+@rule("AVL002", "preview-software-identified", scope="system", severity=Severity.WARNING)
+def preview_software_identified(system: Described, round: Round) -> Iterator[Problem]:
     """Preview and RDI systems identify their software by hash or version in sw_notes or other_software_stack.
 
     Why: private or redacted software is allowed for preview and RDI only when a unique
@@ -255,10 +253,8 @@ def preview_software_identified(system: System, round: Round) -> Iterator[Proble
 COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
 
 
-@rule(
-    "SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING, needs=("system_description",)
-)
-def name_contradicts_description(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING)
+def name_contradicts_description(system: Described, round: Round) -> Iterator[Problem]:
     """The system folder name's accelerator count (`x8`, `8x`) agrees with the description.
 
     Why: readers take `B200x8` to mean eight accelerators; a description with another count
@@ -288,7 +284,7 @@ def name_contradicts_description(system: System, round: Round) -> Iterator[Probl
             return
 
 
-def _matches_folder(system: System, field: str, folder: str) -> Iterator[Problem]:
+def _matches_folder(system: Described, field: str, folder: str) -> Iterator[Problem]:
     """A description field that must name its folder (case does not matter)."""
     value = system.description.get(field)
     if not isinstance(value, str) or value.strip().lower() != folder.lower():
@@ -301,8 +297,8 @@ def _matches_folder(system: System, field: str, folder: str) -> Iterator[Problem
         )
 
 
-@rule("SYS003", "submitter-matches-folder", scope="system", needs=("system_description",))
-def submitter_matches_folder(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS003", "submitter-matches-folder", scope="system")
+def submitter_matches_folder(system: Described, round: Round) -> Iterator[Problem]:
     """The description's `submitter` is the submitter folder's name (case does not matter).
 
     Why: results are published under the folder's name; a description that names another
@@ -314,8 +310,8 @@ def submitter_matches_folder(system: System, round: Round) -> Iterator[Problem]:
     yield from _matches_folder(system, "submitter", system.submission.submitter)
 
 
-@rule("SYS004", "division-matches-folder", scope="system", needs=("system_description",))
-def division_matches_folder(system: System, round: Round) -> Iterator[Problem]:
+@rule("SYS004", "division-matches-folder", scope="system")
+def division_matches_folder(system: Described, round: Round) -> Iterator[Problem]:
     """The description's `division` is the division folder's name (case does not matter).
 
     Why: the division decides which rules apply (closed results meet accuracy targets, open

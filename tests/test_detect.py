@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -12,13 +13,14 @@ from typer.testing import CliRunner
 
 from checker.cli import app
 from checker.detect import HEAD_BYTES, Evidence, ResultEvidence, decide, detect, detect_result, read_head
-from checker.rounds import Round, is_profile, load_round, real_rounds
+from checker.facts import LoadgenVersions, VersionRange
+from checker.rounds import is_profile, load_round, real_rounds
 from helpers import ENDPOINTS, EXAMPLE, OFFLINE, REAL, SINGLE, copy_real_result, real_data, set_mllog, tree_digest
 
 runner = CliRunner()
 SHARED = REAL.parent
 HINT = "demo-mlp-99 is a benchmark of the profile demo-v6.1 only: give --round demo-v6.1 to use it"
-V51_SEEDS = load_round("v5.1").seeds
+V51_SEEDS = load_round("v5.1").seeds.named()
 SEED_KEYS = ("qsl_rng_seed", "sample_index_rng_seed", "schedule_rng_seed")
 V51_RESULT = "closed/Lenovo/results/SE100_RTX2000E_Ada_16GBx1_TRT/3d-unet-99/Offline"
 V60_RESULT = "closed/Krai/results/h200_n1-kissv/wan-2.2-t2v-a14b/offline"
@@ -55,7 +57,7 @@ def test_profiles_are_not_real_rounds() -> None:
 
 def test_real_rounds_have_distinct_seeds() -> None:
     """detect relies on it: a result's seeds name at most one real round."""
-    seeds = [tuple(sorted(load_round(name).seeds.items())) for name in real_rounds()]
+    seeds = [tuple(sorted(load_round(name).seeds.named().items())) for name in real_rounds()]
     assert len(set(seeds)) == len(seeds)
 
 
@@ -244,8 +246,8 @@ def test_the_loadgen_builds_of_a_round_come_from_its_file() -> None:
     evidence = Evidence([result], {"closed/X": frozenset({"results", "src", "systems"})})
     assert decide(evidence, rounds).round == "v6.0"
     v61 = rounds[-1]
-    data = {**v61.data, "loadgen_versions": {"source": "a test", "ranges": [{"from": "6.0.0", "to": "6.0.17"}]}}
-    widened = decide(evidence, rounds[:-1] + [Round(data, v61.origin)])
+    ranges = LoadgenVersions(source="a test", ranges=(VersionRange(from_="6.0.0", to="6.0.17"),))
+    widened = decide(evidence, rounds[:-1] + [dataclasses.replace(v61, loadgen_versions=ranges)])
     assert (widened.round, widened.reason.endswith("give --round (v6.0 or v6.1)")) == (None, True)
 
 

@@ -9,7 +9,8 @@ from fractions import Fraction
 import pytest
 
 from checker.earlystop import min_passing, odds, server_min_queries, stream_min_queries
-from checker.rounds import Round, load_round
+from checker.facts import Run
+from checker.rounds import load_round
 
 
 def exact_odds(h: int, t: int, p: Fraction) -> Fraction:
@@ -98,5 +99,6 @@ def test_large_t_is_fast() -> None:
 
 def test_round_files_state_loadgens_constants() -> None:
     for name in ("v5.1", "v6.0", "v6.1", "demo-v6.1"):
-        assert load_round(name).early_stopping() == {"confidence": 0.99, "tolerance": 0.0}
-    assert Round({"round": "bare", "run": {"min_duration_ms": 1}}, "test").early_stopping() is None
+        facts = load_round(name).run.early_stopping
+        assert facts is not None and (facts.confidence, facts.tolerance) == (0.99, 0.0)
+    assert Run(source="a round that does not say", min_duration_ms=1).early_stopping is None

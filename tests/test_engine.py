@@ -118,8 +118,8 @@ def test_failing_collect_hook_is_an_internal_error_of_that_result(example: Path)
 def test_auditable_comes_from_the_rounds_audit_block(example: Path) -> None:
     from checker.rounds import load_round
 
-    audit = load_round("v6.1").data["audit"]
-    assert (audit["divisions"], audit["availability"], audit["tolerance"]) == (["closed"], ["available"], 0.02)
+    audit = load_round("v6.1").audit
+    assert (audit.divisions, audit.availability, audit.tolerance) == (("closed",), ("available",), 0.02)
     assert [r.facts["auditable"] for r in run(example).results] == [True, True]
     description = example / "closed/MLCheckDemo/systems/cpu-1x-numpy.json"
     description.write_text(description.read_text().replace('"available"', '"preview"'))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from checker import rounds
 from checker.findings import Severity
 from checker.registry import CODE, RETIRED, RULES
 from checker.rounds import available_rounds, load_round
@@ -103,7 +105,7 @@ def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> No
 def test_every_round_file_validates(name: str) -> None:
     """load_round trusts a bundled round file (and what it extends) without jsonschema: this holds it."""
     schema = json.loads(resources.files("checker.schemas").joinpath("round.schema.json").read_text())
-    document = load_round(name).data
+    document = rounds.document(name)
     jsonschema.Draft202012Validator(schema).validate(document)
     assert document["round"] == name
 
@@ -120,11 +122,10 @@ def test_shipped_system_schema_is_each_rounds_rendering(round_name: str) -> None
 def test_round_lists_drive_the_system_checks(tmp_path, example) -> None:
     """A round that requires another field, allows another category or another system type
     judges a description by its own lists."""
-    from checker.rounds import load_round
     from helpers import run
 
     profile = tmp_path / "stricter.yaml"
-    v61 = load_round("v6.1").data
+    v61 = rounds.document("v6.1")
     facts = dict(v61["system_description"], required=v61["system_description"]["required"] + ["rack_units"])
     profile.write_text(
         yaml.safe_dump(
@@ -170,7 +171,7 @@ def test_a_round_file_without_the_audit_tolerance_is_refused(tmp_path: Path) -> 
     RoundError (a usage error) when it loads, never a KeyError later."""
     from checker.rounds import RoundError
 
-    document = load_round("v6.1").data
+    document = rounds.document("v6.1")
     document = {**document, "audit": {k: v for k, v in document["audit"].items() if k != "tolerance"}}
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(document))

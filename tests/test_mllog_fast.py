@@ -394,7 +394,7 @@ def test_a_wanted_plain_function_reads_as_the_reference() -> None:
 def test_random_logs_read_as_the_reference() -> None:
     """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
     random block sizes."""
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -520,7 +520,8 @@ def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monke
         path = tmp_path / f"{shape}-{size}.txt"
         _grow(path, size, shape)
         visited.clear()
-        log, _ = scan_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, _ = scan_mllog(handle)
         counts[shape, size] = (len(visited), len(log.values))
         assert log.line_count == path.read_bytes().count(b"\n")
     # The example's one wanted record not in loadgen's shape (loadgen_file_sha1), and the
@@ -650,7 +651,7 @@ def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
         if reads or hasattr(module, "LOADGEN_KEYS"):
             declared[path.stem] = set(module.LOADGEN_KEYS)
             assert declared[path.stem] == reads, path
-    assert sorted(declared) == ["accuracy", "compliance", "performance", "power", "seeds"]
+    assert sorted(declared) == ["accuracy", "compliance", "limits", "performance", "power", "seeds"]
     assert declared["seeds"] == {"effective_*"}
     with pytest.raises(ValueError, match="not declared .*loadgen_log.schema.json.*: requested_scenario, qsl_*"):
         mllog.reads("result_validity", "requested_scenario", "qsl_*")
@@ -672,7 +673,13 @@ def test_every_loadgen_key_the_checker_reads_is_declared() -> None:
         for path in sorted(CHECKER.rglob("*.py"))
         if loadgen_reads(path)
     }
-    assert sorted(reads) == ["commands/reproduce.py", "commands/table.py", "model.py", "provenance.py"]
+    assert sorted(reads) == [
+        "commands/reproduce.py",
+        "commands/table.py",
+        "model/metrics.py",
+        "model/result.py",
+        "provenance.py",
+    ]
     for name, keys in reads.items():
         for key in keys:
             assert _declared(key), (name, key)
@@ -687,7 +694,7 @@ def test_the_static_scan_finds_reads() -> None:
         "effective_scenario",
         "requested_server_tpot_latency",
         "num_errors",
-    } <= loadgen_reads(RULES / "performance.py")
+    } <= loadgen_reads(RULES / "performance.py") | loadgen_reads(RULES / "limits.py")
     assert loadgen_reads(RULES / "accuracy.py") == {"effective_accuracy_sample_count", "qsl_reported_total_count"}
     assert loadgen_reads(RULES / "seeds.py") == {"effective_*"}
 
@@ -705,15 +712,15 @@ def round_file_loadgen_keys() -> set[str]:
                 metric = round.metric(model, scenario)
                 if metric is not None:
                     named.add(metric.key)
-        for rule in round.data.get("inferred_scenarios", {}).get("rules", []):
-            named.update(k for k in (rule.get("key"), rule.get("numerator_key")) if k)
-        for spec in round.data.get("compliance", {}).get("tests", {}).values():
-            check = spec.get("performance_check") or {}
-            if check.get("reads") == "detail":
-                named.update(m["key"] for m in check.get("metric", {}).values() if m.get("key"))
-                named.update(k for keys in check.get("same", {}).values() for k in keys)
-                named.update(check.get("same_benchmark", []))
-        named.update(f"effective_{seed}" for seed in round.seeds)
+        for rule in round.inferred_scenarios.rules if round.inferred_scenarios else ():
+            named.update(k for k in (rule.key, rule.numerator_key) if k)
+        for spec in round.compliance.tests.values() if round.compliance else ():
+            check = spec.performance_check
+            if check is not None and check.reads == "detail":
+                named.update(m.key for m in check.metric.values() if m.key)
+                named.update(k for keys in check.same.values() for k in keys)
+                named.update(check.same_benchmark)
+        named.update(f"effective_{seed}" for seed in round.seeds.named())
     return named
 
 

@@ -76,7 +76,7 @@ def test_verify_files() -> None:
 def _patterns(round_name: str, *metrics: str) -> dict[str, str]:
     from checker.rounds import load_round
 
-    table = load_round(round_name).data["accuracy_patterns"]
+    table = load_round(round_name).accuracy_patterns
     return {metric: table[metric] for metric in metrics}
 
 
@@ -148,7 +148,7 @@ def test_every_real_accuracy_file_parses(real: Path) -> None:
     round = load_round("v5.1")
     for path in files:
         model = round.canonical_model(path.parts[-4]) or "llama2-70b-99.9"  # open names mapped by model_mapping.json
-        report, defects = parse_accuracy(path.read_text(errors="replace"), round.accuracy_patterns(model, "Offline"))
+        report, defects = parse_accuracy(path.read_text(errors="replace"), round.accuracy_patterns_of(model, "Offline"))
         assert defects == [] and report.hash, path
         assert not report.empty, path
 

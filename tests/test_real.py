@@ -239,7 +239,7 @@ def test_every_published_name_maps_to_its_published_model(round_name: str) -> No
     from checker.rounds import load_round
 
     round = load_round(round_name)
-    labels = round.data.get("table", {}).get("model_labels", {})
+    labels = round.table.model_labels if round.table else {}
     unmapped = set()
     for row in _whole(round_name):
         model = round.canonical_model(row["UsedModel"])
@@ -282,8 +282,8 @@ def test_every_published_system_has_the_scenarios_the_round_requires(round_name:
     for key, present in scenarios.items():
         rules = round.scenario_rules(key[2], suites[key])
         assert rules is not None, key
-        assert all(s in present for s in rules.get("required", [])), (key, present)
-        assert not rules.get("one_of") or present & set(rules["one_of"]), (key, present)
+        assert all(s in present for s in rules.required), (key, present)
+        assert not rules.one_of or present & set(rules.one_of), (key, present)
 
 
 def test_the_v61_rows_once_the_files_missing_txt_lists_are_there(tmp_path: Path) -> None:

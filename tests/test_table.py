@@ -50,9 +50,12 @@ def _missing_locations(real: Path) -> set[str]:
     locations = set()
     for line in (real / "MISSING.txt").read_text().splitlines():
         parts = line.strip().split("/")
-        if len(parts) >= 7 and parts[2] in ("results", "compliance", "measurements"):
-            if parts[-1] != "mlperf_log_trace.json":
-                locations.add("/".join(parts[:2] + ["results"] + parts[3:6]))
+        if (
+            len(parts) >= 7
+            and parts[2] in ("results", "compliance", "measurements")
+            and parts[-1] != "mlperf_log_trace.json"
+        ):
+            locations.add("/".join(parts[:2] + ["results"] + parts[3:6]))
     return locations
 
 
@@ -124,13 +127,13 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
     ours = {row[location]: row for row in built}
     assert len(ours) == len(built)
     unbuildable = {
-        fmt["location"].format(result=row["Location"], performance=row["_performance"])
+        fmt.table.location.format(result=row["Location"], performance=row["_performance"])
         for row in facts
         if row["Location"] in _without_logs(real)
     }
     published = [row for row in _published(round_name) if row[location] not in unbuildable]
     assert len(published) == compared
-    left_out = LEFT_OUT_OF_COPY if fmt["shape"] == "index" else ()
+    left_out = LEFT_OUT_OF_COPY if fmt.shape == "index" else ()
     problems = []
     for row in published:
         if row[location] not in ours:
@@ -155,7 +158,7 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
 def test_every_published_row_has_the_keys_of_the_round_file(round_name: str) -> None:
     fmt = TableFormat.of(load_round(round_name))
-    left_out = LEFT_OUT_OF_COPY if fmt["shape"] == "index" else ()
+    left_out = LEFT_OUT_OF_COPY if fmt.shape == "index" else ()
     for row in _whole(round_name):
         power = fmt.key("Power_Result") in row
         assert list(row) == [k for k in fmt.all_keys(power=power) if k not in left_out], row
@@ -170,17 +173,17 @@ def test_published_rows_follow_the_round_files_field_rules(round_name: str) -> N
     fmt = TableFormat.of(load_round(round_name))
     key = fmt.key
     models = set(load_round(round_name).models)
-    labels = fmt["model_labels"]
+    labels = fmt.table.model_labels
     assert set(labels) <= models
     for row in _whole(round_name):
         path = row[key("Location")].removeprefix("./")
         division, submitter = path.split("/")[:2]
         assert row[key("Submitter")] == submitter
         assert row[key("Category")] == division
-        assert path.endswith("/performance/run_1") == ("{performance}" in fmt["location"])
-        assert row[key("Location")].startswith("./") == fmt["location"].startswith("./")
-        assert row["compliance"] == (division if isinstance(fmt["compliance"], str) else fmt["compliance"])
-        if fmt["inferred"]["rule"] == "scenario_differs" and row[key("Scenario")] == "Interactive":
+        assert path.endswith("/performance/run_1") == ("{performance}" in fmt.table.location)
+        assert row[key("Location")].startswith("./") == fmt.table.location.startswith("./")
+        assert row["compliance"] == (division if isinstance(fmt.table.compliance, str) else fmt.table.compliance)
+        if fmt.table.inferred.rule == "scenario_differs" and row[key("Scenario")] == "Interactive":
             assert row["inferred"] == 1
         if key("Total Accelerators") in fmt.keys:
             per_node = row[key("a#")] or 0
@@ -425,7 +428,7 @@ def test_load_table_reads_the_csv_of_each_format(tmp_path: Path) -> None:
             "Watts",
         ), round_name
         assert (row["Nodes"], row["p#"], row["host_processor_core_count"]) == (1, 1, "2"), round_name
-        json_out = tmp_path / fmt["file"]
+        json_out = tmp_path / fmt.table.file
         json_out.write_text(dumps(render(facts, fmt), fmt))
         (from_json,) = load_table(str(json_out))
         assert (from_json["Submitter"], from_json["Power_Result"]) == ("MLCheckDemo", 41.2345678901), round_name

@@ -244,10 +244,10 @@ def test_every_summary_line_read_is_declared() -> None:
     Summary reads itself (Result is, Scenario, Mode)."""
     named = {"Result is", "Scenario", "Mode"}
     for round in _rounds():
-        for spec in round.data.get("compliance", {}).get("tests", {}).values():
-            check = spec.get("performance_check") or {}
-            if check.get("reads") == "summary":
-                named.update(f for metric in check["metric"].values() for f in metric.get("fields", []))
+        for spec in round.compliance.tests.values() if round.compliance else ():
+            check = spec.performance_check
+            if check is not None and check.reads == "summary":
+                named.update(f for metric in check.metric.values() for f in metric.fields)
     assert {"Samples per second", "Early stopping 90th percentile estimate"} <= named
     assert named <= typed.declaration("loadgen_summary").keys
 
@@ -256,8 +256,8 @@ def test_every_verify_check_read_is_declared() -> None:
     named = {
         c
         for round in _rounds()
-        for spec in round.data.get("compliance", {}).get("tests", {}).values()
-        for c in spec.get("checks", [])
+        for spec in (round.compliance.tests.values() if round.compliance else ())
+        for c in spec.checks
     }
     assert "first token check pass" in named and named <= typed.declaration("compliance_verify").keys
 
@@ -265,21 +265,22 @@ def test_every_verify_check_read_is_declared() -> None:
 def test_every_endpoints_field_read_is_declared() -> None:
     """result_summary.json: the fields the rules and the model read, and every round's
     headline metric keys; config.yaml: the seed keys and the table's scenario key."""
-    source = (Path(__file__).parent.parent / "rules" / "endpoints.py").read_text() + (
-        Path(__file__).parent.parent / "checker" / "model.py"
-    ).read_text()
+    root = Path(__file__).parent.parent
+    source = "".join(
+        p.read_text() for p in [root / "rules" / "endpoints.py", *(root / "checker" / "model").glob("*.py")]
+    )
     literal = set(re.findall(r'(?:summary|endpoints_summary)\.get\("([^"]+)"\)', source))
     literal |= {f"{block}.early_stopping_percentiles.99.0" for block in ("ttft", "tpot", "latency")}  # p99(block)
     assert {"n_samples_failed", "duration_ns", "output_sequence_lengths.avg"} <= literal
     metrics = {
-        m["key"] for r in _rounds() for sets in r.endpoints.get("metric_sets", {}).values() for m in sets.values()
+        m.key for r in _rounds() if r.endpoints for sets in r.endpoints.metric_sets.values() for m in sets.values()
     }
     assert {"qps", "tps", "latency.avg"} <= metrics
     assert literal | metrics <= _leaves("endpoints_summary")
     config = set(re.findall(r'endpoints_config\.get\("([^"]+)"\)', source))
     for round in _rounds():
-        config |= set(round.endpoints.get("seed_keys", {}).values())
-        key = ((round.data.get("table") or {}).get("inferred") or {}).get("endpoints")
+        config |= set(round.endpoints.seed_keys.values()) if round.endpoints else set()
+        key = round.table.inferred.endpoints if round.table else None
         config |= {key} if key else set()
     assert {"settings.runtime.min_duration_ms", "settings.runtime.scheduler_random_seed", "type"} <= config
     assert config <= _leaves("endpoints_config")
@@ -304,7 +305,7 @@ def test_every_count_of_a_system_description_is_bounded() -> None:
 
     for round in _rounds():
         properties = round.system_schema["properties"]
-        for name in round.system_description.get("numeric", []):
+        for name in round.system_description.numeric:
             integer, text = properties[name]["anyOf"]
             assert integer["maximum"] == MAX_COUNT and f"{{1,{MAX_DIGITS}}}" in text["pattern"]
     assert whole("9999999") == 9999999 and whole("1" * 5000) is None and whole(10**400) is None
@@ -411,7 +412,7 @@ def test_any_bad_accuracy_value_is_a_finding_or_not_read(offline_real: Path) -> 
     original = path.read_text()
     printed = re.search(r"accuracy=([\d.]+)", original).group(1)
 
-    patterns = load_round("v5.1").accuracy_patterns("resnet", "Offline")
+    patterns = load_round("v5.1").accuracy_patterns_of("resnet", "Offline")
 
     @settings(max_examples=12, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
     @given(st.one_of(TEXTS, st.sampled_from(["1.2.3", "..", "9" * 30, "9" * 400, "1" * 5000])))
@@ -568,14 +569,14 @@ SYSTEM_REAL = "closed/Lenovo/systems/SE100_RTX2000E_Ada_16GBx1_TRT.json"
 
 
 @pytest.mark.real
-@pytest.mark.parametrize("field", sorted(load_round("v5.1").system_description["numeric"]))
+@pytest.mark.parametrize("field", sorted(load_round("v5.1").system_description.numeric))
 def test_any_bad_count_of_a_system_description_is_an_error(offline_real: Path, field: str) -> None:
     """A count of the real description, set to a bad value: SYS005 at its JSON pointer, an
     error, the result not valid. Text stays a warning in a count the round's tools never
     compute with (one count per part of a mixed system is text), unless it is absurd."""
     path = offline_real / SYSTEM_REAL
     original = path.read_text()
-    integer = field in load_round("v5.1").system_description["integer"]
+    integer = field in load_round("v5.1").system_description.integer
 
     @FEW
     @given(JSON_VALUES)

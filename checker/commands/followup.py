@@ -138,7 +138,7 @@ def check_order(previous: str | None, current: str | None) -> None:
         raise ValueError(
             f"--previous and --current are both round {after.name}; a preview result is followed up in a later round"
         )
-    dates = [str((r.seed_release or {}).get("date") or "") for r in (before, after)]
+    dates = [str(r.seed_release.date or "") if r.seed_release else "" for r in (before, after)]
     if all(dates) and dates[0] >= dates[1]:
         raise ValueError(
             f"--previous is round {before.name} (seed release {dates[0]}) and --current is round "
@@ -152,7 +152,7 @@ def follow_up(
     mapping: dict[str, str] | None = None,
     current_round: str | None = None,
 ) -> Followup:
-    result = Followup(tolerance=load_round(current_round or newest_round()).preview_tolerance)
+    result = Followup(tolerance=load_round(current_round or newest_round()).preview.tolerance)
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
     models = _current_models(current, current_round)

@@ -36,7 +36,7 @@ from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..tree import Kind, Tree, join
-from .prepare_results import Failed, Inference, judge
+from .prepare_results import Failed, Inference, judge, preparation
 from .prepare_tree import Change, Stage, copy_folder
 from .prepare_truncate import Unreadable, places, truncate
 
@@ -142,18 +142,18 @@ class _Run:
     def copy(self, submissions: list[tuple[str, str]], results: list[Result]) -> None:
         """Step 1: the division folders, every accuracy log as the round truncates it."""
         for result in results:
-            for key in self.round.preparation["failed"]["result_folders"]:
+            for key in preparation(self.round).failed.result_folders:
                 folder = result.path(key)
                 if folder:
                     self.owner.setdefault(folder, result.location)
-        planned = places(self.tree, self.round.preparation["truncation"], self.round.layout["files"], results)
+        planned = places(self.tree, preparation(self.round).truncation, self.round.layout.files, results)
         skipped = {p.log for p in planned} | {p.report for p in planned}
         for division, submitter in submissions:
             self.stage.mkdir(division, _mode(self.tree.abspath(division)))
             copy_folder(self.tree, join(division, submitter), self.stage, skipped.__contains__, self.finding)
         for place in planned:
             try:
-                change = truncate(self.tree, self.stage, place, self.round.preparation["truncation"])
+                change = truncate(self.tree, self.stage, place, preparation(self.round).truncation)
             except Unreadable as failed:
                 why = "the round's truncation reads it whole, so the result is not copied"
                 self.finding(failed.path, failed.code, f"{failed.message}; {why}")
@@ -226,7 +226,7 @@ def prepare(
     PrepareError for a usage error."""
     check_paths(source, destination)
     round = load_round(round_name)
-    if not round.preparation:
+    if round.prepare is None:
         raise PrepareError(f"{round.origin} has no prepare facts (`prepare:`): give a round file that has them")
     root, only = locate(source, round)
     tree = Tree(root)

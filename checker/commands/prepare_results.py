@@ -15,8 +15,8 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..facts import Prepare
 from ..findings import Finding, Report, ResultRecord
 from ..model import discover, results_of, systems_of
 from ..rounds import Round
@@ -25,6 +25,13 @@ from .prepare_tree import Change, Stage
 
 FAMILIES = {"PWR": "power", "ACC": "accuracy", "CMP": "compliance"}
 SCENARIO = "\0"  # stands for the scenario folder in a layout path, to cut it off
+
+
+def preparation(round: Round) -> Prepare:
+    """The round's `prepare:` facts (prepare refuses a round without them before it starts)."""
+    if round.prepare is None:
+        raise ValueError(f"round {round.name} says nothing of what its tools do before upload (`prepare:`)")
+    return round.prepare
 
 
 def folder(round: Round, key: str, division: str, submitter: str, **parts: str) -> str | None:
@@ -88,7 +95,7 @@ def part_of(finding: Finding, where: Where, round: Round) -> str:
         return family
     path = finding.path
     performance = where.folder(round, "performance")
-    samples = join(performance, round.layout["files"]["power_samples"]) if performance else None
+    samples = join(performance, round.layout.files.power_samples) if performance else None
     if any(_under(path, where.folder(round, key)) for key in ("power", "ranging")) or path == samples:
         return "power"
     if _under(path, where.folder(round, "accuracy")):
@@ -139,7 +146,7 @@ class Verdicts:
 
 def judge(report: Report, round: Round, broken: dict[str, Finding]) -> Verdicts:
     """Sort the results of a check (and those not copied whole, in `broken`) into Verdicts."""
-    keys = round.preparation["failed"]["result_folders"]
+    keys = preparation(round).failed.result_folders
     verdicts = Verdicts()
     for record in report.results:
         causes = report.causes(record)
@@ -163,7 +170,7 @@ class Failed:
 
     def __init__(self, stage: Stage, round: Round, move: bool) -> None:
         self.stage, self.round, self.move = stage, round, move
-        self.facts: dict[str, Any] = round.preparation["failed"]
+        self.facts = preparation(round).failed
         self.changes: list[Change] = []
 
     def apply(self, report: Report, found: list[Failing]) -> list[Change]:
@@ -193,7 +200,7 @@ class Failed:
         if not rest:
             return
         division = rest[0].where.division
-        if division not in self.facts["benchmark_in"]:
+        if division not in self.facts.benchmark_in:
             for item in rest:
                 self._remove(item.where, item.record.location, item.reason, item.causes)
         elif self.move:
@@ -203,27 +210,27 @@ class Failed:
 
     def _alone(self, item: Failing) -> bool:
         """Whether the round's preprocess removes this result by itself."""
-        for case in self.facts["alone"]:
-            if "divisions" in case and item.where.division not in case["divisions"]:
+        for case in self.facts.alone:
+            if case.divisions is not None and item.where.division not in case.divisions:
                 continue
-            if "scenarios" in case and item.record.scenario not in case["scenarios"]:
+            if case.scenarios is not None and item.record.scenario not in case.scenarios:
                 continue
-            if "failed" in case and not item.parts & set(case["failed"]):
+            if case.failed is not None and not item.parts & set(case.failed):
                 continue
             return True
         return False
 
     def _remove(self, where: Where, location: str, reason: str, causes: list[Finding]) -> None:
-        removed = [p for p in where.folders(self.round, self.facts["result_folders"]) if self.stage.remove(p)]
+        removed = [p for p in where.folders(self.round, self.facts.result_folders) if self.stage.remove(p)]
         if removed:
             self.changes.append(Change("removed", location, reason, codes=_codes(causes)))
 
     def _strip_power(self, item: Failing) -> None:
         where = item.where
-        paths = where.folders(self.round, self.facts.get("power_folders", []))
+        paths = where.folders(self.round, self.facts.power_folders)
         performance = where.folder(self.round, "performance")
         if performance:
-            paths.append(join(performance, self.round.layout["files"]["power_samples"]))
+            paths.append(join(performance, self.round.layout.files.power_samples))
         if any([self.stage.remove(p) for p in paths]):
             self.changes.append(
                 Change(
@@ -242,7 +249,7 @@ class Failed:
             reason = own.reason if own else f"its benchmark goes with {first.record.location}: {first.reason}"
             self._remove(Where.of(record.location), record.location, reason, own.causes if own else first.causes)
         where = first.where
-        for path in where.benchmark_folders(self.round, self.facts["result_folders"]):
+        for path in where.benchmark_folders(self.round, self.facts.result_folders):
             self.stage.remove(path)
 
     def _move_benchmark(self, rest: list[Failing], records: list[ResultRecord]) -> None:
@@ -251,9 +258,9 @@ class Failed:
         for item in rest:
             if "performance" in item.parts:
                 self._remove(item.where, item.record.location, item.reason, item.causes)
-        target = self.facts["move_to"]
+        target = self.facts.move_to
         where = first.where
-        folders = where.benchmark_folders(self.round, self.facts["moved_folders"])
+        folders = where.benchmark_folders(self.round, self.facts.moved_folders)
         held = [
             target + p[len(where.division) :]
             for p in folders[:1]
@@ -281,14 +288,14 @@ class Failed:
             else:
                 moved = target + record.location[len(where.division) :]
                 self.changes.append(Change("moved", moved, reason, source=record.location, codes=_codes(causes)))
-        for path in where.benchmark_folders(self.round, self.facts["result_folders"]):
+        for path in where.benchmark_folders(self.round, self.facts.result_folders):
             self.stage.remove(path)
 
     def _move_code(self, where: Where, target: str) -> None:
         """The benchmark's code folder goes along; where it has none, the implementation folder
         the round requires of a submitter does, when the target has none."""
         code = benchmark_folder(self.round, "code", where.division, where.submitter, where.system, where.benchmark)
-        required = (self.round.data.get("implementation") or {}).get("required")
+        required = self.round.implementation.required if self.round.implementation else None
         candidates = [code] + (
             [join(where.division, where.submitter, required.format(benchmark=where.benchmark))] if required else []
         )
@@ -321,7 +328,7 @@ class Failed:
         parent = moved.rpartition("/")[0]
         self.stage.mkdir(parent, self.stage.modes.get(source.rpartition("/")[0], 0o755))
         if isinstance(data, dict):
-            data[self.facts["system_field"]] = target
+            data[self.facts.system_field] = target
             text = json.dumps(data, indent=2).encode()
         self.stage.write(moved, [text], self.stage.file_mode(source))
 
@@ -336,7 +343,7 @@ class Inference:
 
     def __init__(self, stage: Stage, round: Round) -> None:
         self.stage, self.round = stage, round
-        self.facts: dict[str, Any] = round.preparation["infer"]
+        self.facts = preparation(round).infer
         self.done: set[str] = set()
 
     def apply(self, sound: set[str]) -> list[Change]:
@@ -367,15 +374,15 @@ class Inference:
         self, present: dict[str, str], valid: set[str], model: str | None, system_type: str | None
     ) -> list[Change]:
         rules = self.round.scenario_rules(model, system_type or "") if model else None
-        offered = {s for key in ("required", "one_of", "optional") for s in (rules or {}).get(key, [])}
+        offered = rules.offered if rules else set()
         changes = []
-        for rule in self.facts["scenarios"]:
-            source = present.get(rule["from"])
-            if source is None or source not in valid or any(s in present for s in [rule["to"], *rule["unless"]]):
+        for rule in self.facts.scenarios:
+            source = present.get(rule.from_)
+            if source is None or source not in valid or any(s in present for s in [rule.to, *rule.unless]):
                 continue
-            if rule["offered"] and rule["to"] not in offered:
+            if rule.offered and rule.to not in offered:
                 continue
-            target = join(source.rpartition("/")[0], rule["folder"])
+            target = join(source.rpartition("/")[0], rule.folder)
             if target in self.done or self.stage.exists(target):
                 continue
             self.done.add(target)
@@ -386,8 +393,8 @@ class Inference:
                     Change(
                         "inferred",
                         target,
-                        f"the round's preprocess infers {rule['to']} from a {rule['from']} result "
-                        f"where no {' or '.join(rule['unless'])} result is",
+                        f"the round's preprocess infers {rule.to} from a {rule.from_} result "
+                        f"where no {' or '.join(rule.unless)} result is",
                         source=source,
                     )
                 )
@@ -397,10 +404,10 @@ class Inference:
         self, any_result: Where, benchmark: str, valid: set[str], mapping: dict[str, str], system_type: str | None
     ) -> list[Change]:
         changes = []
-        for tier in self.facts["tiers"]:
-            if not benchmark.endswith(tier["from"]):
+        for tier in self.facts.tiers:
+            if not benchmark.endswith(tier.from_):
                 continue
-            lower = benchmark[: -len(tier["from"])] + tier["to"]
+            lower = benchmark[: -len(tier.from_)] + tier.to
             model = self.round.canonical_model(lower, mapping)
             if model is None or self.round.scenario_rules(model, system_type or "") is None:
                 continue
@@ -420,7 +427,7 @@ class Inference:
                     Change(
                         "inferred",
                         join(target, scenario),
-                        f"the round's preprocess copies a {tier['from']} result to {tier['to']}: it meets the stricter target",
+                        f"the round's preprocess copies a {tier.from_} result to {tier.to}: it meets the stricter target",
                         source=join(source, scenario),
                     )
                 )
@@ -430,7 +437,7 @@ class Inference:
         """Copy the round's folders of an inferred result (a scenario's, or a whole benchmark's
         with its code folder); False when there was nothing to copy."""
         copied = False
-        keys = [c["folder"] for c in self.facts["copies"] if "divisions" not in c or source.division in c["divisions"]]
+        keys = [c.folder for c in self.facts.copies if c.divisions is None or source.division in c.divisions]
         if scenario_level:
             pairs = zip(source.folders(self.round, keys), target.folders(self.round, keys), strict=True)
         else:

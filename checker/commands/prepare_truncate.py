@@ -14,8 +14,8 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from ..facts import Files, Truncation
 from ..model import Result
 from ..tree import Kind, Tree, join
 from .prepare_tree import Change, Stage, Unreadable, copy_file, open_source
@@ -36,24 +36,24 @@ class Place:
     location: str  # the result it belongs to
 
 
-def places(tree: Tree, facts: dict[str, Any], files: dict[str, str], results: Iterable[Result]) -> list[Place]:
+def places(tree: Tree, facts: Truncation, files: Files, results: Iterable[Result]) -> list[Place]:
     """The logs of `results` that the round's truncation reaches and that are there (a link
     or a FIFO in their place is there too: reading it is what fails)."""
     found = []
     for result in results:
         folders = {key: result.path(key) for key in ("result", "compliance", "measurements")}
-        for spec in facts["logs"]:
-            if "divisions" in spec and result.division not in spec["divisions"]:
+        for spec in facts.logs:
+            if spec.divisions is not None and result.division not in spec.divisions:
                 continue
-            folder = spec["folder"].format(**folders)
-            log = join(folder, files["accuracy_log"])
+            folder = spec.folder.format(**folders)
+            log = join(folder, files.accuracy_log)
             if tree.entry(log).kind is not Kind.MISSING:
                 found.append(
                     Place(
                         log=log,
-                        report=join(folder, files["accuracy_report"]),
-                        report_mode=spec["report"],
-                        without_report=spec.get("without_report", "create"),
+                        report=join(folder, files.accuracy_report),
+                        report_mode=spec.report,
+                        without_report=spec.without_report,
                         location=result.location,
                     )
                 )
@@ -82,12 +82,12 @@ class Read:
     kept: bytes  # what the truncated log holds
 
 
-def read_log(chunks: Iterable[bytes], facts: dict[str, Any]) -> Read:
+def read_log(chunks: Iterable[bytes], facts: Truncation) -> Read:
     """The digest, size and truncated bytes of a whole log, in one pass: the first
     `head_bytes`, the separator and the last `tail_bytes` (read from size - tail_bytes, so
     they overlap in a short log); a log under `cut_from_bytes` is kept whole."""
-    head_bytes, tail_bytes, cut_from = facts["head_bytes"], facts["tail_bytes"], facts["cut_from_bytes"]
-    digest = hashlib.new(facts["hash"])
+    head_bytes, tail_bytes, cut_from = facts.head_bytes, facts.tail_bytes, facts.cut_from_bytes
+    digest = hashlib.new(facts.hash)
     head, tail, whole, size = b"", b"", b"", 0
     for chunk in chunks:
         digest.update(chunk)
@@ -99,10 +99,10 @@ def read_log(chunks: Iterable[bytes], facts: dict[str, Any]) -> Read:
             whole += chunk[: cut_from - len(whole)]
     if size < cut_from:
         return Read(digest.hexdigest(), size, whole)
-    return Read(digest.hexdigest(), size, head + facts["separator"].encode() + tail)
+    return Read(digest.hexdigest(), size, head + facts.separator.encode() + tail)
 
 
-def truncate(tree: Tree, stage: Stage, place: Place, facts: dict[str, Any]) -> Change | None:
+def truncate(tree: Tree, stage: Stage, place: Place, facts: Truncation) -> Change | None:
     """Copy one log and its report into the stage as the round's truncation leaves them;
     the change, or None when the round leaves them as they are. Unreadable when the log or
     the report cannot be read whole."""
@@ -117,15 +117,15 @@ def truncate(tree: Tree, stage: Stage, place: Place, facts: dict[str, Any]) -> C
     hashed = False
     if present:
         with open_source(tree, place.report, "accuracy report") as (report_mode, chunks):
-            hashed = has_hash(chunks, facts["hash_line"])
-    if hashed and tree.entry(place.log).size < facts["done_below_bytes"]:
+            hashed = has_hash(chunks, facts.hash_line)
+    if hashed and tree.entry(place.log).size < facts.done_below_bytes:
         copy_file(tree, place.log, stage, place.log, "accuracy log")
         copy_file(tree, place.report, stage, place.report, "accuracy report")
         return None
     with open_source(tree, place.log, "accuracy log") as (mode, chunks):
         read = read_log(chunks, facts)
     appending = place.report_mode == "append" and present
-    line = facts["appended" if place.report_mode == "append" else "replaced"].format(hash=read.digest).encode()
+    line = (facts.appended if place.report_mode == "append" else facts.replaced).format(hash=read.digest).encode()
     if appending:
         with open_source(tree, place.report, "accuracy report") as (report_mode, chunks):
             stage.write(place.report, itertools.chain(chunks, [line]), report_mode)
@@ -135,18 +135,17 @@ def truncate(tree: Tree, stage: Stage, place: Place, facts: dict[str, Any]) -> C
     return _change(place, read, facts, appending)
 
 
-def _change(place: Place, read: Read, facts: dict[str, Any], appended: bool) -> Change:
-    cut = read.size >= facts["cut_from_bytes"]
+def _change(place: Place, read: Read, facts: Truncation, appended: bool) -> Change:
+    cut = read.size >= facts.cut_from_bytes
     how = (
-        f"{read.size} bytes, kept as its first {facts['head_bytes']} and last {facts['tail_bytes']} "
-        f"({len(read.kept)} bytes)"
+        f"{read.size} bytes, kept as its first {facts.head_bytes} and last {facts.tail_bytes} ({len(read.kept)} bytes)"
         if cut
-        else f"{read.size} bytes, under {facts['cut_from_bytes']}: kept whole"
+        else f"{read.size} bytes, under {facts.cut_from_bytes}: kept whole"
     )
     return Change(
         "truncated" if cut else "hashed",
         place.log,
-        f"{how}; its {facts['hash']} {'appended to' if appended else 'written to'} {_name(place.report)}",
+        f"{how}; its {facts.hash} {'appended to' if appended else 'written to'} {_name(place.report)}",
         facts={"bytes": read.size, "kept_bytes": len(read.kept), "hash": read.digest, "report": place.report},
     )
 

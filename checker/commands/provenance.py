@@ -59,7 +59,7 @@ def to_json(verdicts: list[Verdict], round: Round) -> str:
         strict_json(
             {
                 "round": round.name,
-                "seed_release": (round.seed_release or {}).get("commit"),
+                "seed_release": round.seed_release.commit if round.seed_release else None,
                 "results": [asdict(v) for v in verdicts],
             },
             indent=2,
@@ -83,7 +83,7 @@ def to_text(verdicts: list[Verdict], round: Round) -> str:
     groups: dict[tuple, list[Verdict]] = {}
     for verdict in verdicts:
         groups.setdefault((verdict.rev, verdict.loadgen_version), []).append(verdict)
-    seed = (round.seed_release or {}).get("commit", "?")
+    seed = round.seed_release.commit if round.seed_release else "?"
     lines = [
         f"Loadgen provenance, round {round.name} (seed release {seed[:10]}), "
         f"from the {verdicts[0].source if verdicts else 'bundled table'}:"

@@ -88,7 +88,7 @@ def _count(value: Any) -> int:
 
 def _labels(round) -> dict[str, str]:
     """Published label -> model (v6.1's `VLM` -> qwen3-vl-235b-a22b)."""
-    labels = (round.data.get("table", {}) or {}).get("model_labels", {}) if round else {}
+    labels = round.table.model_labels if round and round.table else {}
     return {label: model for model, label in labels.items()}
 
 

@@ -377,7 +377,7 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
             }
         )
     return {
-        "seed": (the_round.seed_release or {}).get("commit", ""),
+        "seed": the_round.seed_release.commit if the_round.seed_release else "",
         "source": source.name,
         "counts": [(name, counts.get(name, 0)) for name in prv.VERDICTS],
         "judged": len(verdicts),
@@ -463,7 +463,7 @@ def page(
         "report.html.j2",
         title=f"mlperf-check audit, round {report.round.name}",
         round=report.round.name,
-        round_title=str(report.round.data.get("title", "")),
+        round_title=report.round.title or "",
         root=report.root,
         checked=checked.strftime("%Y-%m-%d %H:%M:%S %Z").strip(),
         counts={

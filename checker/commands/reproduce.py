@@ -11,6 +11,7 @@ harness there (with a time limit), then calls `reproduce`. The original is never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -22,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import check
+from ..facts import FileRole
 from ..model import Result, Submission, System
+from ..model.metrics import metric
 from ..output import copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
@@ -47,7 +50,7 @@ SETTINGS = (
 
 # Loadgen writes these on every run, with time stamps: a new run never writes the same bytes
 # (roles in the round's layout `files`).
-PERFORMANCE_LOGS = ("detail_log", "summary_log")
+PERFORMANCE_LOGS: tuple[FileRole, ...] = ("detail_log", "summary_log")
 
 
 class ResultPathError(ValueError):
@@ -143,7 +146,7 @@ def _same_content(tree_a: Tree, rel_a: str, tree_b: Tree, rel_b: str) -> bool:
 def reproduce(original: str, reproduction: str, rules: Round, tolerance: float | None = None) -> Reproduction:
     """Check the reproduction and compare it with the original: settings, accuracy, and the
     headline metric against `tolerance` (default: the round's audit threshold)."""
-    tolerance = rules.audit_tolerance if tolerance is None else tolerance
+    tolerance = rules.audit.tolerance if tolerance is None else tolerance
     root_a, where_a = locate(original, rules)
     root_b, where_b = locate(reproduction, rules)
     # One result is judged, not its benchmark's set of scenarios (STR003).
@@ -171,7 +174,7 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
             left, right = (None if key in log.malformed else log.get(key) for log in (log_a, log_b))
             if left != right:
                 mismatched.append({"setting": key, "original": left, "reproduction": right})
-    metric_a, metric_b = a.metric(), b.metric()
+    metric_a, metric_b = metric(a), metric(b)
     deviation = None
     if metric_a and metric_b and metric_a["units"] == metric_b["units"] and metric_a["value"]:
         # The reproduction against the original as compare measures a partner against its reference.
@@ -372,19 +375,15 @@ def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
     """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
     whatever is left of it (what the shell started, too)."""
     _signal_group(process.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
     _signal_group(process.pid, signal.SIGKILL)
     process.wait()
 
 
 def _signal_group(group: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has gone
         os.killpg(group, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group has gone
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..facts import Table, TablePower
 from ..findings import Report, ResultRecord
 from ..model import Result, no_results_reason
 from ..parsers.counts import whole
@@ -92,7 +93,7 @@ def _effective_scenario(result: Result) -> str | None:
     """The scenario the run says it ran: loadgen's `effective_scenario`; for an Endpoints
     result, the config.yaml key the round's table names (`type`, as written: "online")."""
     if result.is_endpoints:
-        key = ((result.round.data.get("table") or {}).get("inferred") or {}).get("endpoints")
+        key = result.round.table.inferred.endpoints if result.round.table else None
         config = result.endpoints_config
         value = config.get(key) if key and config is not None else None
         return value if isinstance(value, str) else None
@@ -171,42 +172,38 @@ def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class TableFormat:
-    """A round's `table:` block (rules/<round>.yaml)."""
+    """A round's `table:` block (rules/<round>.yaml): how its published table writes a row."""
 
     round: str
-    spec: dict[str, Any]
+    table: Table
 
     @classmethod
     def of(cls, round: Round) -> TableFormat | None:
-        spec = round.data.get("table")
-        return cls(round.name, spec) if isinstance(spec, dict) else None
-
-    def __getitem__(self, name: str) -> Any:
-        return self.spec[name]
+        return cls(round.name, round.table) if round.table is not None else None
 
     @property
     def shape(self) -> str:
-        return self.spec["shape"]
+        return self.table.shape
 
     @property
     def keys(self) -> list[str]:
-        return list(self.spec["keys"])
+        return list(self.table.keys)
 
     @property
     def names(self) -> dict[str, str]:
-        return dict(self.spec.get("names") or {})
+        return dict(self.table.names)
 
     @property
-    def power(self) -> dict[str, Any]:
-        return dict(self.spec.get("power") or {})
+    def power(self) -> TablePower:
+        return self.table.power or TablePower()
 
     @property
     def publication(self) -> dict[str, str]:
-        return dict(self.spec.get("publication") or {})
+        return dict(self.table.publication)
 
     @property
     def blank(self) -> str | None:
-        return self.spec["blank"]
+        return self.table.blank
 
     def fact(self, key: str) -> str:
         """The row fact a published key writes."""
@@ -219,20 +216,20 @@ class TableFormat:
     def all_keys(self, power: bool = True) -> list[str]:
         """The published keys in order, with the power pair where a power row has it."""
         keys = self.keys
-        pair = self.power.get("keys")
-        if power and pair:
-            at = keys.index(self.power["before"])
+        pair = self.power.keys
+        if power and pair and self.power.before is not None:
+            at = keys.index(self.power.before)
             keys[at:at] = pair
         return keys
 
     def inferred_of(self, row: dict[str, Any]) -> int:
-        rule = self["inferred"]
-        if rule["rule"] == "inferred_scenarios":
-            return row["inferred"]
+        rule = self.table.inferred
+        if rule.rule == "inferred_scenarios":
+            return row["inferred"]  # type: ignore[no-any-return]
         effective, folder = row.get("_effective_scenario"), row["_scenario_folder"]
         if effective is None:
             return 0
-        exempt = any((e["effective"], e["folder"]) == (effective, folder) for e in rule.get("except", []))
+        exempt = any((e.effective, e.folder) == (effective, folder) for e in rule.except_)
         return 1 if folder != effective and not exempt else 0
 
 
@@ -252,22 +249,23 @@ def published_numbers(values: list[float], precision: int = 10) -> list[float]:
 def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     """Each fact the round writes, as it writes it, still under the fact's name."""
     values = {fmt.fact(key): row.get(fmt.fact(key)) for key in fmt.all_keys() if key not in fmt.publication}
-    values.update({fact: row.get(fact) for fact in fmt.power.get("row", {}).values()})
-    values["Location"] = fmt["location"].format(result=row["Location"], performance=row["_performance"])
-    compliance = fmt["compliance"]
+    values.update({fact: row.get(fact) for fact in fmt.power.row.values()})
+    table = fmt.table
+    values["Location"] = table.location.format(result=row["Location"], performance=row["_performance"])
+    compliance = table.compliance
     values["compliance"] = compliance.format(division=row["Category"]) if isinstance(compliance, str) else compliance
     values["inferred"] = fmt.inferred_of(row)
-    if fmt["scenario"] == "folder":
+    if table.scenario == "folder":
         values["Scenario"] = row["_scenario_folder"]
-    values["Model"] = fmt.spec.get("model_labels", {}).get(row["Model"], row["Model"])
-    na_values = set(fmt.spec.get("na_values", []))  # what pandas read_csv reads as missing
+    values["Model"] = table.model_labels.get(row["Model"], row["Model"])
+    na_values = set(table.na_values)  # what pandas read_csv reads as missing
     for fact, value in values.items():
         if value is None or (isinstance(value, str) and value in na_values):
             values[fact] = fmt.blank
-    for fix in fmt.spec.get("fixes", []):
-        fact = fmt.fact(fix["key"])
-        if type(values.get(fact)) is type(fix["value"]) and values[fact] == fix["value"]:
-            values[fact] = fix["becomes"]
+    for fix in table.fixes:
+        fact = fmt.fact(fix.key)
+        if type(values.get(fact)) is type(fix.value) and values[fact] == fix.value:
+            values[fact] = fix.becomes
     return values
 
 
@@ -287,7 +285,7 @@ def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[s
     """(published values, facts) of each row, in the round's published order."""
 
     def order(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple:
-        return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt["order"])
+        return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt.table.order)
 
     return sorted(((_as_published(fmt, row), row) for row in rows), key=order)
 
@@ -308,11 +306,11 @@ def render(
         keys = [k for k in fmt.all_keys(power=has_power) if k not in fmt.publication or k in values]
         published = {key: values[fmt.fact(key)] for key in keys}
         out.append(published)
-        if has_power and "row" in fmt.power:  # a second row: the same, with the power metric
-            out.append({**published, **{key: values[fact] for key, fact in fmt.power["row"].items()}})
+        if has_power and fmt.power.row:  # a second row: the same, with the power metric
+            out.append({**published, **{key: values[fact] for key, fact in fmt.power.row.items()}})
     places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
     for (row, key), written in zip(
-        places, published_numbers([row[key] for row, key in places], fmt["double_precision"])
+        places, published_numbers([row[key] for row, key in places], fmt.table.double_precision), strict=True
     ):
         row[key] = written
     return out
@@ -324,7 +322,7 @@ def dumps(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
     from ..reporters.common import strict_json
 
     data: Any = rows if fmt.shape == "list" else {str(i): row for i, row in enumerate(rows)}
-    return strict_json(data, indent=fmt.spec.get("indent", 2)) + "\n"
+    return strict_json(data, indent=2 if fmt.table.indent is None else fmt.table.indent) + "\n"
 
 
 def to_json(rows: list[dict[str, Any]], fmt: TableFormat | None = None) -> str:
@@ -358,7 +356,7 @@ def formats() -> list[TableFormat]:
             fmt = TableFormat.of(load_round(name))
         except RoundError:
             continue
-        if fmt is not None and all(fmt.spec != other.spec for other in found):
+        if fmt is not None and all(fmt.table != other.table for other in found):
             found.append(fmt)
     return found
 
@@ -375,7 +373,7 @@ def normalise(rows: list[dict[str, Any]], fmt: TableFormat | None) -> list[dict[
     facts, and a separate power row merged into its performance row."""
     if fmt is None:
         return rows
-    power_row, power_units = fmt.power.get("row"), set(fmt.power.get("units", []))
+    power_row, power_units = fmt.power.row, set(fmt.power.units)
     units, location = fmt.key("Performance_Units"), fmt.key("Location")
     out: list[dict[str, Any]] = []
     for row in rows:
@@ -416,7 +414,7 @@ def publish(
     ordered = [row for _, row in _in_order(rows, fmt)]
     canonical = normalise(render(ordered, fmt, base, first_id), fmt)  # one row per result again
     if with_description:
-        for published, row in zip(canonical, ordered):
+        for published, row in zip(canonical, ordered, strict=True):
             published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
     return canonical
 

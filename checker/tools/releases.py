@@ -31,10 +31,9 @@ from ..rounds import available_rounds, load_round
 def _seeds() -> dict[str, str]:
     found = {}
     for name in available_rounds():
-        data = load_round(name).data
-        release = data.get("seed_release") or {}
-        if release.get("commit") and not data.get("profile"):
-            found[name] = release["commit"]
+        round = load_round(name)
+        if round.seed_release and round.seed_release.commit and not round.profile:
+            found[name] = round.seed_release.commit
     return found
 
 
@@ -89,7 +88,7 @@ def build_table(clone: str, since: str, branches: list[str]) -> dict[str, Any]:
         }
     bumps = list(repo.iter_commits(head, paths="loadgen/VERSION.txt", since=since))
     releases = {}
-    for newer, commit in zip([None] + bumps[:-1], bumps):
+    for newer, commit in zip([None] + bumps[:-1], bumps, strict=True):
         version = (commit.tree / "loadgen" / "VERSION.txt").data_stream.read().decode().strip()
         releases.setdefault(
             version,
