@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
-from .parsers.mllog import LoadgenLog, scan_mllog
+from .parsers.mllog import LoadgenLog, parse_mllog
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
 
@@ -238,7 +238,7 @@ class Reader:
                 return None
             try:
                 with os.fdopen(fd, "rb", buffering=0) as handle:
-                    log, defects = scan_mllog(handle)
+                    log, defects = parse_mllog(handle)
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None

@@ -18,6 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from mllog_reference import reference_mllog
 from typer.testing import CliRunner
 
 from checker.cli import app
@@ -463,15 +464,17 @@ def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str
 
 
 def test_junk_lines_past_the_defect_cap_are_never_visited_one_by_one(tmp_path: Path, monkeypatch) -> None:
-    """Work counted, not timed: once MAX_DEFECTS are listed, only lines that start a record
-    reach Python; blank lines never do."""
+    """Work counted, not timed: once MAX_DEFECTS are listed, no junk line reaches the whole
+    reading of a line (`_Reading._line`), and blank lines never do: only the first record of
+    each key does (the rest are passed over or read in `_Reading._lines`)."""
     visited = []
-    line = mllog._Reading.line
-    monkeypatch.setattr(mllog._Reading, "line", lambda self, *args: (visited.append(args[1]), line(self, *args))[1])
-    records = len(_real_lines())
-    for shape, expected in (("short", records + mllog.MAX_DEFECTS + 1), ("blank", records)):
+    line = mllog._Reading._line
+    monkeypatch.setattr(mllog._Reading, "_line", lambda self, *args: (visited.append(self.number), line(self, *args)))
+    keys = len({line[18 : line.find(b'"', 18)] for line in _real_lines()})
+    for shape, expected in (("short", keys + mllog.MAX_DEFECTS + 1), ("blank", keys)):
         path = tmp_path / f"{shape}.txt"
         grow(path, 4 * MiB, shape)
+        monkeypatch.setattr(mllog, "_JUDGED", {})  # no key judged yet
         visited.clear()
         log, _ = parse_mllog(open(path, "rb"))
         assert len(visited) == expected, shape
@@ -482,7 +485,7 @@ def test_records_after_the_defect_cap_are_still_read() -> None:
     lines = _real_lines()
     data = b"junk\n" * 50 + b"".join(lines) + b"\n\n  \nmore junk\n"
     log, defects = parse_mllog(io.BytesIO(data), block=4093)
-    reference, _ = mllog._parse_lines(io.BytesIO(data))
+    reference, _ = reference_mllog(io.BytesIO(data))
     original, _ = parse_mllog(io.BytesIO(b"".join(lines)))
     assert _view(log) == _view(reference) and log.values == original.values
     assert log.lines["loadgen_version"] == 51 and log.line_count == 50 + len(lines) + 4
