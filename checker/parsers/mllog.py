@@ -4,8 +4,8 @@ A log runs to megabytes (a sample set of a megabyte on one line, records for eve
 a run), and the rules read a few dozen of its keys. So a record is decoded only when its key
 is wanted or loadgen flagged it as an error or a warning, and any other line costs a few C
 calls: find its newline, look its head (`:::MLLOG {"key": "<key>`) up among the heads already
-judged, and look for `": true` after its last `"metadata": ` (both flags end so). A long line
-no one wants costs the newline search and little more. A wanted record in loadgen's usual
+judged, and look for `": true` after its key (both flags end so; in a long line, after its
+last `"metadata": `). A long line no one wants costs the newline search and little more. A wanted record in loadgen's usual
 shape (a scalar value, then `, "`) has its value decoded alone, by orjson. Every other line,
 and the first of each key, is read whole by `_Reading._line`, which the short cuts agree
 with; tests/mllog_reference.py states the same reading line by line, and
@@ -150,6 +150,7 @@ def parse_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tupl
 _HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
 _AFTER_KEY = b'", "value": '  # what follows a key in loadgen's shape
 _FLAG = b'": true'  # how both flags end
+_SHORT = 512  # a line's tail past its key that is searched whole for a flag; a longer one from its metadata
 _NEXT_HEAD = re.compile(b"\n(?:" + b"|".join(re.escape(h) for h in _HEADS) + b")")
 _NOT_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps
 _BLANK = frozenset(b" \t\n\r\x0b\x0c")
@@ -223,9 +224,9 @@ class _Reading:
 
     def _lines(self, data: bytes, at: int, end: int) -> None:
         """The complete lines of data[at:end] (end just past a newline). A record of a key
-        already judged that ends with `}`, holds no NUL and has no `": true` after its last
-        `"metadata": ` (so no flag) is passed over here when its key is not wanted, and read
-        here when its value is in loadgen's shape (`_usual`); every other line goes to
+        already judged that ends with `}`, holds no NUL and has no `": true` after its key
+        (after its last `"metadata": ` when it is long), so no flag, is passed over here when
+        its key is not wanted, and read by `_usual` when it is; every other line goes to
         `_other`."""
         find, index, rfind, get = data.find, data.index, data.rfind, self.heads.get
         nul = find(b"\x00", at, end) % (end + 1)  # the next NUL, or `end` when there is none
@@ -239,15 +240,14 @@ class _Reading:
                 except ValueError:
                     quote = at
                 known = get(data[at:quote])
-                if known is not None:
-                    meta = rfind(META_HEAD, at, stop)
-                    if (
-                        meta >= 0
-                        and find(_FLAG, meta, stop) < 0
-                        and (not known[1] or self._usual(data, at, quote, stop, known[0], number))
-                    ):
-                        at = stop + 1
-                        continue
+                if (
+                    known is not None
+                    and find(_FLAG, quote if stop - quote < _SHORT else max(rfind(META_HEAD, quote, stop), quote), stop)
+                    < 0
+                    and (not known[1] or self._usual(data, at, quote, stop, known[0], number))
+                ):
+                    at = stop + 1
+                    continue
             self.number = number - 1
             at = self._other(data, at, stop, end)
             number = self.number
@@ -266,7 +266,13 @@ class _Reading:
         value = _scalar(data, start, end)
         if value is _NOT_SCALAR:
             return False
-        self.keep(key, value, number, stop - at, True, False, False)
+        last = self.last_cost.get(key)
+        if last is not None and self.kept + stop - at - last <= KEEP_BUDGET:  # a later value of a kept key
+            self.kept += stop - at - last
+            self.last_cost[key] = stop - at
+            self.log.last[key] = value
+        else:
+            self.keep(key, value, number, stop - at, True, False, False)
         return True
 
     def _other(self, data: bytes, at: int, stop: int, end: int) -> int:
