@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import phases
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .model import (
     NEEDS,
@@ -59,6 +60,7 @@ class UnitOutput:
     findings: list[Finding] = field(default_factory=list)
     submission: str = ""  # the key of the unit's submission
     seconds: float = 0.0  # how long the unit took, in its worker
+    phases: dict[str, float] = field(default_factory=dict)  # those seconds by phase (checker/phases.py)
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -238,12 +240,14 @@ def _submission(options: Options, division: str, submitter: str) -> Submission:
 def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     options, division, submitter, system_name = args
     started = time.perf_counter()
-    submission = _submission(options, division, submitter)
-    if system_name is None:
-        output = check_submission(submission)
-    else:
-        output = check_system(System(submission, system_name), options.scope, options.collect)
+    with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
+        submission = _submission(options, division, submitter)
+        if system_name is None:
+            output = check_submission(submission)
+        else:
+            output = check_system(System(submission, system_name), options.scope, options.collect)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
+    output.phases = phases.take()
     return output
 
 
@@ -290,28 +294,9 @@ def check(
             ):
                 units.append((options, submission.division, submission.submitter, system.name))
 
-    outputs: list[UnitOutput] = []
-    jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and len(units) > 1:
-        if any(system is not None for *_, system in units):
-            # Built once here, before the workers fork, rather than once in each of them:
-            # the system rules' validator (jsonschema's import and the round's schema).
-            round.system_validator  # noqa: B018 - a cached property, for its cache
-        try:
-            with ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
-                for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
-                    outputs.append(output)
-                    if progress:
-                        progress(done, len(units))
-        except (OSError, BrokenProcessPool):
-            # No worker processes here (a sandbox without semaphores, a killed worker):
-            # the same units, in this process.
-            outputs = []
-    if len(outputs) < len(units):
-        for done, unit in enumerate(units, 1):
-            outputs.append(_run_unit(unit))
-            if progress:
-                progress(done, len(units))
+    listed = time.perf_counter()
+    outputs = _run_units(units, jobs or os.cpu_count() or 1, round, progress)
+    ran = time.perf_counter()
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
@@ -323,8 +308,10 @@ def check(
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}
+    spent = {"listing": listed - started, "running units": ran - listed, "merging": time.perf_counter() - ran}
     for output in outputs:
         seconds[output.submission] = seconds.get(output.submission, 0.0) + output.seconds
+        phases.add(spent, output.phases)
     return Report(
         round=round,
         root=tree.root,
@@ -333,7 +320,40 @@ def check(
         checked_at=checked_at,
         elapsed=time.perf_counter() - started,
         seconds=dict(sorted(seconds.items())),
+        phases=spent,
     )
+
+
+def _run_units(
+    units: list[tuple[Options, str, str, str | None]],
+    jobs: int,
+    round: Round,
+    progress: Callable[[int, int], None] | None,
+) -> list[UnitOutput]:
+    """Every unit's output, in worker processes when `jobs` > 1."""
+    outputs: list[UnitOutput] = []
+    if jobs > 1 and len(units) > 1:
+        if any(system is not None for *_, system in units):
+            # Built once here, before the workers fork, rather than once in each of them:
+            # the system rules' validator (jsonschema's import and the round's schema).
+            round.system_validator  # noqa: B018 - a cached property, for its cache
+        try:
+            with ProcessPoolExecutor(max_workers=min(jobs, len(units)), initializer=phases.reset) as pool:
+                for done, output in enumerate(pool.map(_run_unit, units, chunksize=1), 1):
+                    outputs.append(output)
+                    if progress:
+                        progress(done, len(units))
+        except (OSError, BrokenProcessPool):
+            # No worker processes here (a sandbox without semaphores, a killed worker):
+            # the same units, in this process.
+            outputs = []
+    if len(outputs) < len(units):
+        phases.reset()
+        for done, unit in enumerate(units, 1):
+            outputs.append(_run_unit(unit))
+            if progress:
+                progress(done, len(units))
+    return outputs
 
 
 def _chosen(finding: Finding, codes: frozenset[str]) -> bool:

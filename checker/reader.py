@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
+from .phases import phase
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
 
@@ -115,7 +116,8 @@ class Reader:
         key = (kind, rel)
         value = self._cache.get(key, _MISSING)
         if value is _MISSING:
-            value = load()
+            with phase("detail logs" if kind == "mllog" else "other files"):
+                value = load()
             self._cache[key] = value
         return value
 

@@ -12,6 +12,8 @@ import os
 import stat
 from dataclasses import dataclass
 
+from .phases import phase
+
 
 class Kind(str, enum.Enum):
     FILE = "file"
@@ -97,6 +99,10 @@ class Tree:
 
     def entry(self, rel: str) -> Entry:
         """What lies at `rel`, judged without following links out of the root."""
+        with phase("tree"):
+            return self._entry(rel)
+
+    def _entry(self, rel: str) -> Entry:
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         if real_parent is None:
@@ -208,11 +214,12 @@ class Tree:
             real = self._real_dir(folder) if folder else self.root
             if real is None:
                 continue
-            try:
-                with os.scandir(real) as scan:
-                    items = sorted(scan, key=lambda item: item.name)
-            except OSError:
-                continue
+            with phase("tree"):
+                try:
+                    with os.scandir(real) as scan:
+                        items = sorted(scan, key=lambda item: item.name)
+                except OSError:
+                    continue
             listed = []
             for item in items:
                 try:
