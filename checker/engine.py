@@ -242,6 +242,7 @@ def _run_unit(args: tuple[Options, str, str, str | None]) -> UnitOutput:
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         submission = _submission(options, division, submitter)
+        submission.tree.forget()  # a unit lists its own folders: a worker's memory stays flat
         if system_name is None:
             output = check_submission(submission)
         else:

@@ -26,7 +26,7 @@ from checker.findings import Finding
 from checker.parsers import mllog
 from checker.parsers.mllog import parse_mllog
 from checker.reader import Reader
-from checker.tree import Tree
+from checker.tree import Kind, Tree
 from helpers import EXAMPLE, OFFLINE, SINGLE, reading_cost, run, tree_digest
 
 MiB = 1024 * 1024
@@ -287,6 +287,30 @@ def test_an_unswapped_file_and_a_link_inside_the_tree_are_read(example: Path) ->
     assert sink == [] and log.scenario == "SingleStream"
     data, sink = _read(Tree(example), SYSTEM, "json")
     assert sink == [] and data["submitter"] == "MLCheckDemo"
+
+
+def test_each_path_is_judged_with_one_system_call(example: Path, monkeypatch) -> None:
+    """Work counted: an entry asked for again is not judged again (until `forget`); a folder
+    walked or listed for its subfolders is known to be one without an lstat; a subfolder's
+    files are judged one lstat each."""
+    tree = Tree(example)
+    tree.subdirs(OFFLINE.rpartition("/")[0])  # the folders above the result: one lstat each, as any folder
+    calls: list[str] = []
+    lstat = os.lstat
+    monkeypatch.setattr(
+        os, "lstat", lambda path, *args, **kwargs: (calls.append(path), lstat(path, *args, **kwargs))[1]
+    )
+    run_1 = f"{OFFLINE}/performance/run_1"
+    assert [f for _, items in tree.walk(OFFLINE) for f in items if f[0] == "mlperf_log_detail.txt"]
+    assert tree.subdirs(f"{OFFLINE}/performance") == ["run_1"]
+    assert calls == []  # the folders walked are known from their listings
+    for _ in range(3):
+        assert tree.entry(f"{run_1}/{LOG.rpartition('/')[2]}").kind is Kind.FILE
+        assert tree.entry(f"{run_1}/nothing.txt").kind is Kind.MISSING
+    assert [os.path.basename(c) for c in calls] == ["mlperf_log_detail.txt", "nothing.txt"]
+    tree.forget()
+    tree.entry(f"{run_1}/nothing.txt")
+    assert [os.path.basename(c) for c in calls][2:] == ["nothing.txt"]
 
 
 def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
