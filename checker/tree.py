@@ -194,8 +194,6 @@ class Tree:
                 raise FileChanged(Kind.DIR if stat.S_ISDIR(st.st_mode) else Kind.OTHER, f"became {_what(st.st_mode)}")
             if (st.st_dev, st.st_ino) != (entry.dev, entry.ino):
                 raise FileChanged(Kind.OTHER, "was replaced by another file")
-            if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-                os.set_blocking(fd, True)  # reads of a regular file never block; say so anyway
         except BaseException:
             os.close(fd)
             raise
