@@ -162,3 +162,20 @@ def test_a_report_says_where_the_time_went(example: Path, jobs: int) -> None:
     in_units = sum(report.phases[name] for name in ("rules", "detail logs", "other files", "tree"))
     assert 0 < in_units <= jobs * report.phases["running units"]
     assert sum(report.phases[name] for name in ("listing", "running units", "merging")) <= report.elapsed
+
+
+def test_a_system_unit_weighs_its_detail_logs_and_its_results(example: Path) -> None:
+    """What the engine orders the units by, the largest first: a system's detail logs (of its
+    performance and accuracy runs) and a share (1 MiB) per result."""
+    from checker.engine import _weight
+    from checker.rounds import load_round
+    from checker.tree import Tree
+
+    logs = [
+        example / r / run / "mlperf_log_detail.txt"
+        for r in (OFFLINE, SINGLE)
+        for run in ("performance/run_1", "accuracy")
+    ]
+    division, submitter, _, system = OFFLINE.split("/")[:4]
+    weights = _weight([(None, division, submitter, system)], load_round("v5.1"), Tree(example))
+    assert weights == {(division, submitter, system): 2 * 2**20 + sum(log.stat().st_size for log in logs)}
