@@ -15,11 +15,11 @@ The definition (printed with every output, and changed visibly by every option):
 
 from __future__ import annotations
 
+import math
+import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
-import pandas as pd
 
 from ..parsers import number
 from ..reporters import Formats, as_data, as_text
@@ -100,36 +100,22 @@ class Group:
     within_tolerance: bool = True
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(canonical(rows))
-    for column in (
-        "Category",
-        "Model",
-        "Scenario",
-        "Nodes",
-        "Accelerator",
-        "a#",
-        "Processor",
-        "p#",
-        "Submitter",
-        "Performance_Result",
-        "Performance_Units",
-        "Location",
-    ):
-        if column not in frame:
-            frame[column] = None
-    frame = frame[(frame["Category"] == "closed") & pd.to_numeric(frame["Performance_Result"], errors="coerce").gt(0)]
-    frame = frame.copy()
-    frame["Performance_Result"] = frame["Performance_Result"].astype(float)
-    accelerators = pd.to_numeric(frame["a#"], errors="coerce").fillna(0)
-    cpu = frame["kind"] == "cpu"  # published.hardware_of: a# 0, or no accelerator named
-    frame["per_node"] = accelerators.where(~cpu, pd.to_numeric(frame["p#"], errors="coerce").fillna(0)).astype(int)
-    frame["nodes"] = pd.to_numeric(frame["Nodes"], errors="coerce").fillna(1).astype(int)
-    frame["latency"] = frame["Performance_Units"].fillna("").astype(str).str.startswith("Latency")
-    return frame
-
-
+NEEDED = (
+    "Category",
+    "Model",
+    "Scenario",
+    "Nodes",
+    "Accelerator",
+    "a#",
+    "Processor",
+    "p#",
+    "Submitter",
+    "Performance_Result",
+    "Performance_Units",
+    "Location",
+)
 KEYS = ["Model", "Scenario", "Performance_Units", "kind", "hardware", "per_node", "nodes"]
+KEPT = ("Submitter", "Location", "System", "Performance_Result", "deviation")  # a member's record
 
 
 def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -154,31 +140,96 @@ def submitters(rows: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _numeric(value: Any) -> float | None:
+    """A cell as a number, or None: numbers, and text that reads as a decimal number
+    (spaces around it allowed; no underscores, no hexadecimal), as a table reader would."""
+    if isinstance(value, (bool, int, float)):
+        return None if _missing(value) else float(value)
+    if isinstance(value, str) and "_" not in value:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _cells(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, list[Any]]:
+    """Each column of the rows, a cell a row (None where a row lacks it or holds NaN), typed
+    as one column of a table is: whole numbers with a cell missing, or beside fractions, are
+    read as fractions (8 as 8.0)."""
+    cells = {}
+    for column in columns:
+        values = [None if _missing(row.get(column)) else row.get(column) for row in rows]
+        present = [v for v in values if v is not None]
+        numbers = [v for v in present if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if (
+            numbers
+            and len(numbers) == len(present)
+            and (len(present) < len(values) or any(isinstance(v, float) for v in numbers))
+        ):
+            values = [None if v is None else float(v) for v in values]
+        cells[column] = values
+    return cells
+
+
+def _grouped(rows: list[dict[str, Any]]) -> tuple[list[str], list[tuple[tuple, list[dict[str, Any]]]]]:
+    """The rows compare reads (closed, a positive Performance_Result), with their group key
+    fields (per_node, nodes, latency), grouped by KEYS in sorted order (values of one kind
+    in their order, a missing one last); and the record columns present in any row."""
+    rows = canonical(rows)
+    present = {column for row in rows for column in row}
+    columns = [c for c in KEPT if c in present or c == "deviation"] + [c for c in EXPLAINING if c in present]
+    cells = _cells(rows, [c for c in columns if c != "deviation"])
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for index, row in enumerate(rows):
+        result = _numeric(row.get("Performance_Result"))
+        if row.get("Category") != "closed" or result is None or not result > 0:
+            continue
+        per_node = _numeric(row.get("p#") if row.get("kind") == "cpu" else row.get("a#"))
+        nodes = _numeric(row.get("Nodes"))
+        member = {column: cells[column][index] for column in cells}
+        member.update(
+            Performance_Result=result,
+            per_node=int(per_node or 0),
+            nodes=int(1 if nodes is None else nodes),
+            latency=str("" if _missing(row.get("Performance_Units")) else row["Performance_Units"]).startswith(
+                "Latency"
+            ),
+        )
+        key = tuple(None if _missing(row.get(k, member.get(k))) else row.get(k, member.get(k)) for k in KEYS[:5])
+        groups.setdefault(key + (member["per_node"], member["nodes"]), []).append(member)
+    order = sorted(groups, key=lambda key: tuple((value is None, type(value).__name__, value) for value in key))
+    return columns, [(key, groups[key]) for key in order]
+
+
 def compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
-    # Numbers near the float limit overflow to inf (and then NaN); the JSON writer says so.
-    with np.errstate(all="ignore"):
-        return _compare(rows, options)
-
-
-def _compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
-    frame = _frame(rows)
-    groups: list[Group] = []
-    for values, members in frame.groupby(KEYS, sort=True, dropna=False):
-        key = dict(zip(KEYS, values))
-        if members["Submitter"].nunique() < options.min_submitters:
+    """The comparable groups of the rows, in the order of their keys. Numbers near the float
+    limit overflow to inf (and then NaN); the JSON writer says so."""
+    columns, grouped = _grouped(rows)
+    found: list[Group] = []
+    for values, members in grouped:
+        key = dict(zip(KEYS, values, strict=True))
+        if len({m["Submitter"] for m in members if m["Submitter"] is not None}) < options.min_submitters:
             continue
         if options.reference == "median":
-            reference = float(members["Performance_Result"].median())
+            reference = statistics.median(m["Performance_Result"] for m in members)
         else:
             name = options.reference.split(":", 1)[1].lower()
-            own = members[members["Submitter"].astype(str).str.lower() == name]
-            if own.empty:
+            own = [m["Performance_Result"] for m in members if str(m["Submitter"]).lower() == name]
+            if not own:
                 continue
-            reference = float(own["Performance_Result"].median())
-        x = members["Performance_Result"]
-        deviation = (reference - x) / reference if bool(members["latency"].iloc[0]) else (x - reference) / reference
-        members = members.assign(deviation=deviation, abs_dev=deviation.abs())
-        outlying = members[members["abs_dev"] > options.outlier]
+            reference = statistics.median(own)
+        for member in members:
+            x = member["Performance_Result"]
+            member["deviation"] = (reference - x) / reference if member["latency"] else (x - reference) / reference
+        deviations = [abs(m["deviation"]) for m in members]
+        results = [m["Performance_Result"] for m in members]
+        mean = sum(results) / len(results)  # plain float sums: past the float limit, inf and NaN
+        spread = math.sqrt(sum((x - mean) * (x - mean) for x in results) / len(results))
         group = Group(
             key={
                 "model": key["Model"],
@@ -186,40 +237,40 @@ def _compare(rows: list[dict[str, Any]], options: Options) -> list[Group]:
                 "units": key["Performance_Units"],
                 "kind": key["kind"],
                 "hardware": key["hardware"],
-                "per_node": int(key["per_node"]),
-                "nodes": int(key["nodes"]),
+                "per_node": key["per_node"],
+                "nodes": key["nodes"],
             },
             reference=reference,
-            members=_records(members),
+            members=[{c: None if _missing(m[c]) else m[c] for c in columns} for m in members],  # NaN as no value
             n=len(members),
-            submitters=int(members["Submitter"].nunique()),
-            mean_abs_dev=float(members["abs_dev"].mean()),
-            max_abs_dev=float(members["abs_dev"].max()),
-            cv=float(x.std(ddof=0) / x.mean()),
+            submitters=len({m["Submitter"] for m in members if m["Submitter"] is not None}),
+            mean_abs_dev=sum(deviations) / len(deviations),
+            max_abs_dev=max(deviations),
+            cv=spread / mean,
         )
         group.within_tolerance = group.mean_abs_dev <= options.tolerance
-        group.outliers = [dict(member, differs=_differences(member, members)) for member in _records(outlying)]
-        groups.append(group)
-    return groups
+        group.outliers = [
+            dict(record, differs=_differences(record, group.members, columns))
+            for member, record in zip(members, group.members, strict=True)
+            if abs(member["deviation"]) > options.outlier  # NaN is no outlier
+        ]
+        found.append(group)
+    return found
 
 
-def _records(members: pd.DataFrame) -> list[dict[str, Any]]:
-    keep = ["Submitter", "Location", "System", "Performance_Result", "deviation"]
-    columns = [c for c in keep if c in members] + [c for c in EXPLAINING if c in members]
-    records = members[columns].to_dict("records")
-    return [{k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in r.items()} for r in records]
-
-
-def _differences(member: dict[str, Any], members: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """The explaining fields where the member differs from the group's majority value."""
+def _differences(
+    member: dict[str, Any], members: list[dict[str, Any]], columns: list[str]
+) -> dict[str, dict[str, Any]]:
+    """The explaining fields where the member differs from the group's majority value (the
+    first seen, among the most frequent)."""
     found = {}
     for column in EXPLAINING:
-        if column not in members:
+        if column not in columns:
             continue
-        counts = members[column].dropna().astype(str).value_counts()
-        if counts.empty:
+        counts = Counter(str(m[column]) for m in members if m[column] is not None)
+        if not counts:
             continue
-        majority = counts.index[0]
+        majority = counts.most_common(1)[0][0]
         value = member.get(column)
         if value is not None and str(value) != majority:
             found[column] = {"this": value, "majority": majority}
@@ -234,11 +285,13 @@ def _hardware(group: Group) -> str:
 
 
 def summary(groups: list[Group]) -> dict[str, Any]:
-    means = pd.Series([g.mean_abs_dev for g in groups], dtype=float)
+    """The counts, and the median of the groups' mean |deviation| (of those that are numbers;
+    NaN when none is)."""
+    means = [g.mean_abs_dev for g in groups if g.mean_abs_dev == g.mean_abs_dev]
     return {
         "groups": len(groups),
         "within_tolerance": sum(g.within_tolerance for g in groups),
-        "median_mean_abs_dev": float(means.median()) if len(means) else None,
+        "median_mean_abs_dev": statistics.median(means) if means else (math.nan if groups else None),
     }
 
 
@@ -469,6 +522,104 @@ def plot(groups: list[Group], options: Options, path: str, title: str = "Compara
         axes.legend(loc="lower right", fontsize=7)
         written.append(save(figure, path, page_number))
     return written
+
+
+# The colours of matplotlib's default cycle (tab:blue ...), so the page's plot looks like
+# `compare --plot`'s.
+_COLOURS = {"blue": "#1f77b4", "green": "#2ca02c", "orange": "#ff7f0e", "red": "#d62728", "grey": "#7f7f7f"}
+
+
+def svg_pages(groups: list[Group], options: Options, title: str = "Comparable results") -> list[str]:
+    """What `plot` draws, as SVG documents (a page of PER_PAGE groups each), without
+    matplotlib: each member's deviation per group, the group's mean |deviation| (green within
+    the tolerance, orange outside), the outlier threshold and the tolerance."""
+    pages = paged(groups)
+    widest = max(
+        [abs(m["deviation"]) for g in groups for m in g.members if m["deviation"] == m["deviation"]]
+        + [options.outlier, options.tolerance],
+    )
+    span = 100 * min(widest, 1e6) * 1.1  # percent either side of 0
+    left, right, top, row_height, width = 400, 30, 48, 24, 1000
+    step = _tick_step(span)
+    documents = []
+    for page_number, page in enumerate(pages, 1):
+        height = top + row_height * max(1, len(page)) + 80
+        bottom = top + row_height * max(1, len(page))
+
+        def x(percent: float) -> float:
+            return left + (min(max(percent, -span), span) + span) / (2 * span) * (width - left - right)
+
+        heading = title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else "")
+        parts = [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+            f'<rect width="{width}" height="{height}" fill="white"/>',
+            f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">{_escape(heading)}</text>',
+            f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{bottom - top}" fill="none" '
+            f'stroke="{_COLOURS["grey"]}"/>',
+        ]
+        tick = -math.floor(span / step) * step
+        while tick <= span:
+            parts.append(
+                f'<line x1="{x(tick):.1f}" y1="{bottom}" x2="{x(tick):.1f}" y2="{bottom + 4}" stroke="black"/>'
+            )
+            parts.append(f'<text x="{x(tick):.1f}" y="{bottom + 16}" text-anchor="middle">{tick:g}</text>')
+            tick += step
+        for side in (-1, 1):
+            parts.append(_vline(x(side * options.outlier * 100), top, bottom, _COLOURS["red"], dashed=True))
+        parts.append(_vline(x(options.tolerance * 100), top, bottom, _COLOURS["green"]))
+        parts.append(_vline(x(0), top, bottom, _COLOURS["grey"]))
+        for row, group in enumerate(page):
+            y = top + row_height * (row + 0.5)
+            label = f"{group.key['model']} {group.key['scenario']} {_hardware(group)}"[:70]
+            parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_escape(label)}</text>')
+            for member in group.members:
+                parts.append(
+                    f'<circle cx="{x(member["deviation"] * 100):.1f}" cy="{y:.1f}" r="3.5" fill="{_COLOURS["blue"]}"/>'
+                )
+            mean, colour = x(group.mean_abs_dev * 100), _COLOURS["green" if group.within_tolerance else "orange"]
+            parts.append(
+                f'<polygon points="{mean:.1f},{y - 5:.1f} {mean + 5:.1f},{y:.1f} {mean:.1f},{y + 5:.1f} '
+                f'{mean - 5:.1f},{y:.1f}" fill="{colour}"/>'
+            )
+            for outlier in group.outliers:
+                parts.append(
+                    f'<text x="{x(outlier["deviation"] * 100) + 4:.1f}" y="{y - 5:.1f}" font-size="9" '
+                    f'fill="{_COLOURS["red"]}">{_escape(str(outlier["Submitter"]))}</text>'
+                )
+        parts.append(
+            f'<text x="{(left + width - right) / 2}" y="{bottom + 34}" text-anchor="middle">'
+            "deviation from the reference (%), positive is better</text>"
+        )
+        legend = [
+            (_COLOURS["blue"], "a result's deviation"),
+            (_COLOURS["green"], "group mean |deviation|"),
+            (_COLOURS["red"], f"outlier threshold ±{options.outlier:.0%}"),
+            (_COLOURS["green"], f"tolerance {options.tolerance:.0%} on the group's mean |deviation|"),
+        ]
+        for index, (colour, text) in enumerate(legend):  # two columns under the plot
+            lx, ly = left + (index % 2) * 280, bottom + 44 + (index // 2) * 14
+            parts.append(f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{colour}"/>')
+            parts.append(f'<text x="{lx + 14}" y="{ly + 9}" font-size="10">{_escape(text)}</text>')
+        parts.append("</svg>")
+        documents.append("\n".join(parts))
+    return documents
+
+
+def _tick_step(span: float) -> float:
+    """A round step (1, 2 or 5 times a power of ten) for about five ticks either side of 0."""
+    raw = span / 5
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+
+
+def _vline(x: float, top: float, bottom: float, colour: str, dashed: bool = False) -> str:
+    dash = ' stroke-dasharray="5,3"' if dashed else ""
+    return f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="{colour}"{dash}/>'
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 FORMATS = Formats(

@@ -29,8 +29,6 @@ import base64
 import datetime
 import functools
 import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from importlib import resources
@@ -389,7 +387,8 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
 # --- cross-partner variance -----------------------------------------------------------------
 def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     """compare on the valid rows of the checked tree (the published rows, with the
-    description fields that explain outliers), and the compare plot as data: URIs."""
+    description fields that explain outliers, and the numbers as checked), and the compare
+    plot as SVG data: URIs."""
     from .table import TableFormat, publish
 
     options = cmp.Options()
@@ -397,28 +396,20 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
         "definition": options.definition(),
         "groups": [],
         "plots": [],
-        "plot_missing": "",
         "no_table": "",
     }
     if TableFormat.of(report.round) is None:
         found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
         return found
-    rows = publish(_rows(report), None, None, report.round.name, with_description=True)
+    rows = publish(_rows(report), None, None, report.round.name, with_description=True, as_written=False)
     groups = cmp.compare(rows, options)
     found.update(groups=cmp.groups_view(groups, options), summary=cmp.groups_summary(groups), rows=len(rows))
     if groups and with_plot:
-        try:
-            import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
-        except ImportError:
-            found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
-            return found
-        with tempfile.TemporaryDirectory(prefix="mlperf-check-report-") as scratch:
-            pages = cmp.plot(
-                groups, options, os.path.join(scratch, "compare.png"), f"Comparable results, {report.round.name}"
-            )
-            for page in pages:
-                with open(page, "rb") as handle:
-                    found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
+        title = f"Comparable results, {report.round.name}"
+        found["plots"] = [
+            "data:image/svg+xml;base64," + base64.b64encode(page.encode()).decode("ascii")
+            for page in cmp.svg_pages(groups, options, title)
+        ]
     return found
 
 

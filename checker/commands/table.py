@@ -297,10 +297,17 @@ def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[s
 
 
 def render(
-    rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None, first_id: int | None = None
+    rows: list[dict[str, Any]],
+    fmt: TableFormat,
+    base: str | None = None,
+    first_id: int | None = None,
+    as_written: bool = True,
 ) -> list[dict[str, Any]]:
     """The rows in the round's published format and order: its keys, names and values. With
-    `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order)."""
+    `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order).
+    `as_written=False` keeps each number as checked rather than as the table's encoder writes
+    it (`published_numbers`: the same to ten decimals), for comparisons that do not need the
+    encoder's last digits, nor pandas."""
     numbers: dict[str, int] = {}
     out: list[dict[str, Any]] = []
     for values, row in _in_order(rows, fmt):
@@ -314,11 +321,12 @@ def render(
         out.append(published)
         if has_power and "row" in fmt.power:  # a second row: the same, with the power metric
             out.append({**published, **{key: values[fact] for key, fact in fmt.power["row"].items()}})
-    places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
-    for (row, key), written in zip(
-        places, published_numbers([row[key] for row, key in places], fmt["double_precision"])
-    ):
-        row[key] = written
+    if as_written:
+        places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
+        for (row, key), written in zip(
+            places, published_numbers([row[key] for row, key in places], fmt["double_precision"])
+        ):
+            row[key] = written
     return out
 
 
@@ -436,16 +444,21 @@ def load_table(path: str) -> list[dict[str, Any]]:
 
 
 def publish(
-    rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str, with_description: bool = False
+    rows: list[dict[str, Any]],
+    base: str | None,
+    first_id: int | None,
+    round_name: str,
+    with_description: bool = False,
+    as_written: bool = True,
 ) -> list[dict[str, Any]]:
     """The rows as `round_name` publishes them (order, values), with the v5.1/v6.0 key names:
     what compare and followup read. With `base` and `first_id`, the publication keys too
-    where the round's table has them."""
+    where the round's table has them; `as_written` as `render` says."""
     fmt = TableFormat.of(load_round(round_name))
     if fmt is None:
         raise RoundError(f"round {round_name} has no `table:` block")
     ordered = [row for _, row in _in_order(rows, fmt)]
-    canonical = normalise(render(ordered, fmt, base, first_id), fmt)  # one row per result again
+    canonical = normalise(render(ordered, fmt, base, first_id, as_written), fmt)  # one row per result again
     if with_description:
         for published, row in zip(canonical, ordered):
             published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
