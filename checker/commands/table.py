@@ -12,6 +12,7 @@ published formats (and the CSV of `table`) back into rows with the v5.1/v6.0 key
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -214,7 +215,11 @@ class TableFormat:
 
     def fact(self, key: str) -> str:
         """The row fact a published key writes."""
-        return self.names.get(key, key)
+        return self._names.get(key, key)
+
+    @functools.cached_property
+    def _names(self) -> dict[str, str]:  # `names`, read once: `fact` runs for every key of every row
+        return self.names
 
     def key(self, fact: str) -> str:
         """The published key of a row fact."""
@@ -255,7 +260,9 @@ def published_numbers(values: list[float], precision: int = 10) -> list[float]:
 
 def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     """Each fact the round writes, as it writes it, still under the fact's name."""
-    values = {fmt.fact(key): row.get(fmt.fact(key)) for key in fmt.all_keys() if key not in fmt.publication}
+    publication = fmt.publication
+    facts = [fmt.fact(key) for key in fmt.all_keys() if key not in publication]
+    values = {fact: row.get(fact) for fact in facts}
     values.update({fact: row.get(fact) for fact in fmt.power.get("row", {}).values()})
     values["Location"] = fmt["location"].format(result=row["Location"], performance=row["_performance"])
     compliance = fmt["compliance"]
