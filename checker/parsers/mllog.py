@@ -257,15 +257,27 @@ class _Reading:
 
     def _usual(self, data: bytes, at: int, quote: int, stop: int, key: str, number: int) -> bool:
         """Keep the wanted record data[at:stop] (in loadgen's shape up to its key, not flagged)
-        when its value is a scalar between `"value": ` and the next `, "`, and the rest of it
-        ASCII, as `_line` would; else False, and `_line` reads it."""
+        when its value is a scalar between `"value": ` and the next `, "` (no space around
+        it) and the rest of it is ASCII, as `_line` would; else False, and `_line` reads it.
+        orjson reads the value; a value it may read otherwise than json (an integer past 64
+        bits, which it makes a float) is left to `_line` too."""
         start = quote + len(_AFTER_KEY)
         end = data.find(b', "', start, stop)
-        if not data.startswith(_AFTER_KEY, quote) or stop - at > MAX_RECORD or not data[end:stop].isascii():
+        if (
+            end <= start
+            or data[start] in _JSON_SPACE
+            or data[end - 1] in _JSON_SPACE
+            or not data.startswith(_AFTER_KEY, quote)
+            or stop - at > MAX_RECORD
+            or not data[end:stop].isascii()
+        ):
             return False
-        value = _scalar(data, start, end)
-        if value is _NOT_SCALAR:
+        try:
+            value = _loads(data[start:end])
+        except _JSONDecodeError:
             return False
+        if value.__class__ in _NESTED or (value.__class__ is float and value.is_integer() and abs(value) >= 2**63):
+            return False  # a list or mapping is read whole, by `_line`; an integer past 64 bits too
         last = self.last_cost.get(key)
         if last is not None and self.kept + stop - at - last <= KEEP_BUDGET:  # a later value of a kept key
             self.kept += stop - at - last
@@ -426,35 +438,42 @@ class _Reading:
         return self.log, self.defects
 
 
-_NOT_SCALAR = object()
+_UNREAD = object()
 _DECODER = json.JSONDecoder()
+_loads, _JSONDecodeError = orjson.loads, orjson.JSONDecodeError
 
 
-def _scalar(data: bytes, start: int, end: int) -> Any:
-    """The JSON scalar that is exactly data[start:end] (no space around it), as json decodes
-    it; _NOT_SCALAR when it is not one, or orjson may read it otherwise (an integer past 64
-    bits, which orjson makes a float)."""
+def _orjson_value(data: bytes, start: int, end: int) -> Any:
+    """The JSON value that is exactly data[start:end] (no space around it), read by orjson;
+    _UNREAD when it is not one, or when orjson may have read it otherwise than json: a
+    number past 64 bits (orjson makes an integer of them a float)."""
     if end <= start or data[start] in _JSON_SPACE or data[end - 1] in _JSON_SPACE:
-        return _NOT_SCALAR
+        return _UNREAD
     try:
-        value = orjson.loads(data[start:end])
-    except orjson.JSONDecodeError:
-        return _NOT_SCALAR
-    if value.__class__ in _NESTED or (value.__class__ is float and value.is_integer() and abs(value) >= 2**63):
-        return _NOT_SCALAR
+        value = _loads(data[start:end])
+    except _JSONDecodeError:
+        return _UNREAD
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item.__class__ is float and item.is_integer() and abs(item) >= 2**63:
+            return _UNREAD
+        if item.__class__ in _NESTED:
+            stack.extend(item.values() if item.__class__ is dict else item)
     return value
 
 
 def _value(body: bytes) -> Any:
     """A record's value, `body` being the record from its `{`: the JSON value after its first
     `"value": ` when a field follows it, else the whole record's `value`. The UTF-8 of the
-    whole record is checked first; a scalar is read by `_scalar`, anything else by json."""
+    whole record is checked first; the value is read by orjson where it reads what json
+    reads (`_orjson_value`), else by json."""
     text = body.decode("utf-8")
     at = body.find(b'"value": ')
     if at > 0:
         start = at + len('"value": ')
-        value = _scalar(body, start, body.find(b', "', start))
-        if value is not _NOT_SCALAR:
+        value = _orjson_value(body, start, body.find(b', "', start))
+        if value is not _UNREAD:
             return value
         at = text.find('"value": ')
         value, end = _DECODER.raw_decode(text, at + len('"value": '))
