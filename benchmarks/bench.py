@@ -135,7 +135,7 @@ check = engine.check
 def timed(*args, **kwargs):
     seen["check"] = time.perf_counter()
     report = check(*args, **kwargs)
-    seen["checked"], seen["phases"] = time.perf_counter(), report.phases
+    seen["checked"], seen["phases"] = time.perf_counter(), getattr(report, "phases", {})
     return report
 engine.check = timed
 from checker.cli import main
@@ -249,6 +249,11 @@ def phases_line(run: dict) -> str:
     """Where the check's time went: its start (interpreter, imports, command line, round),
     Report.phases, and the writing of the output after engine.check returned."""
     spent = run["phases"]
+    if not spent:  # a checker from before Report.phases
+        return (
+            f"start {run['check'] - run['started']:.2f} | check {run['checked'] - run['check']:.2f} | writing "
+            f"{run['ended'] - run['checked']:.2f}"
+        )
     workers = {k: v for k, v in spent.items() if k not in ("listing", "running units", "merging")}
     inside = ", ".join(f"{k} {v:.2f}" for k, v in sorted(workers.items(), key=lambda kv: -kv[1]))
     return (
