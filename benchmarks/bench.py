@@ -1,52 +1,36 @@
-"""Time `mlperf-check check` beside a plain read of the same files, as the round grows.
+"""Time `mlperf-check` on a whole real round beside the official checker and a plain read, and
+as the round grows.
 
-    python benchmarks/bench.py [--copies 1,4,16] [--jobs 2] [--repeat 3] [--changed-since] [--checker PATH]
+    python benchmarks/bench.py --tree DIR [--official CLONE] [--round v5.1] [--jobs 2] [--repeat 3]
+    python benchmarks/bench.py [--copies 1,4,16] [--changed-since] [--checker PATH]
 
-Each tree is the real v5.1 slice hard-linked N times under new submitter names (16 copies
-are about a whole round: 2,192 results, 2.8 GB). For each N, in one run, it prints the
-plain read of every file of the tree (one pass, in this process, warm cache) beside the
-check of it (`check -j JOBS` in its own subprocess, JSON to a file): wall seconds, CPU
-seconds (user + system of the check and its workers), the ratio check/read, results per
-second, and the peak RSS of the largest process (the check or one of its workers). Every
-measure is the fastest of `--repeat` runs, because the machine may be shared; CPU seconds
-vary less than wall seconds there. The last line says whether the time per result stayed
-flat (linear time) and the peak did not grow.
+With --tree (a published round, e.g. a clone of mlcommons/inference_results_v5.1), in one run:
 
-With --changed-since it also commits the largest tree to a git repository, breaks one
-result, and times `check --changed-since HEAD` (the pre-submission CI case), beside what
-its two parts take alone: git's listing of the changes (`ls-files --others` and `diff`,
-side by side, as checker/scope.py runs them) and Python's start with `import checker.cli`.
-The check runs the two at once, so its time is less than their sum.
+- the results whose loadgen logs are missing from DIR (a snapshot can lack blobs) are left
+  out, as a folder of hard links beside the others (DIR itself is never written), and
+  counted: a result whose run folder holds a summary log without its detail log (or the
+  reverse), or whose power folder has no ptd_logs.txt;
+- with --official, the official checker of that clone of mlcommons/inference times the same
+  tree (`python -m submission_checker.main --input TREE --version ROUND` in its
+  tools/submission, or the single-file submission_checker.py of older clones), once;
+- the files the check opens are listed (one untimed run that records every file it opens)
+  and read plainly, each once, in one process: the floor any checker of those files pays;
+- `check -j JOBS` (JSON to a file) and `report -j JOBS` (the HTML page) are timed: wall and
+  CPU seconds (user + system of the command and its workers), the peak RSS of the largest
+  process, and where the check's time goes (Report.phases: start, listing, running units
+  with the workers' own phases summed, merging, writing).
 
-`--checker PATH` runs another checkout (e.g. the main branch) for before/after numbers.
-Timed runs use bytecode, as an installed package does (`child_env`).
+Then, and without --tree, the slice series: the real v5.1 slice (../shared/real/v5.1)
+hard-linked N times under new submitter names (16 copies are about a whole round), each
+copy's plain read of every file beside its check: time per result and peak memory must stay
+flat as the round grows. --copies '' skips it. With --changed-since it also commits the
+largest copy to a git repository, breaks one result and times `check --changed-since HEAD`.
 
-Last measured (issue 14), 2 cores shared with other jobs, `-j 2`. The machine's load
-moves these by 20% from one run to the next, the read's too: compare runs of one sitting only.
-
-    load 0.9, after mllog._scalar
-                           read s  check s  cpu s  check/read  peak MB (main/worker)
-      1 copy,  137 results   0.10     1.01   1.36       10.05  45/47
-      4 copies, 548          0.39     1.58   2.61        4.06  48/48
-     16 copies, 2,192        2.02     4.68   8.48        2.31  62/51
-     (the same sitting, load 1.2 to 1.6: the main branch 6.27 s, 11.56 s of CPU, 4.00x;
-      this branch again 5.45 s, 9.91 s of CPU, 2.60x. The read was 1.26 s on a quiet
-      machine, so the check is 3.2x to 3.7x a quiet read: the 2.5x goal is not met.)
-
-    quiet (load 0.1), before those two
-      1 copy,  137 results   0.08     0.72   1.01        8.70  46/47
-      4 copies, 548          0.33     1.27   2.12        3.88  48/49
-     16 copies, 2,192        1.26     4.03   7.37        3.21  62/52
-
-    --changed-since HEAD, one result of the 16 copies: 0.68 s, 0.95 s of CPU with git's
-    (main: 1.76 s, 1.85 s); alone, git's listing 0.36 s and Python's start with
-    `import checker.cli` 0.14 s, which the check runs at once. Fastest of 6 on a quiet
-    machine (/usr/bin/time, same tree): 0.53 s, 0.77 s of CPU.
-
-    Issue 21 (a checked result's system and submitter units run whole), the same case,
-    10 runs each alternating with the parent commit, load 5.5 from other jobs: fastest
-    1.14 s, 1.15 s of CPU (parent 1.08 s, 1.14 s); medians 2.12 s and 1.28 s (parent 2.38 s,
-    1.26 s). No quiet machine was to be had for the absolute numbers.
+Every measure of ours is the fastest of --repeat runs (the official checker runs once: it
+takes tens of seconds). The machine may be shared: each line says the load average it was
+taken at, and CPU seconds vary less than wall seconds. `--checker PATH` runs another
+checkout (e.g. the main branch) for before/after numbers. Timed runs use bytecode, as an
+installed package does (`child_env`). docs/scaling.md keeps the last numbers.
 """
 
 from __future__ import annotations
@@ -63,32 +47,125 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REAL = (HERE.parent.parent / "shared" / "real" / "v5.1").resolve()
+LOGS = ("mlperf_log_summary.txt", "mlperf_log_detail.txt")
 
 
-def plain_read(root: Path) -> tuple[float, int, int]:
-    """Seconds to read every file once, with the number of files and bytes."""
-    start, files, size = time.perf_counter(), 0, 0
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                continue
-            with open(path, "rb", buffering=0) as handle:
-                while chunk := handle.read(1 << 20):
-                    size += len(chunk)
-            files += 1
-    return time.perf_counter() - start, files, size
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
 
 
-# Runs the CLI and reports, on stderr, the peak RSS of the check's own process (which holds
-# the report) and the largest of its workers' (ru_maxrss of RUSAGE_CHILDREN is the largest
-# of the reaped children).
-_RUN = (
-    "import resource, sys; from checker.cli import main; sys.argv = sys.argv[1:]\n"
-    "try:\n    main()\nexcept SystemExit:\n    pass\n"
-    "sys.stderr.write('PEAK_KB=%d %d\\n' % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
-    " resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
-)
+# --- the tree -----------------------------------------------------------------------------
+def incomplete(tree: Path) -> set[tuple[str, ...]]:
+    """(division, submitter, system, benchmark, scenario) of each result a folder of which
+    lacks a loadgen log: a summary without its detail log or the reverse, or a power folder
+    without ptd_logs.txt."""
+    found = set()
+    for folder, _, names in os.walk(tree):
+        parts = Path(folder).relative_to(tree).parts
+        if len(parts) < 6 or parts[2] not in ("results", "compliance"):
+            continue
+        held = set(names)
+        if (LOGS[0] in held) != (LOGS[1] in held) or (
+            parts[-2:] == ("performance", "power") and "ptd_logs.txt" not in held
+        ):
+            found.add((parts[0], parts[1], *parts[3:6]))
+    return found
+
+
+def _link(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system: a copy
+        shutil.copy2(source, target)
+
+
+def without(tree: Path, skipped: set[tuple[str, ...]], target: Path) -> Path:
+    """A copy of `tree` made of hard links (and its own symlinks), without the results,
+    compliance runs and measurements of the `skipped` results."""
+    for folder, folders, names in os.walk(tree):
+        rel = Path(folder).relative_to(tree)
+        parts = rel.parts
+        if (
+            len(parts) >= 6
+            and parts[2] in ("results", "compliance", "measurements")
+            and ((parts[0], parts[1], *parts[3:6]) in skipped)
+        ):
+            folders[:] = []
+            continue
+        (target / rel).mkdir(parents=True, exist_ok=True)
+        for name in folders + names:
+            source = os.path.join(folder, name)
+            if os.path.islink(source):
+                os.symlink(os.readlink(source), target / rel / name)
+            elif name in names:
+                _link(source, str(target / rel / name))
+        folders[:] = [name for name in folders if not os.path.islink(os.path.join(folder, name))]
+    return target
+
+
+def plain_read(paths: list[str]) -> tuple[float, int]:
+    """Seconds to read every file once (1 MiB reads, no buffer), and the bytes read."""
+    start, size = time.perf_counter(), 0
+    for path in paths:
+        with open(path, "rb", buffering=0) as handle:
+            while chunk := handle.read(1 << 20):
+                size += len(chunk)
+    return time.perf_counter() - start, size
+
+
+def every_file(root: Path) -> list[str]:
+    return [
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(root)
+        for name in names
+        if not os.path.islink(os.path.join(folder, name))
+    ]
+
+
+# --- our runs -----------------------------------------------------------------------------
+# Runs the CLI and reports on stderr the peak RSS of the command's own process and the
+# largest of its workers' (ru_maxrss of RUSAGE_CHILDREN is the largest reaped child), and when
+# engine.check started and ended and its report's phases (time.perf_counter is the system's
+# monotonic clock, so the parent can set these against when it started the process).
+_RUN = r"""
+import json, resource, sys, time
+import checker.engine as engine
+seen = {}
+check = engine.check
+def timed(*args, **kwargs):
+    seen["check"] = time.perf_counter()
+    report = check(*args, **kwargs)
+    seen["checked"], seen["phases"] = time.perf_counter(), getattr(report, "phases", {})
+    return report
+engine.check = timed
+from checker.cli import main
+sys.argv = sys.argv[1:]
+try:
+    main()
+except SystemExit:
+    pass
+seen["ended"] = time.perf_counter()
+seen["main_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+seen["worker_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+sys.stderr.write("BENCH=" + json.dumps(seen) + "\n")
+"""
+
+# The same, recording every file the command opens under the tree (its workers inherit the
+# hook), one path a line, for the plain read: the census run is not timed.
+_CENSUS = r"""
+import os, sys
+out, root = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), sys.argv[2] + os.sep
+def hook(event, args):
+    if event == "open" and isinstance(args[0], str) and args[0].startswith(root):
+        os.write(out, (args[0] + "\n").encode())
+sys.addaudithook(hook)
+from checker.cli import main
+sys.argv = sys.argv[3:]
+try:
+    main()
+except SystemExit:
+    pass
+"""
 
 
 def importable(checkout: Path, scratch: Path) -> str:
@@ -119,55 +196,45 @@ def child_env(checker: str) -> dict[str, str]:
     return env
 
 
-def timed_check(root: Path, jobs: int, checker: str, *extra: str) -> dict:
-    """Wall and CPU seconds, peak RSS (MB) and the JSON summary of one `check` subprocess."""
-    env = child_env(checker)
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                _RUN,
-                "mlperf-check",
-                "check",
-                str(root),
-                "--round",
-                "v5.1",
-                "-f",
-                "json",
-                "-o",
-                out.name,
-                "-j",
-                str(jobs),
-                "--no-progress",
-                *extra,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            cwd=root.parent,
-        )
-        stderr = process.stderr.read()
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        process.stderr.close()
-        peak = [line for line in stderr.splitlines() if line.startswith("PEAK_KB=")]
-        if not peak or os.path.getsize(out.name) == 0:
-            raise SystemExit(f"check failed (exit {process.returncode}):\n{stderr}")
-        summary = json.load(open(out.name))["summary"]
-    main_kb, worker_kb = (int(n) for n in peak[-1].split("=")[1].split())
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict:
+    """Wall and CPU seconds (the process and its reaped children), peak RSS (MB) of one run,
+    its exit status and stderr; `started`, its start on time.perf_counter's clock."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace"
+    )
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.stderr.close()
     return {
-        "wall": wall,
+        "wall": time.perf_counter() - started,
         "cpu": usage.ru_utime + usage.ru_stime,
-        "peak": max(main_kb, worker_kb) / 1024,
-        "main": main_kb / 1024,
-        "worker": worker_kb / 1024,
-        "summary": summary,
+        "peak": usage.ru_maxrss / 1024,
+        "exit": os.waitstatus_to_exitcode(status),
         "stderr": stderr,
+        "started": started,
     }
+
+
+def ours(command: str, tree: Path, round_name: str, jobs: int, checker: str, output: str, *extra: str) -> dict:
+    """One timed run of `mlperf-check COMMAND TREE`, with what _RUN reports."""
+    fmt = ["-f", "json"] if command == "check" else []
+    run = timed(
+        [sys.executable, "-c", _RUN, "mlperf-check", command, str(tree), "--round", round_name, *fmt, "-o", output]
+        + ["-j", str(jobs), "--no-progress", *extra],
+        tree.parent,
+        child_env(checker),
+    )
+    lines = [line for line in run["stderr"].splitlines() if line.startswith("BENCH=")]
+    if not lines or not os.path.getsize(output):
+        raise SystemExit(f"{command} failed (exit {run['exit']}):\n{run['stderr']}")
+    seen = json.loads(lines[-1].split("=", 1)[1])
+    run.update(seen, main=seen["main_kb"] / 1024, worker=seen["worker_kb"] / 1024)
+    run["peak"] = max(run["main"], run["worker"])
+    if command == "check":
+        with open(output) as handle:
+            run["summary"] = json.load(handle)["summary"]
+    return run
 
 
 def best(runs: list[dict]) -> dict:
@@ -178,13 +245,132 @@ def best(runs: list[dict]) -> dict:
     return row
 
 
-def _link(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another file system: a copy
-        shutil.copy2(source, target)
+def phases_line(run: dict) -> str:
+    """Where the check's time went: its start (interpreter, imports, command line, round),
+    Report.phases, and the writing of the output after engine.check returned."""
+    spent = run["phases"]
+    if not spent:  # a checker from before Report.phases
+        return (
+            f"start {run['check'] - run['started']:.2f} | check {run['checked'] - run['check']:.2f} | writing "
+            f"{run['ended'] - run['checked']:.2f}"
+        )
+    workers = {k: v for k, v in spent.items() if k not in ("listing", "running units", "merging")}
+    inside = ", ".join(f"{k} {v:.2f}" for k, v in sorted(workers.items(), key=lambda kv: -kv[1]))
+    return (
+        f"start {run['check'] - run['started']:.2f} | listing {spent['listing']:.2f} | running units "
+        f"{spent['running units']:.2f} (in the workers, summed: {inside}) | merging {spent['merging']:.2f} | "
+        f"writing {run['ended'] - run['checked']:.2f} | exit {run['wall'] - (run['ended'] - run['started']):.2f}"
+    )
 
 
+def census(tree: Path, round_name: str, jobs: int, checker: str, scratch: Path) -> list[str]:
+    """Every file `check` opens under `tree` (one run, not timed)."""
+    record = scratch / "opened.txt"
+    root = os.path.realpath(tree)
+    output = str(scratch / "census.json")
+    subprocess.run(
+        [sys.executable, "-c", _CENSUS, str(record), root, "mlperf-check", "check", root, "--round", round_name]
+        + ["-f", "json", "-o", output, "-j", str(jobs), "--no-progress"],
+        cwd=tree.parent,
+        env=child_env(checker),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if not record.exists():
+        raise SystemExit(f"the check of {tree} opened no file")
+    return sorted(set(record.read_text().splitlines()))
+
+
+# --- the official checker ---------------------------------------------------------------
+def official(clone: Path, tree: Path, round_name: str, scratch: Path) -> dict:
+    """One run of the official checker of `clone` on `tree`, for `round_name`."""
+    folder = clone / "tools" / "submission"
+    csv = scratch / "official.csv"
+    if (folder / "submission_checker" / "main.py").is_file():
+        command = [sys.executable, "-m", "submission_checker.main"]
+    elif (folder / "submission_checker.py").is_file():
+        command = [sys.executable, "submission_checker.py", "--skip-extra-files-in-root-check"]
+    else:
+        raise SystemExit(f"{clone}: no tools/submission/submission_checker to run")
+    run = timed(command + ["--input", str(tree), "--version", round_name, "--csv", str(csv)], folder)
+    run["shown"] = " ".join(["python"] + command[1:] + ["--version", round_name])
+    run["rows"] = max(0, len(csv.read_text().splitlines()) - 1) if csv.exists() else 0
+    if run["exit"] not in (0, 1) or not csv.exists():
+        tail = "\n".join(run["stderr"].splitlines()[-5:])
+        raise SystemExit(f"the official checker failed (exit {run['exit']}):\n{tail}")
+    return run
+
+
+# --- a whole round ------------------------------------------------------------------------
+def round_run(args: argparse.Namespace, scratch: Path) -> None:
+    tree = args.tree.resolve()
+    skipped = incomplete(tree)
+    print(
+        f"{tree}: round {args.round}, python {sys.version.split()[0]}, {os.cpu_count()} cores, check and report "
+        f"-j {args.jobs} (fastest of {args.repeat}), checker {args.shown}"
+    )
+    if skipped:
+        tree = without(tree, skipped, scratch / "round" / tree.name)
+        print(
+            f"  {len(skipped)} results left out: their loadgen logs are missing from the snapshot ("
+            + ", ".join("/".join(key) for key in sorted(skipped)[:3])
+            + (", ..." if len(skipped) > 3 else "")
+            + ")"
+        )
+    rows = []
+    if args.official:
+        print(f"  the official checker ({load()}) ...", flush=True)
+        ran = official(args.official.resolve(), tree, args.round, scratch)
+        rows.append(
+            (
+                "official checker",
+                ran,
+                f"{ran['shown']}: exit {ran['exit']}, {ran['rows']} rows in its CSV",
+            )
+        )
+    opened = census(tree, args.round, args.jobs, args.checker, scratch)
+    plain_read(opened)  # warm the page cache
+    reads = [(*plain_read(opened), load()) for _ in range(args.repeat)]
+    read_s, size, read_load = min(reads)
+    checks = []
+    for _ in range(args.repeat + 1):  # the first warms the imports
+        run = ours("check", tree, args.round, args.jobs, args.checker, str(scratch / "check.json"))
+        run["load"] = load()
+        checks.append(run)
+    check = best(checks[1:])
+    reports = []
+    for _ in range(args.repeat):
+        run = ours("report", tree, args.round, args.jobs, args.checker, str(scratch / "report.html"))
+        run["load"] = load()
+        reports.append(run)
+    report = best(reports)
+    summary = check["summary"]
+    print(
+        f"  {summary['results']} results ({summary['valid']} valid); the check opens {len(opened)} files, "
+        f"{size / 1e9:.2f} GB"
+    )
+    print(f"  {'':34} {'wall s':>7} {'cpu s':>7} {'peak MB':>8}  load")
+    for name, ran, note in rows:
+        print(f"  {name:34} {ran['wall']:>7.2f} {ran['cpu']:>7.2f} {ran['peak']:>8.0f}  {note}")
+    print(f"  {'plain read of those files':34} {read_s:>7.2f} {'':>7} {'':>8}  {read_load}")
+    for name, ran in (("mlperf-check check", check), ("mlperf-check report", report)):
+        print(
+            f"  {name + f' -j {args.jobs}':34} {ran['wall']:>7.2f} {ran['cpu']:>7.2f} "
+            f"{ran['peak']:>8.0f}  {ran['load']} (own process {ran['main']:.0f} MB, a worker {ran['worker']:.0f} MB)"
+        )
+    print(f"  check: {phases_line(check)}")
+    verdicts = [
+        f"{check['wall'] / read_s:.1f}x the plain read (goal 2x)",
+        f"peak {check['peak']:.0f} MB (goal 100)",
+        f"report {report['wall'] / check['wall']:.2f}x the check and {report['peak']:.0f} MB (goal 1.2x, 100 MB)",
+    ]
+    if args.official:
+        ran = rows[0][1]
+        verdicts.insert(0, f"{ran['wall'] / check['wall']:.1f}x faster than the official checker (goal 30x)")
+    print("  " + "; ".join(verdicts))
+
+
+# --- the slice series ---------------------------------------------------------------------
 def synthetic(root: Path, copies: int, where: Path) -> Path:
     target = where / f"round-x{copies}"
     for division in ("closed", "open"):
@@ -196,28 +382,29 @@ def synthetic(root: Path, copies: int, where: Path) -> Path:
 
 def series(args: argparse.Namespace, scratch: Path) -> Path:
     print(
-        f"checker: {args.shown}  python {sys.version.split()[0]}  check -j {args.jobs}, "
-        f"fastest of {args.repeat} runs; read = one plain pass over every file, same tree, warm cache; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"slice series: {args.root} copied N times, check -j {args.jobs}, fastest of {args.repeat} runs; "
+        f"read = one plain pass over every file, same tree, warm cache; {load()} on {os.cpu_count()} cores"
     )
     print(
         f"{'copies':>6} {'results':>7} {'files':>6} {'GB':>5} {'read s':>7} {'check s':>8} {'cpu s':>7} "
-        f"{'check/read':>10} {'results/s':>9} {'ms/result':>9} {'peak MB':>8} {'(main':>6} {'worker)':>7}"
+        f"{'check/read':>10} {'results/s':>9} {'ms/result':>9} {'peak MB':>8} {'(main':>6} {'worker)':>7}  load"
     )
     rows, tree = [], None
     for copies in args.copies:
         tree = synthetic(args.root, copies, scratch)
-        plain_read(tree)  # warm the page cache and the directory entries
-        reads = [plain_read(tree) for _ in range(args.repeat)]
-        read_s, files, size = min(reads)
-        timed_check(tree, args.jobs, args.checker)  # warm the imports
-        row = best([timed_check(tree, args.jobs, args.checker) for _ in range(args.repeat)])
+        files = every_file(tree)
+        plain_read(files)  # warm the page cache and the directory entries
+        read_s, size = min(plain_read(files) for _ in range(args.repeat))
+        output = str(scratch / "series.json")
+        ours("check", tree, "v5.1", args.jobs, args.checker, output)  # warm the imports
+        row = best([ours("check", tree, "v5.1", args.jobs, args.checker, output) for _ in range(args.repeat)])
         results = row["summary"]["results"]
         rows.append((copies, results, row))
         print(
-            f"{copies:>6} {results:>7} {files:>6} {size / 1e9:>5.2f} {read_s:>7.2f} {row['wall']:>8.2f} "
+            f"{copies:>6} {results:>7} {len(files):>6} {size / 1e9:>5.2f} {read_s:>7.2f} {row['wall']:>8.2f} "
             f"{row['cpu']:>7.2f} {row['wall'] / read_s:>10.2f} {results / row['wall']:>9.0f} "
-            f"{1000 * row['wall'] / results:>9.2f} {row['peak']:>8.0f} {row['main']:>6.0f} {row['worker']:>7.0f}",
+            f"{1000 * row['wall'] / results:>9.2f} {row['peak']:>8.0f} {row['main']:>6.0f} {row['worker']:>7.0f}  "
+            f"{load()}",
             flush=True,
         )
         if tree != scratch / f"round-x{args.copies[-1]}":
@@ -233,7 +420,7 @@ def series(args: argparse.Namespace, scratch: Path) -> Path:
     return tree
 
 
-def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
+def changed_since(root: Path, jobs: int, checker: str, repeat: int, scratch: Path) -> None:
     """Commit the tree, break one result, and time the check of what changed."""
     import git
 
@@ -246,7 +433,10 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
     text = summary.read_text()
     summary.unlink()  # hard-linked to the slice: replace, never write through the link
     summary.write_text(text.replace("hash=", "hash=0"))
-    row = best([timed_check(root, jobs, checker, "--changed-since", "HEAD") for _ in range(repeat + 1)])
+    output = str(scratch / "changed.json")
+    row = best(
+        [ours("check", root, "v5.1", jobs, checker, output, "--changed-since", "HEAD") for _ in range(repeat + 1)]
+    )
     git_s, import_s = [], []
     for _ in range(repeat + 1):  # what checker/scope.py asks git (side by side), after the checks: a warm index
         start = time.perf_counter()
@@ -265,7 +455,7 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
         import_s.append(time.perf_counter() - start)
     print(
         f"--changed-since HEAD, one result changed: {row['summary']['results']} result checked in "
-        f"{row['wall']:.2f} s ({row['cpu']:.2f} s CPU, git's included), peak {row['peak']:.0f} MB. Alone, "
+        f"{row['wall']:.2f} s ({row['cpu']:.2f} s CPU, git's included), peak {row['peak']:.0f} MB, {load()}. Alone, "
         f"git's listing (ls-files --others and diff-index, side by side) takes {min(git_s):.2f} s and Python's start "
         f"with `import checker.cli` {min(import_s):.2f} s; the check runs them at once "
         f"(git add + commit of the tree took {setup:.0f} s)"
@@ -274,25 +464,31 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, help="a whole published round (read-only)")
+    parser.add_argument("--official", type=Path, help="a clone of mlcommons/inference: time its checker too")
+    parser.add_argument("--round", default="v5.1", help="the round of --tree (default v5.1)")
     parser.add_argument(
         "--copies",
-        default="1,4,16",
-        type=lambda text: [int(n) for n in text.split(",")],
-        help="copies of the slice, a series (default 1,4,16)",
+        default=None,
+        type=lambda text: [int(n) for n in text.split(",") if n],
+        help="copies of the slice, a series (default 1,4,16; '' for none)",
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=3, help="runs per measure; the fastest is shown")
-    parser.add_argument("--root", type=Path, default=REAL)
+    parser.add_argument("--root", type=Path, default=REAL, help="the slice the series copies")
     parser.add_argument("--checker", help="another checkout to run (its folder goes first on PYTHONPATH)")
     parser.add_argument("--changed-since", action="store_true", help="also time check --changed-since")
     args = parser.parse_args()
+    args.copies = [1, 4, 16] if args.copies is None else args.copies
     args.checker = str(Path(args.checker or HERE.parent).resolve())
-    # Hard links to the slice where the temporary folder is on its file system, else copies.
     with tempfile.TemporaryDirectory(prefix="mlperf-check-bench-") as scratch:
         args.shown, args.checker = args.checker, importable(Path(args.checker), Path(scratch))
-        tree = series(args, Path(scratch))
-        if args.changed_since:
-            changed_since(tree, args.jobs, args.checker, args.repeat)
+        if args.tree:
+            round_run(args, Path(scratch))
+        if args.copies:
+            tree = series(args, Path(scratch))
+            if args.changed_since:
+                changed_since(tree, args.jobs, args.checker, args.repeat, Path(scratch))
 
 
 if __name__ == "__main__":

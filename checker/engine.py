@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import process
+from . import phases, process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .model import (
     NEEDS,
@@ -44,7 +44,7 @@ from .provenance import RepositorySource
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
 from .scope import Scope
-from .tree import Tree
+from .tree import Tree, join
 from .waivers import Waiver, apply_waivers
 
 # A command's hook: called once per checked result, in the worker that checked it; what it
@@ -66,6 +66,7 @@ class UnitOutput:
     findings: list[Finding] = field(default_factory=list)
     submission: str = ""  # the key of the unit's submission
     seconds: float = 0.0  # how long the unit took, in its worker
+    phases: dict[str, float] = field(default_factory=dict)  # those seconds by phase (checker/phases.py)
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -255,17 +256,26 @@ Unit = tuple[Options, str, str, str | None, frozenset[str] | None]
 def _run_unit(args: Unit) -> UnitOutput:
     options, division, submitter, system_name, only = args
     started = time.perf_counter()
-    submission = _submission(options, division, submitter)
-    if system_name is None:
-        output = check_submission(submission)
-    else:
-        output = check_system(System(submission, system_name), only, options.collect)
+    with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
+        submission = _submission(options, division, submitter)
+        submission.tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        if system_name is None:
+            output = check_submission(submission)
+        else:
+            output = check_system(System(submission, system_name), only, options.collect)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
+    output.phases = phases.take()
     return output
 
 
+def _worker() -> None:
+    """A worker process starts: its own signals (checker.process.worker), its phase times from zero."""
+    process.worker()
+    phases.reset()
+
+
 def _in_workers(
-    units: list[tuple[Options, str, str, str | None]],
+    units: list[Unit],
     workers: int,
     outputs: list[UnitOutput],
     progress: Callable[[int, int], None] | None,
@@ -273,7 +283,7 @@ def _in_workers(
     """The units in worker processes, their outputs in order. Forked with SIGINT and SIGTERM
     held (each worker sets its own: checker.process.worker); when this process is stopped (a
     signal, any exception), the workers are terminated and the units not started dropped."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=process.worker)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker)
     try:
         with held():
             done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
@@ -331,24 +341,9 @@ def check(
     found_first = discovery_findings(tree, round, only)
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
 
-    outputs: list[UnitOutput] = []
-    jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and len(units) > 1:
-        if any(unit[3] is not None for unit in units):
-            # Built once here, before the workers fork, rather than once in each of them:
-            # the system rules' validator (jsonschema's import and the round's schema).
-            round.system_validator  # noqa: B018 - a cached property, for its cache
-        try:
-            _in_workers(units, min(jobs, len(units)), outputs, progress)
-        except (OSError, BrokenProcessPool):
-            # No worker processes here (a sandbox without semaphores, a killed worker):
-            # the same units, in this process.
-            outputs = []
-    if len(outputs) < len(units):
-        for done, unit in enumerate(units, 1):
-            outputs.append(_run_unit(unit))
-            if progress:
-                progress(done, len(units))
+    listed = time.perf_counter()
+    outputs = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)
+    ran = time.perf_counter()
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
@@ -360,8 +355,10 @@ def check(
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}
+    spent = {"listing": listed - started, "running units": ran - listed, "merging": time.perf_counter() - ran}
     for output in outputs:
         seconds[output.submission] = seconds.get(output.submission, 0.0) + output.seconds
+        phases.add(spent, output.phases)
     return Report(
         round=round,
         root=tree.root,
@@ -370,6 +367,7 @@ def check(
         checked_at=checked_at,
         elapsed=time.perf_counter() - started,
         seconds=dict(sorted(seconds.items())),
+        phases=spent,
     )
 
 
@@ -393,6 +391,73 @@ def _units(options: Options, submission: Submission, scope: Scope | None) -> lis
         if mine:
             units.append((*key, system.name, mine))
     return units
+
+
+def _run_units(
+    units: list[Unit],
+    jobs: int,
+    round: Round,
+    tree: Tree,
+    progress: Callable[[int, int], None] | None,
+) -> list[UnitOutput]:
+    """Every unit's output, in worker processes when `jobs` > 1, each unit to the first worker
+    free: the submissions' units first, then the systems', the largest first (`_weight`), so
+    that no worker is left alone with a large unit at the end."""
+    outputs: list[UnitOutput] = []
+    if jobs > 1 and len(units) > 1:
+        systems = [unit for unit in units if unit[3] is not None]
+        if systems:
+            # Built once here, before the workers fork, rather than once in each of them:
+            # the system rules' validator (jsonschema's import and the round's schema).
+            round.system_validator  # noqa: B018 - a cached property, for its cache
+        weights = _weight(systems, round, tree)
+        ordered = [unit for unit in units if unit[3] is None] + sorted(systems, key=lambda u: -weights[u[1:4]])
+        try:
+            _in_workers(ordered, min(jobs, len(units)), outputs, progress)
+        except (OSError, BrokenProcessPool):
+            # No worker processes here (a sandbox without semaphores, a killed worker):
+            # the same units, in this process.
+            outputs = []
+    if len(outputs) < len(units):
+        phases.reset()
+        for done, unit in enumerate(units, 1):
+            outputs.append(_run_unit(unit))
+            if progress:
+                progress(done, len(units))
+    return outputs
+
+
+# What a result costs, in bytes of detail log: the v5.1 round's system units, timed one by
+# one, take about 1.8 ms of CPU a MB of detail logs and 1.9 ms a result (its other files,
+# its rules and the model): a result is worth about 1 MB.
+_RESULT_BYTES = 1 << 20
+
+
+def _weight(units: list[Unit], round: Round, tree: Tree) -> dict[tuple[str, str, str | None], int]:
+    """Each system unit's estimated cost, by (division, submitter, system): the bytes of its
+    results' performance and accuracy detail logs, and a share per result. An estimate, from
+    two plain stats a result (a file is judged, as Tree judges it, only where it is read)."""
+    weights: dict[tuple[str, str, str | None], int] = {}
+    log = round.layout.files.detail_log
+    for _, division, submitter, system, _ in units:
+        base = join(division, submitter, round.results_root, system)
+        weight = 0
+        for benchmark in tree.subdirs(base):
+            for scenario in tree.subdirs(join(base, benchmark)):
+                weight += _RESULT_BYTES
+                for folder in ("performance", "accuracy"):
+                    inner = round.layout_path(folder, system=system, benchmark=benchmark, scenario=scenario)
+                    if inner is not None:
+                        weight += _size(tree.abspath(join(division, submitter, inner, log)))
+        weights[division, submitter, system] = weight
+    return weights
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _chosen(finding: Finding, codes: frozenset[str]) -> bool:

@@ -236,6 +236,9 @@ class Report:
     # Seconds spent checking each submission (its key, `division/submitter`), in the workers:
     # the JUnit time of its test suite.
     seconds: dict[str, float] = field(default_factory=dict)
+    # Seconds by phase (checker/phases.py): the check's own (listing, running units, merging)
+    # and its units' summed over the workers (rules, detail logs, other files, tree).
+    phases: dict[str, float] = field(default_factory=dict)
     _applying: Any = field(default=None, init=False, repr=False, compare=False)
 
     def applying(self) -> Applying:

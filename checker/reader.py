@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
-from .parsers.mllog import LoadgenLog, scan_mllog
+from .parsers.mllog import LoadgenLog, parse_mllog
+from .phases import phase
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
 
@@ -115,7 +116,8 @@ class Reader:
         key = (kind, rel)
         value = self._cache.get(key, _MISSING)
         if value is _MISSING:
-            value = load()
+            with phase("detail logs" if kind == "mllog" else "other files"):
+                value = load()
             self._cache[key] = value
         return value
 
@@ -131,11 +133,12 @@ class Reader:
             if fd is None:
                 return None
             try:
-                with os.fdopen(fd, "rb", buffering=0) as handle:
-                    raw = _read_at_most(handle, MAX_TEXT_BYTES + 1)  # a file grown since it was judged stays bounded
+                raw = _read_at_most(fd, MAX_TEXT_BYTES + 1)  # a file grown since it was judged stays bounded
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None
+            finally:
+                os.close(fd)
             if len(raw) > MAX_TEXT_BYTES:
                 self._too_large(rel, what, len(raw))
                 return None
@@ -237,11 +240,12 @@ class Reader:
             if fd is None:
                 return None
             try:
-                with os.fdopen(fd, "rb", buffering=0) as handle:
-                    log, defects = scan_mllog(handle)
+                log, defects = parse_mllog(_Descriptor(fd))
             except OSError as error:
                 self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None
+            finally:
+                os.close(fd)
             self._defects(rel, defects)
             if not log.values:
                 return None
@@ -250,13 +254,26 @@ class Reader:
         return self._cached("mllog", rel, load)
 
 
-def _read_at_most(handle, limit: int) -> bytes:
+def _read_at_most(fd: int, limit: int) -> bytes:
     """Up to `limit` bytes of a file, read in blocks (a short read is not the end)."""
     parts, size = [], 0
     while size < limit:
-        chunk = handle.read(min(limit - size, 1 << 20))
+        chunk = os.read(fd, min(limit - size, 1 << 20))
         if not chunk:
             break
         parts.append(chunk)
         size += len(chunk)
     return b"".join(parts)
+
+
+class _Descriptor:
+    """A file descriptor as the stream a parser reads: `os.read`, with no buffer and none of
+    the system calls a file object makes when it is made (the descriptor is already judged)."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def read(self, size: int) -> bytes:
+        return os.read(self.fd, size)

@@ -12,6 +12,8 @@ import os
 import stat
 from dataclasses import dataclass
 
+from .phases import phase
+
 
 class Kind(str, enum.Enum):
     FILE = "file"
@@ -66,11 +68,19 @@ def join(*parts: str) -> str:
 
 
 class Tree:
-    """The checked root. Caches the real path of every folder it has looked into."""
+    """The checked root. Remembers the real path of every folder it has looked into, and the
+    entry of every path it has judged until `forget` (which a caller moving on to another
+    part of the tree calls, to keep memory flat): each is one system call."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.realpath(os.fspath(root))
         self._real_dirs: dict[str, str | None] = {"": self.root}
+        self._entries: dict[str, Entry] = {}
+
+    def forget(self) -> None:
+        """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
+        a folder)."""
+        self._entries.clear()
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -96,7 +106,14 @@ class Tree:
         return real
 
     def entry(self, rel: str) -> Entry:
-        """What lies at `rel`, judged without following links out of the root."""
+        """What lies at `rel`, judged without following links out of the root (once)."""
+        entry = self._entries.get(rel)
+        if entry is None:
+            with phase("tree"):
+                entry = self._entries[rel] = self._entry(rel)
+        return entry
+
+    def _entry(self, rel: str) -> Entry:
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         if real_parent is None:
@@ -177,8 +194,6 @@ class Tree:
                 raise FileChanged(Kind.DIR if stat.S_ISDIR(st.st_mode) else Kind.OTHER, f"became {_what(st.st_mode)}")
             if (st.st_dev, st.st_ino) != (entry.dev, entry.ino):
                 raise FileChanged(Kind.OTHER, "was replaced by another file")
-            if OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
-                os.set_blocking(fd, True)  # reads of a regular file never block; say so anyway
         except BaseException:
             os.close(fd)
             raise
@@ -196,7 +211,30 @@ class Tree:
         return [self.entry(join(rel, name)) for name in names]
 
     def subdirs(self, rel: str) -> list[str]:
-        return [e.rel.rpartition("/")[2] for e in self.listdir(rel) if e.kind is Kind.DIR]
+        """The names of the folders in the folder `rel` (and of links to folders inside the
+        tree), sorted; [] when it is not a readable folder. A folder is known by its listing,
+        without a system call; only a link is judged."""
+        real = self._real_dir(rel) if rel else self.root
+        if real is None:
+            return []
+        with phase("tree"):
+            try:
+                with os.scandir(real) as scan:
+                    items = sorted(scan, key=lambda item: item.name)
+            except OSError:
+                return []
+            names = []
+            for item in items:
+                try:
+                    if item.is_symlink():
+                        if self.entry(join(rel, item.name)).kind is Kind.DIR:
+                            names.append(item.name)
+                    elif item.is_dir(follow_symlinks=False):
+                        self._real_dirs.setdefault(join(rel, item.name), item.path)
+                        names.append(item.name)
+                except OSError:
+                    continue
+            return names
 
     def walk(self, rel: str):
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
@@ -208,23 +246,32 @@ class Tree:
             real = self._real_dir(folder) if folder else self.root
             if real is None:
                 continue
+            with phase("tree"):
+                listed = self._listed(folder, real, stack)
+            if listed is not None:
+                yield folder, listed
+
+    def _listed(self, folder: str, real: str, stack: list[str]) -> list[tuple] | None:
+        """The items of one folder for `walk`; its folders go on `stack`. None when it cannot
+        be listed."""
+        try:
+            with os.scandir(real) as scan:
+                items = sorted(scan, key=lambda item: item.name)
+        except OSError:
+            return None
+        listed = []
+        for item in items:
             try:
-                with os.scandir(real) as scan:
-                    items = sorted(scan, key=lambda item: item.name)
-            except OSError:
-                continue
-            listed = []
-            for item in items:
-                try:
-                    if item.is_symlink():
-                        listed.append((item.name, "link", 0, self.astray(item.path)))
-                    elif item.is_dir(follow_symlinks=False):
-                        listed.append((item.name, "dir", 0, None))
-                        stack.append(join(folder, item.name))
-                    elif item.is_file(follow_symlinks=False):
-                        listed.append((item.name, "file", item.stat(follow_symlinks=False).st_size, None))
-                    else:
-                        listed.append((item.name, "other", 0, None))
-                except OSError:
+                if item.is_symlink():
+                    listed.append((item.name, "link", 0, self.astray(item.path)))
+                elif item.is_dir(follow_symlinks=False):
+                    listed.append((item.name, "dir", 0, None))
+                    stack.append(sub := join(folder, item.name))
+                    self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
+                elif item.is_file(follow_symlinks=False):
+                    listed.append((item.name, "file", item.stat(follow_symlinks=False).st_size, None))
+                else:
                     listed.append((item.name, "other", 0, None))
-            yield folder, listed
+            except OSError:
+                listed.append((item.name, "other", 0, None))
+        return listed

@@ -135,3 +135,47 @@ def test_selection_filters_findings_it_never_changes_which_exist(example: Path) 
     for options in ({"select": ["LOG003"]}, {"select": ["LOG"]}, {"ignore": ["PRF"]}):
         found = [(f.code, f.path) for f in run(example, **options).findings if f.code.startswith("LOG")]
         assert found == expected, options
+
+
+def test_phases_add_up_and_nest_without_counting_twice(monkeypatch) -> None:
+    """A phase's time excludes the phases opened inside it, so a process's phases add up to
+    its time inside them; `take` starts again."""
+    from checker import phases
+
+    clock = iter([0.0, 1.0, 3.0, 6.0, 8.0, 10.0])  # the readings, as the phases open and close
+    monkeypatch.setattr(phases.time, "perf_counter", lambda: next(clock))
+    phases.reset()
+    with phases.phase("rules"), phases.phase("detail logs"), phases.phase("tree"):
+        pass
+    # rules 0-1 and 8-10, detail logs 1-3 and 6-8, tree 3-6: 10 seconds in all
+    assert phases.take() == {"rules": 3.0, "detail logs": 4.0, "tree": 3.0}
+    assert phases.take() == {}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_report_says_where_the_time_went(example: Path, jobs: int) -> None:
+    """Report.phases: the check's own (listing, running units, merging) and its units',
+    summed over the workers; the units' phases fit in the time they ran (times the workers)."""
+    report = run(example, jobs=jobs)
+    assert set(report.phases) == {"listing", "running units", "merging", "rules", "detail logs", "other files", "tree"}
+    assert all(seconds >= 0 for seconds in report.phases.values())
+    in_units = sum(report.phases[name] for name in ("rules", "detail logs", "other files", "tree"))
+    assert 0 < in_units <= jobs * report.phases["running units"]
+    assert sum(report.phases[name] for name in ("listing", "running units", "merging")) <= report.elapsed
+
+
+def test_a_system_unit_weighs_its_detail_logs_and_its_results(example: Path) -> None:
+    """What the engine orders the units by, the largest first: a system's detail logs (of its
+    performance and accuracy runs) and a share (1 MiB) per result."""
+    from checker.engine import _weight
+    from checker.rounds import load_round
+    from checker.tree import Tree
+
+    logs = [
+        example / r / run / "mlperf_log_detail.txt"
+        for r in (OFFLINE, SINGLE)
+        for run in ("performance/run_1", "accuracy")
+    ]
+    division, submitter, _, system = OFFLINE.split("/")[:4]
+    weights = _weight([(None, division, submitter, system)], load_round("v5.1"), Tree(example))
+    assert weights == {(division, submitter, system): 2 * 2**20 + sum(log.stat().st_size for log in logs)}

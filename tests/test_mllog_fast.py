@@ -1,10 +1,10 @@
-"""The fast reading of detail logs (`scan_mllog`, what `check` uses) against the reference
-reading (`parse_mllog`): the same LoadgenLog (values, last values, lines, errors, warnings,
-line count) and the same defects, for every real log of v5.1 and v6.0, for those logs
-corrupted where the fast reading takes its short cuts (flags and wanted keys in the middle,
-cut tails, lines in other shapes), and for random logs; with the same caps, in linear time
-and flat memory. Then the contract: every loadgen key a rule, the model or a round file reads
-is declared (schemas/loadgen_log.schema.json), so decoded and typed."""
+"""The reader of detail logs (`parse_mllog`, what `check` uses) against the reference reading
+(tests/mllog_reference.py, every line in plain Python): the same LoadgenLog (values, last
+values, lines, errors, warnings, line count) and the same defects, for every real log of v5.1
+and v6.0, for those logs corrupted where the reader takes its short cuts (flags and wanted
+keys in the middle, cut tails, lines in other shapes), and for random logs; with the same
+caps, in linear time and flat memory. Then the contract: every loadgen key a rule, the model
+or a round file reads is declared (schemas/loadgen_log.schema.json), so decoded and typed."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ import re
 from pathlib import Path
 
 import pytest
+from mllog_reference import reference_mllog
 
 from checker.parsers import mllog
-from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_KEY_CACHE, MAX_RECORD, Wanted, parse_mllog, scan_mllog
+from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_KEY_CACHE, MAX_RECORD, Wanted, parse_mllog
 from helpers import EXAMPLE, OFFLINE, REAL_V60, ROOT, reading_cost
 
 MiB = 1024 * 1024
@@ -48,11 +49,11 @@ def _typed(value):
 
 
 def _same(data: bytes, where="", blocks=(BLOCK, 4093), wanted=mllog.is_wanted) -> tuple:
-    """The fast reading of `data` equals the reference's, in 1 MiB blocks and in odd small
+    """The reader's reading of `data` equals the reference's, in whole blocks and in odd small
     ones (lines cut everywhere), the type of every value included. Returns the reading."""
-    reference = _reading(parse_mllog(io.BytesIO(data), wanted))
+    reference = _reading(reference_mllog(io.BytesIO(data), wanted))
     for block in blocks:
-        fast = _reading(scan_mllog(io.BytesIO(data), wanted, block=block))
+        fast = _reading(parse_mllog(io.BytesIO(data), wanted, block=block))
         assert fast == reference, (where, block)
         assert _typed(fast[:2]) == _typed(reference[:2]), (where, block)
     return reference
@@ -182,7 +183,7 @@ def test_real_logs_corrupted_where_the_fast_reading_takes_short_cuts(real_logs) 
     rng = random.Random(14)
     changed: dict[str, int] = {}
     for path, data in real_logs:
-        original = _reading(parse_mllog(io.BytesIO(data)))
+        original = _reading(reference_mllog(io.BytesIO(data)))
         for name, variant in _variants(data, rng).items():
             changed[name] = changed.get(name, 0) + (_same(variant, (path, name), blocks=(BLOCK,)) != original)
     # How many of the 538 logs each corruption changed: the variants are real changes, except
@@ -502,7 +503,7 @@ def test_the_fast_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, s
     _grow(small, 8 * MiB, shape)
     _grow(large, 32 * MiB, shape)
     (t_small, peak_small), (t_large, peak_large) = (
-        reading_cost(scan_mllog, path, buffering=0) for path in (small, large)
+        reading_cost(parse_mllog, path, buffering=0) for path in (small, large)
     )
     assert t_large < 8 * t_small + 0.5, (t_small, t_large)
     assert peak_large < 4 * BLOCK and peak_large < peak_small + MiB, (peak_small, peak_large)
@@ -510,28 +511,31 @@ def test_the_fast_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, s
 
 def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monkeypatch) -> None:
     """Work counted, not timed: growing the log with records no one wants adds no line that
-    reaches `_Reading.line` and no kept record; nor do blank lines, nor junk lines once the
-    defects are capped."""
+    reaches `_Reading._line` (the whole reading of one line) and no kept record, but the lines
+    that blocks cut; nor do blank lines, nor junk lines once the defects are capped."""
     visited: list[int] = []
-    line = mllog._Reading.line
-    monkeypatch.setattr(mllog._Scan, "line", lambda self, *args: (visited.append(args[1]), line(self, *args))[1])
+    line = mllog._Reading._line
+    monkeypatch.setattr(mllog._Reading, "_line", lambda self, *args: (visited.append(self.number), line(self, *args)))
     counts = {}
     for shape, size in (("records", 0), ("records", 4 * MiB), ("blank", 4 * MiB), ("short", 4 * MiB)):
         path = tmp_path / f"{shape}-{size}.txt"
         _grow(path, size, shape)
+        monkeypatch.setattr(mllog, "_JUDGED", {})  # no key judged yet: each one's first line is read whole
         visited.clear()
         with open(path, "rb") as handle:
-            log, _ = scan_mllog(handle)
+            log, _ = parse_mllog(handle, block=MiB)
         counts[shape, size] = (len(visited), len(log.values))
         assert log.line_count == path.read_bytes().count(b"\n")
-    # The example's one wanted record not in loadgen's shape (loadgen_file_sha1), and the
-    # lines that 1 MiB blocks cut (4 of them), which `feed` joins and reads whole; then the
-    # junk lines up to the cap.
+    # The first line of each of the example's 89 keys (its one wanted record not in loadgen's
+    # shape, loadgen_file_sha1, among them); then the lines that 1 MiB blocks cut (4 of
+    # them), which `feed` joins and reads whole; then the junk lines up to the cap.
+    keys = len({line[18 : line.find(b'"', 18)] for line in _example_lines()})
+    assert keys == 89
     assert counts == {
-        ("records", 0): (1, 53),
-        ("records", 4 * MiB): (1 + 4, 53),
-        ("blank", 4 * MiB): (1, 53),
-        ("short", 4 * MiB): (1 + MAX_DEFECTS + 1, 53),
+        ("records", 0): (keys, 53),
+        ("records", 4 * MiB): (keys + 4, 53),
+        ("blank", 4 * MiB): (keys, 53),
+        ("short", 4 * MiB): (keys + MAX_DEFECTS + 1, 53),
     }
 
 

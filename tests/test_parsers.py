@@ -9,7 +9,7 @@ import pytest
 
 from checker.parsers import Defect
 from checker.parsers.accuracy import parse_accuracy
-from checker.parsers.mllog import parse_mllog, scan_mllog
+from checker.parsers.mllog import parse_mllog
 from checker.parsers.text import parse_conf, parse_summary, parse_verify
 from helpers import EXAMPLE, OFFLINE, SINGLE
 
@@ -194,15 +194,13 @@ def _reading(result) -> tuple:
 
 
 def _agree(data: bytes, where) -> None:
-    """Streamed in 1 MiB blocks, in odd small blocks (lines cut everywhere), and line by line:
-    one reading; and the fast reading the checker uses (scan_mllog) is the same."""
-    from checker.parsers.mllog import _parse_lines, scan_mllog
+    """Streamed in whole blocks and in odd small ones (lines cut everywhere), the reader reads
+    what the reference reads line by line (tests/mllog_reference.py)."""
+    from mllog_reference import reference_mllog
 
-    plain = _reading(_parse_lines(io.BytesIO(data)))
+    plain = _reading(reference_mllog(io.BytesIO(data)))
     assert _reading(parse_mllog(io.BytesIO(data))) == plain, where
     assert _reading(parse_mllog(io.BytesIO(data), block=4093)) == plain, where
-    assert _reading(scan_mllog(io.BytesIO(data))) == plain, where
-    assert _reading(scan_mllog(io.BytesIO(data), block=4093)) == plain, where
 
 
 def test_whole_file_and_line_by_line_readings_agree() -> None:
@@ -218,7 +216,6 @@ def test_whole_file_and_line_by_line_readings_agree() -> None:
         with open(path, "rb") as handle:
             assert _reading(parse_mllog(handle)) == _reading(parse_mllog(io.BytesIO(data)))
         assert _reading(parse_mllog(io.BytesIO(data), block=7)) == _reading(parse_mllog(io.BytesIO(data)))
-        assert _reading(scan_mllog(io.BytesIO(data), block=7)) == _reading(parse_mllog(io.BytesIO(data)))
 
 
 def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Path) -> None:

@@ -18,6 +18,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from mllog_reference import reference_mllog
 from typer.testing import CliRunner
 
 from checker.cli import app
@@ -25,7 +26,7 @@ from checker.findings import Finding
 from checker.parsers import mllog
 from checker.parsers.mllog import parse_mllog
 from checker.reader import Reader
-from checker.tree import Tree
+from checker.tree import Kind, Tree
 from helpers import EXAMPLE, OFFLINE, SINGLE, reading_cost, run, tree_digest
 
 MiB = 1024 * 1024
@@ -291,6 +292,30 @@ def test_an_unswapped_file_and_a_link_inside_the_tree_are_read(example: Path) ->
     assert sink == [] and data["submitter"] == "MLCheckDemo"
 
 
+def test_each_path_is_judged_with_one_system_call(example: Path, monkeypatch) -> None:
+    """Work counted: an entry asked for again is not judged again (until `forget`); a folder
+    walked or listed for its subfolders is known to be one without an lstat; a subfolder's
+    files are judged one lstat each."""
+    tree = Tree(example)
+    tree.subdirs(OFFLINE.rpartition("/")[0])  # the folders above the result: one lstat each, as any folder
+    calls: list[str] = []
+    lstat = os.lstat
+    monkeypatch.setattr(
+        os, "lstat", lambda path, *args, **kwargs: (calls.append(path), lstat(path, *args, **kwargs))[1]
+    )
+    run_1 = f"{OFFLINE}/performance/run_1"
+    assert [f for _, items in tree.walk(OFFLINE) for f in items if f[0] == "mlperf_log_detail.txt"]
+    assert tree.subdirs(f"{OFFLINE}/performance") == ["run_1"]
+    assert calls == []  # the folders walked are known from their listings
+    for _ in range(3):
+        assert tree.entry(f"{run_1}/{LOG.rpartition('/')[2]}").kind is Kind.FILE
+        assert tree.entry(f"{run_1}/nothing.txt").kind is Kind.MISSING
+    assert [os.path.basename(c) for c in calls] == ["mlperf_log_detail.txt", "nothing.txt"]
+    tree.forget()
+    tree.entry(f"{run_1}/nothing.txt")
+    assert [os.path.basename(c) for c in calls][2:] == ["nothing.txt"]
+
+
 def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     """A real subprocess, with a timeout: a FIFO where the log belongs is a finding."""
     (example / LOG).unlink()
@@ -466,15 +491,17 @@ def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str
 
 
 def test_junk_lines_past_the_defect_cap_are_never_visited_one_by_one(tmp_path: Path, monkeypatch) -> None:
-    """Work counted, not timed: once MAX_DEFECTS are listed, only lines that start a record
-    reach Python; blank lines never do."""
+    """Work counted, not timed: once MAX_DEFECTS are listed, no junk line reaches the whole
+    reading of a line (`_Reading._line`), and blank lines never do: only the first record of
+    each key does (the rest are passed over or read in `_Reading._lines`)."""
     visited = []
-    line = mllog._Reading.line
-    monkeypatch.setattr(mllog._Reading, "line", lambda self, *args: (visited.append(args[1]), line(self, *args))[1])
-    records = len(_real_lines())
-    for shape, expected in (("short", records + mllog.MAX_DEFECTS + 1), ("blank", records)):
+    line = mllog._Reading._line
+    monkeypatch.setattr(mllog._Reading, "_line", lambda self, *args: (visited.append(self.number), line(self, *args)))
+    keys = len({line[18 : line.find(b'"', 18)] for line in _real_lines()})
+    for shape, expected in (("short", keys + mllog.MAX_DEFECTS + 1), ("blank", keys)):
         path = tmp_path / f"{shape}.txt"
         grow(path, 4 * MiB, shape)
+        monkeypatch.setattr(mllog, "_JUDGED", {})  # no key judged yet
         visited.clear()
         log, _ = parse_mllog(open(path, "rb"))
         assert len(visited) == expected, shape
@@ -485,7 +512,7 @@ def test_records_after_the_defect_cap_are_still_read() -> None:
     lines = _real_lines()
     data = b"junk\n" * 50 + b"".join(lines) + b"\n\n  \nmore junk\n"
     log, defects = parse_mllog(io.BytesIO(data), block=4093)
-    reference, _ = mllog._parse_lines(io.BytesIO(data))
+    reference, _ = reference_mllog(io.BytesIO(data))
     original, _ = parse_mllog(io.BytesIO(b"".join(lines)))
     assert _view(log) == _view(reference) and log.values == original.values
     assert log.lines["loadgen_version"] == 51 and log.line_count == 50 + len(lines) + 4

@@ -11,6 +11,7 @@ of the published formats (and the CSV of `table`) back into rows with the v5.1/v
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -207,7 +208,11 @@ class TableFormat:
 
     def fact(self, key: str) -> str:
         """The row fact a published key writes."""
-        return self.names.get(key, key)
+        return self._names.get(key, key)
+
+    @functools.cached_property
+    def _names(self) -> dict[str, str]:  # `names`, read once: `fact` runs for every key of every row
+        return self.names
 
     def key(self, fact: str) -> str:
         """The published key of a row fact."""
@@ -248,7 +253,8 @@ def published_numbers(values: list[float], precision: int = 10) -> list[float]:
 
 def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     """Each fact the round writes, as it writes it, still under the fact's name."""
-    values = {fmt.fact(key): row.get(fmt.fact(key)) for key in fmt.all_keys() if key not in fmt.publication}
+    publication = fmt.publication
+    values = {fact: row.get(fact) for fact in [fmt.fact(key) for key in fmt.all_keys() if key not in publication]}
     values.update({fact: row.get(fact) for fact in fmt.power.row.values()})
     table = fmt.table
     values["Location"] = table.location.format(result=row["Location"], performance=row["_performance"])
@@ -291,10 +297,17 @@ def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[s
 
 
 def render(
-    rows: list[dict[str, Any]], fmt: TableFormat, base: str | None = None, first_id: int | None = None
+    rows: list[dict[str, Any]],
+    fmt: TableFormat,
+    base: str | None = None,
+    first_id: int | None = None,
+    as_written: bool = True,
 ) -> list[dict[str, Any]]:
     """The rows in the round's published format and order: its keys, names and values. With
-    `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order)."""
+    `base` and `first_id`, the publication keys too (IDs number the Unique IDs in order).
+    `as_written=False` keeps each number as checked rather than as the table's encoder writes
+    it (`published_numbers`: the same to ten decimals), for comparisons that do not need the
+    encoder's last digits, nor pandas."""
     numbers: dict[str, int] = {}
     out: list[dict[str, Any]] = []
     for values, row in _in_order(rows, fmt):
@@ -308,11 +321,12 @@ def render(
         out.append(published)
         if has_power and fmt.power.row:  # a second row: the same, with the power metric
             out.append({**published, **{key: values[fact] for key, fact in fmt.power.row.items()}})
-    places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
-    for (row, key), written in zip(
-        places, published_numbers([row[key] for row, key in places], fmt.table.double_precision), strict=True
-    ):
-        row[key] = written
+    if as_written:
+        places = [(row, key) for row in out for key, value in row.items() if isinstance(value, float)]
+        for (row, key), written in zip(
+            places, published_numbers([row[key] for row, key in places], fmt.table.double_precision), strict=True
+        ):
+            row[key] = written
     return out
 
 
@@ -403,16 +417,21 @@ TEXT_KEYS = ("host_processor_core_count", "Notes", "System", "Accelerator", "Pro
 
 
 def publish(
-    rows: list[dict[str, Any]], base: str | None, first_id: int | None, round_name: str, with_description: bool = False
+    rows: list[dict[str, Any]],
+    base: str | None,
+    first_id: int | None,
+    round_name: str,
+    with_description: bool = False,
+    as_written: bool = True,
 ) -> list[dict[str, Any]]:
     """The rows as `round_name` publishes them (order, values), with the v5.1/v6.0 key names:
     what compare and followup read. With `base` and `first_id`, the publication keys too
-    where the round's table has them."""
+    where the round's table has them; `as_written` as `render` says."""
     fmt = TableFormat.of(load_round(round_name))
     if fmt is None:
         raise RoundError(f"round {round_name} has no `table:` block")
     ordered = [row for _, row in _in_order(rows, fmt)]
-    canonical = normalise(render(ordered, fmt, base, first_id), fmt)  # one row per result again
+    canonical = normalise(render(ordered, fmt, base, first_id, as_written), fmt)  # one row per result again
     if with_description:
         for published, row in zip(canonical, ordered, strict=True):
             published.update({name: row[name] for name in DESCRIPTION_FIELDS if name in row})
