@@ -248,7 +248,7 @@ def _json_rows(path: str, text: str) -> tuple[str, list[tuple[str, Any]]]:
 def read_table(path: str) -> Table:
     """The rows of a results table file, typed, with the v5.1/v6.0 key names (a power row of
     v6.1's format merged into its performance row). TableError for a file that is not one."""
-    from .table import TEXT_KEYS, _format_of, _typed, normalise
+    from .table.load import TEXT_KEYS, _format_of, _typed, normalise
 
     text = _text_of(path)
     if path.endswith(".csv"):
