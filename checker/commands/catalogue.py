@@ -13,6 +13,14 @@ from ..reporters.common import strict_json
 from ..rounds import Round, load_round, real_rounds
 
 
+def rules() -> dict[str, Rule]:
+    """Every code: each rule module registers its own when imported (checker.rules)."""
+    from .. import rules as _  # noqa: F401
+    from ..registry import RULES
+
+    return RULES
+
+
 def rounds() -> list[Round]:
     """The real rounds this version knows, oldest first (profiles such as demo-v6.1 are not rounds)."""
     return [load_round(name) for name in real_rounds()]

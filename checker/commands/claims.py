@@ -28,7 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
+from ..output import Plan
 from ..reporters import Formats, as_data, as_text
+from ..settings import Invocation, UsageError
+from . import common, inputs
 from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
 from .published import Row, best, faster
 
@@ -313,3 +316,78 @@ def to_markdown(verdicts: list[Verdict]) -> str:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CommandLine:
+    """claims' command line."""
+
+    claims_file: str
+    table: list[str]
+    format: str | None = None
+    output: str | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    listed: list[dict[str, Any]]  # the claims, read
+
+
+def invocation(options: CommandLine) -> Invoked:
+    import os
+
+    name = common.choose(FORMATS, options.format, options.output)
+    paths = [path for _, _, path in (t.partition("=") for t in options.table) if path]
+    plan = Plan(
+        reads=[options.claims_file, *(p for p in paths if not os.path.isdir(p))],
+        trees=[p for p in paths if os.path.isdir(p)],
+    )
+    outputs = ((name, plan.add(options.output)),)
+    try:
+        listed = load_claims(options.claims_file)
+    except ClaimsError as error:
+        raise UsageError(str(error)) from None
+    return Invoked(options=options, plan=plan, outputs=outputs, listed=listed)
+
+
+def run(invocation: Invoked) -> int:
+    """Judge every claim on the rows of its rounds' tables; 1 unless every claim holds."""
+    options = invocation.options
+    rows: dict[str, list[Row]] = {}
+    for item in options.table:
+        name, found = _table(item, options.progress)
+        rows.setdefault(name, []).extend(found)
+    missing = sorted(
+        {
+            side["round"]
+            for claim in invocation.listed
+            for key in ("in", "from", "to")
+            if (side := claim.get(key)) and side["round"] not in rows
+        }
+    )
+    if missing:
+        raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
+    verdicts = check_claims(invocation.listed, rows)
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts)
+    return 0 if all(v.verdict == "holds" for v in verdicts) else 1
+
+
+def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
+    """The round and the rows of one --table ROUND=PATH."""
+    import os
+
+    from .published import normalise
+
+    name, sep, path = item.partition("=")
+    if not sep or not name or not path:
+        raise UsageError(f"--table {item!r}: give ROUND=PATH, e.g. v6.1=summary.json")
+    if not os.path.exists(path):
+        raise UsageError(f"--table {item}: {path}: no such file or folder")
+    common.load(name)
+    found = normalise(inputs.table_rows(path, name, shown=shown).rows, name)
+    other = sorted({r.round for r in found if r.round and r.round != name})
+    if other:
+        raise UsageError(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")
+    return name, found

@@ -118,7 +118,7 @@ def run(spec: RunSpec, out_dir: str | os.PathLike[str], model: Model | None = No
         batch = np.stack([inputs[s.index] for s in samples])
         classes = predict(model, batch).astype(np.int32)
         responses = []
-        for sample, value in zip(samples, classes):
+        for sample, value in zip(samples, classes, strict=True):
             buffer = array.array("B", int(value).to_bytes(4, "little"))
             keep.append(buffer)
             address, length = buffer.buffer_info()

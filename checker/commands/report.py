@@ -32,6 +32,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -43,6 +44,8 @@ from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
+from ..settings import Invocation, UsageError
+from . import common
 from . import compare as cmp
 from .html import render
 
@@ -502,3 +505,81 @@ def audit(
 
 # The audit page is one HTML file; its templates escape what they print.
 FORMATS = Formats({"html": as_data(audit)}, default="html")
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CommandLine:
+    """report's command line."""
+
+    path: str
+    output: str
+    round: str | None = None
+    baseline: str | None = None
+    waivers: str | None = None
+    jobs: int | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    previous: dict[str, Any] | None  # --baseline, read
+    waived: tuple[Any, ...]  # --waivers (else the configuration's), read
+
+
+def invocation(options: CommandLine) -> Invoked:
+    """The page to write (a path that cannot be written is a usage error before any work),
+    the baseline of the same round, the settings and the waivers."""
+    from ..output import resolve
+
+    common.folder(options.path)
+    resolve(options.output)
+    previous = None
+    if options.baseline is not None:
+        try:
+            previous = load_baseline(options.baseline)
+        except BaselineError as error:
+            raise UsageError(f"--baseline {error}") from None
+    given = {"round": options.round, "waivers": options.waivers, "jobs": options.jobs}
+    tree = common.on_tree(options, options.path, given, reads=[options.baseline])
+    outputs = (("html", tree.plan.add(options.output)),)
+    assert tree.round is not None
+    try:
+        if previous is not None:
+            check_baseline_round(previous, tree.round.name, options.baseline or "")
+    except BaselineError as error:
+        raise UsageError(f"--baseline {error}") from None
+    waived = common.waivers(tree.settings.waivers)
+    return tree.extended(Invoked, outputs=outputs, previous=previous, waived=waived)
+
+
+def run(invocation: Invoked) -> int:
+    """Check the tree, write the page, and exit as check does."""
+    from ..engine import check
+    from .check import exit_code
+
+    options, previous = invocation.options, invocation.previous
+    assert invocation.round is not None and invocation.round_name is not None
+    with common.progress(options.progress) as tick:
+        found = check(
+            options.path,
+            invocation.round_name,
+            jobs=invocation.settings.jobs or None,
+            waivers=list(invocation.waived),
+            progress=tick,
+            collect=collect,
+        )
+    if not found.results and not found.has_errors:
+        raise common.no_results(options.path, invocation.round)
+    common.emit(
+        invocation.plan, FORMATS, "html", invocation.target, found, options.path, previous, options.baseline or ""
+    )
+    invalid = sum(1 for r in found.results if not r.valid)
+    changed = changes(found, previous) if previous is not None else None
+    since = (
+        f"; since {options.baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
+        if changed
+        else ""
+    )
+    common.say(f"{options.output}: {len(found.results)} results, {invalid} invalid{since}")
+    return exit_code(found)  # as check: an error on no result (a submitter folder) is one too

@@ -11,6 +11,7 @@ harness there (with a time limit), then calls `reproduce`. The original is never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -23,12 +24,13 @@ from typing import Any
 
 from ..engine import check
 from ..model import Result, Submission, System
-from ..output import copy_file, copy_tree
+from ..output import Plan, copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
 from ..scope import Scope
+from ..settings import Invocation, UsageError, fraction, round_file
 from ..tree import FileChanged, Kind, Tree
-from . import TIMEOUT, published
+from . import TIMEOUT, common, published
 
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = (
@@ -372,19 +374,65 @@ def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
     """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
     whatever is left of it (what the shell started, too)."""
     _signal_group(process.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
     _signal_group(process.pid, signal.SIGKILL)
     process.wait()
 
 
 def _signal_group(group: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has gone
         os.killpg(group, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group has gone
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+def verdict(result: Reproduction) -> str:
+    """The verdict in one line, for stderr when the report itself goes elsewhere."""
+    if result.identical_logs:
+        return (
+            f"not a reproduction: {', '.join(result.identical_logs)} "
+            f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's (exit 1)"
+        )
+    if not result.reproduction_valid:
+        return "the reproduction is not valid (exit 1)"
+    if result.mismatched_settings:
+        return "the settings differ (exit 1)"
+    return "within tolerance" if result.within_tolerance else "materially different (exit 1)"
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CommandLine:
+    """reproduce's command line."""
+
+    original: str
+    reproduction: str
+    round: str | None = None
+    tolerance: float | None = None
+    format: str | None = None
+    output: str | None = None
+
+
+def invocation(options: CommandLine) -> Invocation[CommandLine]:
+    name = common.choose(FORMATS, options.format, options.output)
+    fraction(options.tolerance, "--tolerance")
+    plan = Plan(reads=[round_file(options.round)], trees=[options.original, options.reproduction])
+    outputs = ((name, plan.add(options.output)),)
+    round_name = common.round_name(options.round, options.original, result=True)
+    return Invocation(options=options, plan=plan, outputs=outputs, round_name=round_name, round=common.load(round_name))
+
+
+def run(invocation: Invocation[CommandLine]) -> int:
+    """Compare the two results; 1 unless the reproduction holds."""
+    options = invocation.options
+    assert invocation.round is not None
+    try:
+        result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
+    except ResultPathError as error:
+        raise UsageError(str(error)) from None
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, result)
+    if options.output not in (None, "-") or invocation.format != "text":
+        common.say(verdict(result))
+    return 1 if result.failed else 0
