@@ -1,13 +1,19 @@
-"""How mlperf-check uses typer: help without type tags, the options several commands
-declare alike, and the command line's run.
+"""How mlperf-check uses typer: help without type tags, and values read without pydantic.
 
 - Help: an option shows its metavar (FILE, N, CODES; a flag none), an argument its name; no
   `[default: ...]` for a flag, nor where the help already says it.
-- A failure outside every command (in typer itself) is still one line and exit 3."""
+- Values: typer (0.2x) builds a pydantic TypeAdapter for every parameter of the command it
+  runs, even one not given, and importing pydantic alone takes about 0.1 s, which `rules`,
+  `rounds`, `explain` and `check --changed-since` would pay at every start. A value that is
+  absent, a string, or a plain whole or decimal number needs none: it is read here, as the
+  adapter would read it. Anything else (a value that is no number) goes to typer's own
+  adapter, so its messages stay typer's. With a typer that builds no adapters this changes
+  nothing."""
 
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from typing import Any
 
@@ -38,6 +44,12 @@ METAVARS = {
     "table": "ROUND=PATH",
     "workdir": "DIR",
 }
+
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_ANY = re.compile(".*", re.DOTALL)
+_NONE = re.compile("(?!)")  # a flag's value is a bool already; text goes to typer
+_PLAIN = {str: _ANY, int: _WHOLE, float: _DECIMAL, bool: _NONE}
 
 
 def _plain(param: Any) -> None:
@@ -103,13 +115,60 @@ CHECK_FORMATS = (
 TEXT_JSON_CSV = "text, json or csv (default: -o's extension, else text)."
 
 
+class _Plain:
+    """The value of a parameter of type str, int, float or bool (or a list of them), read as
+    typer's adapter reads it where that needs no adapter; typer's own reading otherwise."""
+
+    def __init__(self, param: Any, kind: type, many: bool) -> None:
+        self.param, self.kind, self.many = param, kind, many
+        self._typer: Any = None
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:
+            return () if self.many else None
+        items = value if self.many and isinstance(value, (list, tuple)) else None
+        if items is not None and all(self._plain(item) for item in items):
+            return [self._read(item) for item in items]
+        if items is None and not self.many and self._plain(value):
+            return self._read(value)
+        if self._typer is None:
+            from typer._coercion import build_runtime_param
+
+            self._typer = build_runtime_param(self.param.type_descriptor)
+        return self._typer.coerce(value, param=param, ctx=ctx)
+
+    def _plain(self, item: Any) -> bool:
+        """Whether `item` is of the type already (a default), or text the type reads as is."""
+        if type(item) is self.kind:
+            return True
+        return isinstance(item, str) and _PLAIN[self.kind].fullmatch(item) is not None
+
+    def _read(self, item: Any) -> Any:
+        return item if type(item) is self.kind else self.kind(item)
+
+
+def _light(param: Any) -> None:
+    """Give a parameter of type str, int, float or bool (or a list of them) the reading above."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(param, "_runtime_param", ...) is not None:
+        return  # a typer without runtime adapters, or one already built
+    annotation = descriptor.annotation
+    many = getattr(annotation, "__origin__", None) is list
+    kind = annotation.__args__[0] if many else annotation
+    info = descriptor.parameter_info
+    constrained = any(getattr(info, name, None) is not None for name in ("min", "max", "parser", "click_type"))
+    if kind in _PLAIN and not constrained and descriptor.file_annotation is None:
+        param._runtime_param = _Plain(param, kind, many)
+
+
 class _PlainHelp:
-    """Every parameter `_plain`, --help included (click adds it in get_params)."""
+    """Every parameter `_plain` and `_light`, --help included (click adds it in get_params)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         params: list[Any] = super().get_params(ctx)  # type: ignore[misc]
         for param in params:
             _plain(param)
+            _light(param)
         return params
 
 

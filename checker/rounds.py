@@ -139,19 +139,31 @@ def is_path(name_or_path: str) -> bool:
 
 
 def _read_document(name_or_path: str) -> tuple[dict[str, Any], str]:
-    if is_path(name_or_path):
-        try:
-            text = yamlsafe.read_regular(name_or_path, what="round file")
-        except yamlsafe.YamlError as error:
-            raise RoundError(str(error)) from None
-        origin = name_or_path
-    else:
-        entry = resources.files("checker.rules").joinpath(f"{name_or_path}.yaml")
-        if not entry.is_file():
-            known = ", ".join(available_rounds())
-            raise RoundError(f"unknown round {name_or_path!r}; known rounds: {known}")
-        text = entry.read_text(encoding="utf-8")
-        origin = f"rules/{name_or_path}.yaml"
+    """The document of a round file, and where it is from. A bundled one is read once a
+    process (is_profile and load_round both ask): the caller never changes it."""
+    if not is_path(name_or_path):
+        return _bundled_document(name_or_path)
+    try:
+        text = yamlsafe.read_regular(name_or_path, what="round file")
+    except yamlsafe.YamlError as error:
+        raise RoundError(str(error)) from None
+    return _parsed(text, name_or_path)
+
+
+@functools.cache
+def _bundled_document(name: str) -> tuple[dict[str, Any], str]:
+    entry = resources.files("checker.rules").joinpath(f"{name}.yaml")
+    if not entry.is_file():
+        known = ", ".join(available_rounds())
+        raise RoundError(f"unknown round {name!r}; known rounds: {known}")
+    origin = f"rules/{name}.yaml"
+    document = yamlsafe.load_package_data(entry.read_text(encoding="utf-8"))
+    if not isinstance(document, dict):
+        raise RoundError(f"{origin} does not hold a mapping")
+    return document, origin
+
+
+def _parsed(text: str, origin: str) -> tuple[dict[str, Any], str]:
     try:
         # strict (checker.userfiles): a key given twice or a number that is not finite names its line
         document, _ = userfiles.parse(text, origin)
@@ -174,9 +186,10 @@ def _merge(base: Any, override: Any) -> Any:
 
 def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     document, origin = _read_document(name_or_path)
-    parent = document.pop("extends", None)
+    parent = document.get("extends")
     if parent is None:
         return document, origin
+    document = {key: value for key, value in document.items() if key != "extends"}
     if parent in seen:
         raise RoundError(f"{origin}: round files extend each other in a loop ({' -> '.join(seen + (parent,))})")
     base, _ = _resolve(parent, seen + (name_or_path,))

@@ -22,6 +22,8 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    entries = catalogue.catalogue(catalogue.rules(), catalogue.rounds())
+    # Only JSON writes each round's own severity: the text reads no round file.
+    known = catalogue.rounds() if invocation.format == "json" else []
+    entries = catalogue.catalogue(catalogue.rules(), known)
     common.emit(invocation.plan, catalogue.FORMATS, invocation.format, invocation.target, entries)
     return 0
