@@ -75,7 +75,7 @@ def load_claims(path: str) -> list[dict[str, Any]]:
     line and the claim."""
     try:
         document = userfiles.load(path, "claims.schema.json", "claims file")
-        claims = document.data["claims"]
+        claims: list[dict[str, Any]] = document.data["claims"]
         seen: set[str] = set()
         for index, claim in enumerate(claims):
             if claim["id"] in seen:
@@ -137,12 +137,13 @@ def select(rows: dict[str, list[Row]], selection: dict[str, Any]) -> list[Row]:
 
 
 def _holds(measured: float, claim: dict[str, Any]) -> bool:
-    margin = claim.get("margin", 0.01)
+    margin = float(claim.get("margin", 0.01))
+    expect = float(claim["expect"])
     if claim["kind"] == "spread":
-        return measured <= claim["expect"]
+        return measured <= expect
     if claim.get("at_least"):
-        return measured >= claim["expect"] * (1 - margin)
-    return abs(measured / claim["expect"] - 1) <= margin
+        return measured >= expect * (1 - margin)
+    return abs(measured / expect - 1) <= margin
 
 
 def _notes(chosen: list[Row], sides: bool = True) -> list[str]:
@@ -197,7 +198,7 @@ def _spread(verdict: Verdict, claim: dict[str, Any], chosen: list[Row]) -> None:
         "reference": {"submitter": group["reference_submitter"] or "median", "value": group["reference"]},
         "median_abs_dev": group["median_abs_dev"],
         "max": group["max_abs_dev"],
-        "median": statistics.median(r.result for r in chosen),
+        "median": statistics.median(r.result for r in chosen if r.result is not None),
         "n": group["n"],
         "partners": group["partners"],
         "beyond": [{"name": name, "deviation": dev} for name, dev in beyond(listed)],
@@ -239,12 +240,12 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         if verdict.measured is None:
             return verdict
     elif kind == "value":
-        top = best(chosen["in"])
+        top = _best(chosen["in"])
         verdict.measured = top.result
         verdict.rows = [top.summary()]
         verdict.notes = _notes([top], sides=False)
     else:
-        a, b = best(chosen["from"]), best(chosen["to"])
+        a, b = _best(chosen["from"]), _best(chosen["to"])
         ratio = faster(a, b)
         if kind == "scaling":
             ratio = ratio * a.accelerators / b.accelerators if a.accelerators and b.accelerators else ratio
@@ -254,8 +255,15 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         verdict.notes = _notes([a, b])
         if a.units != b.units:
             verdict.notes.append(f"the two sides are in different units: {a.units}, {b.units}")
-    verdict.verdict = "holds" if _holds(verdict.measured, claim) else "fails"
+    verdict.verdict = "holds" if verdict.measured is not None and _holds(verdict.measured, claim) else "fails"
     return verdict
+
+
+def _best(rows: list[Row]) -> Row:
+    """The best of rows `select` took: each has a result above 0, so there is one."""
+    top = best(rows)
+    assert top is not None
+    return top
 
 
 def check_claims(claims: list[dict[str, Any]], rows: dict[str, list[Row]]) -> list[Verdict]:

@@ -181,7 +181,7 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    found = []
+    found: list[pd.DataFrame] = []
     with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
         for values, members in frame.groupby(keys, sort=True, dropna=False):
             if members["Submitter"].nunique() < min_submitters:

@@ -60,7 +60,7 @@ def _chip(name: Any) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+", text))
 
 
-def _hardware(row: dict[str, Any]) -> tuple:
+def _hardware(row: dict[str, Any]) -> tuple[Any, ...]:
     return (str(row.get("Submitter", "")).lower(), _chip(row.get("Accelerator")), row.get("a#"), row.get("Nodes"))
 
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..engine import Report, check
-from ..findings import Finding, Severity
+from ..engine import check
+from ..findings import Finding, Report, Severity
 from ..model import Result, discover, locate, no_results_reason, results_of, systems_of
 from ..output import settle_folder, stage_beside
 from ..registry import RULES

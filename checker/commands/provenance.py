@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..model import discover, locate, results_of, systems_of
 from ..provenance import VERDICTS, Source, Verdict, build_of, judge
@@ -82,7 +83,7 @@ def to_csv(verdicts: list[Verdict], round: Round) -> str:
 
 def to_text(verdicts: list[Verdict], round: Round) -> str:
     """Results grouped by loadgen rev: count, verdict, commit date, submitters."""
-    groups: dict[tuple, list[Verdict]] = {}
+    groups: dict[tuple[Any, ...], list[Verdict]] = {}
     for verdict in verdicts:
         groups.setdefault((verdict.rev, verdict.loadgen_version), []).append(verdict)
     seed = (round.seed_release or {}).get("commit", "?")

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import yamlsafe
 from ..engine import load_all
@@ -48,6 +48,9 @@ from ..settings import Invocation, UsageError
 from . import common
 from . import compare as cmp
 from .html import render
+
+if TYPE_CHECKING:
+    from ..model import Result
 
 SCOPES = {"result": "the result", "system": "its system description", "submission": "its submitter folder"}
 MAX_BASELINE = 1 << 30  # a check JSON of a very large round is tens of MB; a GiB is not one
@@ -64,7 +67,10 @@ def _no_constant(name: str) -> Any:
 
 @functools.cache
 def _findings_schema() -> dict[str, Any]:
-    return json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(
+        resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8")
+    )
+    return schema
 
 
 def load_baseline(path: str) -> dict[str, Any]:
@@ -77,7 +83,7 @@ def load_baseline(path: str) -> dict[str, Any]:
     except yamlsafe.YamlError as error:
         raise BaselineError(str(error)) from None
     try:
-        document = json.loads(text, parse_constant=_no_constant)
+        document: dict[str, Any] = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise BaselineError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
     except (ValueError, RecursionError) as error:
@@ -122,6 +128,7 @@ def _fix(code: str) -> str:
 
 def _finding(finding: Finding | dict[str, Any], divisions: Iterable[str], scope: str = "result") -> dict[str, Any]:
     """A finding as the page shows it: a Finding of this check, or one of the baseline's JSON."""
+    data: dict[str, Any]
     if isinstance(finding, Finding):
         data = {
             "code": finding.code,
@@ -325,7 +332,7 @@ def changes(report: Report, baseline: dict[str, Any]) -> dict[str, int]:
 
 
 # --- what the check gathers per result ------------------------------------------------------
-def collect(result, record: ResultRecord) -> dict[str, Any]:
+def collect(result: Result, record: ResultRecord) -> dict[str, Any]:
     """The check's `collect` hook for the page, run in the worker that checked the result:
     its table row (the variance section) and the loadgen build its performance log names
     (the provenance section), read from the log the check already parsed."""

@@ -164,15 +164,15 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     ]
     a, b = result_at(root_a, where_a, rules), result_at(root_b, where_b, rules)
     mismatched = []
-    for what, left, right in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
-        if left != right:
-            mismatched.append({"setting": what, "original": left, "reproduction": right})
+    for what, model_a, model_b in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
+        if model_a != model_b:
+            mismatched.append({"setting": what, "original": model_a, "reproduction": model_b})
     log_a, log_b = a.performance_log, b.performance_log
     if log_a is not None and log_b is not None:
         for key in SETTINGS:  # a value not of its declared type (FIL012, in the errors) compares as None
-            left, right = (None if key in log.malformed else log.get(key) for log in (log_a, log_b))
-            if left != right:
-                mismatched.append({"setting": key, "original": left, "reproduction": right})
+            set_a, set_b = (None if key in log.malformed else log.get(key) for log in (log_a, log_b))
+            if set_a != set_b:
+                mismatched.append({"setting": key, "original": set_a, "reproduction": set_b})
     metric_a, metric_b = a.metric(), b.metric()
     deviation = None
     if metric_a and metric_b and metric_a["units"] == metric_b["units"] and metric_a["value"]:
@@ -220,10 +220,10 @@ def to_text(result: Reproduction) -> str:
     lines += [f"  {e}" for e in result.reproduction_errors]
     for m in result.mismatched_settings:
         lines.append(f"setting differs: {m['setting']}: {m['original']!r} -> {m['reproduction']!r}")
-    if result.deviation is None:
+    a, b = result.original_metric, result.reproduction_metric
+    if result.deviation is None or a is None or b is None:
         lines.append("performance: not comparable (a metric is missing or the units differ)")
     else:
-        a, b = result.original_metric, result.reproduction_metric
         lines.append(
             f"performance: {a['value']:.6g} -> {b['value']:.6g} {a['units']} ({result.deviation:+.2%}, "
             f"positive is better)"
@@ -370,7 +370,7 @@ def _stream(pipe: Any, echo: Callable[[str], None]) -> None:
         echo(line.rstrip("\n"))
 
 
-def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
+def _kill_group(process: subprocess.Popen[Any], grace: float = 5.0) -> None:
     """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
     whatever is left of it (what the shell started, too)."""
     _signal_group(process.pid, signal.SIGTERM)
