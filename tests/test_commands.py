@@ -117,3 +117,22 @@ def test_compare_of_two_submitters(tmp_path: Path, capsys: pytest.CaptureFixture
     with pytest.raises(UsageError, match=r"^--scaling-across-submitters goes with --across-rounds$"):
         compare.invocation(compare.CommandLine(inputs=[str(path)], scaling_across_submitters=True))
     assert os.listdir(tmp_path) == ["both.csv"]  # nothing written beside it
+
+
+def test_every_command_line_is_declared_once_in_typer_and_once_as_its_dataclass() -> None:
+    """cli.py declares a command's options; the command's CommandLine holds the same names, so
+    the command line, a test and the Python API build the same invocation."""
+    import dataclasses
+    import importlib
+    import inspect
+
+    from checker.cli import app
+
+    for info in app.registered_commands:
+        name = info.name or info.callback.__name__
+        if name == "version":
+            continue
+        module = importlib.import_module(f"checker.commands.{name}")
+        declared = list(inspect.signature(info.callback).parameters)
+        assert [f.name for f in dataclasses.fields(module.CommandLine)] == declared, name
+        assert callable(module.invocation) and callable(module.run), name

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL = 0, 1, 3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """check's command line."""
 

@@ -327,7 +327,7 @@ FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """claims' command line."""
 

@@ -724,7 +724,7 @@ FORMATS = Formats(
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """compare's command line."""
 

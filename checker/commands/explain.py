@@ -9,7 +9,7 @@ from ..settings import Invocation, UsageError
 from . import catalogue
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     code: str
 

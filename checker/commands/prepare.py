@@ -350,7 +350,7 @@ FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """prepare's command line."""
 

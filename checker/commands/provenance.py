@@ -119,7 +119,7 @@ FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """provenance's command line."""
 

@@ -515,14 +515,14 @@ FORMATS = Formats({"html": as_data(audit)}, default="html")
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """report's command line."""
 
     path: str
-    output: str
     round: str | None = None
     baseline: str | None = None
+    output: str
     waivers: str | None = None
     jobs: int | None = None
     progress: bool = True

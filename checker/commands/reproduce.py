@@ -403,7 +403,7 @@ def verdict(result: Reproduction) -> str:
 
 
 # --- the command ---------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """reproduce's command line."""
 

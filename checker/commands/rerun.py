@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..rounds import Round
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     """rerun's command line."""
 

@@ -8,7 +8,7 @@ from ..rounds import available_rounds, load_round
 from ..settings import Invocation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     pass
 

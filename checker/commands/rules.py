@@ -9,7 +9,7 @@ from ..settings import Invocation
 from . import catalogue, common
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommandLine:
     format: str | None = None
     output: str | None = None
