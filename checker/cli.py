@@ -1,10 +1,8 @@
 """The `mlperf-check` command line: the options of every command, and the call that runs it.
 
-Each command hands what typer parsed to `checker.commands.common.call`, which builds the
-command's invocation (checker.settings: the command line merged with [tool.mlperf-check],
-the round, the outputs) and runs it (checker/commands/<command>.py). Every command ends by
-saying why: a report, or one line on stderr. Usage and configuration errors are one line
-and exit 2, an unexpected exception one line and exit 3; a closed stdout ends quietly."""
+Each command hands what typer parsed to `checker.commands.common.call`, which builds its
+invocation (checker.settings) and runs checker/commands/<command>.py: a report, or one line
+on stderr and exit 2 (usage) or 3 (a bug); a closed stdout ends quietly."""
 
 from __future__ import annotations
 
@@ -15,15 +13,7 @@ import typer
 from . import __version__, clikit
 from .commands import TIMEOUT as RERUN_TIMEOUT
 
-app = typer.Typer(
-    cls=clikit.Group,
-    add_completion=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    no_args_is_help=True,
-    help="Check MLPerf Inference submissions against their round's rules.",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+app = clikit.new_app("Check MLPerf Inference submissions against their round's rules.")
 
 
 def _run(command: str, given: dict[str, Any]) -> NoReturn:
@@ -31,15 +21,6 @@ def _run(command: str, given: dict[str, Any]) -> NoReturn:
     from .commands.common import call
 
     raise typer.Exit(call(command, given))
-
-
-@app.callback()
-def _options(
-    version: bool = typer.Option(
-        False, "--version", "-V", callback=clikit.print_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    pass
 
 
 @app.command()

@@ -1,4 +1,5 @@
-"""How mlperf-check uses typer: help without type tags, and values read without pydantic.
+"""How mlperf-check uses typer: the app (new_app, run), the options several commands declare
+alike, help without type tags, and values read without pydantic.
 
 - Help: an option shows its metavar (FILE, N, CODES; a flag none), an argument its name; no
   `[default: ...]` for a flag, nor where the help already says it.
@@ -187,8 +188,30 @@ def plain_commands(app: typer.Typer) -> None:
             info.cls = Command
 
 
-def print_version(value: bool) -> None:
-    """--version: print it and exit."""
+def new_app(help: str) -> typer.Typer:
+    """The command line: plain help, -h, shell completion, --version/-V, and no traceback."""
+    app = typer.Typer(
+        cls=Group,
+        add_completion=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        no_args_is_help=True,
+        help=help,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def _options(
+        version: bool = typer.Option(
+            False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ) -> None:
+        pass
+
+    return app
+
+
+def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"mlperf-check {__version__}")
         raise typer.Exit(0)
