@@ -172,6 +172,14 @@ def loads(text: str, origin: str = "YAML", allow_shared: bool = False, strict: b
     return document
 
 
+def load_package_data(text: str) -> Any:
+    """A YAML document the package ships (a bundled round file), read by the safe loader
+    alone: the limits and the key checks above guard against what a user's file may hold,
+    and tests/test_startup.py reads every bundled file both ways and finds them equal, so
+    start-up does not pay for them."""
+    return yaml.load(text, Loader=_LOADER)
+
+
 def load_file(path: str, what: str = "YAML file", max_bytes: int = MAX_BYTES) -> Any:
     """A YAML document from a regular file, within the limits."""
     return loads(read_regular(path, max_bytes, what), f"{what} {path}")

@@ -36,6 +36,7 @@ from checker.parsers.mllog import (
     LoadgenLog,
     Record,
     is_wanted,
+    typed,
 )
 
 _HEADS = tuple(p + KEY_HEAD for p in PREFIXES)
@@ -53,7 +54,7 @@ def reference_mllog(stream: IO[bytes], wanted=is_wanted) -> tuple[LoadgenLog, li
                 reading.number,
                 lambda: f"line {reading.number} is longer than {MAX_LINE // (1024 * 1024)} MiB and was skipped",
             )
-    return reading.finish()
+    return typed(*reading.finish())  # the declared types, applied after any reading as the reader applies them
 
 
 def _lines_of(stream: IO[bytes]) -> Iterable[tuple[bytes, bool]]:

@@ -237,15 +237,22 @@ def test_changed_since_a_ref_that_names_no_commit_is_a_usage_error(example_repo:
     assert f"{ref!r} is not a commit of {os.path.realpath(example_repo)}" in done.stderr
 
 
-def test_changed_since_listing_starts_before_typer_parses(example_repo: Path) -> None:
-    """main() reads the path and the ref from the command line and starts git; check()
-    takes that listing when typer parses the same ones."""
-    from checker import cli
+def test_changed_since_listing_starts_before_the_rules_load(
+    example_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """check's invocation starts git's listing first: git walks the tree while the
+    configuration, the rules and the round load."""
+    from checker import engine, scope
+    from checker.commands import check
 
-    cli._start_changes(["check", "-r", "demo-v6.1", "--no-progress", str(example_repo), "--changed-since=HEAD"])
-    cli._start_changes(["table", str(example_repo), "--changed-since", "HEAD"])  # not check: nothing starts
-    assert list(cli._EARLY) == [(str(example_repo), "HEAD")]
-    assert cli._EARLY.pop((str(example_repo), "HEAD")).paths() == []
+    started: list[str] = []
+    changes, load_all = scope.Changes, engine.load_all
+    monkeypatch.setattr(scope, "Changes", lambda root, ref: started.append("git") or changes(root, ref))
+    monkeypatch.setattr(engine, "load_all", lambda: started.append("rules") or load_all())
+    line = check.CommandLine(paths=[str(example_repo)], round="demo-v6.1", changed_since="HEAD", progress=False)
+    invoked = check.invocation(line)
+    assert started == ["git", "rules"]
+    assert invoked.changes is not None and invoked.changes.paths() == []
 
 
 def _action_step(step: dict, inputs: dict, outputs: dict, env: dict) -> subprocess.CompletedProcess:

@@ -528,12 +528,13 @@ def test_progress_on_a_terminal_only(command: str, tmp_path: Path, monkeypatch: 
 
     from rich.console import Console
 
-    import checker.cli as cli
+    from checker.commands import common
 
     args = [a.replace("{tmp}", str(tmp_path)) for a in PROGRESS_RUNS[command]]
     for terminal, extra, shown in ((True, [], True), (True, ["--no-progress"], False), (False, [], False)):
         screen = io.StringIO()
-        monkeypatch.setattr(cli, "_progress_console", lambda: Console(file=screen, force_terminal=terminal, width=80))
+        console = Console(file=screen, force_terminal=terminal, width=80)
+        monkeypatch.setattr(common, "_progress_console", lambda console=console: console)
         result = _invoke(*args, *extra)
         assert result.exit_code == 0, (command, result.output)
         label = "reading loadgen builds" if command == "provenance" else "checking"

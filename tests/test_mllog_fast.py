@@ -679,7 +679,7 @@ def test_every_loadgen_key_the_checker_reads_is_declared() -> None:
     }
     assert sorted(reads) == [
         "commands/reproduce.py",
-        "commands/table.py",
+        "commands/table/collect.py",
         "model/metrics.py",
         "model/result.py",
         "provenance.py",

@@ -607,7 +607,10 @@ def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path)
     assert [r["verdict"] for r in _strict(done.stdout)["results"]] == ["unknown-commit", "unknown-commit"]
 
 
-BOOM = "import sys, checker.cli as c; c.available_rounds = lambda: (_ for _ in ()).throw({error}); c.main()"
+BOOM = (
+    "import checker.cli as c, checker.commands.rounds as r; "
+    "r.available_rounds = lambda: (_ for _ in ()).throw({error}); c.main()"
+)
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from .pages import paged, save
 from .published import Row, best, faster
 
 
-def _order(name: str) -> tuple:
+def _order(name: str) -> tuple[int, ...]:
     return tuple(int(p) for p in name.lstrip("v").split(".") if p.isdigit())
 
 
@@ -102,7 +102,7 @@ class Scaling:
 def across_rounds(rows: list[Row]) -> list[Series]:
     """Series of every benchmark and hardware key in two or more rounds: overall, then per
     submitter where one submitter has it in two or more rounds."""
-    groups: dict[tuple, list[Row]] = defaultdict(list)
+    groups: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
     for row in rows:
         if row.division == "closed" and row.result and row.hardware:
             groups[(row.model, row.scenario, row.kind, row.hardware, row.per_node, row.nodes, row.units)].append(row)
@@ -133,7 +133,7 @@ def across_rounds(rows: list[Row]) -> list[Series]:
 def scaling(rows: list[Row], across_submitters: bool = False) -> list[Scaling]:
     """Scaling series of the closed throughput results of accelerated systems: per round,
     benchmark, accelerator and units, and per submitter unless `across_submitters`."""
-    groups: dict[tuple, dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
+    groups: dict[tuple[Any, ...], dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         if (
             row.division == "closed"
@@ -189,10 +189,10 @@ def to_text(series: list[Series], scalings: list[Scaling]) -> str:
             else "among one submitter's systems (--scaling-across-submitters compares different submitters')."
         ),
     ]
-    for s in scalings:
-        lines.append(f"{s.round} {s.model} {s.scenario}, {s.hardware} ({s.whose}):")
-        for count, efficiency in s.efficiency().items():
-            row = s.points[count]
+    for scale in scalings:
+        lines.append(f"{scale.round} {scale.model} {scale.scenario}, {scale.hardware} ({scale.whose}):")
+        for count, efficiency in scale.efficiency().items():
+            row = scale.points[count]
             lines.append(
                 f"    {count} accelerators: {row.result:.6g} {row.units}, efficiency {efficiency:.1%}  "
                 f"{row.location} ({row.submitter})"
@@ -240,19 +240,19 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
                     "location": row.location,
                 }
             )
-    for s in scalings:
-        for count, efficiency in s.efficiency().items():
-            row = s.points[count]
+    for scale in scalings:
+        for count, efficiency in scale.efficiency().items():
+            row = scale.points[count]
             rows.append(
                 {
                     "kind": "scaling",
-                    "model": s.model,
-                    "scenario": s.scenario,
-                    "hardware": s.hardware,
+                    "model": scale.model,
+                    "scenario": scale.scenario,
+                    "hardware": scale.hardware,
                     "per_node": row.per_node,
                     "nodes": row.nodes,
                     "submitter": row.submitter,
-                    "round": s.round,
+                    "round": scale.round,
                     "accelerators": count,
                     "result": row.result,
                     "units": row.units,

@@ -13,6 +13,17 @@ from ..reporters.common import strict_json
 from ..rounds import Round, load_round, real_rounds
 
 
+def rules() -> dict[str, Rule]:
+    """Every code: each rule module registers its own when imported (checker.rules)."""
+    from importlib import import_module
+
+    from ..registry import RULES
+
+    import_module("checker.rules")
+
+    return RULES
+
+
 def rounds() -> list[Round]:
     """The real rounds this version knows, oldest first (profiles such as demo-v6.1 are not rounds)."""
     return [load_round(name) for name in real_rounds()]
@@ -22,11 +33,11 @@ def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]
     """{round: {severity, why}} for the rounds whose file sets the rule's severity."""
     found = {}
     for round in known:
-        own = round.severity(rule.code)
+        own, why = round.severity(rule.code), round.severity_reason(rule.code)
         if own is not None:
             entry = {"severity": own.value}
-            if round.severity_reason(rule.code):
-                entry["why"] = round.severity_reason(rule.code)
+            if why:
+                entry["why"] = why
             found[round.name] = entry
     return found
 

@@ -28,7 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
+from ..output import Plan
 from ..reporters import Formats, as_data, as_text
+from ..settings import Invocation, UsageError
+from . import common, inputs
 from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
 from .published import Row, best, faster
 
@@ -72,7 +75,7 @@ def load_claims(path: str) -> list[dict[str, Any]]:
     line and the claim."""
     try:
         document = userfiles.load(path, "claims.schema.json", "claims file")
-        claims = document.data["claims"]
+        claims: list[dict[str, Any]] = document.data["claims"]
         seen: set[str] = set()
         for index, claim in enumerate(claims):
             if claim["id"] in seen:
@@ -134,12 +137,13 @@ def select(rows: dict[str, list[Row]], selection: dict[str, Any]) -> list[Row]:
 
 
 def _holds(measured: float, claim: dict[str, Any]) -> bool:
-    margin = claim.get("margin", 0.01)
+    margin = float(claim.get("margin", 0.01))
+    expect = float(claim["expect"])
     if claim["kind"] == "spread":
-        return measured <= claim["expect"]
+        return measured <= expect
     if claim.get("at_least"):
-        return measured >= claim["expect"] * (1 - margin)
-    return abs(measured / claim["expect"] - 1) <= margin
+        return measured >= expect * (1 - margin)
+    return abs(measured / expect - 1) <= margin
 
 
 def _notes(chosen: list[Row], sides: bool = True) -> list[str]:
@@ -194,7 +198,7 @@ def _spread(verdict: Verdict, claim: dict[str, Any], chosen: list[Row]) -> None:
         "reference": {"submitter": group["reference_submitter"] or "median", "value": group["reference"]},
         "median_abs_dev": group["median_abs_dev"],
         "max": group["max_abs_dev"],
-        "median": statistics.median(r.result for r in chosen),
+        "median": statistics.median(r.result for r in chosen if r.result is not None),
         "n": group["n"],
         "partners": group["partners"],
         "beyond": [{"name": name, "deviation": dev} for name, dev in beyond(listed)],
@@ -236,12 +240,12 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         if verdict.measured is None:
             return verdict
     elif kind == "value":
-        top = best(chosen["in"])
+        top = _best(chosen["in"])
         verdict.measured = top.result
         verdict.rows = [top.summary()]
         verdict.notes = _notes([top], sides=False)
     else:
-        a, b = best(chosen["from"]), best(chosen["to"])
+        a, b = _best(chosen["from"]), _best(chosen["to"])
         ratio = faster(a, b)
         if kind == "scaling":
             ratio = ratio * a.accelerators / b.accelerators if a.accelerators and b.accelerators else ratio
@@ -251,8 +255,15 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         verdict.notes = _notes([a, b])
         if a.units != b.units:
             verdict.notes.append(f"the two sides are in different units: {a.units}, {b.units}")
-    verdict.verdict = "holds" if _holds(verdict.measured, claim) else "fails"
+    verdict.verdict = "holds" if verdict.measured is not None and _holds(verdict.measured, claim) else "fails"
     return verdict
+
+
+def _best(rows: list[Row]) -> Row:
+    """The best of rows `select` took: each has a result above 0, so there is one."""
+    top = best(rows)
+    assert top is not None
+    return top
 
 
 def check_claims(claims: list[dict[str, Any]], rows: dict[str, list[Row]]) -> list[Verdict]:
@@ -313,3 +324,78 @@ def to_markdown(verdicts: list[Verdict]) -> str:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """claims' command line."""
+
+    claims_file: str
+    table: list[str]
+    format: str | None = None
+    output: str | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    listed: list[dict[str, Any]]  # the claims, read
+
+
+def invocation(options: CommandLine) -> Invoked:
+    import os
+
+    name = common.choose(FORMATS, options.format, options.output)
+    paths = [path for _, _, path in (t.partition("=") for t in options.table) if path]
+    plan = Plan(
+        reads=[options.claims_file, *(p for p in paths if not os.path.isdir(p))],
+        trees=[p for p in paths if os.path.isdir(p)],
+    )
+    outputs = ((name, plan.add(options.output)),)
+    try:
+        listed = load_claims(options.claims_file)
+    except ClaimsError as error:
+        raise UsageError(str(error)) from None
+    return Invoked(options=options, plan=plan, outputs=outputs, listed=listed)
+
+
+def run(invocation: Invoked) -> int:
+    """Judge every claim on the rows of its rounds' tables; 1 unless every claim holds."""
+    options = invocation.options
+    rows: dict[str, list[Row]] = {}
+    for item in options.table:
+        name, found = _table(item, options.progress)
+        rows.setdefault(name, []).extend(found)
+    missing = sorted(
+        {
+            side["round"]
+            for claim in invocation.listed
+            for key in ("in", "from", "to")
+            if (side := claim.get(key)) and side["round"] not in rows
+        }
+    )
+    if missing:
+        raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
+    verdicts = check_claims(invocation.listed, rows)
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts)
+    return 0 if all(v.verdict == "holds" for v in verdicts) else 1
+
+
+def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
+    """The round and the rows of one --table ROUND=PATH."""
+    import os
+
+    from .published import normalise
+
+    name, sep, path = item.partition("=")
+    if not sep or not name or not path:
+        raise UsageError(f"--table {item!r}: give ROUND=PATH, e.g. v6.1=summary.json")
+    if not os.path.exists(path):
+        raise UsageError(f"--table {item}: {path}: no such file or folder")
+    common.load(name)
+    found = normalise(inputs.table_rows(path, name, shown=shown).rows, name)
+    other = sorted({r.round for r in found if r.round and r.round != name})
+    if other:
+        raise UsageError(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")
+    return name, found

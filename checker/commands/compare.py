@@ -30,9 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..output import Plan, Target
 from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
+from ..settings import Invocation, UsageError, fraction, round_file
+from .common import emit
 from .pages import paged, save
 from .published import Row, deviation, location_of, normalise
 
@@ -178,7 +181,7 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    found = []
+    found: list[pd.DataFrame] = []
     with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
         for values, members in frame.groupby(keys, sort=True, dropna=False):
             if members["Submitter"].nunique() < min_submitters:
@@ -718,3 +721,140 @@ def plot(found: Comparison, path: str, title: str = "Comparable results") -> lis
 FORMATS = Formats(
     {"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv), "html": as_data(to_html)}
 )  # escaped by its templates
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """compare's command line."""
+
+    inputs: list[str]
+    round: str | None = None
+    tolerance: float = 0.04
+    outlier: float = 0.10
+    reference: str = "median"
+    min_submitters: int = 2
+    format: str | None = None
+    output: str | None = None
+    plot: str | None = None
+    across_rounds: bool = False
+    scaling_across_submitters: bool = False
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    plot: Target | None  # --plot
+
+
+def invocation(options: CommandLine) -> Invoked:
+    """The format (--across-rounds writes its own), the options checked, the outputs."""
+    import os
+
+    from .common import choose
+
+    if options.across_rounds:
+        from .across import FORMATS as ACROSS
+
+        if options.format is not None and options.format not in ACROSS.writers:
+            raise UsageError(
+                f"--across-rounds writes {', '.join(ACROSS.names[:-1])} or {ACROSS.names[-1]}, not {options.format!r}"
+            )
+        name = choose(ACROSS, options.format, options.output)
+    else:
+        name = choose(FORMATS, options.format, options.output)
+    reference = options.reference
+    if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
+        raise UsageError("--reference is median or submitter:NAME")
+    fraction(options.tolerance, "--tolerance")
+    fraction(options.outlier, "--outlier")
+    if options.scaling_across_submitters and not options.across_rounds:
+        raise UsageError("--scaling-across-submitters goes with --across-rounds")
+    inputs = options.inputs
+    plan = Plan(
+        reads=[round_file(options.round), *(i for i in inputs if not os.path.isdir(i))],
+        trees=[i for i in inputs if os.path.isdir(i)],
+    )
+    outputs = ((name, plan.add(options.output)),)
+    return Invoked(options=options, plan=plan, outputs=outputs, plot=plan.add(options.plot, "--plot"))
+
+
+def run(invocation: Invoked) -> int:
+    """Compare (or follow the hardware across rounds), write the report and the plot."""
+    from .common import load, pages
+
+    options = invocation.options
+    if options.round is not None:
+        load(options.round)
+    rows = _compared_rows(options.inputs, options.round, options.progress)
+    if options.reference != "median" and not options.across_rounds and rows:
+        _known_reference(options.reference, rows)
+    if options.plot:
+        try:
+            import matplotlib  # noqa: F401 - only to say what is missing before anything is written
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: pip install 'mlperf-check[plot]'") from None
+    if options.across_rounds:
+        return _across_rounds(invocation, rows)
+    found = comparison(rows, Options(options.tolerance, options.outlier, options.reference, options.min_submitters))
+    emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
+    if invocation.plot is not None:
+        rounds = ", ".join(sorted({str(r.get("version")) for r in rows if r.get("version")})) or "round unknown"
+        pages(invocation.plan, invocation.plot, lambda page: plot(found, page, f"Comparable results, {rounds}"))
+    return 0
+
+
+def _known_reference(reference: str, rows: list[dict[str, Any]]) -> None:
+    """A usage error unless --reference submitter:NAME names a submitter of the inputs."""
+    name, known = reference.partition(":")[2], submitters(rows)
+    if name.lower() not in {k.lower() for k in known}:
+        shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
+        raise UsageError(
+            f"--reference {reference}: no closed result of submitter {name} in the inputs; "
+            f"the submitters are {shown or 'none'}"
+        )
+
+
+def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
+    """The rows of compare's inputs, each result once. A row names its round, else its
+    table's (--round, or the file): two tables' rows never pool in one group."""
+    import os
+
+    from .common import round_name, warn
+    from .inputs import table_rows
+
+    rows = []
+    for item in inputs:
+        if not os.path.exists(item):
+            raise UsageError(f"{item}: no such file or folder")
+        name = round_name(round, item, f"{item}: ") if os.path.isdir(item) else round
+        found = table_rows(item, name, with_description=True, shown=progress).rows
+        for row in found:
+            if row.get("version") in (None, ""):
+                row["version"] = round or f"(round of {item})"
+        rows += found
+    rows, duplicates = unique(rows)
+    if duplicates:
+        warn(
+            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
+            "of an earlier row)"
+        )
+    return rows
+
+
+def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]]) -> int:
+    from . import across
+    from .common import pages
+
+    normalised = normalise(rows)
+    rounds = sorted({r.round for r in normalised if r.round})
+    if len(rounds) < 2:
+        raise UsageError(
+            f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}"
+        )
+    series = across.across_rounds(normalised)
+    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters)
+    emit(invocation.plan, across.FORMATS, invocation.format, invocation.target, series, scalings)
+    if invocation.plot is not None:
+        pages(invocation.plan, invocation.plot, lambda page: across.plot(series, page))
+    return 0

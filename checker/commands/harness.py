@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..output import write_file
 
@@ -34,7 +35,7 @@ class Model:
     w2: object
 
 
-def dataset():
+def dataset() -> tuple[Any, Any]:
     """Inputs and labels: labels come from a teacher model applied to noisy inputs, so that
     no model reaches 100%."""
     import numpy as np
@@ -58,7 +59,7 @@ def quantised_model() -> Model:
     """Symmetric per-column int8 weights, de-quantised for the matrix product."""
     import numpy as np
 
-    def int8(weights):
+    def int8(weights: Any) -> Any:
         scale = np.abs(weights).max(axis=0) / 127.0
         return np.round(weights / scale).clip(-127, 127) * scale
 
@@ -66,7 +67,7 @@ def quantised_model() -> Model:
     return Model(int8(ref.w1), int8(ref.w2))
 
 
-def predict(model: Model, inputs):
+def predict(model: Model, inputs: Any) -> Any:
     import numpy as np
 
     hidden = np.maximum(inputs @ model.w1, 0.0)
@@ -110,22 +111,22 @@ def run(spec: RunSpec, out_dir: str | os.PathLike[str], model: Model | None = No
     settings.offline_expected_qps = spec.offline_expected_qps
     settings.single_stream_expected_latency_ns = int(spec.single_stream_latency_s * 1e9)
 
-    keep: list[array.array] = []
+    keep: list[array.array[int]] = []
     pending: list[threading.Thread] = []
 
-    def respond(samples, delay: float) -> None:
+    def respond(samples: list[Any], delay: float) -> None:
         time.sleep(delay)
         batch = np.stack([inputs[s.index] for s in samples])
         classes = predict(model, batch).astype(np.int32)
         responses = []
-        for sample, value in zip(samples, classes):
+        for sample, value in zip(samples, classes, strict=True):
             buffer = array.array("B", int(value).to_bytes(4, "little"))
             keep.append(buffer)
             address, length = buffer.buffer_info()
             responses.append(lg.QuerySampleResponse(sample.id, address, length))
         lg.QuerySamplesComplete(responses)
 
-    def issue(samples) -> None:
+    def issue(samples: list[Any]) -> None:
         if spec.scenario == "Offline":
             delay = 0.0 if spec.mode == "accuracy" else spec.min_duration_ms / 1000.0 * 1.05
         else:

@@ -39,4 +39,4 @@ def _environment() -> Any:
 
 def render(template: str, **context: Any) -> str:
     """A template of checker/commands/templates/ filled in; every page shows the version."""
-    return _environment().get_template(template).render(version=__version__, **context)
+    return str(_environment().get_template(template).render(version=__version__, **context))

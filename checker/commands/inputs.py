@@ -248,7 +248,7 @@ def _json_rows(path: str, text: str) -> tuple[str, list[tuple[str, Any]]]:
 def read_table(path: str) -> Table:
     """The rows of a results table file, typed, with the v5.1/v6.0 key names (a power row of
     v6.1's format merged into its performance row). TableError for a file that is not one."""
-    from .table import TEXT_KEYS, _format_of, _typed, normalise
+    from .table.load import TEXT_KEYS, _format_of, _typed, normalise
 
     text = _text_of(path)
     if path.endswith(".csv"):
@@ -333,3 +333,29 @@ def rows_of(
         results=len(report.results),
         invalid=sum(1 for r in report.results if not r.valid),
     )
+
+
+LEFT_OUT_SHOWN = 10  # rows left out of a table that are named one by one
+
+
+def table_rows(path: str, name: str | None, with_description: bool = False, shown: bool = False) -> Table:
+    """`rows_of`, with a tree without results or a file that is not a results
+    table a usage error; a progress bar on a terminal while a tree is checked, when `shown`.
+    A row left out (a column that breaks its declared type) is a warning naming the file,
+    the row and the column, and an input that gives no row says why."""
+    from ..settings import UsageError
+    from .common import progress, warn
+
+    try:
+        with progress(shown and os.path.isdir(path), f"checking {path}") as tick:
+            found = rows_of(path, name, with_description, tick)
+    except ValueError as error:  # NoResults too: its message is no_results_reason's
+        raise UsageError(str(error)) from None
+    for left_out in found.left_out[:LEFT_OUT_SHOWN]:
+        warn(left_out.message())
+    if len(found.left_out) > LEFT_OUT_SHOWN:
+        warn(f"{path}: {len(found.left_out) - LEFT_OUT_SHOWN} more rows left out (the same way or another)")
+    reason = found.empty_reason()
+    if reason:
+        warn(reason)
+    return found

@@ -19,23 +19,27 @@ Every step is a `Change` in the change list; what could not be read is a finding
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..engine import Report, check
-from ..findings import Finding, Severity
+from ..engine import check
+from ..findings import Finding, Report, Severity
 from ..model import Result, discover, locate, no_results_reason, results_of, systems_of
 from ..output import settle_folder, stage_beside
 from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
+from ..settings import Invocation, UsageError
 from ..tree import Kind, Tree, join
+from . import common
 from .prepare_results import Failed, Inference, judge, preparation
 from .prepare_tree import Change, Stage, copy_folder
 from .prepare_truncate import Unreadable, places, truncate
@@ -343,3 +347,63 @@ def to_json(prepared: Prepared) -> str:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """prepare's command line."""
+
+    path: str
+    output: str
+    round: str | None = None
+    submitter: str | None = None
+    move_failed_to_open: bool = False
+    no_infer: bool = False
+    dry_run: bool = False
+    format: str = "text"
+    jobs: int | None = None
+    progress: bool = True
+
+
+def invocation(options: CommandLine) -> Invocation[CommandLine]:
+    """SRC's settings (its configuration's select, ignore and waivers too) and round; the
+    change list goes to stdout."""
+    name = common.choose(FORMATS, options.format, None)
+    common.folder(options.path)
+    given = {"select": None, "ignore": None, "waivers": None, "jobs": options.jobs, "round": options.round}
+    return dataclasses.replace(common.on_tree(options, options.path, given), outputs=((name, None),))
+
+
+def run(invocation: Invocation[CommandLine]) -> int:
+    """Prepare DEST, print the change list, and exit with DEST's check (why it still fails
+    on stderr)."""
+    from .check import formats_of
+
+    options, settings = invocation.options, invocation.settings
+    assert invocation.round_name is not None
+    try:
+        found = common.waivers(settings.waivers)
+        with common.progress(options.progress, f"checking the prepared copy of {options.path}") as tick:
+            prepared = prepare(
+                options.path,
+                options.output,
+                invocation.round_name,
+                submitter=options.submitter,
+                move=options.move_failed_to_open,
+                infer=not options.no_infer,
+                dry_run=options.dry_run,
+                select=list(settings.select),
+                ignore=list(settings.ignore),
+                waivers=list(found),
+                jobs=settings.jobs or None,
+                progress=tick,
+            )
+    except PrepareError as error:
+        raise UsageError(str(error)) from None
+    common.emit(invocation.plan, FORMATS, invocation.format, None, prepared)
+    if prepared.report is not None and prepared.report.has_errors:  # why DEST still fails
+        formats_of(True, False, "auto").write("text", sys.stderr, prepared.report)
+    if invocation.format != "text":
+        common.say(summary(prepared))
+    return prepared.exit_code

@@ -4,14 +4,17 @@ round's seed release (checker/provenance.py judges each build)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..model import discover, locate, results_of, systems_of
 from ..provenance import VERDICTS, Source, Verdict, build_of, judge
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text, strict_json
 from ..rounds import Round
+from ..settings import Invocation, UsageError
 from ..tree import Tree
+from . import common
 
 
 def verdicts_of(
@@ -80,7 +83,7 @@ def to_csv(verdicts: list[Verdict], round: Round) -> str:
 
 def to_text(verdicts: list[Verdict], round: Round) -> str:
     """Results grouped by loadgen rev: count, verdict, commit date, submitters."""
-    groups: dict[tuple, list[Verdict]] = {}
+    groups: dict[tuple[Any, ...], list[Verdict]] = {}
     for verdict in verdicts:
         groups.setdefault((verdict.rev, verdict.loadgen_version), []).append(verdict)
     seed = round.seed_release.commit if round.seed_release else "?"
@@ -113,3 +116,53 @@ def to_text(verdicts: list[Verdict], round: Round) -> str:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """provenance's command line."""
+
+    path: str
+    round: str | None = None
+    inference_repo: str | None = None
+    format: str | None = None
+    output: str | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    source: Source  # the clone of mlcommons/inference, or the bundled table of releases
+
+
+def invocation(options: CommandLine) -> Invoked:
+    from ..provenance import TableSource
+    from .check import repository
+
+    common.folder(options.path)
+    name = common.choose(FORMATS, options.format, options.output)
+    source = repository(options.inference_repo) if options.inference_repo is not None else TableSource()
+    tree = common.on_tree(options, options.path, {"round": options.round}, reads=[options.inference_repo])
+    return tree.extended(Invoked, outputs=((name, tree.plan.add(options.output)),), source=source)
+
+
+def run(invocation: Invoked) -> int:
+    from ..provenance import RepositoryError
+
+    options, the_round = invocation.options, invocation.round
+    assert the_round is not None
+    try:
+        with common.progress(options.progress, "reading loadgen builds") as tick:
+            verdicts, results = verdicts_of(options.path, the_round, invocation.source, tick)
+    except RepositoryError as error:
+        raise UsageError(f"--inference-repo {options.inference_repo}: {error}") from None
+    if not results:
+        raise common.no_results(options.path, the_round)
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, the_round)
+    if len(verdicts) < results:
+        common.say(
+            f"{results - len(verdicts)} of {results} results have no loadgen_version in a performance log: "
+            "not judged (`mlperf-check check` says why)"
+        )
+    return 0

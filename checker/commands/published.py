@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsers import number
 from ..parsers.counts import per_part
-from ..rounds import RoundError, available_rounds, load_round
+from ..rounds import Round, RoundError, available_rounds, load_round
 
 NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None", "-")
 _COUNT_SUFFIX = re.compile(r"\s*\((?:x\s*)?\d+(?:\s*x\s*\d+)*\)\s*$", re.IGNORECASE)
@@ -66,7 +66,7 @@ class Row:
 
 
 @functools.lru_cache(maxsize=16)
-def _round(name: str):
+def _round(name: str) -> Round | None:
     """The bundled round a row's `version` names, or None: a table's data never names a
     round file to read."""
     if name not in available_rounds():
@@ -86,13 +86,13 @@ def _count(value: Any) -> int:
     return int(text) if text.isdigit() else 0
 
 
-def _labels(round) -> dict[str, str]:
+def _labels(round: Round | None) -> dict[str, str]:
     """Published label -> model (v6.1's `VLM` -> qwen3-vl-235b-a22b)."""
     labels = round.table.model_labels if round and round.table else {}
     return {label: model for model, label in labels.items()}
 
 
-def model_of(row: dict[str, Any], round) -> str:
+def model_of(row: dict[str, Any], round: Round | None) -> str:
     used, model = str(row.get("UsedModel") or ""), str(row.get("Model") or "")
     if round is not None:
         for name in (model, used):
@@ -139,7 +139,7 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
                 system=str(row.get("Platform") or ""),
                 model=model_of(row, round),
                 scenario=scenario,
-                result=float(result) if number(result) is not None else None,
+                result=float(result) if result is not None and number(result) is not None else None,
                 units=str(row.get("Performance_Units") or ""),
                 kind=kind,
                 hardware=hardware,
@@ -154,10 +154,11 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
 
 def best(rows: list[Row]) -> Row | None:
     """The best row: the highest throughput, or the lowest latency when the units are a latency."""
-    scored = [r for r in rows if r.result is not None and r.result > 0]
+    scored = [(r.result, r) for r in rows if r.result is not None and r.result > 0]
     if not scored:
         return None
-    return min(scored, key=lambda r: r.result) if scored[0].latency else max(scored, key=lambda r: r.result)
+    pick = min if scored[0][1].latency else max
+    return pick(scored, key=lambda pair: pair[0])[1]
 
 
 def deviation(value: Any, reference: Any, latency: bool) -> Any:

@@ -32,8 +32,9 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import yamlsafe
 from ..engine import load_all
@@ -43,8 +44,13 @@ from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
+from ..settings import Invocation, UsageError
+from . import common
 from . import compare as cmp
 from .html import render
+
+if TYPE_CHECKING:
+    from ..model import Result
 
 SCOPES = {"result": "the result", "system": "its system description", "submission": "its submitter folder"}
 MAX_BASELINE = 1 << 30  # a check JSON of a very large round is tens of MB; a GiB is not one
@@ -61,7 +67,10 @@ def _no_constant(name: str) -> Any:
 
 @functools.cache
 def _findings_schema() -> dict[str, Any]:
-    return json.loads(resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(
+        resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8")
+    )
+    return schema
 
 
 def load_baseline(path: str) -> dict[str, Any]:
@@ -74,7 +83,7 @@ def load_baseline(path: str) -> dict[str, Any]:
     except yamlsafe.YamlError as error:
         raise BaselineError(str(error)) from None
     try:
-        document = json.loads(text, parse_constant=_no_constant)
+        document: dict[str, Any] = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise BaselineError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
     except (ValueError, RecursionError) as error:
@@ -119,6 +128,7 @@ def _fix(code: str) -> str:
 
 def _finding(finding: Finding | dict[str, Any], divisions: Iterable[str], scope: str = "result") -> dict[str, Any]:
     """A finding as the page shows it: a Finding of this check, or one of the baseline's JSON."""
+    data: dict[str, Any]
     if isinstance(finding, Finding):
         data = {
             "code": finding.code,
@@ -322,7 +332,7 @@ def changes(report: Report, baseline: dict[str, Any]) -> dict[str, int]:
 
 
 # --- what the check gathers per result ------------------------------------------------------
-def collect(result, record: ResultRecord) -> dict[str, Any]:
+def collect(result: Result, record: ResultRecord) -> dict[str, Any]:
     """The check's `collect` hook for the page, run in the worker that checked the result:
     its table row (the variance section) and the loadgen build its performance log names
     (the provenance section), read from the log the check already parsed."""
@@ -502,3 +512,81 @@ def audit(
 
 # The audit page is one HTML file; its templates escape what they print.
 FORMATS = Formats({"html": as_data(audit)}, default="html")
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """report's command line."""
+
+    path: str
+    round: str | None = None
+    baseline: str | None = None
+    output: str
+    waivers: str | None = None
+    jobs: int | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    previous: dict[str, Any] | None  # --baseline, read
+    waived: tuple[Any, ...]  # --waivers (else the configuration's), read
+
+
+def invocation(options: CommandLine) -> Invoked:
+    """The page to write (a path that cannot be written is a usage error before any work),
+    the baseline of the same round, the settings and the waivers."""
+    from ..output import resolve
+
+    common.folder(options.path)
+    resolve(options.output)
+    previous = None
+    if options.baseline is not None:
+        try:
+            previous = load_baseline(options.baseline)
+        except BaselineError as error:
+            raise UsageError(f"--baseline {error}") from None
+    given = {"round": options.round, "waivers": options.waivers, "jobs": options.jobs}
+    tree = common.on_tree(options, options.path, given, reads=[options.baseline])
+    outputs = (("html", tree.plan.add(options.output)),)
+    assert tree.round is not None
+    try:
+        if previous is not None:
+            check_baseline_round(previous, tree.round.name, options.baseline or "")
+    except BaselineError as error:
+        raise UsageError(f"--baseline {error}") from None
+    waived = common.waivers(tree.settings.waivers)
+    return tree.extended(Invoked, outputs=outputs, previous=previous, waived=waived)
+
+
+def run(invocation: Invoked) -> int:
+    """Check the tree, write the page, and exit as check does."""
+    from ..engine import check
+    from .check import exit_code
+
+    options, previous = invocation.options, invocation.previous
+    assert invocation.round is not None and invocation.round_name is not None
+    with common.progress(options.progress) as tick:
+        found = check(
+            options.path,
+            invocation.round_name,
+            jobs=invocation.settings.jobs or None,
+            waivers=list(invocation.waived),
+            progress=tick,
+            collect=collect,
+        )
+    if not found.results and not found.has_errors:
+        raise common.no_results(options.path, invocation.round)
+    common.emit(
+        invocation.plan, FORMATS, "html", invocation.target, found, options.path, previous, options.baseline or ""
+    )
+    invalid = sum(1 for r in found.results if not r.valid)
+    changed = changes(found, previous) if previous is not None else None
+    since = (
+        f"; since {options.baseline}: {changed['became_invalid']} became invalid, {changed['became_valid']} became valid"
+        if changed
+        else ""
+    )
+    common.say(f"{options.output}: {len(found.results)} results, {invalid} invalid{since}")
+    return exit_code(found)  # as check: an error on no result (a submitter folder) is one too

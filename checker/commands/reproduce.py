@@ -26,12 +26,13 @@ from ..engine import check
 from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..model.metrics import metric
-from ..output import copy_file, copy_tree
+from ..output import Plan, copy_file, copy_tree
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round
 from ..scope import Scope
+from ..settings import Invocation, UsageError, fraction, round_file
 from ..tree import FileChanged, Kind, Tree
-from . import TIMEOUT, published
+from . import TIMEOUT, common, published
 
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = (
@@ -165,9 +166,9 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     ]
     a, b = result_at(root_a, where_a, rules), result_at(root_b, where_b, rules)
     mismatched = []
-    for what, left, right in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
-        if left != right:
-            mismatched.append({"setting": what, "original": left, "reproduction": right})
+    for what, model_a, model_b in (("model", a.model, b.model), ("scenario", a.scenario, b.scenario)):
+        if model_a != model_b:
+            mismatched.append({"setting": what, "original": model_a, "reproduction": model_b})
     log_a, log_b = a.performance_log, b.performance_log
     if log_a is not None and log_b is not None:
         for key in SETTINGS:  # a value not of its declared type (FIL012, in the errors) compares as None
@@ -221,10 +222,10 @@ def to_text(result: Reproduction) -> str:
     lines += [f"  {e}" for e in result.reproduction_errors]
     for m in result.mismatched_settings:
         lines.append(f"setting differs: {m['setting']}: {m['original']!r} -> {m['reproduction']!r}")
-    if result.deviation is None:
+    a, b = result.original_metric, result.reproduction_metric
+    if result.deviation is None or a is None or b is None:
         lines.append("performance: not comparable (a metric is missing or the units differ)")
     else:
-        a, b = result.original_metric, result.reproduction_metric
         lines.append(
             f"performance: {a['value']:.6g} -> {b['value']:.6g} {a['units']} ({result.deviation:+.2%}, "
             f"positive is better)"
@@ -371,7 +372,7 @@ def _stream(pipe: Any, echo: Callable[[str], None]) -> None:
         echo(line.rstrip("\n"))
 
 
-def _kill_group(process: subprocess.Popen, grace: float = 5.0) -> None:
+def _kill_group(process: subprocess.Popen[Any], grace: float = 5.0) -> None:
     """SIGTERM to the command's whole process group; after `grace` seconds, SIGKILL to
     whatever is left of it (what the shell started, too)."""
     _signal_group(process.pid, signal.SIGTERM)
@@ -387,3 +388,53 @@ def _signal_group(group: int, sig: int) -> None:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+def verdict(result: Reproduction) -> str:
+    """The verdict in one line, for stderr when the report itself goes elsewhere."""
+    if result.identical_logs:
+        return (
+            f"not a reproduction: {', '.join(result.identical_logs)} "
+            f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's (exit 1)"
+        )
+    if not result.reproduction_valid:
+        return "the reproduction is not valid (exit 1)"
+    if result.mismatched_settings:
+        return "the settings differ (exit 1)"
+    return "within tolerance" if result.within_tolerance else "materially different (exit 1)"
+
+
+# --- the command ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """reproduce's command line."""
+
+    original: str
+    reproduction: str
+    round: str | None = None
+    tolerance: float | None = None
+    format: str | None = None
+    output: str | None = None
+
+
+def invocation(options: CommandLine) -> Invocation[CommandLine]:
+    name = common.choose(FORMATS, options.format, options.output)
+    fraction(options.tolerance, "--tolerance")
+    plan = Plan(reads=[round_file(options.round)], trees=[options.original, options.reproduction])
+    outputs = ((name, plan.add(options.output)),)
+    round_name = common.round_name(options.round, options.original, result=True)
+    return Invocation(options=options, plan=plan, outputs=outputs, round_name=round_name, round=common.load(round_name))
+
+
+def run(invocation: Invocation[CommandLine]) -> int:
+    """Compare the two results; 1 unless the reproduction holds."""
+    options = invocation.options
+    assert invocation.round is not None
+    try:
+        result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
+    except ResultPathError as error:
+        raise UsageError(str(error)) from None
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, result)
+    if options.output not in (None, "-") or invocation.format != "text":
+        common.say(verdict(result))
+    return 1 if result.failed else 0

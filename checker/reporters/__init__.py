@@ -7,12 +7,12 @@ the command's default, so `-o report.json` writes JSON with every command."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from . import csv_report, github_report, json_report, junit_report, sarif_report, text_report
 from .common import visible_lines
 
 Writer = Callable[..., None]  # (what the command found, ..., out)
@@ -84,15 +84,28 @@ def as_text(render: Callable[..., str]) -> Writer:
     return write
 
 
-# check's formats: each writer makes its own text safe.
-CHECK = Formats(
-    {
-        "text": text_report.write,
-        "json": json_report.write,
-        "csv": csv_report.write,
-        "github": github_report.write,
-        "sarif": sarif_report.write,
-        "junit": junit_report.write,
-    }
-)
-WRITERS = CHECK.writers  # the name of 0.1's check writers (CHANGELOG.md)
+@functools.cache
+def check_formats() -> Formats:
+    """check's formats: each writer makes its own text safe. Its writers are imported here,
+    not with the package: a command that writes none of them (`rules`) does not load them."""
+    from . import csv_report, github_report, json_report, junit_report, sarif_report, text_report
+
+    return Formats(
+        {
+            "text": text_report.write,
+            "json": json_report.write,
+            "csv": csv_report.write,
+            "github": github_report.write,
+            "sarif": sarif_report.write,
+            "junit": junit_report.write,
+        }
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """CHECK (check's formats) and WRITERS (the name of 0.1's check writers, CHANGELOG.md)."""
+    if name == "CHECK":
+        return check_formats()
+    if name == "WRITERS":
+        return check_formats().writers
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

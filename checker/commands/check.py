@@ -1,0 +1,328 @@
+"""`mlperf-check check`: a verdict per result of a submission tree, in every format asked.
+
+`invocation` reads the command line with the tree's [tool.mlperf-check] and plans the
+outputs; with --changed-since it first starts git's listing of the changes
+(scope.Changes), which then runs while the configuration, the rules and the round load.
+`report_of` is the check itself, `run` writes the report and gives the exit code: 0 clean,
+1 an error found, 3 a rule that failed (INT001)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..settings import Invocation, Settings, UsageError, config_of, plan_formats, round_file, split
+from . import common
+from .common import say
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..findings import Report
+    from ..reporters import Formats
+    from ..rounds import Round
+    from ..scope import Changes, Scope
+    from ..waivers import Waiver
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL = 0, 1, 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """check's command line."""
+
+    paths: list[str]
+    round: str | None = None
+    format: list[str] | None = None
+    output: str | None = None
+    select: list[str] | None = None
+    ignore: list[str] | None = None
+    waivers: str | None = None
+    jobs: int | None = None
+    progress: bool = True
+    inference_repo: str | None = None
+    strict: bool = False
+    changed_since: str | None = None
+    quiet: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    color: str = "auto"
+
+
+@dataclass(frozen=True)
+class Given:
+    """Paths given to `check` inside a tree, relative to its root (POSIX): `inside`, those of
+    them that are folders, and `outside`, the paths given that lie in no division folder."""
+
+    inside: tuple[str, ...]
+    folders: frozenset[str]
+    outside: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.inside) + len(self.outside)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    """check's invocation: the folder to check, the paths given inside it (None: all of it),
+    git's listing of the changes (started), and the waivers read."""
+
+    path: str
+    given: Given | None = None
+    changes: Changes | None = None
+    waivers: tuple[Waiver, ...] = field(default=())
+
+
+def invocation(options: CommandLine) -> Invoked:
+    """The folder and paths to check, the settings, the round and the outputs; a usage error
+    for anything that cannot be run. Paths that all lie outside the tree's division folders
+    need nothing more: `run` says so."""
+    path, given = _given(options.paths)
+    if given is not None and not given.inside:
+        return Invoked(options=options, path=path, given=given)
+    if options.color not in ("auto", "always", "never"):
+        raise UsageError(f"--color {options.color}: choose auto, always or never")
+    changes = None
+    if options.changed_since:  # git lists the changes while the round and the rules load
+        from ..scope import Changes
+
+        if given is not None:
+            raise UsageError(
+                "--changed-since takes one folder, not files: give the folder that holds closed/, open/ or network/"
+            )
+        changes = Changes(path, options.changed_since)
+    settings = _settings(options, config_of(path))
+    if settings.said and not options.quiet:
+        say(settings.said)
+    if options.inference_repo is not None:
+        repository(options.inference_repo)
+    name = common.round_name(settings.round, path, quiet=options.quiet)
+    the_round = common.load(name)
+    waivers = common.waivers(settings.waivers)
+    from ..output import Plan
+    from ..reporters import CHECK, EXTENSIONS
+
+    reads = [settings.waivers, settings.path, round_file(settings.round), options.inference_repo]
+    plan = Plan(reads=reads, trees=[path])
+    config = settings.config
+    source = config if config is not None and _formats_from_config(options, config) else None
+    outputs = plan_formats(plan, settings.format, options.output, CHECK.names, EXTENSIONS, source, path)
+    return Invoked(
+        options=options,
+        settings=settings,
+        round_name=name,
+        round=the_round,
+        plan=plan,
+        outputs=outputs,
+        path=path,
+        given=given,
+        changes=changes,
+        waivers=waivers,
+    )
+
+
+def _formats_from_config(options: CommandLine, config: Config) -> bool:
+    """Whether the formats are the configuration's: -o or --format replaces them."""
+    return not options.format and options.output is None and bool(config.get("format"))
+
+
+def _settings(options: CommandLine, config: Config) -> Settings:
+    """The command line merged with the configuration: --select and --ignore (else the
+    configuration's) must name codes; the configuration's formats count only when neither
+    -o nor --format is given, and must be formats of check."""
+    from ..engine import load_all
+    from ..registry import SelectionError, check_codes
+    from ..reporters import CHECK
+
+    load_all()
+    select, ignore = split(options.select), split(options.ignore)
+    try:
+        check_codes(select, "--select")
+        check_codes(ignore, "--ignore")
+        if not select:
+            check_codes(config.get("select") or [], config.label("select"))
+        if not ignore:
+            check_codes(config.get("ignore") or [], config.label("ignore"))
+    except SelectionError as error:
+        raise UsageError(str(error)) from None
+    given = {"select": select, "ignore": ignore, "waivers": options.waivers, "jobs": options.jobs}
+    given["round"] = options.round
+    if not _formats_from_config(options, config):
+        return dataclasses.replace(Settings.of(config, given), format=tuple(options.format or ()))
+    unknown = [f.partition(":")[0] for f in config.get("format") if f.partition(":")[0] not in ("auto", *CHECK.names)]
+    if unknown:
+        raise UsageError(
+            f"{config.label('format')}: unknown format {unknown[0]!r}; choose from auto, {', '.join(CHECK.names)}"
+        )
+    return Settings.of(config, {**given, "format": None})
+
+
+def repository(path: str) -> Any:
+    """The clone of mlcommons/inference at `path`, or a usage error."""
+    from ..provenance import RepositoryError, RepositorySource
+
+    try:
+        return RepositorySource(path)
+    except RepositoryError as error:
+        raise UsageError(f"--inference-repo {path} is not a readable git repository: {error}") from None
+
+
+def report_of(invocation: Invoked) -> Report:
+    """The check: the whole tree, or the results the paths given or git's changes affect."""
+    return _checked(invocation)[1]
+
+
+def _checked(invocation: Invoked) -> tuple[Scope | None, Report]:
+    from ..engine import check
+
+    options, settings = invocation.options, invocation.settings
+    assert invocation.round_name is not None and invocation.round is not None
+    scope = _scope(invocation, invocation.round)
+    with common.progress(options.progress) as tick:
+        return scope, check(
+            invocation.path,
+            invocation.round_name,
+            list(settings.select),
+            list(settings.ignore),
+            settings.jobs or None,
+            list(invocation.waivers),
+            tick,
+            inference_repo=options.inference_repo,
+            strict=options.strict,
+            scope=scope,
+        )
+
+
+def run(invocation: Invoked) -> int:
+    """Check, write every output (the text report on stderr when no output is text), and
+    give the exit code."""
+    options, given = invocation.options, invocation.given
+    if given is not None and not given.inside:
+        say(_narrowed_line(None, None, given, 0))
+        return EXIT_OK
+    assert invocation.round is not None
+    scope, report = _checked(invocation)
+    formats = formats_of(options.quiet, options.statistics, options.color)
+    if scope is not None and not options.quiet:
+        say(_narrowed_line(scope, options.changed_since, given, len(report.results)))
+    if not report.results and not report.has_errors:
+        from ..model import holds_results
+
+        if scope is None or not holds_results(invocation.path, invocation.round):
+            if report.findings:
+                formats.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
+            raise common.no_results(invocation.path, invocation.round)
+    # A tree whose submitters cannot be entered (links out of it) has no results, but its
+    # errors say why: exit 1 with the report, as for any error.
+    if not any(name == "text" for name, _ in invocation.outputs):
+        formats.write("text", sys.stderr, report)  # data goes to stdout or files; people still read the text
+    for name, target in invocation.outputs:
+        common.emit(invocation.plan, formats, name, target, report)
+    code = exit_code(report)
+    return EXIT_OK if options.exit_zero and code == EXIT_FINDINGS else code
+
+
+def exit_code(report: Report) -> int:
+    """3 when a rule failed (INT001), 1 when an error is found, else 0."""
+    if any(f.code == "INT001" for f in report.findings):
+        return EXIT_INTERNAL
+    return EXIT_FINDINGS if report.has_errors else EXIT_OK
+
+
+def formats_of(quiet: bool, statistics: bool, color: str) -> Formats:
+    """check's formats, with the text report as -q, --statistics and --color ask."""
+    from ..reporters import CHECK, Formats, text_report
+
+    return Formats(
+        {**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics, color=color)}
+    )
+
+
+# --- a narrowed check ------------------------------------------------------------------------
+def _scope(invocation: Invoked, the_round: Round) -> Scope | None:
+    """The Scope of a narrowed check: git's changes since the ref, or the paths given; None
+    for a whole check."""
+    from ..model import locate
+    from ..scope import scope_of
+
+    given = invocation.given
+    if invocation.changes is not None:
+        try:
+            # git names the changes relative to PATH; the scope names them from the root
+            # the engine checks (PATH's parent or grandparent for a division or submitter folder)
+            named = "".join(part + "/" for part in locate(invocation.path, the_round)[1])
+            return scope_of({named + name: how for name, how in invocation.changes.statuses().items()}, the_round)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    if given is None:
+        return None
+    scope = scope_of(given.inside, the_round, given.folders)
+    return dataclasses.replace(scope, outside=tuple(sorted(scope.outside + given.outside)))
+
+
+def _given(paths: list[str]) -> tuple[str, Given | None]:
+    """The folder to check, and the paths given inside it (None when one folder is given:
+    a tree, a division or a submitter folder, checked whole). A path lies in the tree
+    above its division folder (closed/, open/, network/: any known round's); a path that is
+    not there, and paths in two trees, are usage errors."""
+    if len(paths) == 1 and os.path.isdir(paths[0]):
+        return paths[0], None
+    from ..rounds import available_rounds
+
+    divisions = {d for name in available_rounds() for d in common.load(name).divisions}
+    here = os.getcwd().rstrip(os.sep).split(os.sep)
+    roots: dict[str, str] = {}
+    inside, folders, outside = [], set(), []
+    for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: no such file or folder")
+        parts = os.path.abspath(path).split(os.sep)
+        at = _division_at(parts, here, divisions)
+        if at is None:
+            outside.append(path)
+            continue
+        root = os.sep.join(parts[:at]) or os.sep
+        shown = os.path.relpath(root)
+        roots.setdefault(os.path.realpath(root), root if shown.startswith("..") else shown)
+        inside.append("/".join(parts[at:]))
+        if os.path.isdir(path):
+            folders.add(inside[-1])
+    if len(roots) > 1:
+        raise UsageError(
+            f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one"
+        )
+    return next(iter(roots.values()), "."), Given(tuple(inside), frozenset(folders), tuple(outside))
+
+
+def _division_at(parts: list[str], here: list[str], divisions: set[str]) -> int | None:
+    """Where the division folder is among the parts of an absolute path: the outermost below
+    the current folder `here` (pre-commit names files from the repository's root), else the
+    innermost above it; for a path elsewhere, the outermost."""
+    found = [i for i, part in enumerate(parts) if part in divisions]
+    if parts[: len(here)] != here:
+        return found[0] if found else None
+    below = [i for i in found if i >= len(here)]
+    above = [i for i in found if i < len(here)]
+    return below[0] if below else above[-1] if above else None
+
+
+def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given | None, checked: int) -> str:
+    """What a narrowed check read and checked, and which paths affect no result."""
+    if given is not None:
+        line = f"{given.count} {'file' if given.count == 1 else 'files'} given; checked {checked} results"
+    else:
+        assert scope is not None
+        line = f"--changed-since {changed_since}: {scope.changed} changed files; checked {checked} results"
+    outside = scope.outside if scope is not None else given.outside if given is not None else ()
+    if outside:
+        one = len(outside) == 1
+        named = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3 else "")
+        line += (
+            f"; {named} {'lies' if one else 'lie'} in no <division>/<submitter> folder and "
+            f"{'affects' if one else 'affect'} no result"
+        )
+    return line

@@ -1,0 +1,93 @@
+"""`mlperf-check table`: the published results table, per round, built from the checked tree.
+
+Two steps. collect.py gathers the round-independent facts of one result once, in the worker
+that checked it; format.py writes rows in a round's published format, as the round file's
+`table:` block describes it. load.py reads published tables back into rows with the
+v5.1/v6.0 key names (commands/inputs.py reads the files)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...settings import Invocation, UsageError
+from .. import common
+from .collect import DESCRIPTION_FIELDS, table_row, valid_rows
+from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
+from .load import TEXT_KEYS, NoResults, formats, normalise, publish
+
+__all__ = [
+    "DESCRIPTION_FIELDS",
+    "FORMATS",
+    "TEXT_KEYS",
+    "NoResults",
+    "TableFormat",
+    "dumps",
+    "formats",
+    "normalise",
+    "publish",
+    "published_numbers",
+    "render",
+    "table_row",
+    "to_csv",
+    "to_json",
+    "valid_rows",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandLine:
+    """table's command line."""
+
+    path: str
+    round: str | None = None
+    format: str | None = None
+    output: str | None = None
+    publish_base: str | None = None
+    first_id: int | None = None
+    jobs: int | None = None
+    progress: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invoked(Invocation[CommandLine]):
+    table: TableFormat  # the round's published format
+
+
+def invocation(options: CommandLine) -> Invoked:
+    common.folder(options.path)
+    name = common.choose(FORMATS, options.format, options.output)
+    if (options.publish_base is None) != (options.first_id is None):
+        raise UsageError("--publish-base and --first-id go together")
+    tree = common.on_tree(options, options.path, {"round": options.round, "jobs": options.jobs})
+    assert tree.round is not None
+    fmt = TableFormat.of(tree.round)
+    if fmt is None:
+        raise UsageError(f"round {tree.round.name} has no results-table format (`table:` in its round file)")
+    if options.publish_base is not None and not fmt.publication:
+        raise UsageError(
+            f"the {tree.round.name} table ({fmt.table.file}) has no ID, Details, Code or ColorKey; "
+            "leave out --publish-base and --first-id"
+        )
+    outputs = ((name, tree.plan.add(options.output)),)
+    return tree.extended(Invoked, outputs=outputs, table=fmt)
+
+
+def run(invocation: Invoked) -> int:
+    from ...engine import check
+
+    options, fmt, the_round = invocation.options, invocation.table, invocation.round
+    assert the_round is not None and invocation.round_name is not None
+    with common.progress(options.progress) as tick:
+        report = check(
+            options.path, invocation.round_name, jobs=invocation.settings.jobs or None, progress=tick, collect=table_row
+        )
+    if not report.results:
+        raise common.no_results(options.path, the_round)
+    rows = render(valid_rows(report), fmt, options.publish_base, options.first_id)
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, rows, fmt)
+    left_out = sum(1 for r in report.results if not r.valid)
+    common.say(
+        f"{len(rows)} rows in the {the_round.name} table format ({fmt.table.file}); "
+        f"{left_out} invalid results left out (`mlperf-check check` says why)"
+    )
+    return 3 if any(f.code == "INT001" for f in report.findings) else 0

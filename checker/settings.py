@@ -1,0 +1,189 @@
+"""What a command runs with: its command line merged with `[tool.mlperf-check]`, the round it
+judges by, and its outputs, planned before any work.
+
+A command is one frozen `Invocation`: the command line as typed options, the `Settings`
+(each the command line's value when given, else the configuration's), the round, and the
+`(format, target)` pairs it writes (checker.output plans them, so that a path it cannot
+write is a usage error before any work). The command line (checker.cli), a test or the
+Python API build the same invocation, and the command's `run(invocation)` gives the exit
+code. Anything the command line or a configuration asks that cannot be done is a
+`UsageError`: one line, exit 2."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from .output import Plan, Target
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .rounds import Round
+
+OptionsT = TypeVar("OptionsT")
+InvocationT = TypeVar("InvocationT", bound="Invocation[Any]")
+Output = tuple[str, Target | None]  # a format, and where it goes (None: stdout)
+
+
+class UsageError(ValueError):
+    """A command line or configuration that cannot be run: exit 2, with the message in one line."""
+
+
+def split(values: Iterable[str] | None) -> list[str]:
+    """`--select PRF,RNG001 --select SYS` -> [PRF, RNG001, SYS]."""
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def fraction(value: float | None, option: str) -> None:
+    """A usage error unless `value` is a fraction (0 to 1): 4 meant as 4% would make every
+    group within tolerance, and no result an outlier."""
+    if value is None or 0 <= value <= 1:
+        return
+    example = f"{value / 100:g} for {value:g}%" if 1 < value <= 100 else "0.04 for 4%"
+    raise UsageError(f"{option} {value:g}: give a fraction, e.g. {example}")
+
+
+def config_of(path: str) -> Config:
+    """The configuration of the tree at `path` ([tool.mlperf-check] of the nearest
+    pyproject.toml), or a usage error naming the file and the key."""
+    from .config import ConfigError
+    from .config import find as find_config
+
+    try:
+        return find_config(path)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The values a repository sets once in [tool.mlperf-check] (checker.config), each the
+    command line's when it gives one. `taken`: some value came from the configuration file,
+    which the command says once on stderr (`config: PATH`)."""
+
+    round: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    waivers: str | None = None
+    jobs: int | None = None
+    format: tuple[str, ...] = ()
+    config: Config | None = None  # None: the command reads no configuration
+    taken: bool = False
+
+    @classmethod
+    def of(cls, config: Config, given: Mapping[str, Any], keys: Iterable[str] | None = None) -> Settings:
+        """Each of `keys` (default: those `given`), the command line's value (`given`, by key)
+        when it gives one, else the configuration's."""
+        values: dict[str, Any] = {}
+        taken = False
+        for key in given if keys is None else keys:
+            value = given.get(key)
+            if value is None or (isinstance(value, (list, tuple)) and not value):
+                value = config.get(key)
+                taken = taken or value is not None
+            if value is not None:
+                values[key] = tuple(value) if isinstance(value, list) else value
+        return cls(**values, config=config, taken=taken)
+
+    @property
+    def path(self) -> str | None:
+        """The configuration file, when one was found."""
+        return self.config.path if self.config is not None else None
+
+    @property
+    def said(self) -> str | None:
+        """The line that names the configuration file a value came from, if one did."""
+        return f"config: {self.path}" if self.taken else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invocation(Generic[OptionsT]):
+    """One run of a command: its options as the command line gave them, its settings, the
+    round (name or file, and the round it loads), and its outputs, planned."""
+
+    options: OptionsT
+    settings: Settings = field(default_factory=Settings)
+    round_name: str | None = None
+    round: Round | None = None
+    plan: Plan = field(default_factory=Plan)
+    outputs: tuple[Output, ...] = ()
+
+    def extended(self, kind: type[InvocationT], **more: Any) -> InvocationT:
+        """This invocation as `kind` (a command's own, with fields of its own), with `more`."""
+        return kind(**{f.name: getattr(self, f.name) for f in fields(self)} | more)
+
+    @property
+    def target(self) -> Target | None:
+        """The one output of a command that writes one (None: stdout)."""
+        return self.outputs[0][1] if self.outputs else None
+
+    @property
+    def format(self) -> str:
+        """The format of a command's one output."""
+        return self.outputs[0][0]
+
+
+def round_file(name: str | None) -> str | None:
+    """`--round` (or the config's round) when it is a file a command reads, else None."""
+    from .rounds import is_path
+
+    return name if name and is_path(name) else None
+
+
+def plan_formats(
+    plan: Plan,
+    formats: Sequence[str],
+    output: str | None,
+    known: Sequence[str],
+    by_extension: Mapping[str, str],
+    config: Config | None = None,
+    tree: str | None = None,
+) -> tuple[Output, ...]:
+    """`--format json:out.json --format text` -> [(json, out.json), (text, stdout)]. Without
+    --format, `-o out.json` writes JSON (the extension decides), else the `auto` format; with
+    --format FMT:FILE for every format, `-o FILE` is one output more, its format named the same
+    way (as pytest writes --junitxml beside its other reports). `known` are the formats the
+    command writes; `config` is where the formats came from when no option named them; its
+    FILEs are then relative to it, and confined when it is inside the checked `tree`."""
+
+    def named_by(path: str) -> str:
+        name = by_extension.get(os.path.splitext(path)[1].lower(), "auto")
+        return name if name in known else "auto"  # .md, .html: not the command's, so auto
+
+    if not formats and output is not None:
+        formats = [named_by(output)]
+    automatic = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    chosen = [automatic + f[len("auto") :] if f == "auto" or f.startswith("auto:") else f for f in formats or ["auto"]]
+    named: list[tuple[str, str | None, str]] = []  # (format, file or None for stdout, the option that named it)
+    for item in chosen:
+        name, _, path = item.partition(":")
+        if name not in known:
+            raise UsageError(f"unknown format {name!r}; choose from {', '.join(known)}")
+        named.append((name, path or None, f"--format {name}:"))
+    unnamed = [t for t in named if t[1] is None]
+    if output is not None:
+        if len(unnamed) > 1:
+            raise UsageError("-o names one file, but several formats have no file of their own")
+        if unnamed:
+            named = [(name, output, "-o") if path is None else (name, path, option) for name, path, option in named]
+        else:
+            named.append((automatic if named_by(output) == "auto" else named_by(output), output, "-o"))
+    elif len(unnamed) > 1:
+        raise UsageError("several formats would write to stdout; give each a file (--format json:out.json)")
+    if config is None:
+        return tuple((name, plan.add(path, option)) for name, path, option in named)
+    base = config.folder
+    confined = base is not None and tree is not None and _inside_tree(base, tree)
+    return tuple((name, plan.add(path, f"{config.label('format')} {name}:", base, confined)) for name, path, _ in named)
+
+
+def _inside_tree(folder: str, tree: str) -> bool:
+    """Whether `folder` (a configuration file's) is the checked `tree` or inside it, or holds
+    the division folder `tree` is in (a submitter folder was given)."""
+    from .output import submission_areas
+
+    real = os.path.realpath(folder)
+    roots = {os.path.realpath(tree)} | {os.path.dirname(area) for area in submission_areas(tree)}
+    return any(real == root or real.startswith(root + os.sep) for root in roots)

@@ -1,0 +1,118 @@
+"""What a command loads before it answers (issues 24 and 26: `rules`, `rounds` and `explain`
+in under 0.2 s): the modules they import, the bundled round files read once and without the
+guards a user's file needs, and typer's values read without pydantic, as typer reads them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker import rounds, userfiles, yamlsafe
+from checker.clikit import _Plain
+
+# What a command that only lists something never needs: the data libraries, the templates,
+# the JSON Schema validator, rich's console and tables, the engine and the reporters of check,
+# the configuration's TOML reader, and pydantic (typer's adapters).
+HEAVY = (
+    "pandas",
+    "numpy",
+    "jinja2",
+    "jsonschema",
+    "rich.console",
+    "rich.table",
+    "checker.engine",
+    "checker.reporters.text_report",
+    "tomllib",
+    "pydantic",
+)
+PROBE = (
+    "import sys\n"
+    "from checker.cli import app\n"
+    "try:\n    app(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {heavy} or m in {heavy})), file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize("command", [["rules"], ["rules", "-f", "json"], ["rounds"], ["explain", "RNG001"]])
+def test_listing_commands_import_nothing_heavy(command: list[str]) -> None:
+    tops = {name.split(".")[0] for name in HEAVY if "." not in name}
+    probe = PROBE.format(heavy=repr(tops | set(HEAVY)))
+    done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, timeout=60)
+    assert done.stdout  # it answered
+    assert done.stderr.splitlines()[-1] == ""
+
+
+def test_bundled_round_files_read_fast_read_as_strictly() -> None:
+    """A bundled round file is read by the safe loader alone; read with every guard of a
+    user's file (limits, a key given twice, non-finite numbers) it is the same document."""
+    names = [e.name for e in resources.files("checker.rules").iterdir() if e.name.endswith(".yaml")]
+    assert len(names) >= 4
+    for name in names:
+        text = resources.files("checker.rules").joinpath(name).read_text(encoding="utf-8")
+        assert yamlsafe.load_package_data(text) == userfiles.parse(text, name)[0], name
+
+
+def test_a_bundled_round_file_is_read_once() -> None:
+    rounds._bundled_document.cache_clear()
+    rounds.real_rounds()
+    rounds.load_round.cache_clear()
+    for name in rounds.available_rounds():
+        rounds.load_round(name)
+    assert rounds._bundled_document.cache_info().misses == len(rounds.available_rounds())
+
+
+def _typer_reads(kind: type, value: object, many: bool = False) -> object:
+    """What typer's own adapter makes of a value, or the message it refuses it with."""
+    from typer._coercion import build_runtime_param, resolve_type_descriptor
+    from typer.models import OptionInfo
+
+    descriptor = resolve_type_descriptor(annotation=list[kind] if many else kind, parameter_info=OptionInfo())
+    try:
+        return build_runtime_param(descriptor).coerce(value, param=_Param(many), ctx=None)
+    except typer.BadParameter as error:
+        return f"refused: {error.message}"
+
+
+class _Param:
+    def __init__(self, many: bool) -> None:
+        self.multiple, self.nargs = many, 1
+        self.type_descriptor = None
+
+
+def _plain_reads(kind: type, value: object, many: bool = False) -> object:
+    from typer._coercion import resolve_type_descriptor
+    from typer.models import OptionInfo
+
+    param = _Param(many)
+    param.type_descriptor = resolve_type_descriptor(
+        annotation=list[kind] if many else kind, parameter_info=OptionInfo()
+    )
+    try:
+        return _Plain(param, kind, many).coerce(value, param=param, ctx=None)
+    except typer.BadParameter as error:
+        return f"refused: {error.message}"
+
+
+NUMBERS = st.one_of(
+    st.integers().map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.from_regex(r"[ +\-.0-9eE_a-z]{0,8}", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(kind=st.sampled_from([str, int, float]), value=NUMBERS | st.text(max_size=8), many=st.booleans())
+def test_values_read_without_pydantic_as_typer_reads_them(kind: type, value: str, many: bool) -> None:
+    given_value = (value, value) if many else value
+    assert _plain_reads(kind, given_value, many) == _typer_reads(kind, given_value, many)
+
+
+@pytest.mark.parametrize("kind, value", [(bool, None), (bool, True), (int, None), (float, 0.04), (int, 2), (str, None)])
+def test_defaults_read_as_typer_reads_them(kind: type, value: object) -> None:
+    assert _plain_reads(kind, value) == _typer_reads(kind, value)
