@@ -177,5 +177,5 @@ def test_a_system_unit_weighs_its_detail_logs_and_its_results(example: Path) -> 
         for run in ("performance/run_1", "accuracy")
     ]
     division, submitter, _, system = OFFLINE.split("/")[:4]
-    weights = _weight([(None, division, submitter, system)], load_round("v5.1"), Tree(example))
+    weights = _weight([(None, division, submitter, system, None)], load_round("v5.1"), Tree(example))
     assert weights == {(division, submitter, system): 2 * 2**20 + sum(log.stat().st_size for log in logs)}
