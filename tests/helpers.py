@@ -75,6 +75,15 @@ PLACES = {
 }
 
 
+@functools.cache
+def case_files() -> tuple[tuple[Path, dict], ...]:
+    """Every case file of fixtures/cases as (path, document), by name: read once per session
+    for test_cases.py's parameters and test_meta.py's checks of them. Read-only."""
+    import yaml
+
+    return tuple((path, yaml.safe_load(path.read_text())) for path in sorted(CASES.glob("*.yaml")))
+
+
 def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
     """Copy one published result (of the v5.1 slice unless `source` names another) with what
     it depends on: its system description, its compliance and measurements folders (v5.1
