@@ -533,7 +533,11 @@ def test_progress_on_a_terminal_only(command: str, tmp_path: Path, monkeypatch: 
     args = [a.replace("{tmp}", str(tmp_path)) for a in PROGRESS_RUNS[command]]
     for terminal, extra, shown in ((True, [], True), (True, ["--no-progress"], False), (False, [], False)):
         screen = io.StringIO()
-        monkeypatch.setattr(cli, "_progress_console", lambda: Console(file=screen, force_terminal=terminal, width=80))
+        monkeypatch.setattr(
+            cli,
+            "_progress_console",
+            lambda screen=screen, terminal=terminal: Console(file=screen, force_terminal=terminal, width=80),
+        )
         result = _invoke(*args, *extra)
         assert result.exit_code == 0, (command, result.output)
         label = "reading loadgen builds" if command == "provenance" else "checking"

@@ -394,7 +394,7 @@ def test_a_wanted_plain_function_reads_as_the_reference() -> None:
 def test_random_logs_read_as_the_reference() -> None:
     """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
     random block sizes."""
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -520,7 +520,8 @@ def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monke
         path = tmp_path / f"{shape}-{size}.txt"
         _grow(path, size, shape)
         visited.clear()
-        log, _ = scan_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, _ = scan_mllog(handle)
         counts[shape, size] = (len(visited), len(log.values))
         assert log.line_count == path.read_bytes().count(b"\n")
     # The example's one wanted record not in loadgen's shape (loadgen_file_sha1), and the

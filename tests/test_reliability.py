@@ -181,7 +181,7 @@ def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> 
     """Real logs, JSON and text of a published v6.0 result, corrupted at random (bytes flipped,
     cut, repeated, replaced by junk): the check ends with exit 0 or 1, no internal error, no
     traceback, and the tree exactly as it was."""
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 

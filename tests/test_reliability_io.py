@@ -81,7 +81,8 @@ def test_a_value_64_deep_is_still_read(example: Path) -> None:
     refuses a list (FIL012, tests/test_typed.py)."""
     untyped = "effective_performance_issue_unique"
     _nest(example / LOG, untyped, 64)
-    log, defects = parse_mllog(open(example / LOG, "rb"))
+    with open(example / LOG, "rb") as handle:
+        log, defects = parse_mllog(handle)
     assert defects == [] and isinstance(log.get(untyped), list)
 
 
@@ -398,8 +399,10 @@ def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> 
     report = run(example)
     assert time.perf_counter() - start < 30
     assert found(report) == [TOO_LARGE]
-    grown, defects = parse_mllog(open(path, "rb"))
-    original, _ = parse_mllog(open(EXAMPLE / LOG, "rb"))
+    with open(path, "rb") as handle:
+        grown, defects = parse_mllog(handle)
+    with open(EXAMPLE / LOG, "rb") as handle:
+        original, _ = parse_mllog(handle)
     assert defects == [] and _view(grown) == _view(original)
     assert grown.line_count > 200_000
 
@@ -428,7 +431,8 @@ def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
             handle.write(chunk)
     tracemalloc.start()
     try:
-        log, defects = parse_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, defects = parse_mllog(handle)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -476,7 +480,8 @@ def test_junk_lines_past_the_defect_cap_are_never_visited_one_by_one(tmp_path: P
         path = tmp_path / f"{shape}.txt"
         grow(path, 4 * MiB, shape)
         visited.clear()
-        log, _ = parse_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, _ = parse_mllog(handle)
         assert len(visited) == expected, shape
         assert log.line_count == path.read_bytes().count(b"\n")
 

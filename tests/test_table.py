@@ -50,9 +50,12 @@ def _missing_locations(real: Path) -> set[str]:
     locations = set()
     for line in (real / "MISSING.txt").read_text().splitlines():
         parts = line.strip().split("/")
-        if len(parts) >= 7 and parts[2] in ("results", "compliance", "measurements"):
-            if parts[-1] != "mlperf_log_trace.json":
-                locations.add("/".join(parts[:2] + ["results"] + parts[3:6]))
+        if (
+            len(parts) >= 7
+            and parts[2] in ("results", "compliance", "measurements")
+            and parts[-1] != "mlperf_log_trace.json"
+        ):
+            locations.add("/".join(parts[:2] + ["results"] + parts[3:6]))
     return locations
 
 
