@@ -56,7 +56,7 @@ EXIT_COMMENT = re.compile(r"\s#\s*exit (?P<status>\d+(?: or \d+)*)\b[^\n]*$")
 # Command blocks that cannot run here, by their first line, with the reason.
 NOT_RUN = {
     "pip install .": "installs the package into the environment running the tests",
-    "pip install -e '.[test]' && pytest": "installs the package and runs this suite",
+    "pip install -e '.[test]' && .ci/check": "installs the package and runs the gate and this suite",
     "export MLPERF_CHECK_REAL=../shared/real MLPERF_CHECK_TABLES=../shared/tables": "sets the variables in the reader's shell; the tests set them themselves",
     "git clone --bare https://github.com/mlcommons/inference /tmp/inference.git": "needs the network, then rewrites the bundled table of loadgen releases",
     "mlperf-check provenance $MLPERF_CHECK_REAL/v6.0 --inference-repo ../inference": "needs a clone of mlcommons/inference",
