@@ -28,7 +28,8 @@ from helpers import (
 def _cases():
     for path, document in case_files():
         for case in document["cases"]:
-            yield pytest.param(document, case, id=f"{path.stem}-{case['name']}")
+            real = [pytest.mark.real] if case.get("base", "example").startswith("real") else []
+            yield pytest.param(document, case, id=f"{path.stem}-{case['name']}", marks=real)
 
 
 def _base(case: dict, tmp_path: Path) -> Path:

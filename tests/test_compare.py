@@ -130,6 +130,7 @@ def _compare_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_the_reference_is_not_its_own_partner_in_text() -> None:
     table = str(real_data(TABLES_ROOT / V61))
@@ -160,6 +161,7 @@ def test_the_reference_is_not_its_own_partner_in_text() -> None:
     assert lines[-1] == "7 groups, 6 within tolerance; median of the mean |deviation|: 3.2%; 4 of 33 partners beyond 4%"
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_the_partner_answer_in_json_and_csv() -> None:
     table = str(real_data(TABLES_ROOT / V61))
@@ -274,6 +276,7 @@ def test_a_reference_with_two_results_is_their_median_and_neither_is_a_partner()
     assert [m["beyond_tolerance"] for m in members] == [False, False, True, True]  # the reference is never flagged
 
 
+@pytest.mark.slow
 def test_cli_formats_and_plot(tmp_path: Path) -> None:
     table = tmp_path / "table.json"
     rows = [_row("A", 1.0), _row("B", 1.1), _row("C", 0.98), _row("D", 2.0)]
@@ -338,6 +341,7 @@ def _reproduce(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     nvidia = real / "closed/NVIDIA/results/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"
@@ -367,6 +371,7 @@ def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     assert {"scenario", "effective_scenario"} <= settings
 
 
+@pytest.mark.slow
 def test_rerun_builtin_on_the_example(tmp_path: Path) -> None:
     before = tree_digest(EXAMPLE)
     done = subprocess.run(
@@ -399,6 +404,7 @@ def test_rerun_builtin_on_the_example(tmp_path: Path) -> None:
     assert done.returncode == (0 if result["within_tolerance"] else 1)
 
 
+@pytest.mark.slow
 def test_rerun_command_gets_the_output_folder(tmp_path: Path) -> None:
     """A user harness: here it copies the original logs into $MLPERF_CHECK_OUTPUT, where
     rerun finds them; copied logs are then no reproduction (exit 1)."""

@@ -322,6 +322,7 @@ def _script(block: Block, work: Path) -> str:
     return "\n".join(lines + ["exit 0"]) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "block",
     [

@@ -85,6 +85,7 @@ def test_benchmark_retired(previous: list[dict]) -> None:
     assert not report.failed
 
 
+@pytest.mark.slow
 def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
     current = _successor(previous, {"Offline": 0.9, "Server": 1.0})
     for row in current:  # another accelerator name: only the mapping file can match it
@@ -136,6 +137,7 @@ def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
     assert done.stdout.splitlines()[1].startswith(f"{PREVIEW}/Offline,deepseek-r1,Offline,missing,")
 
 
+@pytest.mark.slow
 def test_bad_mapping_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text("[]")
     (tmp_path / "map.yaml").write_text("a: [b\n")

@@ -158,6 +158,7 @@ def test_modified_file_is_a_sha1_mismatch(inference: dict, tmp_path: Path) -> No
     assert [f.observed for f in report.findings if f.code == "PRV005"] == [["/loadgen.cc"]] * 2
 
 
+@pytest.mark.slow
 def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: Path) -> None:
     """A file git has at the rev with another content is modified; a file git does not have
     there at all (a built wheel) is untracked: a note beside the modified files' finding."""
@@ -258,6 +259,7 @@ def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
     assert _prv(report) == [("PRV001", "error", log) for log in LOGS]
 
 
+@pytest.mark.slow
 def test_na_build_identified_through_the_bundled_table() -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
@@ -336,6 +338,7 @@ def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
     root = _submission(tmp_path, f"6.0.1 @ {inference['revs']['old'][:10]}", inference["sums"]["old"])
     done = subprocess.run(
@@ -362,6 +365,7 @@ def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
     assert results[OFFLINE]["commit_date"].startswith("2026-05-01")
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_slice_from_the_bundled_table(real: Path) -> None:
     done = subprocess.run(
@@ -402,6 +406,7 @@ def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> No
     assert source.files(seed[:10], None) == inference["sums"]["seed"]
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_v60_slice_from_the_bundled_table() -> None:
     """v6.0: eight Lenovo results ran the PyPI loadgen 6.0.8 (every git field "NA"): not dirty.

@@ -159,6 +159,7 @@ def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) 
         assert [type(v) for v in mine.values()] == [type(theirs[k]) for k in mine], location
 
 
+@pytest.mark.slow
 def test_cli_subprocess_on_the_real_slice(tmp_path: Path) -> None:
     real = _slice("v5.1")
     before = tree_digest(real)

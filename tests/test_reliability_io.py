@@ -86,6 +86,7 @@ def test_a_value_64_deep_is_still_read(example: Path) -> None:
     assert defects == [] and isinstance(log.get(untyped), list)
 
 
+@pytest.mark.slow
 def test_provenance_and_reproduce_report_a_deeply_nested_log(example: Path) -> None:
     number = _nest(example / LOG, KEY, 5000)
     before = tree_digest(example)
@@ -292,6 +293,7 @@ def test_an_unswapped_file_and_a_link_inside_the_tree_are_read(example: Path) ->
     assert sink == [] and data["submitter"] == "MLCheckDemo"
 
 
+@pytest.mark.slow
 def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     """A real subprocess, with a timeout: a FIFO where the log belongs is a finding."""
     (example / LOG).unlink()
@@ -389,6 +391,7 @@ def _view(log):
 TOO_LARGE = ("STR008", "warning", LOG, None)
 
 
+@pytest.mark.slow
 def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> None:
     """Past the old 64 MiB whole-file limit (where reading became quadratic and hung) the log
     streams: the findings of the untouched example (none) but its size, the same values."""
@@ -407,6 +410,7 @@ def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> 
     assert grown.line_count > 200_000
 
 
+@pytest.mark.slow
 def test_60_mb_of_two_byte_lines_gives_capped_findings_quickly(example: Path) -> None:
     path = example / LOG
     grow(path, 60 * 1000 * 1000, "short")
@@ -423,6 +427,7 @@ def test_60_mb_of_two_byte_lines_gives_capped_findings_quickly(example: Path) ->
     assert report.findings[0].message.startswith(f"{size / MiB:.1f} MiB, over the 50 MiB limit")
 
 
+@pytest.mark.slow
 def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
     path = example / LOG
     chunk = b"0123456789abcdef" * 65536
@@ -445,6 +450,7 @@ def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
     assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
 
 
+@pytest.mark.slow
 def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     path = example / LOG
     with open(path, "wb") as handle:
@@ -457,6 +463,7 @@ def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     assert report.findings[1].message == "line 1 is longer than 16 MiB and was skipped"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
     """8 and 32 MiB of each shape: 4 times the size takes at most about 4 times as long (a
@@ -549,6 +556,7 @@ def _check_peak(root: Path) -> tuple[int, float]:
     return process.returncode, usage.ru_maxrss / 1024
 
 
+@pytest.mark.slow
 def test_the_peak_memory_of_check_does_not_grow_with_the_log(example: Path) -> None:
     """End to end: a 1 MiB and a 64 MiB log of 2-byte lines take the same memory (the old
     reading's peak grew with the log: 47 and 362 MiB)."""

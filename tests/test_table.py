@@ -471,6 +471,7 @@ def test_table_command_refuses_publication_keys_the_round_has_not() -> None:
     assert "has no ID, Details, Code or ColorKey" in done.output
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     before = tree_digest(real)

@@ -141,6 +141,7 @@ def _finite_types() -> jsonschema.TypeChecker:
     return base.redefine_many({"number": finite("number"), "integer": finite("integer")})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(typed.KINDS))
 def test_the_reading_agrees_with_jsonschema(kind: str) -> None:
     """Each kind's whole schema, on random objects of its declared keys: malformed here
