@@ -157,6 +157,15 @@ def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:
     return check(str(root), round_name, **options)
 
 
+@functools.cache
+def real_report(round_name: str) -> Report:
+    """The check of a real slice (v5.1, v6.0 or v6.1) with each result's published-table row
+    (`collect=table_row`), made once per session for every test that reads it. Read-only."""
+    from checker.commands.table import table_row
+
+    return run(real_data(REAL_ROOT / round_name), round_name, jobs=2, collect=table_row)
+
+
 FIXED = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.UTC)
 
 

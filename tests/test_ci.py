@@ -18,7 +18,18 @@ from checker import __version__
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import ENDPOINTS, EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, command_folder, run, tree_digest
+from helpers import (
+    ENDPOINTS,
+    EXAMPLE,
+    OFFLINE,
+    ROOT,
+    SINGLE,
+    SUBMISSION,
+    command_folder,
+    real_report,
+    run,
+    tree_digest,
+)
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
@@ -133,8 +144,8 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
 
 
 @pytest.mark.real
-def test_sarif_of_the_real_slice_validates_with_line_regions(real: Path, tmp_path: Path) -> None:
-    report = run(real, "v5.1", jobs=2)
+def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
+    report = real_report("v5.1")
     document = sarif_report.document(report)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     regions = [
