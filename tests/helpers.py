@@ -81,7 +81,9 @@ def case_files() -> tuple[tuple[Path, dict], ...]:
     for test_cases.py's parameters and test_meta.py's checks of them. Read-only."""
     import yaml
 
-    return tuple((path, yaml.safe_load(path.read_text())) for path in sorted(CASES.glob("*.yaml")))
+    # libyaml's safe loader where PyYAML has it: the same documents, ten times faster.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple((path, yaml.load(path.read_text(), Loader=loader)) for path in sorted(CASES.glob("*.yaml")))
 
 
 def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
