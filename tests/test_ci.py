@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -35,11 +36,21 @@ SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, timeout=300, env=full_env, cwd=cwd
-    )
+    """`mlperf-check ARGS` in this process (typer's CliRunner), without GitHub Actions' variables
+    but those of `env`, in `cwd`: what the command says and its exit status, as a process would
+    end. An exception that escapes the command line fails the test. (The action's steps below
+    and tests/test_cli.py run real processes.)"""
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+
+    variables: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GITHUB_")}
+    variables.update(env or {})
+    with contextlib.chdir(cwd or os.getcwd()):
+        done = CliRunner().invoke(app, list(args), prog_name="mlperf-check", env=variables)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
 
 
 @pytest.fixture
@@ -53,7 +64,6 @@ def broken(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.slow
 def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     done = _cli(
@@ -111,7 +121,6 @@ def test_github_summary_stays_under_the_limit(broken: Path) -> None:
     assert "The summary stops here to stay under GitHub's 1 MiB limit" in text
 
 
-@pytest.mark.slow
 def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.sarif"
     done = _cli(
@@ -156,7 +165,6 @@ def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
     assert regions == [{"startLine": 14}] * 4
 
 
-@pytest.mark.slow
 def test_junit_has_one_case_per_result(broken: Path, tmp_path: Path) -> None:
     out = tmp_path / "junit.xml"
     _cli("check", str(broken), "--round", "demo-v6.1", "--format", f"junit:{out}")
