@@ -9,6 +9,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from checker.engine import Report, check
 
@@ -133,6 +134,25 @@ def command_folder() -> Path:
     )
     script.chmod(0o755)
     return shim
+
+
+def cli(*args: str, env: Mapping[str, str | None] | None = None, cwd: Path | None = None) -> CompletedProcess[str]:
+    """`mlperf-check ARGS` in this process (typer's CliRunner), with `env` over the environment
+    (None unsets a variable) and in `cwd`: its exit status, stdout and stderr, as a process
+    would end. An exception that escapes the command line fails the test. For tests where the
+    command is the point, not the interpreter's start (real processes: test_reliability_cli.py,
+    test_signals.py, test_cli.py)."""
+    import contextlib
+
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+
+    with contextlib.chdir(cwd or os.getcwd()):
+        done = CliRunner().invoke(app, list(args), prog_name="mlperf-check", env=env)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return CompletedProcess(["mlperf-check", *args], done.exit_code, done.stdout, done.stderr)
 
 
 def expand(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -26,6 +25,7 @@ from helpers import (
     ROOT,
     SINGLE,
     SUBMISSION,
+    cli,
     command_folder,
     real_report,
     run,
@@ -36,21 +36,10 @@ SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`mlperf-check ARGS` in this process (typer's CliRunner), without GitHub Actions' variables
-    but those of `env`, in `cwd`: what the command says and its exit status, as a process would
-    end. An exception that escapes the command line fails the test. (The action's steps below
-    and tests/test_cli.py run real processes.)"""
-    from typer.testing import CliRunner
-
-    from checker.cli import app
-
+    """The command in this process, without GitHub Actions' variables but those of `env`. (The
+    action's steps below run real processes.)"""
     variables: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GITHUB_")}
-    variables.update(env or {})
-    with contextlib.chdir(cwd or os.getcwd()):
-        done = CliRunner().invoke(app, list(args), prog_name="mlperf-check", env=variables)
-    if done.exception is not None and not isinstance(done.exception, SystemExit):
-        raise done.exception
-    return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
+    return cli(*args, env={**variables, **(env or {})}, cwd=cwd)
 
 
 @pytest.fixture

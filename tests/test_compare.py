@@ -17,7 +17,7 @@ from checker.commands import across
 from checker.commands.compare import Options, comparison
 from checker.commands.inputs import load_table, table_of
 from checker.commands.published import normalise
-from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, real_data, tree_digest
+from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, cli, real_data, tree_digest
 
 
 def _independent(rows: list[dict], reference: str | None = None) -> dict[tuple, dict]:
@@ -125,9 +125,7 @@ AMD_OFFLINE = "v6.1 gpt-oss-120b Offline, 8x AMD Instinct MI355X 288GB HBM3e"
 
 
 def _compare_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", "compare", *args], capture_output=True, text=True, timeout=120
-    )
+    return cli("compare", *args)
 
 
 @pytest.mark.slow
@@ -336,9 +334,7 @@ def test_scaling_compares_one_submitters_systems_unless_asked() -> None:
 
 # --- reproduce and rerun ------------------------------------------------------------------
 def _reproduce(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", "reproduce", *args], capture_output=True, text=True, timeout=300
-    )
+    return cli("reproduce", *args)
 
 
 @pytest.mark.slow
