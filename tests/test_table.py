@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from checker.commands.table import (
     valid_rows,
 )
 from checker.rounds import load_round
-from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, real_data, real_report, run, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, cli, real_data, real_report, run, tree_digest
 
 PUBLICATION = ("ID", "Details", "Code", "ColorKey")
 # Fields of the published v6.1 summary.json that the stored copy leaves out (shared/tables/README.md).
@@ -478,29 +476,21 @@ def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     out_json, out_csv = tmp_path / "summary_results.json", tmp_path / "t.csv"
     base = "https://github.com/mlcommons/inference_results_v5.1/tree/main"
     for fmt, out in (("json", out_json), ("csv", out_csv)):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "checker.cli",
-                "table",
-                str(real),
-                "--round",
-                "v5.1",
-                "-f",
-                fmt,
-                "-o",
-                str(out),
-                "--publish-base",
-                base,
-                "--first-id",
-                "1",
-                "-j",
-                "2",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
+        done = cli(
+            "table",
+            str(real),
+            "--round",
+            "v5.1",
+            "-f",
+            fmt,
+            "-o",
+            str(out),
+            "--publish-base",
+            base,
+            "--first-id",
+            "1",
+            "-j",
+            "2",
         )
         assert done.returncode == 0, done.stderr
         assert "rows in the v5.1 table format (summary_results.json)" in done.stderr
