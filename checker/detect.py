@@ -207,7 +207,7 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
                         continue
                     benchmark, paths = logs.setdefault(result.location, (result.benchmark, []))
                     path = result.file("performance", "detail_log")
-                    if path not in paths:
+                    if path is not None and path not in paths:
                         paths.append(path)
     log_keys = frozenset(f"effective_{name}" for round in rounds for name in round.seeds.named())
     config_keys = frozenset(key for round in rounds if round.endpoints for key in round.endpoints.seed_keys.values())
@@ -361,11 +361,12 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
     """
     real = [r for r in rounds if not r.is_profile]
     by_round: dict[str, list[ResultEvidence]] = {}
-    unknown, unread = [], []
+    unknown: list[ResultEvidence] = []
+    unread: list[ResultEvidence] = []
     for result in evidence.results:
-        matched = [r.name for r in real if carries_seeds_of(result, r)]
-        if matched:
-            by_round.setdefault(matched[-1], []).append(result)  # round files keep their seeds distinct
+        carried = [r.name for r in real if carries_seeds_of(result, r)]
+        if carried:
+            by_round.setdefault(carried[-1], []).append(result)  # round files keep their seeds distinct
         elif result.seeds:
             unknown.append(result)
         else:
@@ -418,9 +419,8 @@ def decide(evidence: Evidence, rounds: list[Round]) -> Detection:
         newest = [f"{chosen.name}, the newest of {_named(both)}, is used"] if len(both) > 1 else []
         parts = others + newest + [seeds] + _profile_hints(evidence.results, chosen, rounds)
         return Detection(chosen.name, f"detected from {by}, weaker evidence than seeds: " + "; ".join(parts))
-    newest = real[-1].name
     return Detection(
-        newest,
+        real[-1].name,
         "not detected: " + "; ".join([seeds, "the layout fits no round"] + loadgen + ["the newest round is used"]),
     )
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .rounds import Round
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"
@@ -55,7 +55,7 @@ class Finding:
     # Narrower than `subject`: the folders whose results the finding concerns (Problem.concerns).
     concerns: tuple[str, ...] | None = field(default=None, compare=False)
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, str, str, str, str]:
         return (self.location, self.path, self.code, self.pointer or "", self.message)
 
     def with_(self, **changes: Any) -> Finding:
@@ -106,7 +106,7 @@ class ResultRecord:
     collected: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "location": self.location,
             "division": self.division,
             "submitter": self.submitter,
@@ -239,7 +239,9 @@ class Report:
     # Seconds by phase (checker/phases.py): the check's own (listing, running units, merging)
     # and its units' summed over the workers (rules, detail logs, other files, tree).
     phases: dict[str, float] = field(default_factory=dict)
-    _applying: Any = field(default=None, init=False, repr=False, compare=False)
+    _applying: tuple[tuple[int, int, int, int], Applying] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def applying(self) -> Applying:
         """The index of which findings apply to which results, built once for these lists."""

@@ -225,9 +225,9 @@ class Plan:
     def __init__(self, reads: Iterable[str | None] = (), trees: Iterable[str | None] = ()) -> None:
         """`reads`: files (or folders) the command reads; `trees`: the submission trees it
         checks (a path of `trees` that is a file, a results table, is one it reads)."""
-        trees = [t for t in trees if t]
-        self.reads = [r for r in reads if r] + [t for t in trees if not os.path.isdir(t)]
-        self.areas = [area for tree in trees if os.path.isdir(tree) for area in submission_areas(tree)]
+        checked = [t for t in trees if t]
+        self.reads = [r for r in reads if r] + [t for t in checked if not os.path.isdir(t)]
+        self.areas = [area for tree in checked if os.path.isdir(tree) for area in submission_areas(tree)]
         self.targets: list[Target] = []
 
     def add(
@@ -278,7 +278,7 @@ class Plan:
             if _within(landing, os.path.realpath(read)) or _same_file(landing, read):
                 raise OutputError(f"{target.label}: that is {read}, which this command reads; give another file")
 
-    def write(self, target: Target | None, render: Callable[[TextIO], None]) -> None:
+    def write(self, target: Target | None, render: Callable[[TextIO], object]) -> None:
         """Write what `render` writes to a text stream: to the target, or to stdout (None)."""
         if target is None:
             _to_stdout(render)
@@ -383,7 +383,7 @@ def quiet_stdout() -> None:
         os.close(devnull)
 
 
-def _to_stdout(render: Callable[[TextIO], None]) -> None:
+def _to_stdout(render: Callable[[TextIO], object]) -> None:
     try:
         render(sys.stdout)
         sys.stdout.flush()

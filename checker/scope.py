@@ -199,7 +199,8 @@ class Changes:
         if self._error is not None:  # diff-index failed: paths() says why
             return {}
         found, stale = {}, {}
-        for meta, name in zip(fields[0::2], fields[1::2], strict=False):  # the last field is empty
+        # The output ends in \0, so the last field is empty and has no partner: zip drops it.
+        for meta, name in zip(fields[0::2], fields[1::2], strict=False):
             words = meta.decode("ascii", "replace").lstrip(":").split()
             path = os.fsdecode(name)
             if len(words) < 5:  # a record git did not write so: the path counts as changed

@@ -35,7 +35,8 @@ class UserFileError(ValueError):
 
 @functools.cache
 def schema(name: str) -> dict[str, Any]:
-    return json.loads(resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(resources.files("checker.schemas").joinpath(name).read_text(encoding="utf-8"))
+    return loaded
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,14 @@ def real() -> Path:
     return real_data(REAL)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reads the real data is slow too: the fast tier (`-m "not slow"`) needs no
+    data beside the project."""
+    for item in items:
+        if item.get_closest_marker("real") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """How many of the commands that README.md and docs/*.md show ran (tests/test_docs.py)."""
     docs = sys.modules.get("test_docs")

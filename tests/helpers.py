@@ -9,6 +9,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from checker.engine import Report, check
 
@@ -75,6 +76,17 @@ PLACES = {
 }
 
 
+@functools.cache
+def case_files() -> tuple[tuple[Path, dict], ...]:
+    """Every case file of fixtures/cases as (path, document), by name: read once per session
+    for test_cases.py's parameters and test_meta.py's checks of them. Read-only."""
+    import yaml
+
+    # libyaml's safe loader where PyYAML has it: the same documents, ten times faster.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple((path, yaml.load(path.read_text(), Loader=loader)) for path in sorted(CASES.glob("*.yaml")))
+
+
 def copy_real_result(root: Path, location: str, source: Path = REAL) -> None:
     """Copy one published result (of the v5.1 slice unless `source` names another) with what
     it depends on: its system description, its compliance and measurements folders (v5.1
@@ -124,6 +136,25 @@ def command_folder() -> Path:
     return shim
 
 
+def cli(*args: str, env: Mapping[str, str | None] | None = None, cwd: Path | None = None) -> CompletedProcess[str]:
+    """`mlperf-check ARGS` in this process (typer's CliRunner), with `env` over the environment
+    (None unsets a variable) and in `cwd`: its exit status, stdout and stderr, as a process
+    would end. An exception that escapes the command line fails the test. For tests where the
+    command is the point, not the interpreter's start (real processes: test_reliability_cli.py,
+    test_signals.py, test_cli.py)."""
+    import contextlib
+
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+
+    with contextlib.chdir(cwd or os.getcwd()):
+        done = CliRunner().invoke(app, list(args), prog_name="mlperf-check", env=env)
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return CompletedProcess(["mlperf-check", *args], done.exit_code, done.stdout, done.stderr)
+
+
 def expand(text: str) -> str:
     return text.format(**PLACES) if isinstance(text, str) else text
 
@@ -146,6 +177,15 @@ def tree_digest(root: Path) -> str:
 def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:
     options.setdefault("jobs", 1)
     return check(str(root), round_name, **options)
+
+
+@functools.cache
+def real_report(round_name: str) -> Report:
+    """The check of a real slice (v5.1, v6.0 or v6.1) with each result's published-table row
+    (`collect=table_row`), made once per session for every test that reads it. Read-only."""
+    from checker.commands.table import table_row
+
+    return run(real_data(REAL_ROOT / round_name), round_name, jobs=2, collect=table_row)
 
 
 FIXED = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.UTC)
@@ -201,88 +241,103 @@ def add_mllog(path: Path, key: str, value, is_error: bool = False, is_warning: b
         handle.write(":::MLLOG " + json.dumps(record) + "\n")
 
 
+def _replace(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    if "new_hex" in edit:  # bytes that are not text, in place of `old`
+        data, old = path.read_bytes(), expand(edit["old"]).encode()
+        assert old in data, f"{path.relative_to(root)}: {old!r} not found; the case is stale"
+        path.write_bytes(data.replace(old, bytes.fromhex(edit["new_hex"])))
+        return
+    text = path.read_text()
+    old, new = expand(edit["old"]), expand(edit["new"])
+    assert old in text, f"{path.relative_to(root)}: {old!r} not found; the case is stale"
+    path.write_text(text.replace(old, new, edit.get("count", -1)))
+
+
+def _write(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if "hex" in edit:
+        path.write_bytes(bytes.fromhex(edit["hex"]))
+    elif "repeat" in edit:
+        chunk = edit["repeat"].encode()
+        with open(path, "wb") as handle:
+            for _ in range(edit["times"]):
+                handle.write(chunk)
+    else:
+        path.write_text(expand(edit.get("text", "")))
+
+
+def _append(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    with open(path, "a") as handle:
+        handle.write(expand(edit["text"]))
+
+
+def _delete(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        import shutil
+
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def _symlink(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    where = edit.get("to", "outside")
+    if where == "outside":
+        outside.write_text(edit.get("text", "outside the tree\n"))
+        path.symlink_to(outside)
+    elif where == "nowhere":
+        path.symlink_to(root / "does-not-exist")
+    else:
+        path.symlink_to(root / expand(where))
+
+
+def _truncate(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - edit["drop_bytes"]])
+
+
+def _fifo(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _copy(root: Path, path: Path, edit: dict, outside: Path) -> None:
+    import shutil
+
+    if path.is_dir():
+        shutil.copytree(path, root / expand(edit["to"]), symlinks=True)
+    else:
+        shutil.copyfile(path, root / expand(edit["to"]))
+
+
+# Each edit of a case file (see fixtures/cases/README.md): its key names the operation and the
+# file it edits; the other keys are the operation's arguments.
+OPS = {
+    "replace": _replace,
+    "write": _write,
+    "append": _append,
+    "delete": _delete,
+    "mkdir": lambda root, path, edit, outside: path.mkdir(parents=True),
+    "symlink": _symlink,
+    "truncate": _truncate,
+    "fifo": _fifo,
+    "rename": lambda root, path, edit, outside: path.rename(root / expand(edit["to"])),
+    "copy": _copy,
+    "set_mllog": lambda root, path, edit, outside: set_mllog(
+        path, edit["key"], edit["value"], edit.get("occurrence", 0)
+    ),
+    "add_mllog": lambda root, path, edit, outside: add_mllog(
+        path, edit["key"], edit["value"], edit.get("is_error", False), edit.get("is_warning", False)
+    ),
+}
+
+
 def apply_edit(root: Path, edit: dict, outside: Path) -> None:
     """One edit of a case file (see fixtures/cases/README.md)."""
     ((op, target),) = [(k, v) for k, v in edit.items() if k in OPS]
-    path = root / expand(target)
-    if op == "replace" and "new_hex" in edit:  # bytes that are not text, in place of `old`
-        data, old = path.read_bytes(), expand(edit["old"]).encode()
-        assert old in data, f"{target}: {old!r} not found; the case is stale"
-        path.write_bytes(data.replace(old, bytes.fromhex(edit["new_hex"])))
-    elif op == "replace":
-        text = path.read_text()
-        old, new = expand(edit["old"]), expand(edit["new"])
-        assert old in text, f"{target}: {old!r} not found; the case is stale"
-        path.write_text(text.replace(old, new, edit.get("count", -1)))
-    elif op == "write":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if "hex" in edit:
-            path.write_bytes(bytes.fromhex(edit["hex"]))
-        elif "repeat" in edit:
-            chunk = edit["repeat"].encode()
-            with open(path, "wb") as handle:
-                for _ in range(edit["times"]):
-                    handle.write(chunk)
-        else:
-            path.write_text(expand(edit.get("text", "")))
-    elif op == "append":
-        with open(path, "a") as handle:
-            handle.write(expand(edit["text"]))
-    elif op == "delete":
-        if path.is_dir() and not path.is_symlink():
-            import shutil
-
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    elif op == "mkdir":
-        path.mkdir(parents=True)
-    elif op == "symlink":
-        if path.exists() or path.is_symlink():
-            path.unlink()
-        where = edit.get("to", "outside")
-        if where == "outside":
-            outside.write_text(edit.get("text", "outside the tree\n"))
-            path.symlink_to(outside)
-        elif where == "nowhere":
-            path.symlink_to(root / "does-not-exist")
-        else:
-            path.symlink_to(root / expand(where))
-    elif op == "truncate":
-        data = path.read_bytes()
-        path.write_bytes(data[: len(data) - edit["drop_bytes"]])
-    elif op == "fifo":
-        path.unlink()
-        os.mkfifo(path)
-    elif op == "copy":
-        import shutil
-
-        if path.is_dir():
-            shutil.copytree(path, root / expand(edit["to"]), symlinks=True)
-        else:
-            shutil.copyfile(path, root / expand(edit["to"]))
-    elif op == "rename":
-        path.rename(root / expand(edit["to"]))
-    elif op == "set_mllog":
-        set_mllog(path, edit["key"], edit["value"], edit.get("occurrence", 0))
-    elif op == "add_mllog":
-        add_mllog(path, edit["key"], edit["value"], edit.get("is_error", False), edit.get("is_warning", False))
-
-
-OPS = (
-    "replace",
-    "write",
-    "append",
-    "delete",
-    "mkdir",
-    "symlink",
-    "truncate",
-    "fifo",
-    "rename",
-    "copy",
-    "set_mllog",
-    "add_mllog",
-)
+    OPS[op](root, root / expand(target), edit, outside)
 
 
 def shared_defects(target: Path) -> Path:

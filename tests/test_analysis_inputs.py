@@ -153,6 +153,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @FIXED
 @given(column=st.sampled_from([c.key for c in inputs.COLUMNS]), value=JSON_VALUES)
 def test_any_value_in_any_column_is_used_only_within_its_declaration(tmp_path_factory, column: str, value) -> None:
@@ -182,6 +183,7 @@ def _nested(depth: int, kind: str) -> str:
     return opening * depth + "1" + closing * depth
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(depth=st.integers(1, 120_000), kind=st.sampled_from(["list", "object", "row"]))
 def test_any_nesting_depth_is_read_or_refused_never_a_crash(tmp_path_factory, depth: int, kind: str) -> None:
@@ -200,6 +202,7 @@ def test_any_nesting_depth_is_read_or_refused_never_a_crash(tmp_path_factory, de
         assert done.stderr, (args, depth, kind)  # it says why
 
 
+@pytest.mark.slow
 def test_a_json_nested_100000_deep_is_a_usage_error(tmp_path: Path) -> None:
     table = tmp_path / "t.json"
     table.write_text("[" * 100_000 + "]" * 100_000)
@@ -212,6 +215,7 @@ def test_a_json_nested_100000_deep_is_a_usage_error(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @FIXED
 @given(rows=st.integers(0, 40), cells=st.integers(0, 8), csv=st.booleans())
 def test_any_size_is_read_within_the_caps_or_refused(tmp_path_factory, rows: int, cells: int, csv: bool) -> None:
@@ -264,6 +268,7 @@ def test_a_1_gb_table_is_refused_before_it_is_read(tmp_path: Path) -> None:
     assert (done.exit_code, done.stderr) == (2, f"error: {fifo} is not a regular file\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "shape,refused",
     [
@@ -339,6 +344,7 @@ BROKEN = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @FIXED
 @given(breaks=st.lists(BROKEN, min_size=0, max_size=5))
 def test_every_analysis_command_on_an_all_invalid_table_exits_0_to_2_and_says_why(tmp_path_factory, breaks) -> None:

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from helpers import (
     CASES,
@@ -16,6 +15,7 @@ from helpers import (
     REAL,
     REAL_ROOT,
     apply_edit,
+    case_files,
     copy_real_result,
     expand,
     findings_of,
@@ -26,10 +26,10 @@ from helpers import (
 
 
 def _cases():
-    for path in sorted(CASES.glob("*.yaml")):
-        document = yaml.safe_load(path.read_text())
+    for path, document in case_files():
         for case in document["cases"]:
-            yield pytest.param(document, case, id=f"{path.stem}-{case['name']}")
+            real = [pytest.mark.real] if case.get("base", "example").startswith("real") else []
+            yield pytest.param(document, case, id=f"{path.stem}-{case['name']}", marks=real)
 
 
 def _base(case: dict, tmp_path: Path) -> Path:

@@ -18,17 +18,28 @@ from checker import __version__
 from checker.findings import Finding, Severity
 from checker.registry import RULES
 from checker.reporters import github_report, sarif_report
-from helpers import ENDPOINTS, EXAMPLE, OFFLINE, ROOT, SINGLE, SUBMISSION, command_folder, run, tree_digest
+from helpers import (
+    ENDPOINTS,
+    EXAMPLE,
+    OFFLINE,
+    ROOT,
+    SINGLE,
+    SUBMISSION,
+    cli,
+    command_folder,
+    real_report,
+    run,
+    tree_digest,
+)
 
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())
 
 
 def _cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, timeout=300, env=full_env, cwd=cwd
-    )
+    """The command in this process, without GitHub Actions' variables but those of `env`. (The
+    action's steps below run real processes.)"""
+    variables: dict[str, str | None] = {k: None for k in os.environ if k.startswith("GITHUB_")}
+    return cli(*args, env={**variables, **(env or {})}, cwd=cwd)
 
 
 @pytest.fixture
@@ -131,8 +142,8 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
 
 
 @pytest.mark.real
-def test_sarif_of_the_real_slice_validates_with_line_regions(real: Path, tmp_path: Path) -> None:
-    report = run(real, "v5.1", jobs=2)
+def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
+    report = real_report("v5.1")
     document = sarif_report.document(report)
     jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
     regions = [
@@ -173,6 +184,7 @@ def submission_repo(real: Path, tmp_path: Path) -> tuple[Path, git.Repo]:
     return root, repo
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_changed_since_checks_exactly_the_broken_result(submission_repo) -> None:
     root, repo = submission_repo
@@ -188,6 +200,7 @@ def test_changed_since_checks_exactly_the_broken_result(submission_repo) -> None
     assert "1 changed files; checked 1 results" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_changed_system_description_pulls_in_its_results(submission_repo) -> None:
     root, repo = submission_repo
@@ -203,6 +216,7 @@ def test_changed_system_description_pulls_in_its_results(submission_repo) -> Non
     ]
 
 
+@pytest.mark.slow
 def test_changed_since_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, tmp_path / "plain")
     done = _cli("check", str(tmp_path / "plain"), "--round", "demo-v6.1", "--changed-since", "HEAD")
@@ -221,6 +235,7 @@ def example_repo(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_changed_since_reads_untracked_files(example_repo: Path) -> None:
     """An untracked file is an added one: it may make a new scenario folder, so its
     benchmark's results are checked (STR003 judges the set of scenarios)."""
@@ -230,6 +245,7 @@ def test_changed_since_reads_untracked_files(example_repo: Path) -> None:
     assert [r["location"] for r in json.loads(done.stdout)["results"]] == [OFFLINE, SINGLE]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref", ["nope", "HEAD~1", "HEAD..HEAD", "-x"])
 def test_changed_since_a_ref_that_names_no_commit_is_a_usage_error(example_repo: Path, ref: str) -> None:
     done = _cli("check", str(example_repo), "--round", "demo-v6.1", f"--changed-since={ref}")
@@ -306,6 +322,7 @@ def test_the_actions_inputs_and_outputs() -> None:
     assert "GITHUB_ACTION_PATH" in action["runs"]["steps"][0]["run"] and "==" not in action["runs"]["steps"][0]["run"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fail_on,breaks", [("error", False), ("warning", True)])
 def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> None:
     """The action's check and fail steps on the Endpoints example (real v6.1 results) with
@@ -330,6 +347,7 @@ def test_composite_action_steps(tmp_path: Path, fail_on: str, breaks: bool) -> N
     assert (fail.returncode != 0) is breaks
 
 
+@pytest.mark.slow
 def test_the_action_uses_a_round_it_is_given(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     shutil.copytree(EXAMPLE, workspace / "sub", symlinks=True)
@@ -341,6 +359,7 @@ def test_the_action_uses_a_round_it_is_given(tmp_path: Path) -> None:
     assert outputs == {"valid": "2", "invalid": "0", "errors": "0", "warnings": "0"}
 
 
+@pytest.mark.slow
 def test_the_action_says_to_fetch_the_base_it_cannot_find(example_repo: Path, tmp_path: Path) -> None:
     """A shallow checkout lacks the pull request's base: the step says how to fetch it."""
     workspace, repo = example_repo, git.Repo(example_repo)
@@ -358,6 +377,7 @@ def test_the_action_says_to_fetch_the_base_it_cannot_find(example_repo: Path, tm
     assert "0 changed files; checked 0 results" in check.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version,works", [("3.10", False), ("3.11", True)])
 def test_the_action_installs_itself_with_python_311_or_newer(tmp_path: Path, version: str, works: bool) -> None:
     """The install step needs Python 3.11 or newer and says how to get it; it installs the
@@ -387,6 +407,7 @@ def test_the_action_installs_itself_with_python_311_or_newer(tmp_path: Path, ver
         )
 
 
+@pytest.mark.slow
 def test_changed_since_leaves_the_repository_byte_identical(example_repo: Path) -> None:
     """A file touched but not changed leaves stale stat data in the index; porcelain `git
     diff` would rewrite .git/index to refresh it. The check writes nothing, .git included,
@@ -417,6 +438,7 @@ def test_a_diff_index_record_not_in_gits_shape_counts_as_changed(monkeypatch) ->
     assert changes._tracked() == {"b.txt": "?", "asked a.txt": "M"}
 
 
+@pytest.mark.slow
 def test_changed_since_on_a_submitter_folder_checks_the_change(example_repo: Path) -> None:
     """git names the changes relative to the folder given; the scope names them from the
     root the engine checks, so a submitter folder checks its changed result."""
@@ -494,6 +516,7 @@ def test_a_path_names_the_narrowest_results_that_exist() -> None:
     assert (outside.chains, outside.changed, outside.touches("closed/A")) == (frozenset(), 3, False)
 
 
+@pytest.mark.slow
 def test_a_changed_result_runs_its_submissions_rules(example_repo: Path) -> None:
     """A file over the size limit inside a result is judged by a submission rule (STR008):
     --changed-since finds it, as a whole check does."""

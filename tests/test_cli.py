@@ -167,6 +167,7 @@ def test_explain_prints_why_fix_policy() -> None:
     assert runner.invoke(app, ["explain", "XYZ123"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_real_subprocess_run_leaves_the_tree_untouched(tmp_path: Path) -> None:
     before = tree_digest(EXAMPLE)
     out = tmp_path / "out.json"

@@ -17,7 +17,7 @@ from checker.commands import across
 from checker.commands.compare import Options, comparison
 from checker.commands.inputs import load_table, table_of
 from checker.commands.published import normalise
-from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, real_data, tree_digest
+from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, cli, real_data, tree_digest
 
 
 def _independent(rows: list[dict], reference: str | None = None) -> dict[tuple, dict]:
@@ -125,11 +125,10 @@ AMD_OFFLINE = "v6.1 gpt-oss-120b Offline, 8x AMD Instinct MI355X 288GB HBM3e"
 
 
 def _compare_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", "compare", *args], capture_output=True, text=True, timeout=120
-    )
+    return cli("compare", *args)
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_the_reference_is_not_its_own_partner_in_text() -> None:
     table = str(real_data(TABLES_ROOT / V61))
@@ -160,6 +159,7 @@ def test_the_reference_is_not_its_own_partner_in_text() -> None:
     assert lines[-1] == "7 groups, 6 within tolerance; median of the mean |deviation|: 3.2%; 4 of 33 partners beyond 4%"
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_the_partner_answer_in_json_and_csv() -> None:
     table = str(real_data(TABLES_ROOT / V61))
@@ -274,6 +274,7 @@ def test_a_reference_with_two_results_is_their_median_and_neither_is_a_partner()
     assert [m["beyond_tolerance"] for m in members] == [False, False, True, True]  # the reference is never flagged
 
 
+@pytest.mark.slow
 def test_cli_formats_and_plot(tmp_path: Path) -> None:
     table = tmp_path / "table.json"
     rows = [_row("A", 1.0), _row("B", 1.1), _row("C", 0.98), _row("D", 2.0)]
@@ -333,11 +334,10 @@ def test_scaling_compares_one_submitters_systems_unless_asked() -> None:
 
 # --- reproduce and rerun ------------------------------------------------------------------
 def _reproduce(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "checker.cli", "reproduce", *args], capture_output=True, text=True, timeout=300
-    )
+    return cli("reproduce", *args)
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     nvidia = real / "closed/NVIDIA/results/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"
@@ -367,6 +367,7 @@ def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     assert {"scenario", "effective_scenario"} <= settings
 
 
+@pytest.mark.slow
 def test_rerun_builtin_on_the_example(tmp_path: Path) -> None:
     before = tree_digest(EXAMPLE)
     done = subprocess.run(
@@ -399,6 +400,7 @@ def test_rerun_builtin_on_the_example(tmp_path: Path) -> None:
     assert done.returncode == (0 if result["within_tolerance"] else 1)
 
 
+@pytest.mark.slow
 def test_rerun_command_gets_the_output_folder(tmp_path: Path) -> None:
     """A user harness: here it copies the original logs into $MLPERF_CHECK_OUTPUT, where
     rerun finds them; copied logs are then no reproduction (exit 1)."""

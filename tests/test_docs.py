@@ -56,7 +56,7 @@ EXIT_COMMENT = re.compile(r"\s#\s*exit (?P<status>\d+(?: or \d+)*)\b[^\n]*$")
 # Command blocks that cannot run here, by their first line, with the reason.
 NOT_RUN = {
     "pip install .": "installs the package into the environment running the tests",
-    "pip install -e '.[test]' && pytest": "installs the package and runs this suite",
+    "pip install -e '.[test]' && .ci/check": "installs the package and runs the gate and this suite",
     "export MLPERF_CHECK_REAL=../shared/real MLPERF_CHECK_TABLES=../shared/tables": "sets the variables in the reader's shell; the tests set them themselves",
     "git clone --bare https://github.com/mlcommons/inference /tmp/inference.git": "needs the network, then rewrites the bundled table of loadgen releases",
     "mlperf-check provenance $MLPERF_CHECK_REAL/v6.0 --inference-repo ../inference": "needs a clone of mlcommons/inference",
@@ -264,6 +264,9 @@ def test_the_readme_says_nothing_is_planned() -> None:
         assert "planned" not in document.read_text().lower(), document
 
 
+TOOL_CACHES = (".pytest_cache", ".mypy_cache", ".ruff_cache", ".import_linter_cache", ".grimp_cache", ".hypothesis")
+
+
 def _workspace(tmp_path: Path, block: Block) -> Path:
     """A copy of the project, with the files of the page's file= blocks; `cwd` made a git
     repository when the marker says `git`."""
@@ -272,7 +275,8 @@ def _workspace(tmp_path: Path, block: Block) -> Path:
         ROOT,
         work,
         symlinks=True,
-        ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".pytest_cache", "build", "dist"),
+        # Not the tools' caches: .ci/check runs mypy (some 25 MB of cache) before the tests.
+        ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build", "dist", *TOOL_CACHES),
     )
     for name, text in block.files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
@@ -318,6 +322,7 @@ def _script(block: Block, work: Path) -> str:
     return "\n".join(lines + ["exit 0"]) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "block",
     [

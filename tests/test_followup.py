@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from checker.commands.followup import follow_up
 from checker.commands.inputs import table_of
+from helpers import cli
 
 pytestmark = pytest.mark.real
 
@@ -85,6 +84,7 @@ def test_benchmark_retired(previous: list[dict]) -> None:
     assert not report.failed
 
 
+@pytest.mark.slow
 def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
     current = _successor(previous, {"Offline": 0.9, "Server": 1.0})
     for row in current:  # another accelerator name: only the mapping file can match it
@@ -92,69 +92,40 @@ def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
     (tmp_path / "prev.json").write_text(json.dumps(previous))
     (tmp_path / "cur.json").write_text(json.dumps(current))
     (tmp_path / "map.yaml").write_text("closed/CoreWeave/GB300-NVL8-CoreWeave_TRT: GB300-NVL8-CoreWeave_TRT_v61\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "followup",
-            "--previous",
-            str(tmp_path / "prev.json"),
-            "--current",
-            str(tmp_path / "cur.json"),
-            "--mapping",
-            str(tmp_path / "map.yaml"),
-            "-f",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = cli(
+        "followup",
+        "--previous",
+        str(tmp_path / "prev.json"),
+        "--current",
+        str(tmp_path / "cur.json"),
+        "--mapping",
+        str(tmp_path / "map.yaml"),
+        "-f",
+        "json",
     )
     assert done.returncode == 1, done.stderr
     data = json.loads(done.stdout)
     assert data["summary"] == {"followed": 1, "degraded": 1, "missing": 0, "not-comparable": 0}
     assert data["results"][0]["matched_by"] == "mapping file (GB300-NVL8-CoreWeave_TRT_v61)"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "followup",
-            "--previous",
-            str(tmp_path / "prev.json"),
-            "--current",
-            str(tmp_path / "cur.json"),
-            "-f",
-            "csv",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = cli(
+        "followup", "--previous", str(tmp_path / "prev.json"), "--current", str(tmp_path / "cur.json"), "-f", "csv"
     )
     assert done.returncode == 1
     assert done.stdout.splitlines()[1].startswith(f"{PREVIEW}/Offline,deepseek-r1,Offline,missing,")
 
 
+@pytest.mark.slow
 def test_bad_mapping_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text("[]")
     (tmp_path / "map.yaml").write_text("a: [b\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "followup",
-            "--previous",
-            str(tmp_path / "t.json"),
-            "--current",
-            str(tmp_path / "t.json"),
-            "--mapping",
-            str(tmp_path / "map.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = cli(
+        "followup",
+        "--previous",
+        str(tmp_path / "t.json"),
+        "--current",
+        str(tmp_path / "t.json"),
+        "--mapping",
+        str(tmp_path / "map.yaml"),
     )
     assert done.returncode == 2
     assert "is not valid YAML" in done.stderr

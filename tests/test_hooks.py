@@ -93,6 +93,7 @@ def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
         assert not pattern.search(path), path
 
 
+@pytest.mark.slow
 def test_default_args_detect_the_round(repo: Path) -> None:
     """No --round: the round is detected; the example is a demo, so real v6.1 rejects it."""
     done = _run(_hook("mlperf-check"), repo)
@@ -101,6 +102,7 @@ def test_default_args_detect_the_round(repo: Path) -> None:
     assert f"{OFFLINE}  INVALID" in done.stdout
 
 
+@pytest.mark.slow
 def test_overriding_args_keeps_the_fixed_flags(repo: Path) -> None:
     """A config's own args (a round, here the demo profile) replace only the path: the
     progress bar stays off in the pseudo-terminal pre-commit gives a hook."""
@@ -112,11 +114,13 @@ def test_overriding_args_keeps_the_fixed_flags(repo: Path) -> None:
     assert "checking" not in _in_a_terminal(command, repo)
 
 
+@pytest.mark.slow
 def test_the_progress_bar_shows_in_a_terminal_without_the_flag(repo: Path) -> None:
     """The control of the test above: without --no-progress, the bar is drawn in a terminal."""
     assert "checking" in _in_a_terminal(["mlperf-check", "check", ".", "--round", "demo-v6.1"], repo)
 
 
+@pytest.mark.slow
 def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
     """What pre-commit runs: entry, the config's args, then the staged files."""
     accuracy = f"{OFFLINE}/accuracy/accuracy.txt"
@@ -185,6 +189,7 @@ CHANGED = HOOKS["mlperf-check-changed"]["name"]
 WHOLE = HOOKS["mlperf-check"]["name"]
 
 
+@pytest.mark.slow
 def test_pre_commit_all_files_checks_every_result(committing: Path) -> None:
     done = _pre_commit(committing, "run", "mlperf-check-changed", "--all-files", "--verbose")
     assert done.returncode == 0, done.stdout
@@ -193,6 +198,7 @@ def test_pre_commit_all_files_checks_every_result(committing: Path) -> None:
     assert f"{OFFLINE}  valid" in done.stdout and f"{SINGLE}  valid" in done.stdout
 
 
+@pytest.mark.slow
 def test_pre_commit_blocks_a_commit_that_breaks_a_result(committing: Path) -> None:
     """A staged system description without host_processor_model_name: every result of the
     system is judged invalid, by both hooks, and the commit is refused."""
@@ -209,6 +215,7 @@ def test_pre_commit_blocks_a_commit_that_breaks_a_result(committing: Path) -> No
     assert "SYS001" in done.stderr
 
 
+@pytest.mark.slow
 def test_pre_commit_lets_a_valid_change_through(committing: Path) -> None:
     conf = committing / OFFLINE / "user.conf"
     conf.write_text(conf.read_text() + "# tuned again\n")
@@ -219,6 +226,7 @@ def test_pre_commit_lets_a_valid_change_through(committing: Path) -> None:
     assert _git(committing, "log", "-1", "--format=%s").stdout == "user.conf\n"
 
 
+@pytest.mark.slow
 def test_pre_commit_skips_a_commit_outside_the_submitter_folders(committing: Path) -> None:
     (committing / "README.md").write_text("Our submission\n")
     (committing / "closed" / "README.md").write_text("Our closed results\n")

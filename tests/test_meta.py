@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -14,7 +15,7 @@ from checker import rounds
 from checker.findings import Severity
 from checker.registry import CODE, RETIRED, RULES
 from checker.rounds import available_rounds, load_round
-from helpers import CASES
+from helpers import case_files
 
 # Codes whose failing case needs a fault no file edit can make; each names its test.
 UNIT_TESTED = {
@@ -48,12 +49,12 @@ def test_every_rule_documents_why_fix_and_policy(code: str) -> None:
     assert RULES[code].summary.endswith("."), f"{code}: the first line is a sentence"
 
 
+@functools.cache
 def _case_expectations() -> dict[str, tuple[int, int]]:
     """code -> (cases where it is expected, cases where it is not), over the case files of
     that code."""
     found: dict[str, tuple[int, int]] = {}
-    for path in CASES.glob("*.yaml"):
-        document = yaml.safe_load(path.read_text())
+    for _, document in case_files():
         code = document["code"]
         failing = sum(1 for case in document["cases"] if any(c == code for c, *_ in case["expect"]))
         passing = sum(1 for case in document["cases"] if not any(c == code for c, *_ in case["expect"]))
@@ -71,9 +72,9 @@ def test_every_code_has_a_passing_and_a_failing_case(code: str) -> None:
 
 
 def test_case_files_name_registered_codes() -> None:
-    for path in CASES.glob("*.yaml"):
+    for path, document in case_files():
         assert path.stem in RULES, f"{path.name} is for an unknown code"
-        assert yaml.safe_load(path.read_text())["code"] == path.stem
+        assert document["code"] == path.stem
 
 
 CASE_KEYS = {"name", "base", "round", "edits", "also", "expect", "valid"}
@@ -83,8 +84,7 @@ def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> No
     """Each expected finding is [CODE, severity, path, pointer], of a code the case selects
     (its own, or one its `also` names), and `also` names other registered codes."""
     severities = {s.value for s in Severity}
-    for path in CASES.glob("*.yaml"):
-        document = yaml.safe_load(path.read_text())
+    for path, document in case_files():
         assert set(document) <= {"code", "round", "cases"}, path.name
         for case in document["cases"]:
             where = f"{path.name} {case['name']}"

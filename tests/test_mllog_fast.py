@@ -497,6 +497,7 @@ def _grow(path: Path, size: int, shape: str) -> None:
             handle.write({"short": b"x\n", "blank": b"\n"}[shape] * (size // 2 if shape == "short" else size))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_the_fast_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
     small, large = tmp_path / "small.txt", tmp_path / "large.txt"

@@ -140,6 +140,7 @@ def test_conf_lines() -> None:
     assert [(d.code, d.line) for d in defects] == [("LOG004", 3)]
 
 
+@pytest.mark.real
 def test_every_real_accuracy_file_parses(real: Path) -> None:
     files = sorted(real.glob("*/*/results/*/*/*/accuracy/accuracy.txt"))
     assert len(files) == 137
@@ -218,6 +219,7 @@ def test_whole_file_and_line_by_line_readings_agree() -> None:
         assert _reading(parse_mllog(io.BytesIO(data), block=7)) == _reading(parse_mllog(io.BytesIO(data)))
 
 
+@pytest.mark.slow
 def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Path) -> None:
     """The rules' view of every real detail log of v5.1 and v6.0 (538 logs, up to 2.2 MB) is
     the same whatever the reading; and a corrupted copy of every tenth (junk, blank, cut and

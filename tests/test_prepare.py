@@ -577,6 +577,7 @@ def test_usage_errors(tmp_path: Path) -> None:
 # --- interrupted: neither a stage nor half a DEST is left -----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_an_interrupted_prepare_leaves_nothing(tmp_path: Path, signum: int) -> None:
     src = copy_of(EXAMPLE, tmp_path / "src")

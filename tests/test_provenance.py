@@ -6,8 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import git
@@ -17,7 +15,7 @@ import yaml
 from checker.commands.provenance import to_csv, to_text
 from checker.provenance import RepositorySource, TableSource, build_of, judge
 from checker.rounds import load_round
-from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, copy_real_result, real_data, run, set_mllog
+from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, cli, copy_real_result, real_data, run, set_mllog
 
 LOG = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 LOGS = [LOG, f"{SINGLE}/performance/run_1/mlperf_log_detail.txt"]
@@ -158,6 +156,7 @@ def test_modified_file_is_a_sha1_mismatch(inference: dict, tmp_path: Path) -> No
     assert [f.observed for f in report.findings if f.code == "PRV005"] == [["/loadgen.cc"]] * 2
 
 
+@pytest.mark.slow
 def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: Path) -> None:
     """A file git has at the rev with another content is modified; a file git does not have
     there at all (a built wheel) is untracked: a note beside the modified files' finding."""
@@ -207,23 +206,8 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
         ]
     ]
     assert {r.location: r.valid for r in report.results} == {OFFLINE: False, SINGLE: False}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "provenance",
-            str(root),
-            "--round",
-            inference["round"],
-            "--inference-repo",
-            inference["path"],
-            "-f",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = cli(
+        "provenance", str(root), "--round", inference["round"], "--inference-repo", inference["path"], "-f", "json"
     )
     assert done.returncode == 0, done.stderr
     results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
@@ -258,6 +242,7 @@ def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
     assert _prv(report) == [("PRV001", "error", log) for log in LOGS]
 
 
+@pytest.mark.slow
 def test_na_build_identified_through_the_bundled_table() -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
@@ -338,23 +323,8 @@ def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
 
 def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
     root = _submission(tmp_path, f"6.0.1 @ {inference['revs']['old'][:10]}", inference["sums"]["old"])
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "checker.cli",
-            "provenance",
-            str(root),
-            "--round",
-            inference["round"],
-            "--inference-repo",
-            inference["path"],
-            "-f",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = cli(
+        "provenance", str(root), "--round", inference["round"], "--inference-repo", inference["path"], "-f", "json"
     )
     assert done.returncode == 0, done.stderr
     results = {r["location"]: r for r in json.loads(done.stdout)["results"]}
@@ -362,14 +332,10 @@ def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
     assert results[OFFLINE]["commit_date"].startswith("2026-05-01")
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_slice_from_the_bundled_table(real: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1", "-f", "json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = cli("provenance", str(real), "--round", "v5.1", "-f", "json")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
     counts: dict[str, int] = {}
@@ -379,12 +345,7 @@ def test_real_slice_from_the_bundled_table(real: Path) -> None:
     predates = {r["rev"] for r in results if r["verdict"] == "predates"}
     assert predates == {"379ee5345a"}
     assert not any(r["modified_files"] or r["untracked_files"] or r["dirty"] for r in results)
-    text = subprocess.run(
-        [sys.executable, "-m", "checker.cli", "provenance", str(real), "--round", "v5.1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    ).stdout
+    text = cli("provenance", str(real), "--round", "v5.1").stdout
     assert "      6  predates        4.1 @ 379ee5345a  2024-07-24  Intel, Lenovo" in text
 
 
@@ -402,13 +363,14 @@ def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> No
     assert source.files(seed[:10], None) == inference["sums"]["seed"]
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_real_v60_slice_from_the_bundled_table() -> None:
     """v6.0: eight Lenovo results ran the PyPI loadgen 6.0.8 (every git field "NA"): not dirty.
     One RedHat result ran a loadgen whose folder held built modules: untracked, not modified."""
     real_data(REAL_V60)
-    command = [sys.executable, "-m", "checker.cli", "provenance", str(REAL_V60), "--round", "v6.0"]
-    done = subprocess.run(command + ["-f", "json"], capture_output=True, text=True, timeout=300)
+    command = ["provenance", str(REAL_V60), "--round", "v6.0"]
+    done = cli(*command, "-f", "json")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)["results"]
     counts: dict[str, int] = {}
@@ -418,6 +380,6 @@ def test_real_v60_slice_from_the_bundled_table() -> None:
     assert [r["location"] for r in results if r["dirty"] or r["modified_files"]] == []
     assert {r["location"]: r["untracked_files"] for r in results if r["untracked_files"]} == {BUILT_MODULES: MODULES}
     assert {r["identified_as"] for r in results if r["verdict"] == "no-git-rev"} == {"6.0.8"}
-    text = subprocess.run(command, capture_output=True, text=True, timeout=300).stdout
+    text = cli(*command).stdout
     assert "      8  no-git-rev      6.0.8 @ NA          2026-01-28  Lenovo  [identified as 6.0.8]\n" in text
     assert "      1  descends        6.0.9 @ 4b4a3ffc89  2026-02-06  RedHat  [1 with untracked files]\n" in text

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from checker.commands.table import TableFormat, render, table_row, valid_rows
-from helpers import REAL_ROOT, TABLES_ROOT, real_data, run, tree_digest
+from checker.engine import Report
+from helpers import REAL_ROOT, TABLES_ROOT, real_data, real_report, run, tree_digest
 
 pytestmark = pytest.mark.real
 
@@ -94,13 +95,9 @@ ACCEPTED = {
     "v6.1": {},
 }
 
-_REPORTS: dict[str, object] = {}
 
-
-def _report(round_name: str):
-    if round_name not in _REPORTS:
-        _REPORTS[round_name] = run(_slice(round_name), round_name, jobs=2, collect=table_row)
-    return _REPORTS[round_name]
+def _report(round_name: str) -> Report:
+    return real_report(round_name)
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
@@ -159,6 +156,7 @@ def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) 
         assert [type(v) for v in mine.values()] == [type(theirs[k]) for k in mine], location
 
 
+@pytest.mark.slow
 def test_cli_subprocess_on_the_real_slice(tmp_path: Path) -> None:
     real = _slice("v5.1")
     before = tree_digest(real)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import REAL_VARIABLE, ROOT, TABLES_VARIABLE, absent, data_roots
 
 
@@ -27,6 +29,7 @@ def test_the_variables_point_elsewhere(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_skip_reasons_name_the_variable(tmp_path: Path) -> None:
     """Every test marked `real`, against an empty folder: none fails, those that need the slices
     or the tables are skipped, and every reason names the variable to set."""

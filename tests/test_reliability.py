@@ -141,6 +141,7 @@ def test_hostile_yaml_given_to_check_is_a_usage_error(example: Path, tmp_path: P
     assert tree_digest(example) == before
 
 
+@pytest.mark.real
 def test_hostile_followup_mapping_is_a_usage_error(tmp_path: Path) -> None:
     table = real_data(TABLES_ROOT / "v6.0" / "summary_results.json")
     bomb = tmp_path / "map.yaml"
@@ -177,11 +178,12 @@ def _real_base(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> None:
     """Real logs, JSON and text of a published v6.0 result, corrupted at random (bytes flipped,
     cut, repeated, replaced by junk): the check ends with exit 0 or 1, no internal error, no
     traceback, and the tree exactly as it was."""
-    hypothesis = pytest.importorskip("hypothesis")
+    pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 

@@ -154,6 +154,7 @@ def no_results(tmp_path: Path, example: Path) -> dict[str, tuple[Path, str]]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["empty", "hollow", "system"])
 @pytest.mark.parametrize("command", ["check", "table", "provenance", "compare", "followup"])
 def test_no_results_is_a_usage_error_that_names_the_folder(
@@ -266,6 +267,7 @@ def _with_system(example: Path, name: bytes) -> str:
     return os.fsdecode(name)
 
 
+@pytest.mark.slow
 def test_every_writer_escapes_names_that_are_not_utf8(example: Path, tmp_path: Path) -> None:
     """Item 8: CSV and JUnit crashed (exit 3, a partial file); every writer escapes the byte."""
     _with_system(example, b"cpu-\xff")
@@ -400,6 +402,7 @@ def test_a_table_that_is_not_one_is_a_usage_error_and_an_empty_one_a_warning(
     assert (done.exit_code, done.stderr) == (2 if rows else 0, message.format(table=table))
 
 
+@pytest.mark.slow
 def test_malformed_compare_csv_and_json_in_a_real_process(tmp_path: Path) -> None:
     """Item 9: a ragged CSV and an unhashable value gave exit 3."""
     ragged = tmp_path / "t.csv"
@@ -458,6 +461,7 @@ def test_followup_round_names_are_checked(tmp_path: Path) -> None:
 
 
 # --- 10. rerun --command: a time limit, and copied logs -----------------------------------
+@pytest.mark.slow
 def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Path) -> None:
     """Item 10: a harness that never ends is stopped (with what it started) and rerun says so."""
     pids = tmp_path / "pids"
@@ -613,6 +617,7 @@ BOOM = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "error,line",
     [
@@ -631,6 +636,7 @@ def test_an_unexpected_exception_is_one_line_and_exit_3(error: str, line: str) -
     )
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_ends_quietly() -> None:
     """Item 13: `| head` is no error; as a process ended by SIGPIPE (141), without a word."""
     process = subprocess.Popen(

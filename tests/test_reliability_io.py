@@ -82,10 +82,12 @@ def test_a_value_64_deep_is_still_read(example: Path) -> None:
     refuses a list (FIL012, tests/test_typed.py)."""
     untyped = "effective_performance_issue_unique"
     _nest(example / LOG, untyped, 64)
-    log, defects = parse_mllog(open(example / LOG, "rb"))
+    with open(example / LOG, "rb") as handle:
+        log, defects = parse_mllog(handle)
     assert defects == [] and isinstance(log.get(untyped), list)
 
 
+@pytest.mark.slow
 def test_provenance_and_reproduce_report_a_deeply_nested_log(example: Path) -> None:
     number = _nest(example / LOG, KEY, 5000)
     before = tree_digest(example)
@@ -316,6 +318,7 @@ def test_each_path_is_judged_with_one_system_call(example: Path, monkeypatch) ->
     assert [os.path.basename(c) for c in calls][2:] == ["nothing.txt"]
 
 
+@pytest.mark.slow
 def test_a_fifo_log_does_not_hang_check(example: Path) -> None:
     """A real subprocess, with a timeout: a FIFO where the log belongs is a finding."""
     (example / LOG).unlink()
@@ -413,6 +416,7 @@ def _view(log):
 TOO_LARGE = ("STR008", "warning", LOG, None)
 
 
+@pytest.mark.slow
 def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> None:
     """Past the old 64 MiB whole-file limit (where reading became quadratic and hung) the log
     streams: the findings of the untouched example (none) but its size, the same values."""
@@ -423,12 +427,15 @@ def test_a_65_mib_log_of_real_records_is_read_as_its_original(example: Path) -> 
     report = run(example)
     assert time.perf_counter() - start < 30
     assert found(report) == [TOO_LARGE]
-    grown, defects = parse_mllog(open(path, "rb"))
-    original, _ = parse_mllog(open(EXAMPLE / LOG, "rb"))
+    with open(path, "rb") as handle:
+        grown, defects = parse_mllog(handle)
+    with open(EXAMPLE / LOG, "rb") as handle:
+        original, _ = parse_mllog(handle)
     assert defects == [] and _view(grown) == _view(original)
     assert grown.line_count > 200_000
 
 
+@pytest.mark.slow
 def test_60_mb_of_two_byte_lines_gives_capped_findings_quickly(example: Path) -> None:
     path = example / LOG
     grow(path, 60 * 1000 * 1000, "short")
@@ -445,6 +452,7 @@ def test_60_mb_of_two_byte_lines_gives_capped_findings_quickly(example: Path) ->
     assert report.findings[0].message.startswith(f"{size / MiB:.1f} MiB, over the 50 MiB limit")
 
 
+@pytest.mark.slow
 def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
     path = example / LOG
     chunk = b"0123456789abcdef" * 65536
@@ -453,7 +461,8 @@ def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
             handle.write(chunk)
     tracemalloc.start()
     try:
-        log, defects = parse_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, defects = parse_mllog(handle)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -466,6 +475,7 @@ def test_a_200_mb_line_is_skipped_with_a_finding(example: Path) -> None:
     assert found(report) == [TOO_LARGE, ("FIL009", ERROR, LOG, "line 1")]
 
 
+@pytest.mark.slow
 def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     path = example / LOG
     with open(path, "wb") as handle:
@@ -478,6 +488,7 @@ def test_a_2_gb_sparse_file_of_nuls_is_one_skipped_line(example: Path) -> None:
     assert report.findings[1].message == "line 1 is longer than 16 MiB and was skipped"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["records", "short", "blank"])
 def test_reading_is_linear_in_time_and_flat_in_memory(tmp_path: Path, shape: str) -> None:
     """8 and 32 MiB of each shape: 4 times the size takes at most about 4 times as long (a
@@ -503,7 +514,8 @@ def test_junk_lines_past_the_defect_cap_are_never_visited_one_by_one(tmp_path: P
         grow(path, 4 * MiB, shape)
         monkeypatch.setattr(mllog, "_JUDGED", {})  # no key judged yet
         visited.clear()
-        log, _ = parse_mllog(open(path, "rb"))
+        with open(path, "rb") as handle:
+            log, _ = parse_mllog(handle)
         assert len(visited) == expected, shape
         assert log.line_count == path.read_bytes().count(b"\n")
 
@@ -571,6 +583,7 @@ def _check_peak(root: Path) -> tuple[int, float]:
     return process.returncode, usage.ru_maxrss / 1024
 
 
+@pytest.mark.slow
 def test_the_peak_memory_of_check_does_not_grow_with_the_log(example: Path) -> None:
     """End to end: a 1 MiB and a 64 MiB log of 2-byte lines take the same memory (the old
     reading's peak grew with the log: 47 and 362 MiB)."""

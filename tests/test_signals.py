@@ -82,6 +82,7 @@ def _private(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_command_line_imports(tmp_path: Path, signum: int) -> None:
     """Python's own import log tells when typer is being imported: the signal lands there."""
@@ -98,6 +99,7 @@ def test_a_signal_while_the_command_line_imports(tmp_path: Path, signum: int) ->
     assert list(tmp.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_check_runs_stops_its_workers(big: Path, tmp_path: Path, signum: int) -> None:
     """The signal lands as soon as the worker processes are there."""
@@ -139,6 +141,7 @@ def report_seconds(big: Path, tmp_path_factory) -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fraction", [0.8])
 def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
     big: Path, tmp_path: Path, report_seconds: float, fraction: float
@@ -161,6 +164,7 @@ def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
     assert list(tmp.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_sigterm_while_a_rerun_command_runs_stops_it_and_leaves_no_copy(tmp_path: Path) -> None:
     """rerun's temporary copy is removed and its harness (a process group) is stopped."""
     tmp = _private(tmp_path)
@@ -183,6 +187,7 @@ def test_sigterm_while_a_rerun_command_runs_stops_it_and_leaves_no_copy(tmp_path
     assert list(tmp.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["rules"], ["table", str(EXAMPLE), "--round", "demo-v6.1"]])
 def test_a_closed_stdout_exits_141_quietly(tmp_path: Path, command: list[str]) -> None:
     """`mlperf-check table ... | head -c 10` once the reader has gone: 141, as SIGPIPE would."""

@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from checker.commands.table import (
     valid_rows,
 )
 from checker.rounds import load_round
-from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, real_data, run, tree_digest
+from helpers import ENDPOINTS, EXAMPLE, REAL_ROOT, TABLES_ROOT, cli, real_data, real_report, run, tree_digest
 
 PUBLICATION = ("ID", "Details", "Code", "ColorKey")
 # Fields of the published v6.1 summary.json that the stored copy leaves out (shared/tables/README.md).
@@ -118,7 +116,7 @@ def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> 
     """Every published row of the slice, field for field in the round's format, from the rows
     of every result (valid or not: the validity rules are fixed apart)."""
     real = _slice(round_name)
-    report = run(real, round_name, jobs=2, collect=table_row)
+    report = real_report(round_name)
     fmt = TableFormat.of(report.round)
     facts = [r.collected for r in report.results if r.collected]
     assert len(facts) == len(report.results)
@@ -471,35 +469,28 @@ def test_table_command_refuses_publication_keys_the_round_has_not() -> None:
     assert "has no ID, Details, Code or ColorKey" in done.output
 
 
+@pytest.mark.slow
 @pytest.mark.real
 def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     before = tree_digest(real)
     out_json, out_csv = tmp_path / "summary_results.json", tmp_path / "t.csv"
     base = "https://github.com/mlcommons/inference_results_v5.1/tree/main"
     for fmt, out in (("json", out_json), ("csv", out_csv)):
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "checker.cli",
-                "table",
-                str(real),
-                "--round",
-                "v5.1",
-                "-f",
-                fmt,
-                "-o",
-                str(out),
-                "--publish-base",
-                base,
-                "--first-id",
-                "1",
-                "-j",
-                "2",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
+        done = cli(
+            "table",
+            str(real),
+            "--round",
+            "v5.1",
+            "-f",
+            fmt,
+            "-o",
+            str(out),
+            "--publish-base",
+            base,
+            "--first-id",
+            "1",
+            "-j",
+            "2",
         )
         assert done.returncode == 0, done.stderr
         assert "rows in the v5.1 table format (summary_results.json)" in done.stderr

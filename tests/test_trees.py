@@ -217,6 +217,7 @@ EDITS = {
 }
 
 
+@pytest.mark.slow
 def test_every_finding_affects_the_results_it_touches(tmp_path: Path) -> None:
     """Any mix of folders that differ only in case, empty folders, spare or missing files: the
     count every reporter shows for a finding is the number of results it applies to, it applies

@@ -131,6 +131,7 @@ def _round_document() -> dict:
     return yaml.safe_load((ROOT / "rules" / "v6.1.yaml").read_text())
 
 
+@pytest.mark.slow
 @settings(settings.get_profile("userfiles"))
 @given(data=st.data())
 def test_an_unknown_or_duplicate_key_anywhere_is_exit_2_naming_it(files: dict[str, Path], data) -> None:

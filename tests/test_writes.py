@@ -295,6 +295,7 @@ def _usual_exit(args: list[str], fmt: str | None) -> int:
     return _BASELINE[key]
 
 
+@pytest.mark.slow
 @settings(settings.get_profile("writes"))
 @given(data=st.data())
 def test_any_output_path_leaves_every_special_file_as_it_was(inputs: dict[str, Path], data) -> None:
@@ -392,6 +393,7 @@ def test_a_full_device_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert stat.S_ISCHR(full.lstat().st_mode)
 
 
+@pytest.mark.slow
 def test_stdout_through_dev_stdout_is_written_through(tmp_path: Path) -> None:
     """/dev/stdout names the process's own stdout (here a file): written through, never replaced."""
     import subprocess

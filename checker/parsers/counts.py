@@ -16,7 +16,8 @@ from typing import Any
 def _most() -> int:
     """The largest count: the schema's whole number, as an integer."""
     schema = json.loads(resources.files("checker.schemas").joinpath("system_desc.schema.json").read_text("utf-8"))
-    return schema["$defs"]["whole_number"]["anyOf"][0]["maximum"]
+    most: int = schema["$defs"]["whole_number"]["anyOf"][0]["maximum"]
+    return most
 
 
 MAX_COUNT = _most()

@@ -5,6 +5,7 @@ reference/ECOSYSTEM.md section 3). Times are nanoseconds."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,13 +148,19 @@ class EndpointsAccuracy:
 
     @property
     def total_samples(self) -> int | None:
-        counts = [e.get("total_samples", e.get("unit_samples")) for e in self.scores]
-        if not counts or any(c is None for c in counts):
+        scores = self.scores
+        if not scores:
             return None
-        return sum(counts)
+        total = 0
+        for entry in scores:
+            count = entry.get("total_samples", entry.get("unit_samples"))
+            if count is None:
+                return None
+            total += count
+        return total
 
 
-def _object(text: str, what: str, load) -> tuple[dict[str, Any], list[Defect]]:
+def _object(text: str, what: str, load: Callable[[str], Any]) -> tuple[dict[str, Any], list[Defect]]:
     try:
         data = load(text)
         deep = nests_deeper(data)

@@ -28,17 +28,22 @@ class Summary:
         """A declared line's typed value, or None when the summary lacks it."""
         return self.values.get(name)
 
+    def _text(self, name: str) -> str | None:
+        """A line declared as text (a name), or None when the summary lacks it."""
+        value = self.get(name)
+        return value if isinstance(value, str) else None
+
     @property
     def validity(self) -> str | None:
-        return self.get("Result is")
+        return self._text("Result is")
 
     @property
     def scenario(self) -> str | None:
-        return self.get("Scenario")
+        return self._text("Scenario")
 
     @property
     def mode(self) -> str | None:
-        return self.get("Mode")
+        return self._text("Mode")
 
 
 def parse_summary(text: str) -> tuple[Summary, list[Defect]]:

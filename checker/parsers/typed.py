@@ -21,6 +21,7 @@ package's, with that one difference stated, on random values.
 
 from __future__ import annotations
 
+import enum
 import functools
 import json
 import math
@@ -28,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol, cast
 
 from . import Defect
 
@@ -112,13 +113,39 @@ class Malformation:
     """A value that breaks its declaration: where it is (a key, or a path of keys and
     indexes inside it), the value, and what was expected there."""
 
-    path: tuple[str | int, ...]
+    path: Where
     value: Any
     expected: str
 
 
-# A compiled schema: the malformations of a value at a path (none when it meets it).
-Check = Callable[[Any, tuple], Iterator[Malformation]]
+# Where a value is: a key, then the keys and indexes inside it.
+Where = tuple[str | int, ...]
+Checking = Callable[[Any, Where], Iterator[Malformation]]
+
+
+class Check(Protocol):
+    """A compiled schema: the malformations of a value at a path (none when it meets it);
+    `simple`, one predicate for the usual value (a scalar, a mapping of scalars), or None when
+    the value needs the whole check; `expected`, what it asks for, in words."""
+
+    simple: Callable[[Any], bool] | None
+    expected: str
+
+    def __call__(self, value: Any, path: Where, /) -> Iterator[Malformation]: ...
+
+
+def _check(checking: Checking, simple: Callable[[Any], bool] | None, expected: str) -> Check:
+    """A checking function, with its `simple` predicate and its `expected` words on it."""
+    check = cast(Check, checking)
+    check.simple = simple
+    check.expected = expected
+    return check
+
+
+class _Unseen(enum.Enum):
+    """A key of no family met yet (None is an answer: no check)."""
+
+    KEY = enum.auto()
 
 
 class Declaration:
@@ -155,11 +182,12 @@ class Declaration:
         found = self.checks.get(key)
         if found is not None:
             return found
-        found = self._seen.get(key, _UNSEEN)
-        if found is _UNSEEN:
-            found = next((family for prefix, family in self.families.items() if key.startswith(prefix)), self.other)
-            if len(self._seen) < 4096:  # the keys of a family, few in real files
-                self._seen[key] = found
+        seen = self._seen.get(key, _Unseen.KEY)
+        if seen is not _Unseen.KEY:
+            return seen
+        found = next((family for prefix, family in self.families.items() if key.startswith(prefix)), self.other)
+        if len(self._seen) < 4096:  # the keys of a family, few in real files
+            self._seen[key] = found
         return found
 
     def problems(self, values: Mapping[str, Any]) -> Iterator[Malformation]:
@@ -201,7 +229,7 @@ class Declaration:
         """Each declared field that declares no fields of its own, by its dotted path
         (`ttft.early_stopping_percentiles.99.0`): what a file read by dotted paths reads."""
         found: dict[str, Check] = {}
-        stack = [((), self.schema)]
+        stack: list[tuple[tuple[str, ...], dict[str, Any]]] = [((), self.schema)]
         while stack:
             path, node = stack.pop()
             for key, sub in node.get("properties", {}).items():
@@ -227,7 +255,7 @@ class Declaration:
             return self._compile(self._target(schema), depth + 1)
         accepts = _accepts(schema, self.name)
         expected = schema.get("description") or _expectation(schema)
-        children: list[Check] = []
+        children: list[Checking] = []
         simple: Callable[[Any], bool] | None = accepts
         if "properties" in schema or "patternProperties" in schema or "additionalProperties" in schema:
             named = {k: self._compile(s, depth + 1) for k, s in schema.get("properties", {}).items()}
@@ -240,16 +268,14 @@ class Declaration:
             children.append(functools.partial(_items, self._compile(schema["items"], depth + 1)))
             simple = None
 
-        def check(value: Any, path: tuple) -> Iterator[Malformation]:
+        def check(value: Any, path: Where) -> Iterator[Malformation]:
             if not accepts(value):
                 yield Malformation(path, value, expected)
                 return
             for child in children:
                 yield from child(value, path)
 
-        check.simple = simple  # type: ignore[attr-defined]
-        check.expected = expected  # type: ignore[attr-defined]
-        return check
+        return _check(check, simple, expected)
 
     def _target(self, schema: dict[str, Any]) -> Any:
         """What a `$ref` names: one of this schema's $defs."""
@@ -266,17 +292,11 @@ class Declaration:
         return schema
 
 
-def _anything(value: Any, path: tuple) -> Iterator[Malformation]:
-    return iter(())
-
-
-_anything.simple = lambda value: True  # type: ignore[attr-defined]
-_anything.expected = "anything"  # type: ignore[attr-defined]
-_UNSEEN = object()
+_anything = _check(lambda value, path: iter(()), lambda value: True, "anything")
 
 
 def _members(
-    named: dict[str, Check], families: dict[str, Check], other: Check | None, value: Any, path: tuple
+    named: dict[str, Check], families: dict[str, Check], other: Check | None, value: Any, path: Where
 ) -> Iterator[Malformation]:
     if type(value) is not dict:
         return
@@ -297,7 +317,7 @@ def _uniform(accepts: Callable[[Any], bool], other: Check | None) -> Callable[[A
     return lambda value: accepts(value) and (type(value) is not dict or all(map(member, value.values())))
 
 
-def _items(check: Check, value: Any, path: tuple) -> Iterator[Malformation]:
+def _items(check: Check, value: Any, path: Where) -> Iterator[Malformation]:
     if type(value) not in (list, tuple):
         return
     for index, item in enumerate(value):
@@ -320,25 +340,24 @@ def _fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
     if not set(schema) <= _SCALAR_KEYWORDS or not isinstance(schema.get("type"), str):
         return None
     kind = schema["type"]
-    low, high = schema.get("minimum", -math.inf), schema.get("maximum", math.inf)
+    low: float = schema.get("minimum", -math.inf)
+    high: float = schema.get("maximum", math.inf)
     if kind == "boolean" and set(schema) <= {"type", "description", "$comment", "title"}:
         return lambda value: type(value) is bool
     if kind == "integer" and "maxLength" not in schema and "pattern" not in schema:
 
-        def whole(value: Any) -> bool:
-            kind = type(value)
-            if kind is int:
+        def whole(value: object) -> bool:
+            if type(value) is int:
                 return low <= value <= high
-            return kind is float and value.is_integer() and low <= value <= high
+            return type(value) is float and value.is_integer() and low <= value <= high
 
         return whole
     if kind == "number" and "maxLength" not in schema and "pattern" not in schema:
 
-        def finite(value: Any) -> bool:
-            kind = type(value)
-            if kind is int:
+        def finite(value: object) -> bool:
+            if type(value) is int:
                 return low <= value <= high
-            return kind is float and math.isfinite(value) and low <= value <= high
+            return type(value) is float and math.isfinite(value) and low <= value <= high
 
         return finite
     if kind == "string" and "minimum" not in schema and "maximum" not in schema:
@@ -465,13 +484,13 @@ def message(where: str, problem: Malformation) -> str:
     return f"{where}: {text}" if where else text
 
 
-def _key(path: tuple) -> str:
+def _key(path: Where) -> str:
     """A path inside a value as a message names it: the key, then `[3]` and `.name` parts."""
     head, *rest = path
     return str(head) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in rest)
 
 
-def pointer(path: tuple) -> str:
+def pointer(path: Where) -> str:
     """A path as a JSON pointer (RFC 6901)."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
@@ -516,4 +535,5 @@ def declaration(kind: str) -> Declaration:
 @functools.cache
 def schema(kind: str) -> dict[str, Any]:
     text = resources.files("checker.schemas").joinpath(KINDS[kind]).read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded

@@ -19,10 +19,10 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
-    from ..findings import Finding, Report, ResultRecord
+    from ..findings import Finding, Report, ResultRecord, Severity
 
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -31,7 +31,7 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def _escape(match: re.Match) -> str:
+def _escape(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode
@@ -50,9 +50,9 @@ def printable(text: str) -> str:
 def visible(text: str, keep: str = "") -> str:
     """`printable(text)`, with control characters (except those in `keep`) made visible too:
     what people read on a terminal, in XML or in a job summary."""
-    if not isinstance(text, str):
-        return text
-    return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+    return (
+        _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text) if isinstance(text, str) else text
+    )
 
 
 def visible_lines(text: str) -> str:
@@ -60,11 +60,15 @@ def visible_lines(text: str) -> str:
     return "\n".join(visible(line) for line in text.split("\n"))
 
 
+# Where a value lies in a document: its parent's place and its key, back to the root (None).
+Place = tuple["Place | None", Any]
+
+
 def _pointer_part(key: Any) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def _pointer(where: tuple | None) -> str:
+def _pointer(where: Place | None) -> str:
     """The JSON pointer of a place `_strict` names as (parent, key) links."""
     parts = []
     while where is not None:
@@ -73,7 +77,7 @@ def _pointer(where: tuple | None) -> str:
     return "".join(f"/{part}" for part in reversed(parts))
 
 
-def _strict(value: Any, where: tuple | None, replaced: list[str]) -> Any:
+def _strict(value: Any, where: Place | None, replaced: list[str]) -> Any:
     """`value` with every non-finite number None (its pointer added to `replaced`) and all
     text `printable`. `where` is where it lies, as (parent, key) links: a pointer is made
     only for a number that is replaced. The plain types are tested first, by exact type."""
@@ -161,7 +165,10 @@ def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
 
 
 # --- findings as people read them: each distinct finding once ------------------------------
-def identity(finding: Finding) -> tuple:
+Identity: TypeAlias = "tuple[str, Severity, str, str | None, str, str | None]"
+
+
+def identity(finding: Finding) -> Identity:
     """What makes two findings the same to a reader: all but the result they are on."""
     return (finding.code, finding.severity, finding.path, finding.pointer, finding.message, finding.waived)
 
@@ -195,14 +202,14 @@ class Distinct:
 
     def __init__(self, report: Report) -> None:
         self.report = report
-        locations: dict[tuple, set[str]] = {}
+        locations: dict[Identity, set[str]] = {}
         for finding in report.findings:
             if finding.location:
                 locations.setdefault(identity(finding), set()).add(finding.location)
         self._repeated = {key: len(where) for key, where in locations.items() if len(where) > 1}
         self.all: list[Shown] = []
         self.own: dict[str, list[Finding]] = {}
-        seen: set[tuple] = set()
+        seen: set[Identity] = set()
         for finding in report.findings:
             key = identity(finding)
             shared = not finding.location or key in self._repeated

@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from typing import TextIO
 
-from ..findings import Finding, Report, Severity
+from ..findings import Finding, Report, ResultRecord, Severity
 from ..output import append_text
 from .common import Distinct, Shown, line_of, repository_prefix, visible
 
@@ -51,8 +51,10 @@ def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[
     picked: list[Finding] = []
     for severity in Severity:
         level = [f for f in findings if f.severity is severity and not f.waived]
-        seen: set[str] = set()
-        first = [f for f in level if not (f.code in seen or seen.add(f.code))]
+        firsts: dict[str, Finding] = {}
+        for finding in level:
+            firsts.setdefault(finding.code, finding)
+        first = list(firsts.values())
         rest = [f for f in level if f not in first]
         picked += (first + rest)[:limit]
     return picked
@@ -76,7 +78,7 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
         f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
         f"{counts['warning']} warnings, {counts['note']} notes\n\n",
     ]
-    by_submitter: dict[str, list] = defaultdict(list)
+    by_submitter: dict[str, list[ResultRecord]] = defaultdict(list)
     for result in report.results:
         by_submitter["/".join(result.location.split("/")[:2])].append(result)
     for submitter, results in sorted(by_submitter.items()):

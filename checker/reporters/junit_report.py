@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..findings import Finding, Report, invalidates
+from ..findings import Finding, Report, ResultRecord, invalidates
 from .common import Distinct, Shown, visible
 
 SHARED_CASE = "submission and systems"
@@ -59,48 +59,64 @@ def _submitter(path: str) -> str:
     return "/".join(path.split("/")[:2])
 
 
+def _shared_case(suite: ET.Element, submitter: str, shown: list[Shown]) -> str | None:
+    """The submitter's case for the findings on no one result (its systems, its folders): it
+    fails on those that invalidate results, and shows the others."""
+    case = ET.SubElement(suite, "testcase", classname=visible(submitter), name=SHARED_CASE)
+    errors = [s for s in shown if invalidates(s.finding)]
+    kind = _outcome(case, [s.finding for s in errors], [_line(s.finding, s.suffix) for s in errors])
+    others = [s for s in shown if not invalidates(s.finding)]
+    if others:
+        ET.SubElement(case, "system-out").text = "\n".join(_line(s.finding, s.suffix) for s in others)
+    return kind
+
+
+def _result_case(suite: ET.Element, result: ResultRecord, distinct: Distinct) -> str | None:
+    """A result's case: it fails on its own errors and on the shared ones that apply to it."""
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=visible(result.location.rsplit("/", 2)[0]),
+        name=visible("/".join(result.location.split("/")[-2:])),
+    )
+    own, shared_causes = distinct.causes(result)
+    kind = _outcome(case, own + shared_causes, [_line(f) for f in own] + [_reference(f) for f in shared_causes])
+    others = [f for f in distinct.own.get(result.location, []) if not f.waived and not invalidates(f)]
+    if others:
+        ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in others)
+    return kind
+
+
+def _close_suite(suite: ET.Element, kinds: list[str | None], report: Report, submitter: str) -> dict[str, int]:
+    """Write a suite's counts and clock; return the counts."""
+    counts = {"tests": len(kinds), "failures": kinds.count("failure"), "errors": kinds.count("error")}
+    for name, value in counts.items():
+        suite.set(name, str(value))
+    suite.set("skipped", "0")
+    if submitter in report.seconds:
+        suite.set("time", f"{report.seconds[submitter]:.3f}")
+    if report.checked_at is not None:
+        suite.set("timestamp", report.checked_at.isoformat(timespec="seconds"))
+    return counts
+
+
 def write(report: Report, out: TextIO) -> None:
     distinct = Distinct(report)
     shared: dict[str, list[Shown]] = defaultdict(list)
     for shown in distinct.shared:
         if not shown.finding.waived:
             shared[_submitter(shown.finding.path)].append(shown)
-    grouped: dict[str, list] = defaultdict(list)
+    grouped: dict[str, list[ResultRecord]] = defaultdict(list)
     for result in report.results:
         grouped[_submitter(result.location)].append(result)
     suites = ET.Element("testsuites", name=visible(f"mlperf-check {report.round.name}"))
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for submitter in sorted(set(grouped) | set(shared)):
         suite = ET.SubElement(suites, "testsuite", name=visible(submitter))
-        case = ET.SubElement(suite, "testcase", classname=visible(submitter), name=SHARED_CASE)
-        errors = [s for s in shared.get(submitter, []) if invalidates(s.finding)]
-        kinds = [_outcome(case, [s.finding for s in errors], [_line(s.finding, s.suffix) for s in errors])]
-        others = [s for s in shared.get(submitter, []) if not invalidates(s.finding)]
-        if others:
-            ET.SubElement(case, "system-out").text = "\n".join(_line(s.finding, s.suffix) for s in others)
-        for result in grouped.get(submitter, []):
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname=visible(result.location.rsplit("/", 2)[0]),
-                name=visible("/".join(result.location.split("/")[-2:])),
-            )
-            own, shared_causes = distinct.causes(result)
-            kinds.append(
-                _outcome(case, own + shared_causes, [_line(f) for f in own] + [_reference(f) for f in shared_causes])
-            )
-            others = [f for f in distinct.own.get(result.location, []) if not f.waived and not invalidates(f)]
-            if others:
-                ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in others)
-        counts = {"tests": len(kinds), "failures": kinds.count("failure"), "errors": kinds.count("error")}
-        for name, value in counts.items():
-            suite.set(name, str(value))
+        kinds = [_shared_case(suite, submitter, shared.get(submitter, []))]
+        kinds += [_result_case(suite, result, distinct) for result in grouped.get(submitter, [])]
+        for name, value in _close_suite(suite, kinds, report, submitter).items():
             totals[name] += value
-        suite.set("skipped", "0")
-        if submitter in report.seconds:
-            suite.set("time", f"{report.seconds[submitter]:.3f}")
-        if report.checked_at is not None:
-            suite.set("timestamp", report.checked_at.isoformat(timespec="seconds"))
     for name, value in totals.items():
         suites.set(name, str(value))
     if report.elapsed is not None:

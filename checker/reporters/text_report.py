@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -85,6 +86,7 @@ def render(report: Report, console: Console, quiet: bool = False, statistics: bo
         _summary(report, console)
         return
     lines: list[str] = []
+    show: Callable[[Text], None]
     if console.color_system is None and not console.legacy_windows:
         # No escape sequence to write: rich would write each line's text as it is (every part
         # is `visible`, so no tab to expand, and soft wrap cuts nothing). One write of them

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..output import write_file
+from ..provenance import loadgen_files
+
+if TYPE_CHECKING:
+    import git
 from ..rounds import available_rounds, load_round
 
 
@@ -37,17 +40,12 @@ def _seeds() -> dict[str, str]:
     return found
 
 
-def _loadgen_sha1s(commit: Any) -> dict[str, str]:
+def _loadgen_sha1s(commit: git.Commit) -> dict[str, str]:
     """SHA-1 of each file under loadgen/ at a commit, keyed `/relative/path` as loadgen logs them."""
     try:
-        tree = commit.tree / "loadgen"
+        return loadgen_files(commit)
     except KeyError:
         return {}
-    sums = {}
-    for blob in tree.traverse():
-        if blob.type == "blob":
-            sums["/" + blob.path[len("loadgen/") :]] = hashlib.sha1(blob.data_stream.read()).hexdigest()
-    return dict(sorted(sums.items()))
 
 
 def build_table(clone: str, since: str, branches: list[str]) -> dict[str, Any]:
@@ -68,7 +66,7 @@ def build_table(clone: str, since: str, branches: list[str]) -> dict[str, Any]:
         descendants[round_name] = set(listed) | {repo.commit(seed).hexsha}
     trees: dict[str, dict[str, str]] = {}
 
-    def loadgen_tree(commit: Any) -> str | None:
+    def loadgen_tree(commit: git.Commit) -> str | None:
         """The id (10 hex) of the commit's loadgen/ folder; its file SHA-1s go in `trees` once."""
         try:
             tree = commit.tree / "loadgen"
@@ -79,16 +77,17 @@ def build_table(clone: str, since: str, branches: list[str]) -> dict[str, Any]:
             trees[key] = _loadgen_sha1s(commit)
         return key
 
-    revs = {}
-    for commit in repo.iter_commits(tips, since=since):
+    revs: dict[str, dict[str, Any]] = {}
+    # gitpython's annotation names one revision; rev-list takes several, as it is given them.
+    for commit in repo.iter_commits(tips, since=since):  # type: ignore[arg-type]
         revs[commit.hexsha[:10]] = {
             "date": commit.committed_datetime.isoformat(),
             "descends": [r for r in seeds if commit.hexsha in descendants[r]],
             "loadgen": loadgen_tree(commit),
         }
     bumps = list(repo.iter_commits(head, paths="loadgen/VERSION.txt", since=since))
-    releases = {}
-    for newer, commit in zip([None] + bumps[:-1], bumps, strict=True):
+    releases: dict[str, dict[str, Any]] = {}
+    for newer, commit in zip([None, *bumps[:-1]], bumps, strict=True):
         version = (commit.tree / "loadgen" / "VERSION.txt").data_stream.read().decode().strip()
         releases.setdefault(
             version,

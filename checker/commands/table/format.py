@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...facts import Table, TablePower
-
 from ...reporters import Formats, as_data, as_text
 from ...reporters.common import csv_text
 from ...rounds import Round
