@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
+import importlib
 import os
 import time
 import traceback
@@ -100,7 +101,8 @@ def _internal_error(
         code=internal.code,
         severity=internal.severity,
         path=path,
-        message=f"{what or f'rule {rule.code} {rule.name}'} failed: {type(error).__name__}: {error}{where}",
+        message=f"{what or (f'rule {rule.code} {rule.name}' if rule else 'the engine')} failed: "
+        f"{type(error).__name__}: {error}{where}",
         location=location,
         name=internal.name,
         subject=subject,
@@ -119,6 +121,8 @@ def _run_rules(
 ) -> list[Finding]:
     found: list[Finding] = []
     for rule in rules:
+        if rule.func is None:  # a code with no function (INT001): nothing to run
+            continue
         try:
             if any(artefact(need) is None for need in rule.needs):
                 continue
@@ -209,7 +213,7 @@ def check_submission(submission: Submission) -> UnitOutput:
 def load_all() -> dict[str, Rule]:
     """Import every rule module so that its rules register themselves, and check what each
     rule `needs` against what the model of its scope provides (model.NEEDS)."""
-    from . import rules as _  # noqa: F401  (checker.rules imports each family module)
+    importlib.import_module(f"{__package__}.rules")  # checker.rules imports each family module
 
     for rule in RULES.values():
         unknown = [name for name in rule.needs if name not in NEEDS.get(rule.scope, frozenset())]
@@ -245,7 +249,8 @@ def _submission(options: Options, division: str, submitter: str) -> Submission:
     cache = _STATE["submissions"]
     if (division, submitter) not in cache:
         cache[(division, submitter)] = Submission(tree, round, division, submitter, context=_STATE["context"])
-    return cache[(division, submitter)]
+    submission: Submission = cache[(division, submitter)]
+    return submission
 
 
 # A unit of work: a submission's own rules (no system), or a system with its results (those
@@ -440,6 +445,8 @@ def _weight(units: list[Unit], round: Round, tree: Tree) -> dict[tuple[str, str,
     weights: dict[tuple[str, str, str | None], int] = {}
     log = round.layout.files.detail_log
     for _, division, submitter, system, _ in units:
+        if system is None:  # a submission's own unit: no results of its own
+            continue
         base = join(division, submitter, round.results_root, system)
         weight = 0
         for benchmark in tree.subdirs(base):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
@@ -107,19 +107,19 @@ class Reader:
             self.report("FIL011", entry.rel, f"{what} cannot be read: {error.strerror}")
         return None
 
-    def stat(self, rel: str, required: bool = True, what: str = "file"):
+    def stat(self, rel: str, required: bool = True, what: str = "file") -> Entry | None:
         """The entry of a file that must be there (its size, without reading it), or None
         after reporting why it cannot be used."""
         return self._cached("stat", rel, lambda: self._openable(rel, required, what))
 
-    def _cached(self, kind: str, rel: str, load: Callable[[], Any]) -> Any:
+    def _cached(self, kind: str, rel: str, load: Callable[[], T]) -> T:
         key = (kind, rel)
         value = self._cache.get(key, _MISSING)
         if value is _MISSING:
             with phase("detail logs" if kind == "mllog" else "other files"):
                 value = load()
             self._cache[key] = value
-        return value
+        return cast(T, value)  # the cache holds what `load` made for this key
 
     def data(self, rel: str, required: bool = True, what: str = "file") -> bytes | None:
         def load() -> bytes | None:

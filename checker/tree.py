@@ -10,18 +10,24 @@ import enum
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .phases import phase
 
 
-class Kind(str, enum.Enum):
+class Kind(enum.StrEnum):
     FILE = "file"
     DIR = "dir"
     MISSING = "missing"
     OUTSIDE = "outside"  # a symlink (or a path through one) that leaves the checked root
     BROKEN = "broken"  # a symlink whose target does not exist
     OTHER = "other"  # a socket, FIFO or device
+
+
+# One item of a folder as `Tree.walk` lists it: (name, "dir" | "file" | "link" | "other", size
+# of a file, and for a link where it goes: Kind.BROKEN, Kind.OUTSIDE or None, inside the root).
+Item = tuple[str, str, int, Kind | None]
 
 
 @dataclass(frozen=True)
@@ -187,7 +193,7 @@ class Tree:
             raise FileChanged(
                 Kind.OUTSIDE if outside else Kind.OTHER,
                 "became a symlink that leaves the checked folder" if outside else "became a symlink",
-            )
+            ) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -236,7 +242,7 @@ class Tree:
                     continue
             return names
 
-    def walk(self, rel: str):
+    def walk(self, rel: str) -> Iterator[tuple[str, list[Item]]]:
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
         `kind` is "dir", "file", "link" or "other"; for a link, `link` is `astray`'s answer:
         Kind.BROKEN (nowhere), Kind.OUTSIDE (out of the root), or None (inside it)."""
@@ -251,7 +257,7 @@ class Tree:
             if listed is not None:
                 yield folder, listed
 
-    def _listed(self, folder: str, real: str, stack: list[str]) -> list[tuple] | None:
+    def _listed(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """The items of one folder for `walk`; its folders go on `stack`. None when it cannot
         be listed."""
         try:
@@ -259,7 +265,7 @@ class Tree:
                 items = sorted(scan, key=lambda item: item.name)
         except OSError:
             return None
-        listed = []
+        listed: list[Item] = []
         for item in items:
             try:
                 if item.is_symlink():

@@ -31,7 +31,8 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
     description = system.description
     if round.system_description.schema and isinstance(description, dict):
         validator = round.system_validator
-        properties = validator.schema.get("properties", {})
+        schema = validator.schema
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
         seen: set[tuple[str, str]] = set()
         for error in sorted(validator.iter_errors(description), key=lambda e: (list(e.absolute_path), e.message)):
             code = error.schema.get("x-code", "SYS001") if isinstance(error.schema, dict) else "SYS001"

@@ -101,7 +101,7 @@ def part_of(finding: Finding, where: Where, round: Round) -> str:
     if _under(path, where.folder(round, "accuracy")):
         return "accuracy"
     compliance = where.folder(round, "compliance")
-    if _under(path, compliance) and path[len(compliance) + 1 :].startswith("TEST"):
+    if compliance is not None and _under(path, compliance) and path[len(compliance) + 1 :].startswith("TEST"):
         return "compliance"
     if performance and _under(path, performance.rpartition("/")[0]):
         return "performance"
@@ -416,7 +416,7 @@ class Inference:
             target = benchmark_folder(self.round, "result", low.division, low.submitter, low.system, lower)
             source = benchmark_folder(self.round, "result", high.division, high.submitter, high.system, benchmark)
             scenarios = self.stage.folders(source) if source else []
-            if not target or target in self.done or self.stage.exists(target) or not scenarios:
+            if not target or not source or target in self.done or self.stage.exists(target) or not scenarios:
                 continue
             if any(join(source, s) not in valid for s in scenarios):
                 continue

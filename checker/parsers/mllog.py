@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -56,11 +57,17 @@ WANTED_KEYS = frozenset(key for key in LOADGEN_LOG.keys if not key.startswith(WA
 _DECLARED = LOADGEN_LOG.keys  # the keys typed; a family's other keys are decoded, read by no one
 
 
+class Stream(Protocol):
+    """What the reader reads from: a binary file, or a descriptor read with os.read."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+
 class Wanted:
     """Which keys a reading decodes: those listed, and those that start with a listed prefix
     (ASCII names without quotes). Called with a key, says whether it is wanted."""
 
-    def __init__(self, keys, prefixes=()) -> None:
+    def __init__(self, keys: Iterable[str], prefixes: Iterable[str] = ()) -> None:
         self.keys, self.prefixes = frozenset(keys), tuple(prefixes)
         for name in (*self.keys, *self.prefixes):
             if not name.isascii() or '"' in name or "\\" in name:
@@ -125,11 +132,13 @@ class LoadgenLog:
 
     @property
     def scenario(self) -> str | None:
-        return self.get("effective_scenario")
+        scenario: str | None = self.get("effective_scenario")  # typed by the declaration: text
+        return scenario
 
     @property
     def test_mode(self) -> str | None:
-        return self.get("effective_test_mode")
+        mode: str | None = self.get("effective_test_mode")  # typed by the declaration: text
+        return mode
 
     @property
     def audit_config(self) -> Record | None:
@@ -151,7 +160,7 @@ def typed(log: LoadgenLog, defects: list[Defect]) -> tuple[LoadgenLog, list[Defe
     return log, defects + found
 
 
-def parse_mllog(stream: IO[bytes], wanted=is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
+def parse_mllog(stream: Stream, wanted: Wanted = is_wanted, block: int = BLOCK) -> tuple[LoadgenLog, list[Defect]]:
     """The wanted and the flagged records of a detail log, read from `stream` `block` bytes at
     a time, with the defects of its lines (the module docstring says how)."""
     reading = _Reading(wanted)
@@ -177,7 +186,7 @@ _JUDGED: dict[Any, dict[bytes, tuple[str, bool]]] = {}
 class _Reading:
     """The reading of one log: blocks in, LoadgenLog and defects out."""
 
-    def __init__(self, wanted) -> None:
+    def __init__(self, wanted: Wanted) -> None:
         self.wanted = wanted
         self.log = LoadgenLog()
         self.defects: list[Defect] = []
@@ -193,7 +202,7 @@ class _Reading:
         """Whether no more defects are listed: only records matter from here on."""
         return len(self.defects) > MAX_DEFECTS
 
-    def feed(self, stream: IO[bytes], block: int) -> None:
+    def feed(self, stream: Stream, block: int) -> None:
         """Every line of the stream, read `block` bytes at a time. A line cut by a block's end
         is carried over, in parts, up to MAX_LINE bytes; past that it is skipped up to its
         newline without being held."""
@@ -338,7 +347,10 @@ class _Reading:
         number = self.number
         while stop > at and data[stop - 1] == 13:  # CRs at its end are not part of it
             stop -= 1
-        show = lambda: _show(data[at : min(stop, at + 324)])  # noqa: E731 - only when a defect is listed
+
+        def show() -> str:  # only when a defect is listed
+            return _show(data[at : min(stop, at + 324)])
+
         if data.find(b"\x00", at, stop) >= 0:
             self.defect("FIL004", number, lambda: f"line {number} holds binary data (NUL bytes)")
             return
@@ -436,7 +448,7 @@ class _Reading:
                 self.last_cost[key] = cost
             log.last[key] = value
 
-    def defect(self, code: str, line: int, message) -> None:
+    def defect(self, code: str, line: int, message: Callable[[], str]) -> None:
         """A defect, its message made only while defects are still listed."""
         if len(self.defects) < MAX_DEFECTS:
             self.defects.append(Defect(code, message(), line=line))

@@ -92,7 +92,9 @@ def published_numbers(values: list[float], precision: int = 10) -> list[float]:
         return []
     import pandas as pd
 
-    text = pd.Series(values, dtype="float64").to_json(orient="values", double_precision=precision)
+    series = pd.Series(values, dtype="float64")
+    # pandas takes orient="values" for a Series; pandas-stubs lists it for a DataFrame only
+    text = series.to_json(orient="values", double_precision=precision)  # type: ignore[call-overload]
     numbers: list[float] = json.loads(text)
     return numbers
 
