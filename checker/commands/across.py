@@ -113,7 +113,8 @@ def across_rounds(rows: list[Row]) -> list[Series]:
             by_round: dict[str, list[Row]] = defaultdict(list)
             for row in chosen:
                 by_round[row.round].append(row)
-            if len(by_round) < 2:
+            bests = {name: b for name, rs in by_round.items() if (b := best(rs)) is not None}
+            if len(bests) < 2:
                 continue
             found.append(
                 Series(
@@ -124,7 +125,7 @@ def across_rounds(rows: list[Row]) -> list[Series]:
                     nodes,
                     units,
                     submitter,
-                    {name: best(rs) for name, rs in by_round.items()},
+                    bests,
                 )
             )
     return found
@@ -148,8 +149,8 @@ def scaling(rows: list[Row], across_submitters: bool = False) -> list[Scaling]:
             )
     found = []
     for (name, model, scenario, hardware, units, submitter), by_count in sorted(groups.items()):
-        if len(by_count) >= 2:
-            points = {count: best(rs) for count, rs in by_count.items()}
+        points = {count: b for count, rs in by_count.items() if (b := best(rs)) is not None}
+        if len(points) >= 2:
             found.append(Scaling(name, model, scenario, hardware, units, submitter or None, points))
     return found
 

@@ -273,7 +273,7 @@ class Comparison:
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [
-        {k: (None if _missing(v) else v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
+        {str(k): (None if _missing(v) else v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
         for record in frame.to_dict("records")
     ]
 
@@ -336,11 +336,12 @@ def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
     )
     groups = groups_of(members, options.tolerance)
     if len(members):
-        members["differs"] = [
-            _differences(index, frame_members) if flagged else None
-            for group, frame_members in members.groupby("group", sort=True)
+        differs = {
+            index: _differences(index, frame_members) if flagged else None
+            for _, frame_members in members.groupby("group", sort=True)
             for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
-        ]
+        }
+        members["differs"] = pd.Series(differs, dtype=object).reindex(members.index)
     return Comparison(options, members, groups)
 
 

@@ -11,6 +11,7 @@ the processor of a CPU-only system; a system that mixes accelerators keeps its o
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,7 +171,10 @@ def deviation(value: Any, reference: Any, latency: bool) -> Any:
 
 
 def faster(a: Row, b: Row) -> float:
-    """How many times faster b is than a (above 1: b is faster), whatever the units."""
+    """How many times faster b is than a (above 1: b is faster), whatever the units; NaN
+    when either has no result."""
+    if not a.result or not b.result:
+        return math.nan
     return a.result / b.result if a.latency else b.result / a.result
 
 
