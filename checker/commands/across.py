@@ -23,7 +23,6 @@ from typing import Any
 
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
-from .pages import paged, save
 from .published import Row, best, faster
 
 
@@ -262,38 +261,6 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
                 }
             )
     return csv_text(rows, CSV_COLUMNS)
-
-
-def plot(series: list[Series], path: str, title: str = "The same hardware across rounds") -> list[str]:
-    """One bar group per hardware key and benchmark (all submitters), one bar per round: the
-    ratio to the first round. Pages of PER_PAGE groups: `path`, then `<stem>-2.png`, ...;
-    returns the files written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    overall = [s for s in series if s.submitter is None]
-    rounds = sorted({name for s in overall for name in s.best}, key=_order)
-    written = []
-    pages = paged(overall)
-    for number, page in enumerate(pages, 1):
-        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.32 * len(page) * max(1, len(rounds)) / 1.5 + 1.5)))
-        width = 0.8 / max(1, len(rounds))
-        for i, name in enumerate(rounds):
-            values = [s.ratios().get(name, 0.0) for s in page]
-            axes.barh([y + i * width for y in range(len(page))], values, height=width, label=name)
-        axes.axvline(1.0, color="grey", linewidth=0.8)
-        axes.set_yticks([y + width * (len(rounds) - 1) / 2 for y in range(len(page))])
-        axes.set_yticklabels([f"{s.model} {s.scenario} {s.per_node}x {s.hardware[:40]}" for s in page], fontsize=7)
-        axes.set_xlabel("best result against the first round (above 1 is faster)")
-        axes.set_title(
-            f"{title} ({', '.join(rounds)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
-        )
-        axes.invert_yaxis()
-        axes.legend(fontsize=7)
-        written.append(save(figure, path, number))
-    return written
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})

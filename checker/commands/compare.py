@@ -36,7 +36,6 @@ from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..settings import Invocation, UsageError, fraction, round_file
 from .common import emit
-from .pages import paged, save
 from .published import Row, deviation, location_of, normalise
 
 # Description fields that explain an outlier: table keys, and description fields when the
@@ -647,78 +646,6 @@ def to_html(found: Comparison) -> str:
     )
 
 
-def plot(found: Comparison, path: str, title: str = "Comparable results") -> list[str]:
-    """Each member's deviation per group, the group's mean |deviation| (what the tolerance
-    bounds) and the outlier threshold, in pages of PER_PAGE groups: `path`, then
-    `<stem>-2.png`, ...; returns the files written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    options = found.options
-    pages = paged(list(found.each()))
-    written = []
-    for page_number, page in enumerate(pages, 1):
-        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
-        for side in (-1, 1):
-            axes.axvline(
-                side * options.outlier * 100,
-                color="tab:red",
-                linestyle="--",
-                linewidth=0.8,
-                label=f"outlier threshold ±{percent(options.outlier)}" if side > 0 else None,
-            )
-        axes.axvline(
-            options.tolerance * 100,
-            color="tab:green",
-            linewidth=1.2,
-            label=f"tolerance {percent(options.tolerance)} on the partners' mean |deviation|",
-        )
-        axes.axvline(0, color="grey", linewidth=0.8)
-        for row, (group, members) in enumerate(page):
-            partners = [m["deviation"] * 100 for m in members if m["role"] == "partner"]
-            axes.scatter(
-                partners,
-                [row] * len(partners),
-                s=18,
-                color="tab:blue",
-                zorder=3,
-                label="a partner's deviation" if row == 0 else None,
-            )
-            if group["mean_abs_dev"] is not None:
-                axes.scatter(
-                    [group["mean_abs_dev"] * 100],
-                    [row],
-                    marker="D",
-                    s=30,
-                    zorder=4,
-                    color="tab:green" if group["within_tolerance"] else "tab:orange",
-                    label="partners' mean |deviation|" if row == 0 else None,
-                )
-            for member in members:
-                if member["outlier"]:
-                    axes.annotate(
-                        member["Submitter"],
-                        (member["deviation"] * 100, row),
-                        textcoords="offset points",
-                        xytext=(4, 4),
-                        fontsize=7,
-                        color="tab:red",
-                    )
-        axes.set_yticks(range(len(page)))
-        axes.set_yticklabels(
-            [f"{g['model']} {g['scenario']} {_hardware(g)}"[:70] for g, _ in page],
-            fontsize=7,
-        )
-        axes.set_xlabel("deviation from the reference (%), positive is better")
-        axes.set_title(title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else ""))
-        axes.invert_yaxis()
-        axes.legend(loc="lower right", fontsize=7)
-        written.append(save(figure, path, page_number))
-    return written
-
-
 FORMATS = Formats(
     {"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv), "html": as_data(to_html)}
 )  # escaped by its templates
@@ -782,6 +709,7 @@ def invocation(options: CommandLine) -> Invoked:
 
 def run(invocation: Invoked) -> int:
     """Compare (or follow the hardware across rounds), write the report and the plot."""
+    from . import plots
     from .common import load, pages
 
     options = invocation.options
@@ -801,7 +729,12 @@ def run(invocation: Invoked) -> int:
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
     if invocation.plot is not None:
         rounds = ", ".join(sorted({str(r.get("version")) for r in rows if r.get("version")})) or "round unknown"
-        pages(invocation.plan, invocation.plot, lambda page: plot(found, page, f"Comparable results, {rounds}"))
+        title = f"Comparable results, {rounds}"
+        pages(
+            invocation.plan,
+            invocation.plot,
+            lambda page: plots.deviations(list(found.each()), found.options, page, title),
+        )
     return 0
 
 
@@ -844,7 +777,7 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
 
 
 def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]]) -> int:
-    from . import across
+    from . import across, plots
     from .common import pages
 
     normalised = normalise(rows)
@@ -857,5 +790,5 @@ def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]]) -> int:
     scalings = across.scaling(normalised, invocation.options.scaling_across_submitters)
     emit(invocation.plan, across.FORMATS, invocation.format, invocation.target, series, scalings)
     if invocation.plot is not None:
-        pages(invocation.plan, invocation.plot, lambda page: across.plot(series, page))
+        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))
     return 0

@@ -45,7 +45,7 @@ from ..reporters import Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
 from ..settings import Invocation, UsageError
-from . import common
+from . import common, plots
 from . import compare as cmp
 from .html import render
 
@@ -423,7 +423,8 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
             found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
             return found
         with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
-            pages = cmp.plot(compared, os.path.join(room, "compare.png"), f"Comparable results, {report.round.name}")
+            title = f"Comparable results, {report.round.name}"
+            pages = plots.deviations(list(compared.each()), options, os.path.join(room, "compare.png"), title)
             for page in pages:
                 with open(page, "rb") as handle:
                     found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
