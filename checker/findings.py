@@ -49,6 +49,10 @@ class Finding:
     hint: str | None = None
     name: str = ""
     waived: str | None = None
+    # 1-based line and column in `path` of what the finding is about (the MLLOG record of a
+    # key, a JSON pointer's member, a YAML key), when the file is text and the place is known.
+    line: int | None = None
+    column: int | None = None
     # The system or submission folder a finding is about when it is not about one result;
     # every result of that system or submission depends on it. Not part of the output.
     subject: str = field(default="", compare=False)
