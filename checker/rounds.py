@@ -176,10 +176,30 @@ def _resolve(name_or_path: str, seen: tuple[str, ...] = ()) -> tuple[dict[str, A
     parent = document.pop("extends", None)
     if parent is None:
         return document, origin, [text]
+    if not isinstance(parent, str):
+        raise RoundError(f"{origin}: `extends` must name a round or a round file, not {parent!r}")
+    if is_path(name_or_path) and is_path(parent) and not os.path.isabs(parent):
+        # as config paths are: read beside the file that names them, whatever the cwd
+        parent = os.path.normpath(os.path.join(os.path.dirname(name_or_path), parent))
     if parent in seen:
-        raise RoundError(f"{origin}: round files extend each other in a loop ({' -> '.join(seen + (parent,))})")
-    base, _, texts = _resolve(parent, seen + (name_or_path,))
+        chain = " -> ".join((*seen, os.path.normpath(name_or_path), parent))
+        raise RoundError(f"{origin}: round files extend each other in a loop ({chain})")
+    try:
+        base, _, texts = _resolve(parent, seen + (os.path.normpath(name_or_path),))
+    except RoundError as error:
+        raise RoundError(f"{origin} extends {parent!r}: {error}") from None
+    claimed, inherited = document.get("round"), base.get("round")
     merged = _merge(base, document)
+    if (
+        is_path(name_or_path)
+        and claimed in available_rounds()
+        and claimed != inherited
+        and {**merged, "extends": parent} != {**_resolve(claimed)[0], "extends": parent}
+    ):
+        raise RoundError(
+            f"{origin}: says `round: {claimed}` but extends {parent!r}, which holds the facts of {inherited}; "
+            f"a round file of yours keeps the name of the round it extends, or takes a name of its own"
+        )
     merged["extends"] = parent
     return merged, origin, [text, *texts]
 

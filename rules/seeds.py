@@ -72,7 +72,8 @@ def round_seeds(result: LoadgenRun, round: Round) -> Iterator[Problem]:
                 path=path,
                 pointer=f"effective_{wrong[0][0]}",
                 message="; ".join(
-                    f"effective_{name} is {observed}, the round's is {expected}" for name, observed, expected in wrong
+                    f"effective_{name} is {'missing' if observed is None else observed}, the round's is {expected}"
+                    for name, observed, expected in wrong
                 )
                 + f" ({round.name}){note}",
                 observed={f"effective_{name}": observed for name, observed, _ in wrong},

@@ -179,3 +179,11 @@ def test_a_system_unit_weighs_its_detail_logs_and_its_results(example: Path) -> 
     division, submitter, _, system = OFFLINE.split("/")[:4]
     weights = _weight([(None, division, submitter, system, None)], load_round("v5.1"), Tree(example))
     assert weights == {(division, submitter, system): 2 * 2**20 + sum(log.stat().st_size for log in logs)}
+
+
+def test_a_missing_seed_reads_missing_not_none(example: Path) -> None:
+    log = example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt"
+    kept = [line for line in log.read_text().splitlines(keepends=True) if '"effective_qsl_rng_seed"' not in line]
+    log.write_text("".join(kept))
+    (finding,) = [f for f in run(example).findings if f.code == "RNG001"]
+    assert finding.message.startswith("effective_qsl_rng_seed is missing, the round's is ")

@@ -176,6 +176,47 @@ def test_a_users_round_file_is_validated_strictly(tmp_path: Path) -> None:
         load_round(str(path))
 
 
+def test_a_users_round_file_names_what_it_extends_when_that_is_unknown(tmp_path: Path) -> None:
+    path = tmp_path / "unk.yaml"
+    path.write_text("extends: v9.9\nround: mine\n")
+    with pytest.raises(RoundError) as raised:
+        load_round(str(path))
+    assert str(raised.value).startswith(f"{path} extends 'v9.9': unknown round 'v9.9'; known rounds: v5.1, ")
+
+
+def test_a_users_round_file_extends_a_file_beside_it_whatever_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "base.yaml").write_text("extends: v6.0\nround: base\n")
+    (tmp_path / "sub" / "rel.yaml").write_text("extends: base.yaml\nround: rel\n")
+    monkeypatch.chdir(tmp_path)
+    loaded = load_round("sub/rel.yaml")
+    assert (loaded.name, loaded.seeds.named()) == ("rel", load_round("v6.0").seeds.named())
+
+
+def test_round_files_that_extend_each_other_name_the_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("a.yaml").write_text("extends: ./b.yaml\nround: a\n")
+    Path("b.yaml").write_text("extends: a.yaml\nround: b\n")
+    with pytest.raises(RoundError) as raised:
+        load_round("./a.yaml")
+    assert str(raised.value) == (
+        "./a.yaml extends 'b.yaml': b.yaml: round files extend each other in a loop (a.yaml -> b.yaml -> a.yaml)"
+    )
+
+
+def test_a_users_round_file_cannot_take_the_name_of_another_bundled_round(tmp_path: Path) -> None:
+    path = tmp_path / "liar.yaml"
+    path.write_text("extends: v6.0\nround: v6.1\n")
+    with pytest.raises(
+        RoundError, match=r"liar.yaml: says `round: v6.1` but extends 'v6.0', which holds the facts of v6.0"
+    ):
+        load_round(str(path))
+    path.write_text("extends: v6.0\nround: v6.0\n")
+    assert load_round(str(path)).name == "v6.0"
+
+
 def test_facts_load_typed() -> None:
     v61 = load_round("v6.1")
     assert v61.layout.files.detail_log == "mlperf_log_detail.txt"
