@@ -24,7 +24,7 @@ group; text, JSON, CSV, HTML and the plot are rendered from them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,8 +35,9 @@ from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..settings import Invocation, UsageError, fraction, round_file
+from . import published
 from .common import emit
-from .published import Row, deviation, location_of, normalise
+from .published import Row, Selection, deviation, location_of, normalise
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -105,6 +106,7 @@ class Options:
     outlier: float = 0.10
     reference: str = "median"  # or "submitter:NAME"
     min_submitters: int = 2
+    division: tuple[str, ...] = ("closed",)
 
     @property
     def submitter(self) -> str | None:
@@ -119,7 +121,7 @@ class Options:
             f"the others are {self.submitter}'s partners, and {self.submitter}'s own results are not"
         )
         return (
-            "Comparable group: closed division, one round, same Model, Scenario, Nodes and units, and the same "
+            f"Comparable group: {' or '.join(self.division)} division, one round, same Model, Scenario, Nodes and units, and the same "
             "hardware (Accelerator and a#, or Processor and p# for CPU-only systems). "
             f"Groups need results from at least {self.min_submitters} submitters. "
             f"Reference: {reference}. Deviation = (x - ref) / ref for throughput and (ref - x) / ref for latency, "
@@ -130,33 +132,46 @@ class Options:
 
 
 # --- the frames ------------------------------------------------------------------------------
+# The canonical columns (published.COLUMNS) under the names compare computes with and its
+# outputs print; the others keep their canonical names.
+INTERNAL = {
+    "model": "Model",
+    "scenario": "Scenario",
+    "units": "Performance_Units",
+    "submitter": "Submitter",
+    "system": "System",
+    "location": "Location",
+    "result": "value",
+}
+CANONICAL = {internal: name for name, internal in INTERNAL.items()}
+COMPARED = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
+
+
+def internal(table: pd.DataFrame) -> pd.DataFrame:
+    """A frame of published.COLUMNS as `compare` takes it: the rows with a positive result,
+    the COMPARED columns first (INTERNAL's names), then the others; text as Python objects."""
+    renamed = table.rename(columns=INTERNAL)
+    renamed = renamed[renamed["value"] > 0]
+    text = [c for c in renamed.columns if isinstance(renamed[c].dtype, pd.StringDtype)]
+    renamed = renamed.astype({c: object for c in text})
+    renamed[text] = renamed[text].where(renamed[text].notna(), None)
+    return renamed[COMPARED + [c for c in renamed.columns if c not in COMPARED]].reset_index(drop=True)
+
+
 def frame_of(rows: list[Row]) -> pd.DataFrame:
     """Rows with a positive result as one frame: the grouping columns (ALWAYS and BY),
-    Submitter, System, Location, value, division and the explaining fields they carry."""
-    records = []
-    for row in rows:
-        if row.result is None or not row.result > 0:
-            continue
-        record = {
-            "round": row.round,
-            "division": row.division,
-            "Model": row.model,
-            "Scenario": row.scenario,
-            "Performance_Units": row.units,
-            "kind": row.kind,
-            "hardware": row.hardware,
-            "per_node": row.per_node,
-            "nodes": row.nodes,
-            "Submitter": row.submitter,
-            "System": str(row.raw.get("System") or row.system),
-            "Location": row.location,
-            "value": float(row.result),
-        }
-        record.update({key: row.raw[key] for key in EXPLAINING if row.raw.get(key) is not None})
-        records.append(record)
-    columns = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
-    frame = pd.DataFrame(records, columns=columns + [k for k in EXPLAINING if any(k in r for r in records)])
-    return frame.astype({"per_node": "int64", "nodes": "int64", "value": "float64"})
+    Submitter, System, Location, value, the other canonical columns (published.COLUMNS), and
+    the explaining fields they carry, as written."""
+    table = internal(published.frame([row for row in rows if row.result is not None and row.result > 0]))
+    kept = [row for row in rows if row.result is not None and row.result > 0]
+    explaining = {
+        key: [row.raw.get(key) for row in kept]
+        for key in EXPLAINING
+        if any(row.raw.get(key) is not None for row in kept)
+    }
+    return table.assign(
+        **{key: pd.Series(values, index=table.index, dtype=object) for key, values in explaining.items()}
+    )
 
 
 def compare(
@@ -259,6 +274,8 @@ class Comparison:
     options: Options
     members: pd.DataFrame
     groups: pd.DataFrame
+    selection: Selection = field(default_factory=Selection)
+    notes: list[str] = field(default_factory=list)  # what the selection pools (Selection.notes)
 
     def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Each group as a record (its key as KEY_NAMES names it) with its members' records:
@@ -322,10 +339,13 @@ def submitters(rows: list[dict[str, Any]]) -> list[str]:
     )
 
 
-def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
-    """The closed rows of `rows` (table rows, as commands/inputs.py reads them) compared as
-    `options` say, with the fields in which each outlier differs from its group's majority."""
-    frame = frame_of([row for row in normalise(rows) if row.division == "closed"])
+def comparison(rows: list[dict[str, Any]], options: Options, selection: Selection | None = None) -> Comparison:
+    """The rows of `rows` (table rows, as commands/inputs.py reads them) in the options'
+    divisions that `selection` takes, compared as `options` say, with the fields in which each
+    outlier differs from its group's majority."""
+    selection = selection or Selection()
+    chosen = selection.select([row for row in normalise(rows) if row.division in options.division])
+    frame = frame_of(chosen)
     members = compare(
         frame,
         options.submitter,
@@ -341,7 +361,7 @@ def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
             for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
         }
         members["differs"] = pd.Series(differs, dtype=object).reindex(members.index)
-    return Comparison(options, members, groups)
+    return Comparison(options, members, groups, selection, selection.notes(chosen))
 
 
 def _differences(index: Any, members: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -446,6 +466,7 @@ def to_json(found: Comparison) -> str:
                     "min_submitters": options.min_submitters,
                 },
                 "summary": summary(found),
+                **found.selection.fields(found.notes),
                 "groups": groups,
             },
             indent=2,
@@ -535,7 +556,7 @@ def _why(member: dict[str, Any]) -> str:
 
 def to_text(found: Comparison) -> str:
     options = found.options
-    lines = [options.definition(), ""]
+    lines = [options.definition(), "", *found.selection.lines(found.notes)]
     for group, members in found.each():
         verdict = "within" if group["within_tolerance"] else "OUTSIDE"
         who = group["reference_submitter"] or "the median"
@@ -668,6 +689,23 @@ class CommandLine:
     across_rounds: bool = False
     scaling_across_submitters: bool = False
     progress: bool = True
+    # The filters (published.Selection); --round is one too: the rows of that round only.
+    model: list[str] | None = None
+    scenario: list[str] | None = None
+    submitter: list[str] | None = None
+    accelerator: list[str] | None = None
+    division: list[str] | None = None
+
+    def selection(self, round: str | None) -> Selection:
+        """The rows the command line takes; `round` the name of --round's round."""
+        return Selection.of(
+            model=self.model,
+            scenario=self.scenario,
+            submitter=self.submitter,
+            accelerator=self.accelerator,
+            round=round,
+            division=self.division,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -713,8 +751,7 @@ def run(invocation: Invoked) -> int:
     from .common import load, pages
 
     options = invocation.options
-    if options.round is not None:
-        load(options.round)
+    selection = options.selection(load(options.round).name if options.round is not None else None)
     rows = _compared_rows(options.inputs, options.round, options.progress)
     if options.reference != "median" and not options.across_rounds and rows:
         _known_reference(options.reference, rows)
@@ -724,8 +761,13 @@ def run(invocation: Invoked) -> int:
         except ImportError:
             raise UsageError("--plot needs matplotlib: pip install 'mlperf-check[plot]'") from None
     if options.across_rounds:
-        return _across_rounds(invocation, rows)
-    found = comparison(rows, Options(options.tolerance, options.outlier, options.reference, options.min_submitters))
+        return _across_rounds(invocation, rows, selection)
+    division = tuple(options.division or ("closed",))
+    found = comparison(
+        rows,
+        Options(options.tolerance, options.outlier, options.reference, options.min_submitters, division),
+        selection,
+    )
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
     if invocation.plot is not None:
         rounds = ", ".join(sorted({str(r.get("version")) for r in rows if r.get("version")})) or "round unknown"
@@ -776,19 +818,29 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
     return rows
 
 
-def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]]) -> int:
+def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: Selection) -> int:
     from . import across, plots
     from .common import pages
 
-    normalised = normalise(rows)
+    normalised = selection.select(normalise(rows))
     rounds = sorted({r.round for r in normalised if r.round})
     if len(rounds) < 2:
         raise UsageError(
             f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}"
         )
-    series = across.across_rounds(normalised)
-    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters)
-    emit(invocation.plan, across.FORMATS, invocation.format, invocation.target, series, scalings)
+    division = tuple(invocation.options.division or ("closed",))
+    series = across.across_rounds(normalised, division)
+    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters, division)
+    emit(
+        invocation.plan,
+        across.FORMATS,
+        invocation.format,
+        invocation.target,
+        series,
+        scalings,
+        selection,
+        selection.notes(normalised),
+    )
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))
     return 0
