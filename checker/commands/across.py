@@ -225,14 +225,14 @@ CSV_COLUMNS = (
 )
 
 
-def to_csv(
-    series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
-) -> str:
-    rows = []
+def records(series: list[Series], scalings: list[Scaling]) -> list[dict[str, Any]]:
+    """One record per round of each series, then per count of each scaling series (CSV_COLUMNS):
+    `ratio` is the ratio to the first round, or the scaling efficiency."""
+    found = []
     for s in series:
         for name, ratio in s.ratios().items():
             row = s.best[name]
-            rows.append(
+            found.append(
                 {
                     "kind": "across_rounds",
                     "model": s.model,
@@ -245,14 +245,14 @@ def to_csv(
                     "accelerators": row.accelerators,
                     "result": row.result,
                     "units": row.units,
-                    "ratio": round(ratio, 6),
+                    "ratio": ratio,
                     "location": row.location,
                 }
             )
     for scale in scalings:
         for count, efficiency in scale.efficiency().items():
             row = scale.points[count]
-            rows.append(
+            found.append(
                 {
                     "kind": "scaling",
                     "model": scale.model,
@@ -265,10 +265,17 @@ def to_csv(
                     "accelerators": count,
                     "result": row.result,
                     "units": row.units,
-                    "ratio": round(efficiency, 6),
+                    "ratio": efficiency,
                     "location": row.location,
                 }
             )
+    return found
+
+
+def to_csv(
+    series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> str:
+    rows = [{**record, "ratio": round(record["ratio"], 6)} for record in records(series, scalings)]
     return csv_text(rows, CSV_COLUMNS)
 
 

@@ -75,26 +75,42 @@ def load_claims(path: str) -> list[dict[str, Any]]:
     checker.userfiles against schemas/claims.schema.json; ClaimsError names the file, the
     line and the claim."""
     try:
-        document = userfiles.load(path, "claims.schema.json", "claims file")
-        claims: list[dict[str, Any]] = document.data["claims"]
-        seen: set[str] = set()
-        for index, claim in enumerate(claims):
-            if claim["id"] in seen:
-                raise document.error(("claims", index, "id"), f"claim id {claim['id']!r} is used twice")
-            seen.add(claim["id"])
-            sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
-            missing = [side for side in sides if side not in claim]
-            if missing:
-                raise document.error(
-                    ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
-                )
-            if "reference" in claim and claim["kind"] != "spread":
-                raise document.error(
-                    ("claims", index, "reference"),
-                    f"claim {claim['id']!r} ({claim['kind']}): only a spread claim has a reference",
-                )
+        return _listed(userfiles.load(path, "claims.schema.json", "claims file"))
     except userfiles.UserFileError as error:
         raise ClaimsError(str(error)) from None
+
+
+def claims_of(data: dict[str, Any] | list[dict[str, Any]], origin: str = "claims") -> list[dict[str, Any]]:
+    """The claims of a document already read (`{"claims": [...]}`, or the list), checked as
+    `load_claims` checks a file's; ClaimsError says what is wrong, at `origin`."""
+    document = {"claims": data} if isinstance(data, list) else data
+    try:
+        parsed, line_of = userfiles.parse(json.dumps(document, indent=0), origin, json_text=True)
+        userfiles.check(parsed, "claims.schema.json", origin, line_of)
+        return _listed(userfiles.UserFile(origin, parsed, line_of))
+    except (TypeError, ValueError) as error:
+        raise ClaimsError(str(error)) from None
+
+
+def _listed(document: userfiles.UserFile) -> list[dict[str, Any]]:
+    """The claims of a document the schema took, or a UserFileError: an id used twice, a side missing."""
+    claims: list[dict[str, Any]] = document.data["claims"]
+    seen: set[str] = set()
+    for index, claim in enumerate(claims):
+        if claim["id"] in seen:
+            raise document.error(("claims", index, "id"), f"claim id {claim['id']!r} is used twice")
+        seen.add(claim["id"])
+        sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
+        missing = [side for side in sides if side not in claim]
+        if missing:
+            raise document.error(
+                ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
+            )
+        if "reference" in claim and claim["kind"] != "spread":
+            raise document.error(
+                ("claims", index, "reference"),
+                f"claim {claim['id']!r} ({claim['kind']}): only a spread claim has a reference",
+            )
     return claims
 
 
@@ -236,7 +252,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         note
         for side in sides
         if "accelerator" in claim[side]
-        for note in Selection.of(accelerator=str(claim[side]["accelerator"])).notes(chosen[side])
+        for note in Selection.of(accelerator=str(claim[side]["accelerator"])).notes(r.hardware for r in chosen[side])
     ]
     if mixed:
         verdict.verdict, verdict.notes = "ambiguous", mixed + pooled
@@ -401,7 +417,7 @@ def run(invocation: Invoked) -> int:
     selection = options.selection()
     chosen = {name: selection.select(found) for name, found in rows.items()}
     verdicts = check_claims(invocation.listed, chosen)
-    notes = selection.notes([row for found in chosen.values() for row in found])
+    notes = selection.notes(row.hardware for found in chosen.values() for row in found)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, selection, notes)
     return 0 if all(v.verdict == "holds" for v in verdicts) else 1
 

@@ -361,7 +361,7 @@ def comparison(rows: list[dict[str, Any]], options: Options, selection: Selectio
             for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
         }
         members["differs"] = pd.Series(differs, dtype=object).reindex(members.index)
-    return Comparison(options, members, groups, selection, selection.notes(chosen))
+    return Comparison(options, members, groups, selection, selection.notes(r.hardware for r in chosen))
 
 
 def _differences(index: Any, members: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -839,7 +839,7 @@ def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: S
         series,
         scalings,
         selection,
-        selection.notes(normalised),
+        selection.notes(r.hardware for r in normalised),
     )
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))

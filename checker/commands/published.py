@@ -225,6 +225,7 @@ COLUMNS: dict[str, str] = {
     "per_node": "int64",  # accelerators per node (processors for a CPU-only system)
     "nodes": "int64",
     "accelerators": "int64",  # nodes x per_node
+    "mixed": "bool",  # a system that mixes accelerators (its hardware key is its own)
     "software": "string",
 }
 
@@ -258,11 +259,55 @@ def frame(rows: list[Row]) -> pd.DataFrame:
             "per_node": row.per_node,
             "nodes": row.nodes,
             "accelerators": row.accelerators,
+            "mixed": row.mixed,
             "software": text(row.raw.get("Software")),
         }
         for row in rows
     ]
     return pd.DataFrame.from_records(records, columns=list(COLUMNS)).astype(COLUMNS)
+
+
+def rows(table: pd.DataFrame) -> list[Row]:
+    """The rows of a frame of COLUMNS (as `frame` makes it) as Rows again: what across_rounds
+    and claims compute with. Missing text is empty; the raw row holds the published key names."""
+
+    def text(value: Any) -> str:
+        return "" if value is None or value is pd.NA or value != value else str(value)
+
+    import pandas as pd
+
+    found = []
+    for record in table.to_dict("records"):
+        result = record["result"]
+        found.append(
+            Row(
+                round=text(record["round"]),
+                location=text(record["location"]),
+                submitter=text(record["submitter"]),
+                division=text(record["division"]),
+                availability=text(record["availability"]),
+                system=text(record["platform"]),
+                model=text(record["model"]),
+                scenario=text(record["scenario"]),
+                result=None if result is None or result != result else float(result),
+                units=text(record["units"]),
+                kind=text(record["kind"]),
+                hardware=text(record["hardware"]),
+                per_node=int(record["per_node"]),
+                nodes=int(record["nodes"]),
+                mixed=bool(record["mixed"]),
+                raw={
+                    key: text(record[column])
+                    for key, column in RAW.items()
+                    if column in record and text(record[column])
+                },
+            )
+        )
+    return found
+
+
+# The published keys a Row's `raw` gives the columns that are not a Row field.
+RAW = {"UsedModel": "used_model", "System": "system", "Accelerator": "accelerator", "Processor": "processor"}
 
 
 FILTERS = ("model", "scenario", "submitter", "accelerator", "round", "division")
@@ -348,12 +393,13 @@ class Selection:
         given = "; ".join(f"{key} {', '.join(values)}" for key, values in self.given().items())
         return [f"Selection: {given}", *(f"note: {note}" for note in notes), ""]
 
-    def notes(self, rows: list[Row]) -> list[str]:
-        """What a reader of the selected `rows` needs to know: an accelerator filter that takes
-        different hardware names pools them."""
+    def notes(self, hardware: Iterable[str]) -> list[str]:
+        """What a reader of the selected rows needs to know, given their `hardware` keys: an
+        accelerator filter that takes different hardware names pools them."""
         found = []
+        keys = set(hardware)
         for wanted in self.accelerator:
-            names = sorted({r.hardware for r in rows if wanted.lower() in r.hardware.lower()}, key=str.lower)
+            names = sorted({key for key in keys if wanted.lower() in key.lower()}, key=str.lower)
             if len(names) > 1:
                 found.append(f"accelerator {wanted!r} takes {len(names)} different names: {'; '.join(names)}")
         return found
