@@ -84,7 +84,7 @@ FILTERS = {
     "model": "the round's name or the submitter's, e.g. llama2-70b-99",
     "scenario": "e.g. Offline",
     "submitter": "e.g. AMD",
-    "accelerator": 'a part of its name, e.g. MI355X; "H200" takes H200 NVL and H200-SXM (a note says so)',
+    "accelerator": 'a part of its name that starts a word, e.g. MI355X; "H200" takes H200 NVL and H200-SXM, not GH200 (a note says so)',
     "round": "e.g. v6.1",
     "division": "closed, open or network",
 }

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REAL_ROOT, REAL_VARIABLE, ROOT, TABLES_ROOT, TABLES_VARIABLE, absent
+from helpers import REAL_ROOT, REAL_VARIABLE, ROOT, TABLES_ROOT, TABLES_VARIABLE, real_data
 
 PAGES = ["docs/api.md", "docs/partner.md"]
 PYTHON_BLOCK = re.compile(r"^```python\n(?P<body>.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -46,9 +46,8 @@ def test_every_public_name_is_documented() -> None:
 @pytest.mark.real
 @pytest.mark.parametrize("page", PAGES)
 def test_python_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for needed in (REAL_ROOT, TABLES_ROOT):
-        if not needed.is_dir():
-            pytest.skip(absent(needed))
+    real_data(REAL_ROOT)
+    real_data(TABLES_ROOT)
     text, count = python_blocks(ROOT / page)
     assert count > 0, f"{page} has no python example"
     monkeypatch.setenv(REAL_VARIABLE, str(REAL_ROOT))

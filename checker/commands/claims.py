@@ -32,7 +32,7 @@ from .. import userfiles
 from ..output import Plan
 from ..reporters import Formats, as_data, as_text
 from ..settings import Invocation, UsageError
-from . import common, inputs
+from . import common, inputs, published
 from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
 from .published import FILTERS, Row, Selection, best, faster
 
@@ -252,7 +252,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         note
         for side in sides
         if "accelerator" in claim[side]
-        for note in Selection.of(accelerator=str(claim[side]["accelerator"])).notes(r.hardware for r in chosen[side])
+        and (note := published.pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))
     ]
     if mixed:
         verdict.verdict, verdict.notes = "ambiguous", mixed + pooled

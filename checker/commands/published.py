@@ -371,7 +371,7 @@ class Selection:
         if self.accelerator:
             hardware = blind("hardware")
             taken &= functools.reduce(
-                lambda a, b: a | b, (hardware.str.contains(a.strip().lower(), regex=False) for a in self.accelerator)
+                lambda a, b: a | b, (hardware.str.contains(_part(wanted)) for wanted in self.accelerator)
             )
         return taken
 
@@ -396,10 +396,22 @@ class Selection:
     def notes(self, hardware: Iterable[str]) -> list[str]:
         """What a reader of the selected rows needs to know, given their `hardware` keys: an
         accelerator filter that takes different hardware names pools them."""
-        found = []
         keys = set(hardware)
-        for wanted in self.accelerator:
-            names = sorted({key for key in keys if wanted.lower() in key.lower()}, key=str.lower)
-            if len(names) > 1:
-                found.append(f"accelerator {wanted!r} takes {len(names)} different names: {'; '.join(names)}")
-        return found
+        found = (
+            pooled(wanted, [key for key in keys if _part(wanted).search(key.lower())]) for wanted in self.accelerator
+        )
+        return [note for note in found if note]
+
+
+def _part(wanted: str) -> re.Pattern[str]:
+    """An accelerator filter as it matches a hardware key in lower case: a part of it that
+    starts a word ("h200" takes "nvidia h200-nvl-141gb", not "nvidia gh200 grace hopper")."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(wanted.strip().lower()))
+
+
+def pooled(wanted: str, names: Iterable[str]) -> str | None:
+    """The note for an accelerator selection `wanted` that took rows of several hardware `names`."""
+    distinct = sorted(set(names), key=str.lower)
+    if len(distinct) < 2:
+        return None
+    return f"accelerator {wanted!r} takes {len(distinct)} different names: {'; '.join(distinct)}"
