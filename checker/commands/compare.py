@@ -23,6 +23,7 @@ group; text, JSON, CSV, HTML and the plot are rendered from them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -195,37 +196,35 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    found: list[pd.DataFrame] = []
-    with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
-        for values, members in frame.groupby(keys, sort=True, dropna=False):
-            if members["Submitter"].nunique() < min_submitters:
-                continue
-            if reference is None:
-                own = pd.Series(False, index=members.index)
-            else:
-                own = members["Submitter"].astype(str).str.lower() == reference.lower()
-                if not own.any():
-                    continue
-            latency = str(values[keys.index("Performance_Units")]).startswith("Latency")
-            median = float(members["value"].median())
-            ref = float(members.loc[own, "value"].median()) if own.any() else median
-            dev = deviation(members["value"], ref, latency)
-            partner = ~own
-            found.append(
-                members.assign(
-                    group=len(found),
-                    role=np.where(own, "reference", "partner"),
-                    reference=ref,
-                    deviation=dev,
-                    deviation_from_median=deviation(members["value"], median, latency),
-                    abs_dev=dev.abs(),
-                    beyond_tolerance=partner & (dev.abs() > tolerance),
-                    outlier=partner & (dev.abs() > outlier),
-                )
-            )
-    if not found:
+    if not len(frame):
         return pd.DataFrame(columns=columns)
-    members = pd.concat(found)
+    grouped = frame.groupby(keys, sort=True, dropna=False)
+    number = grouped.ngroup()  # in the keys' order
+    submitter = frame["Submitter"].astype(str).str.lower()
+    own = submitter == reference.lower() if reference is not None else pd.Series(False, index=frame.index)
+    kept = grouped["Submitter"].transform("nunique") >= min_submitters
+    if reference is not None:
+        kept &= own.groupby(number).transform("any")
+    if not kept.any():
+        return pd.DataFrame(columns=columns)
+    members, own, number = frame[kept], own[kept], number[kept]
+    value = members["value"]
+    with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
+        median = value.groupby(number).transform("median")
+        ref = value.where(own).groupby(number).transform("median").where(own.groupby(number).transform("any"), median)
+        latency = members["Performance_Units"].astype(str).str.startswith("Latency")
+        dev = deviation(value, ref, latency)
+        partner = ~own
+        members = members.assign(
+            group=np.unique(number.to_numpy(), return_inverse=True)[1],
+            role=np.where(own, "reference", "partner"),
+            reference=ref,
+            deviation=dev,
+            deviation_from_median=deviation(value, median, latency),
+            abs_dev=dev.abs(),
+            beyond_tolerance=partner & (dev.abs() > tolerance),
+            outlier=partner & (dev.abs() > outlier),
+        )
     order = members["role"].ne("reference")  # the reference first, then by submitter and location
     members = members.assign(_order=order, _name=members["Submitter"].astype(str).str.lower())
     members = members.sort_values(["group", "_order", "_name", "Location"], kind="stable")
@@ -279,12 +278,20 @@ class Comparison:
 
     def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Each group as a record (its key as KEY_NAMES names it) with its members' records:
-        plain Python values, None for a missing or non-finite number."""
-        by_group = dict(tuple(self.members.groupby("group", sort=True))) if len(self.members) else {}
-        for record in _records(self.groups):
-            group = {KEY_NAMES.get(k, k): v for k, v in record.items()}
-            members = by_group[record["group"]]
-            yield group, [_member(m) for m in _records(members)]
+        plain Python values, None for a missing or non-finite number. Made once (every output,
+        the page and the plot read them); each call gives its own copies."""
+        for group, members in self._listed:
+            yield dict(group), [dict(member) for member in members]
+
+    @functools.cached_property
+    def _listed(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        by_group: dict[Any, list[dict[str, Any]]] = {}
+        for record in _records(self.members):
+            by_group.setdefault(record["group"], []).append(_member(record))
+        return [
+            ({KEY_NAMES.get(k, k): v for k, v in record.items()}, by_group[record["group"]])
+            for record in _records(self.groups)
+        ]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

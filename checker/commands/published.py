@@ -166,12 +166,14 @@ def best(rows: list[Row]) -> Row | None:
     return pick(scored, key=lambda pair: pair[0])[1]
 
 
-def deviation(value: Any, reference: Any, latency: bool) -> Any:
+def deviation(value: Any, reference: Any, latency: Any) -> Any:
     """How much better `value` is than `reference`, as a fraction: (x - ref) / ref for a
     throughput, (ref - x) / ref for a latency, so positive is better. Numbers or pandas
     Series alike: compare, claims and reproduce all measure a deviation with this."""
     change = (value - reference) / reference
-    return -change if latency else change
+    if isinstance(latency, bool):
+        return -change if latency else change
+    return change.where(~latency, -change)  # a Series of latency flags, one per value
 
 
 def faster(a: Row, b: Row) -> float:
