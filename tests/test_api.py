@@ -280,3 +280,57 @@ def test_a_filter_that_pools_accelerator_names_says_so() -> None:
     assert frame(taken)["hardware"].tolist() == ["NVIDIA H200-NVL-141GB", "NVIDIA H200-SXM-141GB"]
     with pytest.raises(TypeError, match="unknown filter colour"):
         Selection.of(colour="red")
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FIXED = settings(
+    max_examples=30, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
+_PUBLISHED: dict[str, pd.DataFrame] = {}
+
+
+def _published() -> pd.DataFrame:
+    """The three published tables in one frame, read once for every example."""
+    if not _PUBLISHED:
+        _PUBLISHED["all"] = pd.concat(
+            [mlperf_check.load_table(_table_path(name)) for name in TABLE_FILES], ignore_index=True
+        )
+    return _PUBLISHED["all"]
+
+
+@st.composite
+def _filters(draw: st.DrawFn) -> dict[str, list[str]]:
+    """Up to three filters, each one or two values a published row has (the accelerator: a word of one)."""
+    table = _published()
+    keys = draw(st.lists(st.sampled_from(["model", "scenario", "submitter", "accelerator", "round"]), max_size=3))
+    chosen = {}
+    for key in dict.fromkeys(keys):
+        column = "hardware" if key == "accelerator" else key
+        values = sorted(set(table[column].dropna()))
+        picked = draw(st.lists(st.sampled_from(values), min_size=1, max_size=2, unique=True))
+        chosen[key] = [value.split()[-1] if key == "accelerator" else value for value in picked]
+    return chosen
+
+
+@pytest.mark.real
+@FIXED
+@given(filters=_filters())
+def test_every_analysis_keeps_to_its_filters(filters: dict[str, list[str]]) -> None:
+    """Whatever the filters, compare's members, across_rounds' rows and the notes hold only
+    rows the selection takes, and the selection is the AND of its filters."""
+    table = _published()
+    selection = Selection.of(**filters)
+    taken = selection.mask(table)
+    each = [Selection.of(**{key: values}).mask(table) for key, values in filters.items()]
+    assert taken.tolist() == (pd.concat(each, axis=1).all(axis=1) if each else taken | True).tolist()
+    locations = set(table.loc[taken, "location"] + "@" + table.loc[taken, "round"])
+    members, _ = found = mlperf_check.compare(table, **filters)
+    assert set(members["location"] + "@" + members["round"]) <= locations
+    names = set(table.loc[taken & (table["division"] == "closed"), "hardware"])
+    for note in found.notes:
+        assert set(note.split(": ", 1)[1].split("; ")) <= names
+    across = mlperf_check.across_rounds(table, scaling=True, **filters)
+    assert set(across["location"] + "@" + across["round"]) <= locations

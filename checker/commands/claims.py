@@ -249,7 +249,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
             "a latency and a throughput are not compared"
         )
     pooled = [
-        note
+        note if side == "in" else f"the {side} selection: {note}"
         for side in sides
         if "accelerator" in claim[side]
         and (note := published.pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))

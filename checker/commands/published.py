@@ -283,18 +283,8 @@ def rows(table: pd.DataFrame) -> list[Row]:
         result = record["result"]
         found.append(
             Row(
-                round=text(record["round"]),
-                location=text(record["location"]),
-                submitter=text(record["submitter"]),
-                division=text(record["division"]),
-                availability=text(record["availability"]),
-                system=text(record["platform"]),
-                model=text(record["model"]),
-                scenario=text(record["scenario"]),
+                **{field: text(record[column]) for field, column in TEXT_FIELDS.items()},
                 result=None if result is None or result != result else float(result),
-                units=text(record["units"]),
-                kind=text(record["kind"]),
-                hardware=text(record["hardware"]),
                 per_node=int(record["per_node"]),
                 nodes=int(record["nodes"]),
                 mixed=bool(record["mixed"]),
@@ -308,6 +298,11 @@ def rows(table: pd.DataFrame) -> list[Row]:
     return found
 
 
+# The Row fields that are text, and the column of COLUMNS each is.
+TEXT_FIELDS = {
+    **{name: name for name in ("round", "location", "submitter", "division", "availability", "model", "scenario")},
+    **{"system": "platform", "units": "units", "kind": "kind", "hardware": "hardware"},
+}
 # The published keys a Row's `raw` gives the columns that are not a Row field.
 RAW = {"UsedModel": "used_model", "System": "system", "Accelerator": "accelerator", "Processor": "processor"}
 
