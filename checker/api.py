@@ -167,8 +167,13 @@ def _table_path(given: str) -> str:
     """The file (or tree) `load_table` reads for what it was given."""
     from .rounds import available_rounds, load_round
 
-    names = {table.file for name in available_rounds() if (table := load_round(name).table) is not None}
+    rounds = [load_round(name) for name in available_rounds()]
     if os.path.isdir(given):
+        # A submission tree (it holds a division's folder) is checked; another folder holding
+        # one round's table file is that table.
+        if any(os.path.isdir(os.path.join(given, division)) for r in rounds for division in r.divisions):
+            return given
+        names = {r.table.file for r in rounds if r.table is not None}
         held = sorted(name for name in names if os.path.isfile(os.path.join(given, name)))
         return os.path.join(given, held[0]) if len(held) == 1 else given
     if os.path.exists(given) or given not in available_rounds():

@@ -119,6 +119,24 @@ def test_load_table_takes_a_round_a_folder_and_a_file(monkeypatch: pytest.Monkey
         mlperf_check.load_table("v6.1")
 
 
+@pytest.mark.real
+def test_a_checked_tree_loads_as_its_published_rows() -> None:
+    """A submission tree's valid results are the published rows, with the same numbers (the
+    one result of the v6.0 slice that is not valid here lacks files: MISSING.txt)."""
+    slice_ = real_data(REAL_ROOT / "v6.0")
+    tree = mlperf_check.load_table(slice_)
+    published = mlperf_check.load_table(slice_ / "summary_results.json")
+    assert (len(tree), len(published)) == (70, 71)
+    assert set(tree["location"]) <= set(published["location"])
+    both = tree.merge(published, on="location", suffixes=("", "_published"))
+    assert len(both) == 70
+    assert both["result"].tolist() == both["result_published"].tolist()
+    assert (
+        both[["model", "scenario", "units", "hardware"]].to_numpy()
+        == both[["model_published", "scenario_published", "units_published", "hardware_published"]].to_numpy()
+    ).all()
+
+
 # --- the same numbers as the command line ----------------------------------------------------
 @pytest.mark.real
 @pytest.mark.parametrize(
