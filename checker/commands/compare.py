@@ -668,7 +668,7 @@ def to_html(found: Comparison) -> str:
     return render(
         "compare.html.j2",
         title="mlperf-check compare: comparable results",
-        definition=found.options.definition(),
+        definition=" ".join([found.options.definition(), *found.selection.lines(found.notes)]).strip(),
         groups=groups_view(found),
         summary=groups_summary(found),
     )
