@@ -188,9 +188,19 @@ def _table_path(given: str) -> str:
 
 
 def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    return tables if isinstance(tables, pd.DataFrame) else pd.concat(list(tables), ignore_index=True)
+    from .commands.published import COLUMNS
+
+    frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
+    for frame in frames:
+        missing = [column for column in COLUMNS if column not in frame.columns]
+        if missing:
+            raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
+    if not frames:
+        raise ValueError("no table given")
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
@@ -236,6 +246,7 @@ def compare(
     outliers."""
     from .commands import compare as command
 
+    frame = _frame(frame)
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.mask(frame)] if len(frame) else frame
     name = None if reference in (None, "median") else str(reference).removeprefix("submitter:")

@@ -280,6 +280,18 @@ def test_each_filter_takes_exactly_the_rows_it_names(tables: dict[str, pd.DataFr
     ]
 
 
+def test_the_analyses_take_load_tables_frames_only() -> None:
+    empty = frame([])
+    members, groups = mlperf_check.compare(empty)
+    assert (len(members), len(groups)) == (0, 0)
+    assert {"group", "deviation", "outlier"} <= set(members.columns)
+    assert mlperf_check.across_rounds([empty, empty]).empty
+    with pytest.raises(ValueError, match="lacks round, division"):
+        mlperf_check.compare(pd.DataFrame({"result": [1.0]}))
+    with pytest.raises(ValueError, match="no table given"):
+        mlperf_check.across_rounds([])
+
+
 def test_a_filter_that_pools_accelerator_names_says_so() -> None:
     rows = normalise(
         [
