@@ -247,6 +247,9 @@ def compare(
     from .commands import compare as command
 
     frame = _frame(frame)
+    unknown = [key for key in by if key not in frame.columns]
+    if unknown:
+        raise ValueError(f"by names no column of the frame: {', '.join(unknown)}")
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.mask(frame)] if len(frame) else frame
     name = None if reference in (None, "median") else str(reference).removeprefix("submitter:")

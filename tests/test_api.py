@@ -288,6 +288,8 @@ def test_the_analyses_take_load_tables_frames_only() -> None:
     assert mlperf_check.across_rounds([empty, empty]).empty
     with pytest.raises(ValueError, match="lacks round, division"):
         mlperf_check.compare(pd.DataFrame({"result": [1.0]}))
+    with pytest.raises(ValueError, match="by names no column of the frame: colour"):
+        mlperf_check.compare(empty, by=("model", "colour"))
     with pytest.raises(ValueError, match="no table given"):
         mlperf_check.across_rounds([])
 
