@@ -165,7 +165,9 @@ def provenance(
 @app.command()
 def compare(
     inputs: list[str] = typer.Argument(..., help="Results tables (JSON or CSV) or submission trees; merged."),
-    round: str | None = clikit.round_option("Round of the submission trees (default: detected per tree)."),
+    round: str | None = clikit.round_option(
+        "Round of the submission trees (default: detected per tree); only that round's rows are compared."
+    ),
     tolerance: float = typer.Option(
         0.04,
         "--tolerance",
@@ -189,6 +191,11 @@ def compare(
         "(default: one submitter's systems only).",
     ),
     progress: bool = clikit.progress_option(),
+    model: list[str] | None = clikit.MODEL,
+    scenario: list[str] | None = clikit.SCENARIO,
+    submitter: list[str] | None = clikit.SUBMITTER,
+    accelerator: list[str] | None = clikit.ACCELERATOR,
+    division: list[str] | None = clikit.CLOSED_DIVISION,
 ) -> None:
     """How close comparable results of different submitters are, with outliers and why; or,
     with --across-rounds, the same hardware round after round."""
@@ -225,6 +232,12 @@ def claims(
     format: str | None = clikit.format_option("text, json or markdown (default: -o's extension, else text)."),
     output: str | None = clikit.output_option(),
     progress: bool = clikit.progress_option(),
+    model: list[str] | None = clikit.MODEL,
+    scenario: list[str] | None = clikit.SCENARIO,
+    submitter: list[str] | None = clikit.SUBMITTER,
+    accelerator: list[str] | None = clikit.ACCELERATOR,
+    round: list[str] | None = clikit.ROUND,
+    division: list[str] | None = clikit.DIVISION,
 ) -> None:
     """Check claims (spread, speedup, ratio, scaling, value) against the published tables,
     with the rows each rests on."""

@@ -80,6 +80,29 @@ def round_option(
     return typer.Option(None, "--round", "-r", help=help)
 
 
+FILTERS = {
+    "model": "the round's name or the submitter's, e.g. llama2-70b-99",
+    "scenario": "e.g. Offline",
+    "submitter": "e.g. AMD",
+    "accelerator": 'a part of its name that starts a word, e.g. MI355X; "H200" takes H200 NVL and H200-SXM, not GH200 (a note says so)',
+    "round": "e.g. v6.1",
+    "division": "closed, open or network",
+}
+
+
+def filter_option(name: str, default: str | None = None) -> Any:
+    """--NAME: the rows of an analysis (compare, --across-rounds, claims) with this NAME; repeatable."""
+    shown = f"; default: {default}" if default else ""
+    return typer.Option(
+        None, f"--{name}", help=f"Only the rows of this {name} ({FILTERS[name]}); repeatable, any of them{shown}."
+    )
+
+
+# The filters' options, made once: a list default is a function call ruff (B008) asks to make once.
+MODEL, SCENARIO, SUBMITTER, ACCELERATOR, ROUND, DIVISION = (filter_option(name) for name in FILTERS)
+CLOSED_DIVISION = filter_option("division", "closed")
+
+
 def format_option(help: str) -> Any:
     return typer.Option(None, "--format", "-f", help=help)
 

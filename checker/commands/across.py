@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
-from .published import Row, best, faster
+from .published import Row, Selection, best, faster
 
 
 def _order(name: str) -> tuple[int, ...]:
@@ -98,12 +99,12 @@ class Scaling:
         }
 
 
-def across_rounds(rows: list[Row]) -> list[Series]:
-    """Series of every benchmark and hardware key in two or more rounds: overall, then per
-    submitter where one submitter has it in two or more rounds."""
+def across_rounds(rows: list[Row], division: tuple[str, ...] = ("closed",)) -> list[Series]:
+    """Series of every benchmark and hardware key in two or more rounds, over the rows of
+    `division`: overall, then per submitter where one submitter has it in two or more rounds."""
     groups: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
     for row in rows:
-        if row.division == "closed" and row.result and row.hardware:
+        if row.division in division and row.result and row.hardware:
             groups[(row.model, row.scenario, row.kind, row.hardware, row.per_node, row.nodes, row.units)].append(row)
     found = []
     for (model, scenario, _, hardware, per_node, nodes, units), members in sorted(groups.items()):
@@ -130,13 +131,13 @@ def across_rounds(rows: list[Row]) -> list[Series]:
     return found
 
 
-def scaling(rows: list[Row], across_submitters: bool = False) -> list[Scaling]:
-    """Scaling series of the closed throughput results of accelerated systems: per round,
-    benchmark, accelerator and units, and per submitter unless `across_submitters`."""
+def scaling(rows: list[Row], across_submitters: bool = False, division: tuple[str, ...] = ("closed",)) -> list[Scaling]:
+    """Scaling series of the throughput results of accelerated systems of `division`: per
+    round, benchmark, accelerator and units, and per submitter unless `across_submitters`."""
     groups: dict[tuple[Any, ...], dict[int, list[Row]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         if (
-            row.division == "closed"
+            row.division in division
             and row.result
             and row.kind == "accelerator"
             and not row.latency
@@ -154,10 +155,13 @@ def scaling(rows: list[Row], across_submitters: bool = False) -> list[Scaling]:
     return found
 
 
-def to_json(series: list[Series], scalings: list[Scaling]) -> str:
+def to_json(
+    series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> str:
+    chosen = selection.fields(notes) if selection else {}
     return (
         json.dumps(
-            {"across_rounds": [s.to_dict() for s in series], "scaling": [s.to_dict() for s in scalings]},
+            {**chosen, "across_rounds": [s.to_dict() for s in series], "scaling": [s.to_dict() for s in scalings]},
             indent=2,
             allow_nan=False,
         )
@@ -165,11 +169,14 @@ def to_json(series: list[Series], scalings: list[Scaling]) -> str:
     )
 
 
-def to_text(series: list[Series], scalings: list[Scaling]) -> str:
-    lines = [
+def to_text(
+    series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> str:
+    lines = selection.lines(notes) if selection else []
+    lines.append(
         "Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
         "above 1 is faster)."
-    ]
+    )
     for s in series:
         who = s.submitter or "all submitters"
         lines.append(
@@ -218,12 +225,14 @@ CSV_COLUMNS = (
 )
 
 
-def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
-    rows = []
+def records(series: list[Series], scalings: list[Scaling]) -> list[dict[str, Any]]:
+    """One record per round of each series, then per count of each scaling series (CSV_COLUMNS):
+    `ratio` is the ratio to the first round, or the scaling efficiency."""
+    found = []
     for s in series:
         for name, ratio in s.ratios().items():
             row = s.best[name]
-            rows.append(
+            found.append(
                 {
                     "kind": "across_rounds",
                     "model": s.model,
@@ -236,14 +245,14 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
                     "accelerators": row.accelerators,
                     "result": row.result,
                     "units": row.units,
-                    "ratio": round(ratio, 6),
+                    "ratio": ratio,
                     "location": row.location,
                 }
             )
     for scale in scalings:
         for count, efficiency in scale.efficiency().items():
             row = scale.points[count]
-            rows.append(
+            found.append(
                 {
                     "kind": "scaling",
                     "model": scale.model,
@@ -256,10 +265,17 @@ def to_csv(series: list[Series], scalings: list[Scaling]) -> str:
                     "accelerators": count,
                     "result": row.result,
                     "units": row.units,
-                    "ratio": round(efficiency, 6),
+                    "ratio": efficiency,
                     "location": row.location,
                 }
             )
+    return found
+
+
+def to_csv(
+    series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> str:
+    rows = [{**record, "ratio": round(record["ratio"], 6)} for record in records(series, scalings)]
     return csv_text(rows, CSV_COLUMNS)
 
 

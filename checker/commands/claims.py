@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,9 +32,9 @@ from .. import userfiles
 from ..output import Plan
 from ..reporters import Formats, as_data, as_text
 from ..settings import Invocation, UsageError
-from . import common, inputs
+from . import common, inputs, published
 from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
-from .published import Row, best, faster
+from .published import FILTERS, Row, Selection, best, faster
 
 KINDS = ("spread", "speedup", "ratio", "scaling", "value")
 VERDICTS = ("holds", "fails", "no-data", "ambiguous")
@@ -74,26 +75,42 @@ def load_claims(path: str) -> list[dict[str, Any]]:
     checker.userfiles against schemas/claims.schema.json; ClaimsError names the file, the
     line and the claim."""
     try:
-        document = userfiles.load(path, "claims.schema.json", "claims file")
-        claims: list[dict[str, Any]] = document.data["claims"]
-        seen: set[str] = set()
-        for index, claim in enumerate(claims):
-            if claim["id"] in seen:
-                raise document.error(("claims", index, "id"), f"claim id {claim['id']!r} is used twice")
-            seen.add(claim["id"])
-            sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
-            missing = [side for side in sides if side not in claim]
-            if missing:
-                raise document.error(
-                    ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
-                )
-            if "reference" in claim and claim["kind"] != "spread":
-                raise document.error(
-                    ("claims", index, "reference"),
-                    f"claim {claim['id']!r} ({claim['kind']}): only a spread claim has a reference",
-                )
+        return _listed(userfiles.load(path, "claims.schema.json", "claims file"))
     except userfiles.UserFileError as error:
         raise ClaimsError(str(error)) from None
+
+
+def claims_of(data: dict[str, Any] | list[dict[str, Any]], origin: str = "claims") -> list[dict[str, Any]]:
+    """The claims of a document already read (`{"claims": [...]}`, or the list), checked as
+    `load_claims` checks a file's; ClaimsError says what is wrong, at `origin`."""
+    document = {"claims": data} if isinstance(data, list) else data
+    try:
+        parsed, line_of = userfiles.parse(json.dumps(document, indent=0), origin, json_text=True)
+        userfiles.check(parsed, "claims.schema.json", origin, line_of)
+        return _listed(userfiles.UserFile(origin, parsed, line_of))
+    except (TypeError, ValueError) as error:
+        raise ClaimsError(str(error)) from None
+
+
+def _listed(document: userfiles.UserFile) -> list[dict[str, Any]]:
+    """The claims of a document the schema took, or a UserFileError: an id used twice, a side missing."""
+    claims: list[dict[str, Any]] = document.data["claims"]
+    seen: set[str] = set()
+    for index, claim in enumerate(claims):
+        if claim["id"] in seen:
+            raise document.error(("claims", index, "id"), f"claim id {claim['id']!r} is used twice")
+        seen.add(claim["id"])
+        sides = ("from", "to") if claim["kind"] in ("speedup", "ratio", "scaling") else ("in",)
+        missing = [side for side in sides if side not in claim]
+        if missing:
+            raise document.error(
+                ("claims", index), f"claim {claim['id']!r} ({claim['kind']}) needs {' and '.join(missing)}"
+            )
+        if "reference" in claim and claim["kind"] != "spread":
+            raise document.error(
+                ("claims", index, "reference"),
+                f"claim {claim['id']!r} ({claim['kind']}): only a spread claim has a reference",
+            )
     return claims
 
 
@@ -231,13 +248,20 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
             f"from is in {chosen['from'][0].units} and to in {chosen['to'][0].units}: "
             "a latency and a throughput are not compared"
         )
+    pooled = [
+        note if side == "in" else f"the {side} selection: {note}"
+        for side in sides
+        if "accelerator" in claim[side]
+        and (note := published.pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))
+    ]
     if mixed:
-        verdict.verdict, verdict.notes = "ambiguous", mixed
+        verdict.verdict, verdict.notes = "ambiguous", mixed + pooled
         verdict.rows = [r.summary() for side in sides for r in chosen[side]][:20]
         return verdict
     if kind == "spread":
         _spread(verdict, claim, chosen["in"])
         if verdict.measured is None:
+            verdict.notes += pooled
             return verdict
     elif kind == "value":
         top = _best(chosen["in"])
@@ -255,6 +279,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         verdict.notes = _notes([a, b])
         if a.units != b.units:
             verdict.notes.append(f"the two sides are in different units: {a.units}, {b.units}")
+    verdict.notes += pooled
     verdict.verdict = "holds" if verdict.measured is not None and _holds(verdict.measured, claim) else "fails"
     return verdict
 
@@ -283,8 +308,8 @@ def _figure(kind: str, value: float | None) -> str:
     )
 
 
-def to_text(verdicts: list[Verdict]) -> str:
-    lines = []
+def to_text(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+    lines = selection.lines(notes) if selection else []
     for v in verdicts:
         lines.append(
             f"{v.verdict.upper():8} {v.id} ({v.kind}): measured {_figure(v.kind, v.measured)}, "
@@ -308,12 +333,14 @@ def to_text(verdicts: list[Verdict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(verdicts: list[Verdict]) -> str:
-    return json.dumps({"claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
+def to_json(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+    chosen = selection.fields(notes) if selection else {}
+    return json.dumps({**chosen, "claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
 
 
-def to_markdown(verdicts: list[Verdict]) -> str:
-    lines = ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
+def to_markdown(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+    lines = [f"{line}  " if line else line for line in selection.lines(notes)] if selection else []
+    lines += ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
     for v in verdicts:
         rows = "<br>".join(f"{r['round']} `{r['location']}` {r['result']:.6g} {r['units']}" for r in v.rows[:5])
         lines.append(
@@ -336,6 +363,16 @@ class CommandLine:
     format: str | None = None
     output: str | None = None
     progress: bool = True
+    # The filters (published.Selection): the tables' rows the claims are judged on.
+    model: list[str] | None = None
+    scenario: list[str] | None = None
+    submitter: list[str] | None = None
+    accelerator: list[str] | None = None
+    round: list[str] | None = None
+    division: list[str] | None = None
+
+    def selection(self) -> Selection:
+        return Selection.of(**{key: getattr(self, key) for key in FILTERS})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -377,8 +414,11 @@ def run(invocation: Invoked) -> int:
     )
     if missing:
         raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
-    verdicts = check_claims(invocation.listed, rows)
-    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts)
+    selection = options.selection()
+    chosen = {name: selection.select(found) for name, found in rows.items()}
+    verdicts = check_claims(invocation.listed, chosen)
+    notes = selection.notes(row.hardware for found in chosen.values() for row in found)
+    common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, selection, notes)
     return 0 if all(v.verdict == "holds" for v in verdicts) else 1
 
 

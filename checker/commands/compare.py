@@ -23,8 +23,9 @@ group; text, JSON, CSV, HTML and the plot are rendered from them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,9 @@ from ..parsers import number
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..settings import Invocation, UsageError, fraction, round_file
+from . import published
 from .common import emit
-from .published import Row, deviation, location_of, normalise
+from .published import Row, Selection, deviation, location_of, normalise
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -105,6 +107,7 @@ class Options:
     outlier: float = 0.10
     reference: str = "median"  # or "submitter:NAME"
     min_submitters: int = 2
+    division: tuple[str, ...] = ("closed",)
 
     @property
     def submitter(self) -> str | None:
@@ -119,7 +122,7 @@ class Options:
             f"the others are {self.submitter}'s partners, and {self.submitter}'s own results are not"
         )
         return (
-            "Comparable group: closed division, one round, same Model, Scenario, Nodes and units, and the same "
+            f"Comparable group: {' or '.join(self.division)} division, one round, same Model, Scenario, Nodes and units, and the same "
             "hardware (Accelerator and a#, or Processor and p# for CPU-only systems). "
             f"Groups need results from at least {self.min_submitters} submitters. "
             f"Reference: {reference}. Deviation = (x - ref) / ref for throughput and (ref - x) / ref for latency, "
@@ -130,33 +133,46 @@ class Options:
 
 
 # --- the frames ------------------------------------------------------------------------------
+# The canonical columns (published.COLUMNS) under the names compare computes with and its
+# outputs print; the others keep their canonical names.
+INTERNAL = {
+    "model": "Model",
+    "scenario": "Scenario",
+    "units": "Performance_Units",
+    "submitter": "Submitter",
+    "system": "System",
+    "location": "Location",
+    "result": "value",
+}
+CANONICAL = {internal: name for name, internal in INTERNAL.items()}
+COMPARED = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
+
+
+def internal(table: pd.DataFrame) -> pd.DataFrame:
+    """A frame of published.COLUMNS as `compare` takes it: the rows with a positive result,
+    the COMPARED columns first (INTERNAL's names), then the others; text as Python objects."""
+    renamed = table.rename(columns=INTERNAL)
+    renamed = renamed[renamed["value"] > 0]
+    text = [c for c in renamed.columns if isinstance(renamed[c].dtype, pd.StringDtype)]
+    renamed = renamed.astype({c: object for c in text})
+    renamed[text] = renamed[text].where(renamed[text].notna(), None)
+    return renamed[COMPARED + [c for c in renamed.columns if c not in COMPARED]].reset_index(drop=True)
+
+
 def frame_of(rows: list[Row]) -> pd.DataFrame:
     """Rows with a positive result as one frame: the grouping columns (ALWAYS and BY),
-    Submitter, System, Location, value, division and the explaining fields they carry."""
-    records = []
-    for row in rows:
-        if row.result is None or not row.result > 0:
-            continue
-        record = {
-            "round": row.round,
-            "division": row.division,
-            "Model": row.model,
-            "Scenario": row.scenario,
-            "Performance_Units": row.units,
-            "kind": row.kind,
-            "hardware": row.hardware,
-            "per_node": row.per_node,
-            "nodes": row.nodes,
-            "Submitter": row.submitter,
-            "System": str(row.raw.get("System") or row.system),
-            "Location": row.location,
-            "value": float(row.result),
-        }
-        record.update({key: row.raw[key] for key in EXPLAINING if row.raw.get(key) is not None})
-        records.append(record)
-    columns = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
-    frame = pd.DataFrame(records, columns=columns + [k for k in EXPLAINING if any(k in r for r in records)])
-    return frame.astype({"per_node": "int64", "nodes": "int64", "value": "float64"})
+    Submitter, System, Location, value, the other canonical columns (published.COLUMNS), and
+    the explaining fields they carry, as written."""
+    table = internal(published.frame([row for row in rows if row.result is not None and row.result > 0]))
+    kept = [row for row in rows if row.result is not None and row.result > 0]
+    explaining = {
+        key: [row.raw.get(key) for row in kept]
+        for key in EXPLAINING
+        if any(row.raw.get(key) is not None for row in kept)
+    }
+    return table.assign(
+        **{key: pd.Series(values, index=table.index, dtype=object) for key, values in explaining.items()}
+    )
 
 
 def compare(
@@ -180,37 +196,35 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    found: list[pd.DataFrame] = []
-    with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
-        for values, members in frame.groupby(keys, sort=True, dropna=False):
-            if members["Submitter"].nunique() < min_submitters:
-                continue
-            if reference is None:
-                own = pd.Series(False, index=members.index)
-            else:
-                own = members["Submitter"].astype(str).str.lower() == reference.lower()
-                if not own.any():
-                    continue
-            latency = str(values[keys.index("Performance_Units")]).startswith("Latency")
-            median = float(members["value"].median())
-            ref = float(members.loc[own, "value"].median()) if own.any() else median
-            dev = deviation(members["value"], ref, latency)
-            partner = ~own
-            found.append(
-                members.assign(
-                    group=len(found),
-                    role=np.where(own, "reference", "partner"),
-                    reference=ref,
-                    deviation=dev,
-                    deviation_from_median=deviation(members["value"], median, latency),
-                    abs_dev=dev.abs(),
-                    beyond_tolerance=partner & (dev.abs() > tolerance),
-                    outlier=partner & (dev.abs() > outlier),
-                )
-            )
-    if not found:
+    if not len(frame):
         return pd.DataFrame(columns=columns)
-    members = pd.concat(found)
+    grouped = frame.groupby(keys, sort=True, dropna=False)
+    number = grouped.ngroup()  # in the keys' order
+    submitter = frame["Submitter"].astype(str).str.lower()
+    own = submitter == reference.lower() if reference is not None else pd.Series(False, index=frame.index)
+    kept = grouped["Submitter"].transform("nunique") >= min_submitters
+    if reference is not None:
+        kept &= own.groupby(number).transform("any")
+    if not kept.any():
+        return pd.DataFrame(columns=columns)
+    members, own, number = frame[kept], own[kept], number[kept]
+    value = members["value"]
+    with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
+        median = value.groupby(number).transform("median")
+        ref = value.where(own).groupby(number).transform("median").where(own.groupby(number).transform("any"), median)
+        latency = members["Performance_Units"].astype(str).str.startswith("Latency")
+        dev = deviation(value, ref, latency)
+        partner = ~own
+        members = members.assign(
+            group=np.unique(number.to_numpy(), return_inverse=True)[1],
+            role=np.where(own, "reference", "partner"),
+            reference=ref,
+            deviation=dev,
+            deviation_from_median=deviation(value, median, latency),
+            abs_dev=dev.abs(),
+            beyond_tolerance=partner & (dev.abs() > tolerance),
+            outlier=partner & (dev.abs() > outlier),
+        )
     order = members["role"].ne("reference")  # the reference first, then by submitter and location
     members = members.assign(_order=order, _name=members["Submitter"].astype(str).str.lower())
     members = members.sort_values(["group", "_order", "_name", "Location"], kind="stable")
@@ -259,15 +273,25 @@ class Comparison:
     options: Options
     members: pd.DataFrame
     groups: pd.DataFrame
+    selection: Selection = field(default_factory=Selection)
+    notes: list[str] = field(default_factory=list)  # what the selection pools (Selection.notes)
 
     def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Each group as a record (its key as KEY_NAMES names it) with its members' records:
-        plain Python values, None for a missing or non-finite number."""
-        by_group = dict(tuple(self.members.groupby("group", sort=True))) if len(self.members) else {}
-        for record in _records(self.groups):
-            group = {KEY_NAMES.get(k, k): v for k, v in record.items()}
-            members = by_group[record["group"]]
-            yield group, [_member(m) for m in _records(members)]
+        plain Python values, None for a missing or non-finite number. Made once (every output,
+        the page and the plot read them); each call gives its own copies."""
+        for group, members in self._listed:
+            yield dict(group), [dict(member) for member in members]
+
+    @functools.cached_property
+    def _listed(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        by_group: dict[Any, list[dict[str, Any]]] = {}
+        for record in _records(self.members):
+            by_group.setdefault(record["group"], []).append(_member(record))
+        return [
+            ({KEY_NAMES.get(k, k): v for k, v in record.items()}, by_group[record["group"]])
+            for record in _records(self.groups)
+        ]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -322,10 +346,13 @@ def submitters(rows: list[dict[str, Any]]) -> list[str]:
     )
 
 
-def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
-    """The closed rows of `rows` (table rows, as commands/inputs.py reads them) compared as
-    `options` say, with the fields in which each outlier differs from its group's majority."""
-    frame = frame_of([row for row in normalise(rows) if row.division == "closed"])
+def comparison(rows: list[dict[str, Any]], options: Options, selection: Selection | None = None) -> Comparison:
+    """The rows of `rows` (table rows, as commands/inputs.py reads them) in the options'
+    divisions that `selection` takes, compared as `options` say, with the fields in which each
+    outlier differs from its group's majority."""
+    selection = selection or Selection()
+    chosen = selection.select([row for row in normalise(rows) if row.division in options.division])
+    frame = frame_of(chosen)
     members = compare(
         frame,
         options.submitter,
@@ -341,7 +368,7 @@ def comparison(rows: list[dict[str, Any]], options: Options) -> Comparison:
             for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
         }
         members["differs"] = pd.Series(differs, dtype=object).reindex(members.index)
-    return Comparison(options, members, groups)
+    return Comparison(options, members, groups, selection, selection.notes(r.hardware for r in chosen))
 
 
 def _differences(index: Any, members: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -446,6 +473,7 @@ def to_json(found: Comparison) -> str:
                     "min_submitters": options.min_submitters,
                 },
                 "summary": summary(found),
+                **found.selection.fields(found.notes),
                 "groups": groups,
             },
             indent=2,
@@ -535,7 +563,7 @@ def _why(member: dict[str, Any]) -> str:
 
 def to_text(found: Comparison) -> str:
     options = found.options
-    lines = [options.definition(), ""]
+    lines = [options.definition(), "", *found.selection.lines(found.notes)]
     for group, members in found.each():
         verdict = "within" if group["within_tolerance"] else "OUTSIDE"
         who = group["reference_submitter"] or "the median"
@@ -640,7 +668,7 @@ def to_html(found: Comparison) -> str:
     return render(
         "compare.html.j2",
         title="mlperf-check compare: comparable results",
-        definition=found.options.definition(),
+        definition=" ".join([found.options.definition(), *found.selection.lines(found.notes)]).strip(),
         groups=groups_view(found),
         summary=groups_summary(found),
     )
@@ -668,6 +696,23 @@ class CommandLine:
     across_rounds: bool = False
     scaling_across_submitters: bool = False
     progress: bool = True
+    # The filters (published.Selection); --round is one too: the rows of that round only.
+    model: list[str] | None = None
+    scenario: list[str] | None = None
+    submitter: list[str] | None = None
+    accelerator: list[str] | None = None
+    division: list[str] | None = None
+
+    def selection(self, round: str | None) -> Selection:
+        """The rows the command line takes; `round` the name of --round's round."""
+        return Selection.of(
+            model=self.model,
+            scenario=self.scenario,
+            submitter=self.submitter,
+            accelerator=self.accelerator,
+            round=round,
+            division=self.division,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -713,8 +758,7 @@ def run(invocation: Invoked) -> int:
     from .common import load, pages
 
     options = invocation.options
-    if options.round is not None:
-        load(options.round)
+    selection = options.selection(load(options.round).name if options.round is not None else None)
     rows = _compared_rows(options.inputs, options.round, options.progress)
     if options.reference != "median" and not options.across_rounds and rows:
         _known_reference(options.reference, rows)
@@ -724,8 +768,13 @@ def run(invocation: Invoked) -> int:
         except ImportError:
             raise UsageError("--plot needs matplotlib: pip install 'mlperf-check[plot]'") from None
     if options.across_rounds:
-        return _across_rounds(invocation, rows)
-    found = comparison(rows, Options(options.tolerance, options.outlier, options.reference, options.min_submitters))
+        return _across_rounds(invocation, rows, selection)
+    division = tuple(options.division or ("closed",))
+    found = comparison(
+        rows,
+        Options(options.tolerance, options.outlier, options.reference, options.min_submitters, division),
+        selection,
+    )
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
     if invocation.plot is not None:
         rounds = ", ".join(sorted({str(r.get("version")) for r in rows if r.get("version")})) or "round unknown"
@@ -776,19 +825,29 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
     return rows
 
 
-def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]]) -> int:
+def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: Selection) -> int:
     from . import across, plots
     from .common import pages
 
-    normalised = normalise(rows)
+    normalised = selection.select(normalise(rows))
     rounds = sorted({r.round for r in normalised if r.round})
     if len(rounds) < 2:
         raise UsageError(
             f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}"
         )
-    series = across.across_rounds(normalised)
-    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters)
-    emit(invocation.plan, across.FORMATS, invocation.format, invocation.target, series, scalings)
+    division = tuple(invocation.options.division or ("closed",))
+    series = across.across_rounds(normalised, division)
+    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters, division)
+    emit(
+        invocation.plan,
+        across.FORMATS,
+        invocation.format,
+        invocation.target,
+        series,
+        scalings,
+        selection,
+        selection.notes(r.hardware for r in normalised),
+    )
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))
     return 0

@@ -13,12 +13,16 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..parsers import number
 from ..parsers.counts import per_part
 from ..rounds import Round, RoundError, available_rounds, load_round
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOT_APPLICABLE = ("", "N/A", "n/a", "NA", "None", "-")
 _COUNT_SUFFIX = re.compile(r"\s*\((?:x\s*)?\d+(?:\s*x\s*\d+)*\)\s*$", re.IGNORECASE)
@@ -162,12 +166,14 @@ def best(rows: list[Row]) -> Row | None:
     return pick(scored, key=lambda pair: pair[0])[1]
 
 
-def deviation(value: Any, reference: Any, latency: bool) -> Any:
+def deviation(value: Any, reference: Any, latency: Any) -> Any:
     """How much better `value` is than `reference`, as a fraction: (x - ref) / ref for a
     throughput, (ref - x) / ref for a latency, so positive is better. Numbers or pandas
     Series alike: compare, claims and reproduce all measure a deviation with this."""
     change = (value - reference) / reference
-    return -change if latency else change
+    if isinstance(latency, bool):
+        return -change if latency else change
+    return change.where(~latency, -change)  # a Series of latency flags, one per value
 
 
 def faster(a: Row, b: Row) -> float:
@@ -195,3 +201,214 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
             }
         )
     return out
+
+
+# --- one canonical frame, and selections ------------------------------------------------------
+# The columns of `frame` (and mlperf_check.load_table), with their dtypes: every round's
+# published format (and the CSV of `table`, and a checked tree's valid results) in one set.
+COLUMNS: dict[str, str] = {
+    "round": "string",  # v5.1, v6.0, v6.1
+    "division": "string",  # closed, open, network
+    "availability": "string",  # available, preview, rdi (lower case)
+    "submitter": "string",
+    "system": "string",  # the system's name (System), else its folder
+    "platform": "string",  # the system's folder (Platform)
+    "location": "string",  # division/submitter/results/system/benchmark/scenario
+    "model": "string",  # as the round names it (v6.1's VLM is qwen3-vl-235b-a22b)
+    "used_model": "string",  # as the submitter named it (an open result's own model)
+    "scenario": "string",  # as the round spells it (Offline, not offline)
+    "units": "string",  # Tokens/s, Samples/s, Latency (ms), ...
+    "result": "float64",  # Performance_Result
+    "power": "float64",  # Power_Result; NaN without a power result
+    "accelerator": "string",  # as published, e.g. "NVIDIA H200-SXM-141GB (x8)"
+    "processor": "string",
+    "kind": "string",  # accelerator, or cpu for a CPU-only system
+    "hardware": "string",  # the accelerator without its count, or a CPU-only system's processor
+    "per_node": "int64",  # accelerators per node (processors for a CPU-only system)
+    "nodes": "int64",
+    "accelerators": "int64",  # nodes x per_node
+    "mixed": "bool",  # a system that mixes accelerators (its hardware key is its own)
+    "software": "string",
+}
+
+
+def frame(rows: list[Row]) -> pd.DataFrame:
+    """The rows as one DataFrame of COLUMNS, in their order and dtypes; a missing text is <NA>."""
+    import pandas as pd
+
+    def text(value: Any) -> str | None:
+        return None if value is None or str(value) == "" else str(value)
+
+    records = [
+        {
+            "round": row.round,
+            "division": row.division,
+            "availability": row.availability,
+            "submitter": row.submitter,
+            "system": text(row.raw.get("System")) or row.system,
+            "platform": row.system,
+            "location": row.location,
+            "model": row.model,
+            "used_model": text(row.raw.get("UsedModel")) or row.model,
+            "scenario": row.scenario,
+            "units": row.units,
+            "result": row.result,
+            "power": float(power) if (power := number(row.raw.get("Power_Result"))) is not None else None,
+            "accelerator": text(row.raw.get("Accelerator")),
+            "processor": text(row.raw.get("Processor")),
+            "kind": row.kind,
+            "hardware": row.hardware,
+            "per_node": row.per_node,
+            "nodes": row.nodes,
+            "accelerators": row.accelerators,
+            "mixed": row.mixed,
+            "software": text(row.raw.get("Software")),
+        }
+        for row in rows
+    ]
+    return pd.DataFrame.from_records(records, columns=list(COLUMNS)).astype(COLUMNS)
+
+
+def rows(table: pd.DataFrame) -> list[Row]:
+    """The rows of a frame of COLUMNS (as `frame` makes it) as Rows again: what across_rounds
+    and claims compute with. Missing text is empty; the raw row holds the published key names."""
+
+    def text(value: Any) -> str:
+        return "" if value is None or value is pd.NA or value != value else str(value)
+
+    import pandas as pd
+
+    found = []
+    for record in table.to_dict("records"):
+        result = record["result"]
+        found.append(
+            Row(
+                **{field: text(record[column]) for field, column in TEXT_FIELDS.items()},
+                result=None if result is None or result != result else float(result),
+                per_node=int(record["per_node"]),
+                nodes=int(record["nodes"]),
+                mixed=bool(record["mixed"]),
+                raw={
+                    key: text(record[column])
+                    for key, column in RAW.items()
+                    if column in record and text(record[column])
+                },
+            )
+        )
+    return found
+
+
+# The Row fields that are text, and the column of COLUMNS each is.
+TEXT_FIELDS = {
+    **{name: name for name in ("round", "location", "submitter", "division", "availability", "model", "scenario")},
+    **{"system": "platform", "units": "units", "kind": "kind", "hardware": "hardware"},
+}
+# The published keys a Row's `raw` gives the columns that are not a Row field.
+RAW = {"UsedModel": "used_model", "System": "system", "Accelerator": "accelerator", "Processor": "processor"}
+
+
+FILTERS = ("model", "scenario", "submitter", "accelerator", "round", "division")
+
+
+def _names(values: str | Iterable[str] | None) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    return (values,) if isinstance(values, str) else tuple(values)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rows an analysis takes: each field is the values it accepts (any of them; none
+    given takes every row). model: the round's name or the submitter's (case-blind, `_` and
+    `.` alike); scenario, submitter, round, division: the name, case-blind; accelerator: a
+    part of the hardware key (case-blind), so "H200" takes H200 NVL and H200-SXM alike, and
+    `pooled` says so."""
+
+    model: tuple[str, ...] = ()
+    scenario: tuple[str, ...] = ()
+    submitter: tuple[str, ...] = ()
+    accelerator: tuple[str, ...] = ()
+    round: tuple[str, ...] = ()
+    division: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, **given: str | Iterable[str] | None) -> Selection:
+        """A selection from keyword arguments: a name or a list of names each, None for any."""
+        unknown = sorted(set(given) - set(FILTERS))
+        if unknown:
+            raise TypeError(f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTERS)}")
+        return cls(**{key: _names(value) for key, value in given.items()})
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, key) for key in FILTERS)
+
+    def given(self) -> dict[str, list[str]]:
+        """The filters given, for an output to show."""
+        return {key: list(getattr(self, key)) for key in FILTERS if getattr(self, key)}
+
+    def mask(self, table: pd.DataFrame) -> pd.Series:
+        """Which rows of a frame of COLUMNS the selection takes (the one place it is decided)."""
+        import pandas as pd
+
+        def blind(column: str) -> pd.Series:
+            return table[column].fillna("").astype(str).str.strip().str.lower()
+
+        def any_of(column: str, wanted: tuple[str, ...], spelling: Callable[[str], str] = str.lower) -> pd.Series:
+            return blind(column).map(spelling).isin({spelling(w.strip().lower()) for w in wanted})
+
+        def dotted(text: str) -> str:
+            return text.replace("_", ".")
+
+        taken = pd.Series(True, index=table.index)
+        if self.model:
+            taken &= any_of("model", self.model, dotted) | any_of("used_model", self.model, dotted)
+        for key in ("scenario", "submitter", "round", "division"):
+            if getattr(self, key):
+                taken &= any_of(key, getattr(self, key))
+        if self.accelerator:
+            hardware = blind("hardware")
+            taken &= functools.reduce(
+                lambda a, b: a | b, (hardware.str.contains(_part(wanted)) for wanted in self.accelerator)
+            )
+        return taken
+
+    def select(self, rows: list[Row]) -> list[Row]:
+        """The rows the selection takes, in their order."""
+        if not self or not rows:
+            return list(rows)
+        taken = self.mask(frame(rows)).tolist()
+        return [row for row, keep in zip(rows, taken, strict=True) if keep]
+
+    def fields(self, notes: Sequence[str]) -> dict[str, Any]:
+        """The filters given and the notes on what they took, for a JSON output: nothing without a filter."""
+        return {"selection": self.given(), "notes": list(notes)} if self else {}
+
+    def lines(self, notes: Sequence[str]) -> list[str]:
+        """The filters given and the notes on what they took, for a text output: none without a filter."""
+        if not self:
+            return []
+        given = "; ".join(f"{key} {', '.join(values)}" for key, values in self.given().items())
+        return [f"Selection: {given}", *(f"note: {note}" for note in notes), ""]
+
+    def notes(self, hardware: Iterable[str]) -> list[str]:
+        """What a reader of the selected rows needs to know, given their `hardware` keys: an
+        accelerator filter that takes different hardware names pools them."""
+        keys = set(hardware)
+        found = (
+            pooled(wanted, [key for key in keys if _part(wanted).search(key.lower())]) for wanted in self.accelerator
+        )
+        return [note for note in found if note]
+
+
+def _part(wanted: str) -> re.Pattern[str]:
+    """An accelerator filter as it matches a hardware key in lower case: a part of it that
+    starts a word ("h200" takes "nvidia h200-nvl-141gb", not "nvidia gh200 grace hopper")."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(wanted.strip().lower()))
+
+
+def pooled(wanted: str, names: Iterable[str]) -> str | None:
+    """The note for an accelerator selection `wanted` that took rows of several hardware `names`."""
+    distinct = sorted(set(names), key=str.lower)
+    if len(distinct) < 2:
+        return None
+    return f"accelerator {wanted!r} takes {len(distinct)} different names: {'; '.join(distinct)}"

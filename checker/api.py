@@ -1,0 +1,362 @@
+"""The Python API (the package `mlperf_check`, docs/api.md): DataFrames in, DataFrames out.
+
+Each function here is what a command computes, called the way the command calls it: `check`
+is engine.check, `compare` is commands/compare.py's compare and groups_of, `across_rounds` is
+commands/across.py's, `claims` is commands/claims.py's judge, `reproduce` is
+commands/reproduce.py's. So the API and the command line give the same numbers
+(tests/test_api.py holds them to it on the real tables). Nothing here prints or writes,
+except `across_rounds(..., plot=PATH)`, which draws the plot `compare --across-rounds --plot`
+draws.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .findings import Finding, ResultRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .commands.published import Row
+
+TABLES_VARIABLE = "MLPERF_CHECK_TABLES"  # the folder of the published tables, one folder per round
+BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")
+Filter = str | Iterable[str] | None
+
+
+# --- check -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Report:
+    """What `check` found: the round, the checked folder, one ResultRecord per result and
+    every Finding. `to_frame()` gives one row per result, `to_frame("findings")` one per finding."""
+
+    round: str
+    root: str
+    results: list[ResultRecord]
+    findings: list[Finding]
+
+    def to_frame(self, what: str = "results") -> pd.DataFrame:
+        """One row per result (round, location, division, submitter, system, benchmark, model,
+        scenario, verdict valid or invalid, metric, units) or, with "findings", one row per
+        finding (code, severity, location, path, pointer, line, column, message, waived)."""
+        import pandas as pd
+
+        if what == "results":
+            return pd.DataFrame.from_records(
+                [
+                    {
+                        "round": self.round,
+                        "location": r.location,
+                        "division": r.division,
+                        "submitter": r.submitter,
+                        "system": r.system,
+                        "benchmark": r.benchmark,
+                        "model": r.model,
+                        "scenario": r.scenario,
+                        "verdict": "valid" if r.valid else "invalid",
+                        "metric": r.metric["value"] if r.metric else None,
+                        "units": r.metric["units"] if r.metric else None,
+                    }
+                    for r in self.results
+                ],
+                columns=list(RESULT_COLUMNS),
+            ).astype(RESULT_COLUMNS)
+        if what == "findings":
+            return pd.DataFrame.from_records(
+                [
+                    {
+                        "code": f.code,
+                        "severity": f.severity.value,
+                        "location": f.location,
+                        "path": f.path,
+                        "pointer": f.pointer,
+                        "line": f.line,
+                        "column": f.column,
+                        "message": f.message,
+                        "waived": f.waived,
+                    }
+                    for f in self.findings
+                ],
+                columns=list(FINDING_COLUMNS),
+            ).astype(FINDING_COLUMNS)
+        raise ValueError(f"to_frame gives results or findings, not {what!r}")
+
+
+RESULT_COLUMNS = {
+    "round": "string",
+    "location": "string",
+    "division": "string",
+    "submitter": "string",
+    "system": "string",
+    "benchmark": "string",
+    "model": "string",
+    "scenario": "string",
+    "verdict": "string",
+    "metric": "float64",
+    "units": "string",
+}
+FINDING_COLUMNS = {
+    "code": "string",
+    "severity": "string",
+    "location": "string",
+    "path": "string",
+    "pointer": "string",
+    "line": "Int64",
+    "column": "Int64",
+    "message": "string",
+    "waived": "string",
+}
+
+
+def check(path: str | os.PathLike[str], round: str | None = None, **options: Any) -> Report:
+    """Check the submission tree at `path` with its round (a name such as "v6.1" or a round
+    file; detected from the tree when None, as `mlperf-check check` does). `options` are the
+    engine's: select and ignore (codes or prefixes), jobs, strict, inference_repo. ValueError
+    when the round cannot be detected."""
+    from .detect import detect
+    from .engine import check as run
+
+    root = os.fspath(path)
+    if round is None:
+        found = detect(root)
+        if found.round is None:
+            raise ValueError(found.reason)
+        round = found.round
+    report = run(root, round, **options)
+    return Report(report.round.name, report.root, report.results, report.findings)
+
+
+# --- tables ----------------------------------------------------------------------------------
+def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) -> pd.DataFrame:
+    """One published results table (any round's format: a JSON list, v6.1's object keyed
+    "0", "1", ..., or the CSV of `mlperf-check table`), a folder holding one, a checked
+    submission tree (its valid results), or a round's name ("v6.1": its table in the folder
+    $MLPERF_CHECK_TABLES/v6.1) as one DataFrame of the canonical columns (docs/api.md),
+    `round` among them. `round` names the round of rows that do not say theirs (a tree's
+    round is detected when None). A row whose values break their declared types is left out
+    with a warning (warnings.warn) naming the file, the row and the column; ValueError for
+    what is not a results table."""
+    from .commands.inputs import rows_of
+    from .commands.published import frame, normalise
+
+    source = _table_path(os.fspath(path_or_round))
+    if round is None and os.path.isdir(source):
+        round = _detected(source)
+    table = rows_of(source, round)
+    for left_out in table.left_out:
+        warnings.warn(left_out.message(), stacklevel=2)
+    return frame(normalise(table.rows, round))
+
+
+def _detected(root: str) -> str:
+    from .detect import detect
+
+    found = detect(root)
+    if found.round is None:
+        raise ValueError(found.reason)
+    return found.round
+
+
+def _table_path(given: str) -> str:
+    """The file (or tree) `load_table` reads for what it was given."""
+    from .rounds import available_rounds, load_round
+
+    rounds = [load_round(name) for name in available_rounds()]
+    if os.path.isdir(given):
+        # A submission tree (it holds a division's folder) is checked; another folder holding
+        # one round's table file is that table.
+        if any(os.path.isdir(os.path.join(given, division)) for r in rounds for division in r.divisions):
+            return given
+        names = {r.table.file for r in rounds if r.table is not None}
+        held = sorted(name for name in names if os.path.isfile(os.path.join(given, name)))
+        return os.path.join(given, held[0]) if len(held) == 1 else given
+    if os.path.exists(given) or given not in available_rounds():
+        return given
+    folder = os.environ.get(TABLES_VARIABLE)
+    if not folder:
+        raise ValueError(f"{given}: set {TABLES_VARIABLE} to the folder of the published tables, or give the file")
+    table = load_round(given).table
+    if table is None:
+        raise ValueError(f"{given}: the round has no published table")
+    return os.path.join(folder, given, table.file)
+
+
+def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
+    import pandas as pd
+
+    from .commands.published import COLUMNS
+
+    frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
+    for frame in frames:
+        missing = [column for column in COLUMNS if column not in frame.columns]
+        if missing:
+            raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
+    if not frames:
+        raise ValueError("no table given")
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def _selection(filters: Mapping[str, Filter]) -> Any:
+    from .commands.published import Selection
+
+    return Selection.of(**filters)
+
+
+# --- compare ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Compared:
+    """What `compare` gives: `members` (one row per member of a comparable group) and
+    `groups` (one row per group); `notes` say what the filters pooled. Unpacks as
+    `members, groups = compare(...)`."""
+
+    members: pd.DataFrame
+    groups: pd.DataFrame
+    notes: list[str]
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        return iter((self.members, self.groups))
+
+
+def compare(
+    frame: pd.DataFrame,
+    reference: str | None = None,
+    tolerance: float = 0.04,
+    by: Sequence[str] = BY,
+    *,
+    outlier: float = 0.10,
+    min_submitters: int = 2,
+    division: Filter = "closed",
+    **filters: Filter,
+) -> Compared:
+    """`compare`'s comparable groups of `frame` (load_table's columns): the rows of
+    `division` that the filters (model, scenario, submitter, accelerator, round) take,
+    grouped by `by` and always by round and units. `reference` is None for the group median,
+    or a submitter's name ("AMD", or "submitter:AMD" as the command line writes it). Members:
+    the group number, its key, the row's columns, role (reference or partner), reference,
+    deviation (positive is better), deviation_from_median, abs_dev, beyond_tolerance and
+    outlier. Groups: the group number, its key, reference_submitter, reference, n, partners,
+    submitters, mean_abs_dev, median_abs_dev, max_abs_dev, cv, within_tolerance, beyond,
+    outliers."""
+    from .commands import compare as command
+
+    frame = _frame(frame)
+    unknown = [key for key in by if key not in frame.columns]
+    if unknown:
+        raise ValueError(f"by names no column of the frame: {', '.join(unknown)}")
+    selection = _selection({**filters, "division": division})
+    chosen = frame[selection.mask(frame)] if len(frame) else frame
+    name = None if reference in (None, "median") else str(reference).removeprefix("submitter:")
+    keys = [command.INTERNAL.get(key, key) for key in by]
+    members = command.compare(
+        command.internal(chosen), name, tolerance, keys, outlier=outlier, min_submitters=min_submitters
+    )
+    groups = command.groups_of(members, tolerance, keys)
+    notes = selection.notes(chosen["hardware"].astype(str))
+    return Compared(members.rename(columns=command.CANONICAL), groups.rename(columns=command.CANONICAL), notes)
+
+
+# --- across rounds ---------------------------------------------------------------------------
+def across_rounds(
+    frames: pd.DataFrame | Iterable[pd.DataFrame],
+    *,
+    scaling: bool = False,
+    across_submitters: bool = False,
+    division: Filter = "closed",
+    plot: str | os.PathLike[str] | None = None,
+    **filters: Filter,
+) -> pd.DataFrame:
+    """`compare --across-rounds` on the rows of `frames` (load_table's, of two or more rounds)
+    that the filters take: one row per round of each series (the best result of each
+    benchmark and hardware key per round, overall and per submitter) with `ratio`, the ratio
+    to the first round (above 1 is faster); with `scaling`, also the scaling series (`kind`
+    scaling, `ratio` the efficiency). `plot` draws the ratios into that PNG (matplotlib)."""
+    import pandas as pd
+
+    from .commands import across
+    from .commands.published import rows
+
+    table = _frame(frames)
+    divisions = tuple(_selection({"division": division}).division) or ("closed",)
+    chosen = _selection(filters).select(rows(table))
+    series = across.across_rounds(chosen, divisions)
+    scalings = across.scaling(chosen, across_submitters, divisions) if scaling else []
+    if plot is not None:
+        from .commands import plots
+
+        plots.rounds(series, os.fspath(plot))
+    return pd.DataFrame.from_records(across.records(series, scalings), columns=list(across.CSV_COLUMNS))
+
+
+# --- claims ----------------------------------------------------------------------------------
+def claims(
+    spec: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    tables: Mapping[str, pd.DataFrame | str | os.PathLike[str]] | pd.DataFrame | Iterable[pd.DataFrame],
+    **filters: Filter,
+) -> pd.DataFrame:
+    """Judge claims (a claims file, schemas/claims.schema.json, or its document already read:
+    {"claims": [...]} or the list) on the tables' rows that the filters take. `tables` maps
+    each round to its table (a DataFrame of load_table, or anything load_table reads), or
+    is frames whose `round` column says it. One row per claim: id, kind, text, verdict
+    (holds, fails, no-data, ambiguous), measured, expect, notes (a list) and rows (the rows
+    it rests on, as dicts). ValueError for a claims document that is not valid."""
+    import pandas as pd
+
+    from .commands import claims as command
+    from .commands.published import rows
+
+    if isinstance(spec, (str, os.PathLike)):
+        listed = command.load_claims(os.fspath(spec))
+    else:
+        listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec])
+    if isinstance(tables, Mapping):
+        table = _frame(
+            [
+                value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
+                for name, value in tables.items()
+            ]
+        )
+    else:
+        table = _frame(tables)
+    by_round: dict[str, list[Row]] = {}
+    for row in _selection(filters).select(rows(table)):
+        by_round.setdefault(row.round, []).append(row)
+    verdicts = command.check_claims(listed, by_round)
+    return pd.DataFrame.from_records(
+        [v.to_dict() for v in verdicts],
+        columns=["id", "kind", "text", "verdict", "measured", "expect", "notes", "rows"],
+    )
+
+
+# --- reproduce -------------------------------------------------------------------------------
+def reproduce(
+    original: str | os.PathLike[str],
+    reproduction: str | os.PathLike[str],
+    round: str | None = None,
+    tolerance: float | None = None,
+) -> dict[str, Any]:
+    """`mlperf-check reproduce`: the reproduction checked and compared with the original
+    result folder (.../<system>/<benchmark>/<scenario>), as its JSON output gives it:
+    deviation (positive is better), accuracy_deltas, within_tolerance, mismatched_settings,
+    reproduction_valid, identical_logs, ... and `failed`. `round` is detected from the
+    original when None; `tolerance` defaults to the round's audit threshold."""
+    from .commands import reproduce as command
+    from .detect import detect_result
+    from .rounds import load_round
+
+    if round is None:
+        found = detect_result(os.fspath(original))
+        if found.round is None:
+            raise ValueError(found.reason)
+        round = found.round
+    result = command.reproduce(os.fspath(original), os.fspath(reproduction), load_round(round), tolerance)
+    return {**dataclasses.asdict(result), "failed": result.failed}
+
+
+__all__ = ["BY", "Compared", "Report", "across_rounds", "check", "claims", "compare", "load_table", "reproduce"]
