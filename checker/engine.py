@@ -120,11 +120,20 @@ def _run_rules(
     artefact: Callable[[str], Any],
 ) -> list[Finding]:
     found: list[Finding] = []
+    provided: dict[str, bool] = {}  # whether each artefact a rule needs is there, asked once
     for rule in rules:
         if rule.func is None:  # a code with no function (INT001): nothing to run
             continue
         try:
-            if any(artefact(need) is None for need in rule.needs):
+            missing = False
+            for need in rule.needs:
+                there = provided.get(need)
+                if there is None:
+                    there = provided[need] = artefact(need) is not None
+                if not there:
+                    missing = True
+                    break
+            if missing:
                 continue
             found += [_to_finding(rule, problem, location, key, round) for problem in rule.func(subject, round) or ()]
         except Malformed:
