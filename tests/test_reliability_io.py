@@ -18,6 +18,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mllog_reference import reference_mllog
 from typer.testing import CliRunner
 
@@ -26,7 +28,7 @@ from checker.findings import Finding
 from checker.parsers import mllog
 from checker.parsers.mllog import parse_mllog
 from checker.reader import Reader
-from checker.tree import Kind, Tree
+from checker.tree import Kind, Tree, join
 from helpers import EXAMPLE, OFFLINE, SINGLE, reading_cost, run, tree_digest
 
 MiB = 1024 * 1024
@@ -606,3 +608,9 @@ def test_a_forged_key_is_cut_in_the_message() -> None:
     _, defects = parse_mllog(io.BytesIO(b":::MLLOG " + json.dumps(dict(record, key=key, value=value)).encode()))
     assert [(d.code, d.line) for d in defects] == [("LOG001", 1)]
     assert defects[0].message == f"line 1 nests its {key[:80]!r}... value more than 64 deep; it was not read"
+
+
+@given(st.lists(st.text(alphabet="ab/", max_size=4), min_size=1, max_size=4))
+def test_join_skips_empty_parts_and_their_end_slashes(parts: list[str]) -> None:
+    """Tree's `join` (with its short cut for two clean parts) is the plain definition."""
+    assert join(*parts) == "/".join(part.strip("/") for part in parts if part.strip("/"))
