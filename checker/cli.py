@@ -50,13 +50,21 @@ def check(
         False,
         "--quiet",
         "-q",
-        help="Text report: only invalid results and their findings, then the counts; no informational lines on stderr.",
+        help="Text report: only the errors and the invalid results, then the counts; no informational lines on stderr.",
     ),
     statistics: bool = typer.Option(
         False,
         "--statistics",
         help="Text report: a count per code (count, code, name, severity) in place of the findings.",
     ),
+    output_format: str = typer.Option(
+        "default",
+        "--output-format",
+        metavar="VIEW",
+        help="Text report: default (the problems, then a summary line), full (also the offending line and a "
+        "help: line with the fix under each finding) or concise (one line per finding: path:line:col: CODE message).",
+    ),
+    show_valid: bool = typer.Option(False, "--show-valid", help="Text report: list the valid results too."),
     exit_zero: bool = typer.Option(
         False,
         "--exit-zero",
