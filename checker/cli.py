@@ -282,8 +282,15 @@ def list_rules(
         "severity); default: -o's extension, else text."
     ),
     output: str | None = clikit.output_option("list"),
+    round: str | None = typer.Option(
+        None, "--round", "-r", metavar="ROUND", help="Each code's severity in this round (a name or a round file)."
+    ),
+    docs: str | None = typer.Option(
+        None, "--docs", metavar="FOLDER", help="Write one page per code (CODE.md, from its docstring) into FOLDER."
+    ),
 ) -> None:
-    """Every code: one line each (CODE  name  summary), or JSON."""
+    """Every code: one line each (CODE  name  summary), or JSON; with --round, its severity
+    in that round."""
     _run("rules", locals())
 
 
@@ -295,8 +302,15 @@ def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")
 
 
 @app.command()
-def rounds() -> None:
-    """The round files this version knows."""
+def rounds(
+    action: str | None = typer.Argument(None, metavar="[show]", help="show: what one round asks, with sources."),
+    name: str | None = typer.Argument(None, metavar="[ROUND]", help="The round to show (a name or a round file)."),
+    format: str | None = clikit.format_option("text or json (default: -o's extension, else text)."),
+    output: str | None = clikit.output_option(),
+) -> None:
+    """The round files this version knows; `rounds show ROUND`: its layout, seeds, benchmarks
+    and scenarios per system type, required files, accuracy gates and compliance tests, with
+    their sources."""
     _run("rounds", locals())
 
 

@@ -277,8 +277,8 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
 
     Why: quantised closed results must say how they were calibrated, on the allowed
     calibration set.
-    Fix: write documentation/calibration.md (or calibration.md at the submitter root; the
-    round file's `layout: calibration` lists the places).
+    Fix: write documentation/calibration.md (or calibration.md at the submitter root;
+    `mlperf-check rounds show ROUND` lists the places the round accepts).
     Policy: submission_rules.adoc, "Directory structure" (documentation/calibration);
     inference_rules.adoc, "Weight Definition and Quantization".
     Example: closed/Acme/documentation/calibration.md passes; none fails.

@@ -632,6 +632,7 @@ def test_across_rounds_plot_without_matplotlib_is_a_usage_error_before_writing(t
     )
     assert (result.exit_code, result.stderr) == (
         2,
-        "error: --plot needs matplotlib: pip install 'mlperf-check[plot]'\n",
+        "error: --plot: matplotlib is not installed: it comes with the `plot` extra, "
+        "`pip install -e '.[plot]'` in a checkout\n",
     )
     assert not out.exists()

@@ -197,13 +197,20 @@ def test_text_groups_several_shared_causes_by_file() -> None:
     )
 
 
+def _help(code: str) -> str:
+    """An annotation's last line: its rule's fix, `%` escaped."""
+    return "%0Ahelp: " + RULES[code].sections["Fix"].replace("%", "%25")
+
+
 def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
     assert _written(github_report.write, shared[1]).splitlines() == [
         "::error file=demo-v6.1/closed/MLCheckDemo/systems/cpu-1x-numpy.json,title=SYS001 required-field-missing::"
-        "required field `framework` is missing [/framework] (affects 2 results)",
-        f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}",
-        f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)",
-        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
+        "required field `framework` is missing [/framework] (affects 2 results)" + _help("SYS001"),
+        f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}" + _help("ACC002"),
+        f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)"
+        + _help("STR005"),
+        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder"
+        + _help("STR007"),
     ]
 
 

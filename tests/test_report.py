@@ -393,7 +393,8 @@ def test_without_matplotlib_the_variance_section_says_so(v51: SimpleNamespace, m
     assert (view["plots"], len(view["groups"])) == ([], 10)
     section = parse(audit.page(v51.bad, variance_view=view)).by_id("variance")
     assert (
-        section.by_id("plot-missing").text() == "No plot: the plot needs matplotlib: pip install 'mlperf-check[plot]'."
+        section.by_id("plot-missing").text() == "No plot: matplotlib is not installed: it comes with the `plot` extra, "
+        "`pip install -e '.[plot]'` in a checkout."
     )
     assert not section.all("img")
 

@@ -57,8 +57,24 @@ def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]
     ]
 
 
+def in_round(entries: list[dict[str, Any]], round: Round) -> list[dict[str, Any]]:
+    """The entries as `round` applies them: `severity` is the round's, `round` names it; a
+    rule whose severity the round file changes says why (`why`)."""
+    found = []
+    for entry in entries:
+        own = entry["rounds"].get(round.name, {})
+        rest = {key: value for key, value in entry.items() if key != "rounds"}
+        found.append({**rest, "round": round.name, "severity": own.get("severity", entry["severity"])})
+        if own.get("why"):
+            found[-1]["why"] = own["why"]
+    return found
+
+
 def to_text(entries: list[dict[str, Any]]) -> str:
+    """`CODE  name  summary`; with the round's severity (`rules --round`) after the name."""
     width = max((len(e["name"]) for e in entries), default=0)
+    if any("round" in e for e in entries):
+        return "".join(f"{e['code']}  {e['name']:<{width}}  {e['severity']:<7}  {e['summary']}\n" for e in entries)
     return "".join(f"{e['code']}  {e['name']:<{width}}  {e['summary']}\n" for e in entries)
 
 
@@ -67,6 +83,30 @@ def to_json(entries: list[dict[str, Any]]) -> str:
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+SECTIONS = ("Why", "Fix", "Policy", "Example")
+
+
+def page(rule: Rule) -> str:
+    """The rule's page in docs/rules/CODE.md, made from its docstring alone: its summary,
+    default severity and scope, then Why, Fix, Policy and Example (`rules --docs` writes it;
+    tests/test_docs.py checks that every page matches)."""
+    lines = [f"# {rule.code} {rule.name}", "", rule.summary, ""]
+    lines += [f"Default severity: {rule.severity.value}. Scope: {rule.scope}." + (" Preview." if rule.preview else "")]
+    for part in SECTIONS:
+        if rule.sections.get(part, "").strip():
+            text = rule.sections[part].strip()
+            lines += ["", f"## {part}", "", text[0].upper() + text[1:]]
+    lines += [
+        "",
+        "---",
+        "",
+        f"Made from the rule's docstring by `mlperf-check rules --docs docs/rules`. `mlperf-check explain "
+        f"{rule.code}` shows it with the severity in each round; `mlperf-check rules --round ROUND` lists every "
+        "code with its severity in that round.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def explain(rule: Rule, known: list[Round]) -> str:

@@ -1,11 +1,14 @@
-"""`mlperf-check rules`: every code, one line each (CODE  name  summary), or JSON."""
+"""`mlperf-check rules`: every code, one line each (CODE  name  summary), or JSON; with
+--round, the severity each has in that round; with --docs FOLDER, one page per code
+(docs/rules/CODE.md) made from its docstring."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..output import Plan
-from ..settings import Invocation
+from ..settings import Invocation, UsageError
 from . import catalogue, common
 
 
@@ -13,17 +16,44 @@ from . import catalogue, common
 class CommandLine:
     format: str | None = None
     output: str | None = None
+    round: str | None = None
+    docs: str | None = None
 
 
 def invocation(options: CommandLine) -> Invocation[CommandLine]:
+    if options.docs is not None:
+        if options.format is not None or options.output is not None:
+            raise UsageError("--docs writes one page per code into its folder: give it without --format and -o")
+        if not os.path.isdir(options.docs):
+            raise UsageError(f"--docs {options.docs}: no such folder")
+        return Invocation(options=options)
     plan = Plan()
     name = common.choose(catalogue.FORMATS, options.format, options.output)
-    return Invocation(options=options, plan=plan, outputs=((name, plan.add(options.output)),))
+    the_round = common.load(options.round) if options.round is not None else None
+    return Invocation(options=options, plan=plan, outputs=((name, plan.add(options.output)),), round=the_round)
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    # Only JSON writes each round's own severity: the text reads no round file.
-    known = catalogue.rounds() if invocation.format == "json" else []
+    options = invocation.options
+    if options.docs is not None:
+        return _docs(options.docs)
+    # Only JSON (and --round) read the round files: the plain list reads none.
+    known = catalogue.rounds() if invocation.format == "json" or invocation.round is not None else []
+    if invocation.round is not None and invocation.round not in known:
+        known.append(invocation.round)
     entries = catalogue.catalogue(catalogue.rules(), known)
+    if invocation.round is not None:
+        entries = catalogue.in_round(entries, invocation.round)
     common.emit(invocation.plan, catalogue.FORMATS, invocation.format, invocation.target, entries)
+    return 0
+
+
+def _docs(folder: str) -> int:
+    """Write docs/rules/CODE.md for every code, and say how many."""
+    from ..output import write_file
+
+    rules = catalogue.rules()
+    for code in sorted(rules):
+        write_file(os.path.join(folder, f"{code}.md"), catalogue.page(rules[code]), "--docs")
+    common.say(f"{len(rules)} pages written to {folder}")
     return 0

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
-from .common import Distinct, Shown, visible
+from .common import Distinct, Shown, fix_of, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
@@ -39,16 +39,6 @@ def place(finding: Finding) -> str:
         if finding.column is not None:
             where += f":{finding.column}"
     return where
-
-
-def fix(finding: Finding) -> str | None:
-    """What to do about a finding: its own hint, else the Fix of its rule's documentation."""
-    if finding.hint:
-        return finding.hint
-    from ..registry import RULES
-
-    rule = RULES.get(finding.code)
-    return rule.sections.get("Fix") if rule is not None else None
 
 
 def _line(finding: Finding, suffix: str = "") -> Text:
@@ -93,7 +83,7 @@ def _details(root: str, finding: Finding) -> list[Text]:
             # the caret goes under the column in the line as shown (escapes widen a control character)
             at = len(visible(source[: max(finding.column - 1, 0)]))
             lines.append(Text(f"{pad}| " + " " * at + "^", style="bold red"))
-    help_text = fix(finding)
+    help_text = fix_of(finding)
     if help_text:
         lines.append(Text(f"    help: {visible(help_text)}", style="cyan"))
     return lines
