@@ -295,7 +295,11 @@ def list_rules(
 
 
 @app.command()
-def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")) -> None:
+def explain(
+    code: str = typer.Argument(
+        ..., metavar="CODE|NAME", help="A finding code or rule name, e.g. RNG001 or round-seeds."
+    ),
+) -> None:
     """The full documentation of one code: Why, Fix, Policy, and its severity in each round
     where a round file changes it."""
     _run("explain", locals())

@@ -370,3 +370,13 @@ def test_no_fix_points_at_a_file_a_pip_user_lacks() -> None:
         assert not lacking.search(rule.sections.get("Fix", "")), code
     for document in DOCUMENTS:
         assert "pip install 'mlperf-check[" not in document.read_text(), document
+
+
+def test_the_readme_shows_the_shipped_example_configuration() -> None:
+    """The `-q` example reads examples/pyproject.toml, which the repository ships: the TOML
+    block the README shows is that file."""
+    import tomllib
+
+    shown = [b for b in blocks_of(ROOT / "README.md") if b.info == "toml" and "[tool.mlperf-check]" in b.text]
+    shipped = tomllib.loads((ROOT / "examples" / "pyproject.toml").read_text())
+    assert [tomllib.loads(block.text) for block in shown] == [shipped]

@@ -80,3 +80,13 @@ def test_rules_round_lists_each_code_with_its_severity_in_that_round() -> None:
     (entry,) = [e for e in listed if e["code"] == "STR006"]
     assert (entry["round"], entry["severity"]) == ("v6.0", "warning") and "calibration" in entry["why"]
     assert len(listed) == len(rows)
+
+
+def test_explain_takes_a_code_or_a_rule_name_and_suggests_the_close_one() -> None:
+    by_code, by_name = _invoke("explain", "rng001"), _invoke("explain", "round-seeds")
+    assert by_code.exit_code == by_name.exit_code == 0
+    assert by_code.stdout == by_name.stdout and by_code.stdout.startswith("RNG001 round-seeds (error, result)")
+    typo = _invoke("explain", "round-sed")
+    assert (typo.exit_code, "did you mean `round-seeds`?" in typo.output) == (2, True)
+    far = _invoke("explain", "zzzzzzzz")
+    assert (far.exit_code, "no close code or name;" in far.output) == (2, True)

@@ -1,4 +1,5 @@
-"""`mlperf-check explain CODE`: the full documentation of one code."""
+"""`mlperf-check explain CODE|NAME`: the full documentation of one code, found by its code
+(any case) or its rule name."""
 
 from __future__ import annotations
 
@@ -19,9 +20,15 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    code = invocation.options.code
-    rule = catalogue.rules().get(code.upper())
+    given = invocation.options.code
+    rules = catalogue.rules()
+    by_name = {rule.name: rule for rule in rules.values()}
+    rule = rules.get(given.upper()) or by_name.get(given.lower())
     if rule is None:
-        raise UsageError(f"unknown code {code!r}; `mlperf-check rules` lists them all")
+        from ..suggest import closest
+
+        close = closest(given, [*rules, *by_name])
+        hint = f"did you mean `{close}`?" if close else "no close code or name;"
+        raise UsageError(f"unknown code or rule name {given!r}; {hint} `mlperf-check rules` lists them all")
     sys.stdout.write(catalogue.explain(rule, catalogue.rounds()))
     return 0
