@@ -20,18 +20,20 @@ def closest(value: str, names: Iterable[str]) -> str | None:
     return lowered[found[0]] if found else None
 
 
-def choices(names: Iterable[str]) -> str:
-    """`a, b or c`; the first SHOWN and how many more when there are more."""
+def choices(names: Iterable[str], listed_by: str | None = None) -> str:
+    """`a, b or c`; the first SHOWN and how many more when there are more (and the command
+    that lists them all, `listed_by`)."""
     allowed = [f"`{name}`" for name in names]
     if len(allowed) > SHOWN:
-        return ", ".join(allowed[:SHOWN]) + f" and {len(allowed) - SHOWN} more"
+        where = f" ({listed_by} lists them)" if listed_by else ""
+        return ", ".join(allowed[:SHOWN]) + f" and {len(allowed) - SHOWN} more{where}"
     return ", ".join(allowed[:-1]) + f" or {allowed[-1]}" if len(allowed) > 1 else "".join(allowed)
 
 
-def did_you_mean(value: str, names: Iterable[str]) -> str:
+def did_you_mean(value: str, names: Iterable[str], listed_by: str | None = None) -> str:
     """`did you mean `available`?`, or `no close name; choose a, b or c`."""
     allowed = list(names)
     close = closest(value, allowed)
     if close is not None:
         return f"did you mean `{close}`?"
-    return f"no close name; choose {choices(allowed)}" if allowed else "no name is allowed here"
+    return f"no close name; choose {choices(allowed, listed_by)}" if allowed else "no name is allowed here"
