@@ -21,14 +21,15 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 def run(invocation: Invocation[CommandLine]) -> int:
     given = invocation.options.code
-    rules = catalogue.rules()
-    by_name = {rule.name: rule for rule in rules.values()}
-    rule = rules.get(given.upper()) or by_name.get(given.lower())
-    if rule is None:
+    shipped = catalogue.bundled()
+    by_code = {entry["code"]: entry for entry in shipped["rules"]}
+    by_name = {entry["name"]: entry for entry in shipped["rules"]}
+    entry = by_code.get(given.upper()) or by_name.get(given.lower())
+    if entry is None:
         from ..suggest import closest
 
-        close = closest(given, [*rules, *by_name])
+        close = closest(given, [*by_code, *by_name])
         hint = f"did you mean `{close}`?" if close else "no close code or name;"
         raise UsageError(f"unknown code or rule name {given!r}; {hint} `mlperf-check rules` lists them all")
-    sys.stdout.write(catalogue.explain(rule, catalogue.rounds()))
+    sys.stdout.write(catalogue.explain(entry, shipped["real_rounds"]))
     return 0

@@ -48,10 +48,10 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 def run(invocation: Invocation[CommandLine]) -> int:
     if invocation.round is None:
-        from ..rounds import available_rounds, load_round
+        from .catalogue import bundled
 
-        for name in available_rounds():
-            print(f"{name}  {load_round(name).title or ''}")
+        for listed in bundled()["rounds"]:
+            print(f"{listed['name']}  {listed['title']}")
         return 0
     common.emit(invocation.plan, formats(), invocation.format, invocation.target, facts(invocation.round))
     return 0

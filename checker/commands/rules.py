@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from ..output import Plan
 from ..settings import Invocation, UsageError
@@ -29,21 +30,22 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
         return Invocation(options=options)
     plan = Plan()
     name = common.choose(catalogue.FORMATS, options.format, options.output)
-    the_round = common.load(options.round) if options.round is not None else None
-    return Invocation(options=options, plan=plan, outputs=((name, plan.add(options.output)),), round=the_round)
+    return Invocation(options=options, plan=plan, outputs=((name, plan.add(options.output)),))
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
     options = invocation.options
     if options.docs is not None:
         return _docs(options.docs)
-    # Only JSON (and --round) read the round files: the plain list reads none.
-    known = catalogue.rounds() if invocation.format == "json" or invocation.round is not None else []
-    if invocation.round is not None and invocation.round not in known:
-        known.append(invocation.round)
-    entries = catalogue.catalogue(catalogue.rules(), known)
-    if invocation.round is not None:
-        entries = catalogue.in_round(entries, invocation.round)
+    shipped = catalogue.bundled()
+    entries: list[dict[str, Any]] = shipped["rules"]
+    if options.round is not None:
+        name = options.round
+        if name not in shipped["real_rounds"]:  # a profile or a round file of one's own: read it
+            the_round = common.load(name)
+            name = the_round.name
+            entries = catalogue.catalogue(catalogue.rules(), [the_round])
+        entries = catalogue.in_round(entries, name)
     common.emit(invocation.plan, catalogue.FORMATS, invocation.format, invocation.target, entries)
     return 0
 
