@@ -614,8 +614,8 @@ def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path)
 
 
 BOOM = (
-    "import checker.cli as c, checker.commands.rounds as r; "
-    "r.available_rounds = lambda: (_ for _ in ()).throw({error}); c.main()"
+    "import checker.cli as c, checker.commands.catalogue as r; "
+    "r.bundled = lambda: (_ for _ in ()).throw({error}); c.main()"
 )
 
 

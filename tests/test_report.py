@@ -253,7 +253,8 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
         assert {r.one("code").text() for r in body_rows(table)} == set(codes.split())
     redhat = body_rows(entries[f"{REDHAT}/Offline"].all("table")[0])[0]
     assert cells(redhat)[3:6] == [
-        "`status` is 'someday': the availability category: available, preview or rdi.",
+        "`status` is 'someday': the availability category: available, preview or rdi; "
+        "no close name; choose `available`, `preview` or `rdi`",
         REDHAT_SYSTEM,
         "/status",
     ]
