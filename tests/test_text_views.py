@@ -168,3 +168,27 @@ def real_v60() -> Report:
 @pytest.mark.parametrize("view", list(VIEW_OPTIONS))
 def test_view_of_the_real_v60_slice(real_v60: Report, view: str, snapshot) -> None:
     assert _text(real_v60, **VIEW_OPTIONS[view]) == snapshot(extension_class=TextSnapshot)
+
+
+# --- the fix travels with the finding ------------------------------------------------------
+def test_the_fix_is_in_the_annotation_and_in_sarif(tmp_path: Path) -> None:
+    """The GitHub annotation ends with `help: FIX`; SARIF's rule carries `help` and `helpUri`,
+    the rule's page (docs/rules/CODE.md, a path when the package names no repository), and a
+    finding's own hint is in its message."""
+    from checker.engine import load_all
+    from checker.reporters import github_report, sarif_report
+    from helpers import ROOT
+
+    load_all()
+    report = _report(tmp_path, 2, 16, hint="write the framework's name")
+    assert github_report.annotation(report.findings[0], "").endswith("%0Ahelp: write the framework's name")
+    document = sarif_report.document(report)
+    (rule,) = [r for r in document["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "SYS001"]
+    assert rule["helpUri"] == "docs/rules/SYS001.md" and (ROOT / rule["helpUri"]).is_file()
+    assert f"Fix: {RULES['SYS001'].sections['Fix']}" in rule["help"]["text"]
+    (result,) = document["runs"][0]["results"]
+    assert result["message"]["text"].endswith("\nhelp: write the framework's name")
+    without = _report(tmp_path / "other", None, None)
+    assert github_report.annotation(without.findings[0], "").endswith(
+        "%0Ahelp: " + RULES["SYS001"].sections["Fix"].replace("%", "%25")
+    )
