@@ -192,3 +192,18 @@ def test_the_fix_is_in_the_annotation_and_in_sarif(tmp_path: Path) -> None:
     assert github_report.annotation(without.findings[0], "").endswith(
         "%0Ahelp: " + RULES["SYS001"].sections["Fix"].replace("%", "%25")
     )
+
+
+def test_an_empty_table_says_why(tmp_path: Path) -> None:
+    """Every result invalid (the example is no v6.1 submission): an empty table, and one line
+    that says so and why, not silence."""
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+    from helpers import EXAMPLE
+
+    done = CliRunner().invoke(app, ["table", str(EXAMPLE), "-o", str(tmp_path / "t.json"), "--no-progress"])
+    assert done.exit_code == 0, done.output
+    assert done.stderr.splitlines()[-1] == (
+        "0 rows in the v6.1 table format (summary.json); 2 invalid results left out (`mlperf-check check` says why)"
+    )
