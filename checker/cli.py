@@ -307,8 +307,8 @@ def explain(
 
 @app.command()
 def rounds(
-    action: str | None = typer.Argument(None, metavar="[show]", help="show: what one round asks, with sources."),
-    name: str | None = typer.Argument(None, metavar="[ROUND]", help="The round to show (a name or a round file)."),
+    action: str | None = typer.Argument(None, metavar="show", help="show: what one round asks, with sources."),
+    name: str | None = typer.Argument(None, metavar="ROUND", help="The round to show (a name or a round file)."),
     format: str | None = clikit.format_option("text or json (default: -o's extension, else text)."),
     output: str | None = clikit.output_option(),
 ) -> None:
