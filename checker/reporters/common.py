@@ -232,6 +232,16 @@ class Shown:
         return affects(self.affects) if self.shared else ""
 
 
+def shown_counts(shown: Iterable[Shown]) -> dict[str, int]:
+    """{severity: count} of the findings shown, each once however many results it affects,
+    waived ones aside: the one count rule of every summary people read."""
+    counts = {"error": 0, "warning": 0, "note": 0}
+    for one in shown:
+        if not one.finding.waived:
+            counts[one.finding.severity.value] += 1
+    return counts
+
+
 class Distinct:
     """The findings of a report, each distinct one once.
 

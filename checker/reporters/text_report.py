@@ -22,8 +22,8 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from ..findings import Finding, Report, ResultRecord, Severity, invalidates
-from .common import Distinct, Shown, fix_of, visible
+from ..findings import Finding, Report, ResultRecord, invalidates
+from .common import Distinct, Shown, fix_of, shown_counts, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
@@ -254,12 +254,12 @@ def summary(report: Report, shown: list[Shown], hidden: int = 0) -> Text:
     2 notes`: the results, and the findings shown counted once each (a finding on several
     results, `affects N results`, is one); waived findings and those -q hides are named
     apart (`hidden`: how many -q left out)."""
-    counts = Counter(s.finding.severity for s in shown if not s.finding.waived)
+    counts = shown_counts(shown)
     waived = sum(1 for s in shown if s.finding.waived)
     valid = sum(1 for r in report.results if r.valid)
-    found = [_plural(counts[Severity.ERROR], "error")]
+    found = [_plural(counts["error"], "error")]
     if not hidden:
-        found += [_plural(counts[Severity.WARNING], "warning"), _plural(counts[Severity.NOTE], "note")]
+        found += [_plural(counts["warning"], "warning"), _plural(counts["note"], "note")]
     if waived:
         found.append(f"{waived} waived")
     text = Text(f"mlperf-check, round {visible(report.round.name)}: ", style="bold")
