@@ -50,13 +50,21 @@ def check(
         False,
         "--quiet",
         "-q",
-        help="Text report: only invalid results and their findings, then the counts; no informational lines on stderr.",
+        help="Text report: only the errors and the invalid results, then the counts; no informational lines on stderr.",
     ),
     statistics: bool = typer.Option(
         False,
         "--statistics",
         help="Text report: a count per code (count, code, name, severity) in place of the findings.",
     ),
+    output_format: str = typer.Option(
+        "default",
+        "--output-format",
+        metavar="VIEW",
+        help="Text report: default (the problems, then a summary line), full (also the offending line and a "
+        "help: line with the fix under each finding) or concise (one line per finding: path:line:col: CODE message).",
+    ),
+    show_valid: bool = typer.Option(False, "--show-valid", help="Text report: list the valid results too."),
     exit_zero: bool = typer.Option(
         False,
         "--exit-zero",
@@ -287,21 +295,39 @@ def list_rules(
         "severity); default: -o's extension, else text."
     ),
     output: str | None = clikit.output_option("list"),
+    round: str | None = typer.Option(
+        None, "--round", "-r", metavar="ROUND", help="Each code's severity in this round (a name or a round file)."
+    ),
+    docs: str | None = typer.Option(
+        None, "--docs", metavar="FOLDER", help="Write one page per code (CODE.md, from its docstring) into FOLDER."
+    ),
 ) -> None:
-    """Every code: one line each (CODE  name  summary), or JSON."""
+    """Every code: one line each (CODE  name  summary), or JSON; with --round, its severity
+    in that round."""
     _run("rules", locals())
 
 
 @app.command()
-def explain(code: str = typer.Argument(..., help="A finding code, e.g. RNG001.")) -> None:
+def explain(
+    code: str = typer.Argument(
+        ..., metavar="CODE|NAME", help="A finding code or rule name, e.g. RNG001 or round-seeds."
+    ),
+) -> None:
     """The full documentation of one code: Why, Fix, Policy, and its severity in each round
     where a round file changes it."""
     _run("explain", locals())
 
 
 @app.command()
-def rounds() -> None:
-    """The round files this version knows."""
+def rounds(
+    action: str | None = typer.Argument(None, metavar="show", help="show: what one round asks, with sources."),
+    name: str | None = typer.Argument(None, metavar="ROUND", help="The round to show (a name or a round file)."),
+    format: str | None = clikit.format_option("text or json (default: -o's extension, else text)."),
+    output: str | None = clikit.output_option(),
+) -> None:
+    """The round files this version knows; `rounds show ROUND`: its layout, seeds, benchmarks
+    and scenarios per system type, required files, accuracy gates and compliance tests, with
+    their sources."""
     _run("rounds", locals())
 
 

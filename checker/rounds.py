@@ -137,7 +137,11 @@ def _read_document(name_or_path: str) -> tuple[dict[str, Any], str, str]:
 def _bundled_document(name: str) -> tuple[dict[str, Any], str, str]:
     entry = bundled().joinpath(f"{name}.yaml")
     if not entry.is_file():
-        raise RoundError(f"unknown round {name!r}; known rounds: {', '.join(available_rounds())}")
+        from .suggest import closest
+
+        close = closest(name, available_rounds())
+        hint = f"; did you mean `{close}`?" if close else ""
+        raise RoundError(f"unknown round {name!r}; known rounds: {', '.join(available_rounds())}{hint}")
     text = entry.read_text(encoding="utf-8")
     origin = f"rules/{name}.yaml"
     # The safe loader alone: a bundled file is the package's own (tests/test_startup.py reads

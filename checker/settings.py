@@ -149,8 +149,16 @@ def plan_formats(
     FILEs are then relative to it, and confined when it is inside the checked `tree`."""
 
     def named_by(path: str) -> str:
-        name = by_extension.get(os.path.splitext(path)[1].lower(), "auto")
-        return name if name in known else "auto"  # .md, .html: not the command's, so auto
+        """The format -o's extension names: `auto` for an extension that names none; a usage
+        error for one that names a format the command does not write (`-o x.md`)."""
+        extension = os.path.splitext(path)[1].lower()
+        name = by_extension.get(extension, "auto")
+        if name != "auto" and name not in known:
+            raise UsageError(
+                f"-o {path}: {extension} names the {name} format, which this command does not write; "
+                f"give --format ({', '.join(known)}) or another file name"
+            )
+        return name
 
     if not formats and output is not None:
         formats = [named_by(output)]

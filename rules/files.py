@@ -14,7 +14,8 @@ declare(
     """A file the round's layout requires is missing.
 
 Why: every result needs its logs, and rules cannot judge a file that is not there.
-Fix: add the file at the path the finding names; the layout is in rules/<round>.yaml.
+Fix: add the file at the path the finding names; `mlperf-check rounds show ROUND` lists the
+required files of each folder.
 Policy: submission_rules.adoc, "Directory structure".
 """,
 )

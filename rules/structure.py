@@ -3,7 +3,6 @@ results that match, code and calibration, and the hygiene of every file and fold
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
@@ -14,6 +13,7 @@ from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
+from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 
 
@@ -27,20 +27,22 @@ def unknown_benchmark(result: Result, round: Round) -> Iterator[Problem]:
     the round's model in `model_mapping.json`.
     Policy: submission_rules.adoc, "Directory structure" (<benchmark>); the round's model list.
     Example: `results/sys/llama2-70b-99.9/Offline` passes in v5.1; `results/sys/llama2-70b-98/Offline`
-    fails, naming `llama2-70b-99` as the closest valid name.
+    fails, asking "did you mean `llama2-70b-99`?"; a name close to none lists the round's models.
     """
     if result.model is not None:
         return
-    names = [*round.models, *round.model_mapping]
-    close = difflib.get_close_matches(result.benchmark, names, n=1, cutoff=0.5)
-    hint = f"the closest valid name is `{close[0]}`" if close else None
+    names = list(dict.fromkeys([*round.models, *round.model_mapping]))
+    close = closest(result.benchmark, names)
+    hint = did_you_mean(
+        result.benchmark, list(round.models) if close is None else names, f"`mlperf-check rounds show {round.name}`"
+    )
     where = "model_mapping.json or the round's models" if result.division == "open" else "the round's models"
     yield Problem(
         path=result.location.rsplit("/", 1)[0],
-        message=f"benchmark `{result.benchmark}` is not in {where} ({round.name})" + (f"; {hint}" if hint else ""),
+        message=f"benchmark `{result.benchmark}` is not in {where} ({round.name}); {hint}",
         observed=result.benchmark,
-        expected=close[0] if close else None,
-        hint=hint,
+        expected=close,
+        hint=hint if close else None,
     )
 
 
@@ -62,14 +64,13 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
     and an open pointpainting `Offline` fail.
     """
     if result.scenario is None:
+        spelled = result.scenario_folder.lower() in map(str.lower, round.scenarios)
+        close = None if spelled else closest(result.scenario_folder, round.scenarios)
         yield Problem(
             path=result.location,
             message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}"
-            + (
-                f" as {round.name} spells them"
-                if result.scenario_folder.lower() in map(str.lower, round.scenarios)
-                else ""
-            ),
+            + (f" as {round.name} spells them" if spelled else "")
+            + (f"; did you mean `{close}`?" if close else ""),
             observed=result.scenario_folder,
             expected=list(round.scenarios),
         )
@@ -277,8 +278,8 @@ def calibration_document(submission: Submission, round: Round) -> Iterator[Probl
 
     Why: quantised closed results must say how they were calibrated, on the allowed
     calibration set.
-    Fix: write documentation/calibration.md (or calibration.md at the submitter root; the
-    round file's `layout: calibration` lists the places).
+    Fix: write documentation/calibration.md (or calibration.md at the submitter root;
+    `mlperf-check rounds show ROUND` lists the places the round accepts).
     Policy: submission_rules.adoc, "Directory structure" (documentation/calibration);
     inference_rules.adoc, "Weight Definition and Quantization".
     Example: closed/Acme/documentation/calibration.md passes; none fails.

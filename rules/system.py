@@ -13,6 +13,7 @@ from checker.parsers.counts import MAX_DIGITS, absurd, per_part, whole
 from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
+from checker.suggest import did_you_mean
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
@@ -67,6 +68,7 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
             if note is None:
                 continue
             expected = properties.get(field, {}).get("description")
+            hint = _suggestion(field, value, round)
             found.append(
                 (
                     code,
@@ -76,7 +78,8 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
                         observed=value,
                         expected=expected,
                         severity=severity,
-                        message=_message(code, field, value, expected) + note,
+                        message=_with_suggestion(_message(code, field, value, expected) + note, hint),
+                        hint=hint if hint and hint.startswith("did you mean") else None,
                     ),
                 )
             )
@@ -105,6 +108,19 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
             f"; the round requires whole numbers only in {', '.join(round.system_description.integer) or 'no field'}"
         )
     return None, ""
+
+
+def _with_suggestion(message: str, hint: str | None) -> str:
+    return message.rstrip(".") + f"; {hint}" if hint else message
+
+
+def _suggestion(field: str, value: Any, round: Round) -> str | None:
+    """For a field whose values the round enumerates (`status`, `system_type`): the close
+    value ("did you mean `available`?"), or the values to choose from."""
+    choices = {"status": round.availability.values, "system_type": round.system_types.values}.get(field)
+    if not choices or not isinstance(value, str):
+        return None
+    return did_you_mean(value.strip(), choices)
 
 
 def _message(code: str, field: str, value: Any, expected: str | None) -> str:

@@ -64,11 +64,13 @@ def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_pat
     )
     assert done.returncode == 1
     lines = [line for line in done.stdout.splitlines() if line.startswith("::")]
-    assert lines == [
+    assert lines == [  # the fix on the message's last line: the rule's Fix, as `explain` shows it
         f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,line=1,title=ACC002 accuracy-within-gate::acc 80.000 < "
-        "88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)",
-        f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing",
-        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
+        "88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)%0Ahelp: " + RULES["ACC002"].sections["Fix"],
+        f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing%0Ahelp: "
+        + RULES["MSR001"].sections["Fix"],
+        "::warning file=submission/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder%0Ahelp: "
+        + RULES["STR007"].sections["Fix"],
     ]
     text = summary.read_text()
     assert "| `results/cpu-1x-numpy/demo-mlp-99/Offline` | **invalid** | ACC002 |  |" in text
@@ -97,9 +99,10 @@ def test_github_escapes_commands() -> None:
         message="50% bad\nline",
         pointer="line 4",
         name="malformed-json",
+        hint="100% sure",
     )
     assert github_report.annotation(finding, "") == (
-        "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline"
+        "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline%0Ahelp: 100%25 sure"
     )
 
 

@@ -25,8 +25,10 @@ def _schema() -> dict:
 def test_check_example_exits_0_with_text() -> None:
     result = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1"])
     assert result.exit_code == 0, result.output
-    assert f"{OFFLINE}  valid" in result.output
-    assert f"{SINGLE}  valid" in result.output
+    assert result.output.endswith("2 results, 2 valid, 0 invalid; 0 errors, 0 warnings, 0 notes\n")
+    shown = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", "--show-valid"])
+    assert f"{OFFLINE}  valid" in shown.output
+    assert f"{SINGLE}  valid" in shown.output
 
 
 def test_json_output_matches_its_schema(example: Path, tmp_path: Path) -> None:
@@ -207,12 +209,18 @@ def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp
         ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
         ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
         ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t),
-        ("out.md", lambda t: f"{OFFLINE}  INVALID" in t),
-    ):  # no check format: auto (text)
+        ("out.log", lambda t: f"{OFFLINE}  INVALID" in t),
+    ):  # .log names no format: auto (text)
         out = tmp_path / name
         result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
         assert result.exit_code == 1, name
         assert check(out.read_text()), name
+    # .md names a format check does not write: a usage error, never text in a .md file
+    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(tmp_path / "out.md")])
+    assert result.exit_code == 2 and not (tmp_path / "out.md").exists()
+    assert "error: -o " in result.stderr and ".md names the markdown format, which this command does not write" in (
+        result.stderr
+    )
 
 
 @pytest.mark.real
@@ -246,7 +254,9 @@ def test_every_command_picks_its_format_one_way() -> None:
 
     assert compare.FORMATS.choose(None, "out.html") == "html"
     assert compare.FORMATS.choose(None, "out.JSON") == "json"
-    assert compare.FORMATS.choose(None, "out.md") == "text"  # compare writes no markdown
+    assert compare.FORMATS.choose(None, "out.log") == "text"  # .log names no format: the default
+    with pytest.raises(FormatError, match=r"^-o out.md: \.md names the markdown format, which this command does not"):
+        compare.FORMATS.choose(None, "out.md")  # compare writes no markdown
     assert claims.FORMATS.choose(None, "claims.md") == "markdown"
     assert followup.FORMATS.choose("csv", "out.json") == "csv"
     assert provenance.FORMATS.choose(None, "-") == "text"
@@ -254,3 +264,5 @@ def test_every_command_picks_its_format_one_way() -> None:
     assert CHECK.choose(None, "report.sarif") == "sarif" and CHECK.choose(None, "report.xml") == "junit"
     with pytest.raises(FormatError, match=r"^unknown format 'csv'; choose text or json$"):
         reproduce.FORMATS.choose("csv")
+    with pytest.raises(FormatError, match=r"^unknown format 'jsn'; choose text or json \(did you mean json\?\)$"):
+        reproduce.FORMATS.choose("jsn")

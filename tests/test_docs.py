@@ -345,3 +345,39 @@ def test_documented_commands(block: Block, tmp_path: Path) -> None:
         assert done.stdout == block.expected_output, f"{block.where}: the output block after it differs"
     TALLY["blocks"] += 1
     TALLY["commands"] += len(block.commands())
+
+
+# --- docs/rules: one page per code, made from its docstring --------------------------------
+def test_every_rule_has_its_page_made_from_its_docstring() -> None:
+    """docs/rules/CODE.md is `rules --docs`' page of each code, exactly (a docstring changed
+    without `mlperf-check rules --docs docs/rules` fails here), and no page is left over."""
+    from checker.commands import catalogue
+
+    rules = catalogue.rules()
+    folder = ROOT / "docs" / "rules"
+    assert sorted(path.stem for path in folder.glob("*.md")) == sorted(rules)
+    for code, rule in rules.items():
+        assert (folder / f"{code}.md").read_text() == catalogue.page(rule), code
+
+
+def test_no_fix_points_at_a_file_a_pip_user_lacks() -> None:
+    """A rule's Fix and a page name the command that shows a round's facts, never the round
+    files or schemas inside the source tree."""
+    from checker.commands import catalogue
+
+    lacking = re.compile(r"rules/(<round>|v\d|[\w-]+\.yaml)|schemas/|round file")
+    for code, rule in catalogue.rules().items():
+        assert not lacking.search(rule.sections.get("Fix", "")), code
+    sources = [*DOCUMENTS, *sorted((ROOT / "checker").rglob("*.py")), *sorted((ROOT / "docs" / "rules").glob("*.md"))]
+    for source in sources:  # the package is on no registry: an extra installs from a checkout
+        assert not re.search(r"pip install ['\"]?mlperf-check\[", source.read_text()), source
+
+
+def test_the_readme_shows_the_shipped_example_configuration() -> None:
+    """The `-q` example reads examples/pyproject.toml, which the repository ships: the TOML
+    block the README shows is that file."""
+    import tomllib
+
+    shown = [b for b in blocks_of(ROOT / "README.md") if b.info == "toml" and "[tool.mlperf-check]" in b.text]
+    shipped = tomllib.loads((ROOT / "examples" / "pyproject.toml").read_text())
+    assert [tomllib.loads(block.text) for block in shown] == [shipped]

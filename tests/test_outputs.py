@@ -13,6 +13,7 @@ Most tests read the example with the defects of helpers.shared_defects, its cloc
 from __future__ import annotations
 
 import datetime
+import functools
 import io
 import json
 from importlib import resources
@@ -151,10 +152,11 @@ def test_csv_rows_name_the_causes(shared) -> None:
 
 # --- 1 and 2 in what people read --------------------------------------------------------
 def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_result(shared, workspace) -> None:
+    """The default view: the shared errors, each invalid result with why, then the warnings
+    and the summary line; with --show-valid the valid results too, in their place."""
     text = _written(text_report.write, shared[1])
-    assert text.splitlines()[:15] == [
+    problems = [
         "Submissions and systems",
-        "  warning STR007 closed/MLCheckDemo/documentation/notes: empty folder",
         f"  error   SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
         f"  error   STR005 closed/SecondCo/src: {STR005} (affects 2 results)",
         f"{OFFLINE}  INVALID  522.247 Samples/s",
@@ -162,13 +164,18 @@ def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_resul
         f"  also invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
         f"{SINGLE}  INVALID  2.41858 Latency (ms)",
         f"  invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
-        f"{OTHER}/Offline  valid  522.247 Samples/s",
-        f"{OTHER}/SingleStream  valid  2.41858 Latency (ms)",
         f"{SECOND}/Offline  INVALID  522.247 Samples/s",
         "  invalidated by STR005 closed/SecondCo/src (see Submissions and systems)",
         f"{SECOND}/SingleStream  INVALID  2.41858 Latency (ms)",
         "  invalidated by STR005 closed/SecondCo/src (see Submissions and systems)",
+        "Warnings and notes",
+        "  warning STR007 closed/MLCheckDemo/documentation/notes: empty folder",
+        "mlperf-check, round demo-v6.1: 6 results, 2 valid, 4 invalid; 3 errors, 1 warning, 0 notes",
     ]
+    assert text.splitlines() == problems
+    everything = _written(functools.partial(text_report.write, show_valid=True), shared[1]).splitlines()
+    valid = [f"{OTHER}/Offline  valid  522.247 Samples/s", f"{OTHER}/SingleStream  valid  2.41858 Latency (ms)"]
+    assert everything == problems[:8] + valid + problems[8:]
 
 
 def test_text_groups_several_shared_causes_by_file() -> None:
@@ -190,13 +197,20 @@ def test_text_groups_several_shared_causes_by_file() -> None:
     )
 
 
+def _help(code: str) -> str:
+    """An annotation's last line: its rule's fix, `%` escaped."""
+    return "%0Ahelp: " + RULES[code].sections["Fix"].replace("%", "%25")
+
+
 def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
     assert _written(github_report.write, shared[1]).splitlines() == [
         "::error file=demo-v6.1/closed/MLCheckDemo/systems/cpu-1x-numpy.json,title=SYS001 required-field-missing::"
-        "required field `framework` is missing [/framework] (affects 2 results)",
-        f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}",
-        f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)",
-        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder",
+        "required field `framework` is missing [/framework] (affects 2 results)" + _help("SYS001"),
+        f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}" + _help("ACC002"),
+        f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)"
+        + _help("STR005"),
+        "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder"
+        + _help("STR007"),
     ]
 
 

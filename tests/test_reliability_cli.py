@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.cli import app
+from checker.registry import RULES
 from helpers import (
     EXAMPLE,
     OFFLINE,
@@ -337,7 +338,8 @@ def test_escape_sequences_are_shown_not_sent_in_text_and_github(example: Path, t
     assert (
         f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,title=PRF012 loadgen-errors::"
         "loadgen error error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails "
-        "performance logs on loadgen errors only with --submission-exceptions)"
+        "performance logs on loadgen errors only with --submission-exceptions)%0Ahelp: "
+        + RULES["PRF012"].sections["Fix"]
     ) in github.stdout.splitlines()
     assert (
         "| `results/cpu-\\x1b[31mred/demo-mlp-99/Offline` | **invalid** | FIL001 (`systems/cpu-\\x1b[31mred.json`) "
@@ -612,8 +614,8 @@ def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path)
 
 
 BOOM = (
-    "import checker.cli as c, checker.commands.rounds as r; "
-    "r.available_rounds = lambda: (_ for _ in ()).throw({error}); c.main()"
+    "import checker.cli as c, checker.commands.catalogue as r; "
+    "r.bundled = lambda: (_ for _ in ()).throw({error}); c.main()"
 )
 
 

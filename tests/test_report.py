@@ -253,7 +253,8 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
         assert {r.one("code").text() for r in body_rows(table)} == set(codes.split())
     redhat = body_rows(entries[f"{REDHAT}/Offline"].all("table")[0])[0]
     assert cells(redhat)[3:6] == [
-        "`status` is 'someday': the availability category: available, preview or rdi.",
+        "`status` is 'someday': the availability category: available, preview or rdi; "
+        "no close name; choose `available`, `preview` or `rdi`",
         REDHAT_SYSTEM,
         "/status",
     ]
@@ -393,7 +394,8 @@ def test_without_matplotlib_the_variance_section_says_so(v51: SimpleNamespace, m
     assert (view["plots"], len(view["groups"])) == ([], 10)
     section = parse(audit.page(v51.bad, variance_view=view)).by_id("variance")
     assert (
-        section.by_id("plot-missing").text() == "No plot: the plot needs matplotlib: pip install 'mlperf-check[plot]'."
+        section.by_id("plot-missing").text() == "No plot: matplotlib is not installed: it comes with the `plot` extra, "
+        "`pip install -e '.[plot]'` in a checkout."
     )
     assert not section.all("img")
 

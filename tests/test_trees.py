@@ -122,14 +122,15 @@ def test_offline_and_offline_side_by_side_are_one_row_of_the_table(example: Path
 
 # --- 2. what a finding affects ----------------------------------------------------------------
 def _shown(report: Report) -> dict[str, str]:
-    """The text report's line of each finding shown once, by path."""
+    """The text report's line of each finding shown once, by path (a warning's before an
+    error's: the errors come first in the report)."""
     out = io.StringIO()
     text_report.write(report, out)
     lines = {}
     for line in out.getvalue().splitlines():
         match = re.match(r"^\s+(error|warning|note)\s+[A-Z]{3}\d{3} (\S+?):? ", line)
-        if match:
-            lines.setdefault(match.group(2), line)
+        if match and (match.group(2) not in lines or match.group(1) != "error"):
+            lines[match.group(2)] = line
     return lines
 
 

@@ -1,16 +1,26 @@
 """`mlperf-check rules` and `explain`: the catalogue of codes, with the severity each round
 gives a rule where its round file sets one (`severities:`, Round.severity and
 Round.severity_reason), since a rule that is an error by default may be a warning in the
-rounds whose checker did not apply it."""
+rounds whose checker did not apply it.
+
+`rules`, `explain` and `rounds` answer from the catalogue the package ships
+(schemas/catalogue.json: every code's entry and docstring, each round's name and title),
+made from the registry and the round files by `write_bundled` and tested to equal them
+(tests/test_startup.py): they import no rule module and build no round, so they answer in
+a blink."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
-from ..registry import Rule
 from ..reporters import Formats, as_data, as_text
-from ..reporters.common import strict_json
-from ..rounds import Round, load_round, real_rounds
+
+if TYPE_CHECKING:
+    from ..registry import Rule
+    from ..rounds import Round
+
+BUNDLED = "catalogue.json"
 
 
 def rules() -> dict[str, Rule]:
@@ -26,7 +36,36 @@ def rules() -> dict[str, Rule]:
 
 def rounds() -> list[Round]:
     """The real rounds this version knows, oldest first (profiles such as demo-v6.1 are not rounds)."""
+    from ..rounds import load_round, real_rounds
+
     return [load_round(name) for name in real_rounds()]
+
+
+def bundled() -> dict[str, Any]:
+    """The catalogue the package ships: {"rules": entries (as `catalogue` makes them, each
+    with its `doc`), "real_rounds": names, "rounds": [{name, title}] of every round file}."""
+    from importlib import resources
+
+    found: dict[str, Any] = json.loads(resources.files("checker.schemas").joinpath(BUNDLED).read_text("utf-8"))
+    return found
+
+
+def made() -> dict[str, Any]:
+    """What `bundled` holds, made now from the registry and the bundled round files."""
+    from ..rounds import available_rounds, load_round
+
+    known, registered = rounds(), rules()
+    entries = [{**entry, "doc": registered[entry["code"]].doc} for entry in catalogue(registered, known)]
+    titles = [{"name": name, "title": load_round(name).title or ""} for name in available_rounds()]
+    return {"rules": entries, "real_rounds": [round.name for round in known], "rounds": titles}
+
+
+def write_bundled(path: str) -> None:
+    """Write `made()` to `path` (schemas/catalogue.json in a checkout) after a rule or a
+    round file changes."""
+    from ..output import write_file
+
+    write_file(path, json.dumps(made(), indent=1, ensure_ascii=False) + "\n")
 
 
 def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]]:
@@ -57,30 +96,73 @@ def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]
     ]
 
 
+def in_round(entries: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The entries as the round `name` applies them: `severity` is the round's, `round` names
+    it; a rule whose severity the round file changes says why (`why`)."""
+    found = []
+    for entry in entries:
+        own = entry["rounds"].get(name, {})
+        rest = {key: value for key, value in entry.items() if key not in ("rounds", "doc")}
+        found.append({**rest, "round": name, "severity": own.get("severity", entry["severity"])})
+        if own.get("why"):
+            found[-1]["why"] = own["why"]
+    return found
+
+
 def to_text(entries: list[dict[str, Any]]) -> str:
+    """`CODE  name  summary`; with the round's severity (`rules --round`) after the name."""
     width = max((len(e["name"]) for e in entries), default=0)
+    if any("round" in e for e in entries):
+        return "".join(f"{e['code']}  {e['name']:<{width}}  {e['severity']:<7}  {e['summary']}\n" for e in entries)
     return "".join(f"{e['code']}  {e['name']:<{width}}  {e['summary']}\n" for e in entries)
 
 
 def to_json(entries: list[dict[str, Any]]) -> str:
-    return strict_json(entries, indent=2) + "\n"
+    from ..reporters.common import strict_json
+
+    return strict_json([{k: v for k, v in entry.items() if k != "doc"} for entry in entries], indent=2) + "\n"
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
 
 
-def explain(rule: Rule, known: list[Round]) -> str:
-    """The rule's code, name, default severity and scope; its severity in each round where a
-    round file changes it (then every round, so that none is left to guess); its docstring."""
-    lines = [f"{rule.code} {rule.name} ({rule.severity.value}, {rule.scope})", ""]
-    own = round_severities(rule, known)
-    if any(entry["severity"] != rule.severity.value for entry in own.values()):
+SECTIONS = ("Why", "Fix", "Policy", "Example")
+
+
+def page(rule: Rule) -> str:
+    """The rule's page in docs/rules/CODE.md, made from its docstring alone: its summary,
+    default severity and scope, then Why, Fix, Policy and Example (`rules --docs` writes it;
+    tests/test_docs.py checks that every page matches)."""
+    lines = [f"# {rule.code} {rule.name}", "", rule.summary, ""]
+    lines += [f"Default severity: {rule.severity.value}. Scope: {rule.scope}." + (" Preview." if rule.preview else "")]
+    for part in SECTIONS:
+        if rule.sections.get(part, "").strip():
+            text = rule.sections[part].strip()
+            lines += ["", f"## {part}", "", text[0].upper() + text[1:]]
+    lines += [
+        "",
+        "---",
+        "",
+        f"Made from the rule's docstring by `mlperf-check rules --docs docs/rules`. `mlperf-check explain "
+        f"{rule.code}` shows it with the severity in each round; `mlperf-check rules --round ROUND` lists every "
+        "code with its severity in that round.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def explain(entry: dict[str, Any], known: list[str]) -> str:
+    """The code, name, default severity and scope of a catalogue entry; its severity in each
+    of the `known` rounds where a round file changes it (then every round, so that none is
+    left to guess); its docstring."""
+    lines = [f"{entry['code']} {entry['name']} ({entry['severity']}, {entry['scope']})", ""]
+    own = entry["rounds"]
+    if any(one["severity"] != entry["severity"] for one in own.values()):
         lines.append("Severity per round:")
-        width = max(len(round.name) for round in known)
-        for round in known:
-            entry = own.get(round.name, {"severity": rule.severity.value})
-            why = f"  {entry['why']}" if entry.get("why") else ""
-            lines.append(f"  {round.name:<{width}}  {entry['severity']:<7}{why}".rstrip())
+        width = max(len(name) for name in known)
+        for name in known:
+            one = own.get(name, {"severity": entry["severity"]})
+            why = f"  {one['why']}" if one.get("why") else ""
+            lines.append(f"  {name:<{width}}  {one['severity']:<7}{why}".rstrip())
         lines.append("")
-    lines.append(rule.doc)
+    lines.append(entry["doc"])
     return "\n".join(lines) + "\n"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..settings import Invocation, Settings, UsageError, config_of, plan_formats, round_file, split
+from ..suggest import did_you_mean
 from . import common
 from .common import say
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ..waivers import Waiver
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL = 0, 1, 3
+VIEWS = ("default", "full", "concise")  # the text report's views (text_report.render)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +50,8 @@ class CommandLine:
     changed_since: str | None = None
     quiet: bool = False
     statistics: bool = False
+    output_format: str = "default"
+    show_valid: bool = False
     exit_zero: bool = False
     color: str = "auto"
 
@@ -86,6 +90,8 @@ def invocation(options: CommandLine) -> Invoked:
         return Invoked(options=options, path=path, given=given)
     if options.color not in ("auto", "always", "never"):
         raise UsageError(f"--color {options.color}: choose auto, always or never")
+    if options.output_format not in VIEWS:
+        raise UsageError(f"--output-format {options.output_format}: {did_you_mean(options.output_format, VIEWS)}")
     changes = None
     if options.changed_since:  # git lists the changes while the round and the rules load
         from ..scope import Changes
@@ -206,7 +212,7 @@ def run(invocation: Invoked) -> int:
         return EXIT_OK
     assert invocation.round is not None
     scope, report = _checked(invocation)
-    formats = formats_of(options.quiet, options.statistics, options.color)
+    formats = formats_of(options.quiet, options.statistics, options.color, options.output_format, options.show_valid)
     if scope is not None and not options.quiet:
         say(_narrowed_line(scope, options.changed_since, given, len(report.results)))
     if not report.results and not report.has_errors:
@@ -233,13 +239,20 @@ def exit_code(report: Report) -> int:
     return EXIT_FINDINGS if report.has_errors else EXIT_OK
 
 
-def formats_of(quiet: bool, statistics: bool, color: str) -> Formats:
-    """check's formats, with the text report as -q, --statistics and --color ask."""
+def formats_of(quiet: bool, statistics: bool, color: str, view: str = "default", show_valid: bool = False) -> Formats:
+    """check's formats, with the text report as -q, --statistics, --color, --output-format
+    and --show-valid ask."""
     from ..reporters import CHECK, Formats, text_report
 
-    return Formats(
-        {**CHECK.writers, "text": functools.partial(text_report.write, quiet=quiet, statistics=statistics, color=color)}
+    text = functools.partial(
+        text_report.write,
+        quiet=quiet,
+        statistics=statistics,
+        color=color,
+        view=view,
+        show_valid=show_valid,
     )
+    return Formats({**CHECK.writers, "text": text})
 
 
 # --- a narrowed check ------------------------------------------------------------------------

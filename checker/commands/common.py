@@ -80,6 +80,12 @@ def no_results(path: str, the_round: Round) -> UsageError:
     return UsageError(no_results_reason(path, the_round))
 
 
+def missing_extra(what: str, extra: str) -> str:
+    """What a command needs that is not installed, and how to install it: the package is not
+    on PyPI, so from a checkout (`pip install -e '.[plot]'`)."""
+    return f"{what} is not installed: it comes with the `{extra}` extra, `pip install -e '.[{extra}]'` in a checkout"
+
+
 def folder(path: str) -> None:
     if not os.path.isdir(path):
         raise UsageError(f"{path} is not a folder")

@@ -766,7 +766,9 @@ def run(invocation: Invoked) -> int:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
         except ImportError:
-            raise UsageError("--plot needs matplotlib: pip install 'mlperf-check[plot]'") from None
+            from .common import missing_extra
+
+            raise UsageError("--plot: " + missing_extra("matplotlib", "plot")) from None
     if options.across_rounds:
         return _across_rounds(invocation, rows, selection)
     division = tuple(options.division or ("closed",))

@@ -1,4 +1,5 @@
-"""`mlperf-check explain CODE`: the full documentation of one code."""
+"""`mlperf-check explain CODE|NAME`: the full documentation of one code, found by its code
+(any case) or its rule name."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    code = invocation.options.code
-    rule = catalogue.rules().get(code.upper())
-    if rule is None:
-        raise UsageError(f"unknown code {code!r}; `mlperf-check rules` lists them all")
-    sys.stdout.write(catalogue.explain(rule, catalogue.rounds()))
+    given = invocation.options.code
+    shipped = catalogue.bundled()
+    by_code = {entry["code"]: entry for entry in shipped["rules"]}
+    by_name = {entry["name"]: entry for entry in shipped["rules"]}
+    entry = by_code.get(given.upper()) or by_name.get(given.lower())
+    if entry is None:
+        from ..suggest import closest
+
+        close = closest(given, [*by_code, *by_name])
+        hint = f"did you mean `{close}`?" if close else "no close code or name;"
+        raise UsageError(f"unknown code or rule name {given!r}; {hint} `mlperf-check rules` lists them all")
+    sys.stdout.write(catalogue.explain(entry, shipped["real_rounds"]))
     return 0

@@ -6,7 +6,7 @@ two-layer MLP with fixed seeded weights; the "reference" runs it in float64 and 
 "submission" with int8-quantised weights, so the accuracy gate compares a real quantised model
 with its reference, as in MLPerf.
 
-Needs the `harness` extra: `pip install 'mlperf-check[harness]'`.
+Needs the `harness` extra: `pip install -e '.[harness]'` in a checkout.
 """
 
 from __future__ import annotations

@@ -420,7 +420,7 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
         try:
             import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
         except ImportError:
-            found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
+            found["plot_missing"] = common.missing_extra("matplotlib", "plot")
             return found
         with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
             title = f"Comparable results, {report.round.name}"

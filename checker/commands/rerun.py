@@ -99,7 +99,9 @@ def _builtin(copy: str, the_round: Round) -> None:
         try:
             rep.rerun_builtin(copy, the_round, lambda what: bar.update(task, description=f"re-running: {what}"))
         except ImportError as error:
-            raise UsageError(f"{error} (the built-in harness needs: pip install 'mlperf-check[harness]')") from None
+            raise UsageError(
+                f"{error} (the built-in harness: {common.missing_extra('its packages', 'harness')})"
+            ) from None
         except ValueError as error:
             raise UsageError(str(error)) from None
 

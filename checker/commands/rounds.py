@@ -1,23 +1,183 @@
-"""`mlperf-check rounds`: the round files this version knows, each with its title."""
+"""`mlperf-check rounds`: the round files this version knows, each with its title; `rounds
+show ROUND`: what the round asks, with the source of each part (its layout, seeds, benchmarks
+and scenarios per system type with their accuracy gates, required files, compliance tests),
+as text or JSON. It reads the round file the package ships, so a pip user needs no checkout."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..rounds import available_rounds, load_round
-from ..settings import Invocation
+from ..output import Plan
+from ..settings import Invocation, UsageError
+from . import common
+
+if TYPE_CHECKING:
+    from ..reporters import Formats
+    from ..rounds import Round
+
+ACTIONS = ("show",)
 
 
 @dataclass(frozen=True, kw_only=True)
 class CommandLine:
-    pass
+    action: str | None = None
+    name: str | None = None
+    format: str | None = None
+    output: str | None = None
 
 
 def invocation(options: CommandLine) -> Invocation[CommandLine]:
-    return Invocation(options=options)
+    if options.action is None:
+        if options.format is not None or options.output is not None:
+            raise UsageError("--format and -o go with `rounds show ROUND`")
+        return Invocation(options=options)
+    if options.action not in ACTIONS:
+        from ..suggest import did_you_mean
+
+        raise UsageError(f"rounds {options.action}: unknown action; {did_you_mean(options.action, ACTIONS)}")
+    if options.name is None:
+        raise UsageError("rounds show needs a round: `mlperf-check rounds` lists them")
+    plan = Plan()
+    name = common.choose(formats(), options.format, options.output)
+    return Invocation(
+        options=options, plan=plan, outputs=((name, plan.add(options.output)),), round=common.load(options.name)
+    )
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    for name in available_rounds():
-        print(f"{name}  {load_round(name).title or ''}")
+    if invocation.round is None:
+        from .catalogue import bundled
+
+        for listed in bundled()["rounds"]:
+            print(f"{listed['name']}  {listed['title']}")
+        return 0
+    common.emit(invocation.plan, formats(), invocation.format, invocation.target, facts(invocation.round))
     return 0
+
+
+def formats() -> Formats:
+    from ..reporters import Formats, as_data, as_text
+
+    return Formats({"text": as_text(to_text), "json": as_data(to_json)})
+
+
+# --- the facts shown ---------------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """A fact as JSON data: dataclasses as objects, tuples as lists, no private fields."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if not f.name.startswith("_")}
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+MODELS_SOURCE = "the round file's models table (the round checker's per-model configuration, as cited in its header)"
+
+
+def facts(round: Round) -> dict[str, Any]:
+    """What `rounds show` prints: each part with its source."""
+    layout = round.layout
+    return {
+        "round": round.name,
+        "title": round.title,
+        "file": round.origin,
+        "divisions": list(round.divisions),
+        "layout": _plain(layout),
+        "seeds": _plain(round.seeds),
+        "seed_release": _plain(round.seed_release),
+        "system_types": _plain(round.system_types),
+        "benchmarks": {
+            "source": MODELS_SOURCE,
+            "models": {name: _plain(model) for name, model in round.models.items()},
+            "model_mapping": dict(round.model_mapping),
+        },
+        "required_files": {
+            "source": f"{layout.files.source}; {round.measurements.source}",
+            "logs": _plain(layout.files),
+            "measurements": _plain(round.measurements),
+            "implementation_description": list(layout.implementation_description),
+            "calibration": list(layout.calibration),
+        },
+        "accuracy_gated_in": list(round.accuracy_gated_in or ()),
+        "compliance": _plain(round.compliance),
+    }
+
+
+def to_json(found: dict[str, Any]) -> str:
+    from ..reporters.common import strict_json
+
+    return strict_json(found, indent=2) + "\n"
+
+
+def _gate(gate: dict[str, Any]) -> str:
+    """`acc >= 0.99 x 76.46 = 75.6954`, with an upper bound when there is one."""
+    metric, reference, factor = gate["metric"], gate["reference"], gate["factor"]
+    bounds = []
+    if factor is not None and reference is not None:
+        bounds.append(f">= {factor:g} x {reference:g} = {factor * reference:.6g}")
+    if gate.get("upper_factor") is not None and reference is not None:
+        bounds.append(f"<= {gate['upper_factor']:g} x {reference:g} = {gate['upper_factor'] * reference:.6g}")
+    elif gate.get("upper") is not None:
+        bounds.append(f"<= {gate['upper']:g}")
+    text = f"{metric} {', '.join(bounds) or '(no bound)'}"
+    if gate.get("scenarios"):
+        text += f" ({', '.join(gate['scenarios'])})"
+    return text
+
+
+def _rows(rows: dict[str, Any], indent: str = "  ") -> list[str]:
+    width = max((len(key) for key in rows), default=0)
+    return [f"{indent}{key:<{width}}  {value}" for key, value in rows.items() if value not in (None, "", [], {})]
+
+
+def to_text(found: dict[str, Any]) -> str:
+    layout, seeds, release = found["layout"], found["seeds"], found["seed_release"]
+    bundled = found["file"].startswith("rules/")
+    where = "the round file bundled with mlperf-check" if bundled else found["file"]
+    lines = [f"{found['title'] or found['round']} ({found['round']}; {where})", ""]
+    lines += [f"Divisions: {', '.join(found['divisions'])}"]
+    system_types = found["system_types"]
+    lines += [f"System types: {', '.join(system_types['values'])} (source: {system_types['source']})", ""]
+    lines += [f"Layout (source: {layout['source']})"]
+    lines += _rows({key: value for key, value in layout.items() if isinstance(value, str) and key != "source"})
+    lines += ["", f"Seeds (source: {seeds['source']})"]
+    lines += _rows({key: value for key, value in seeds.items() if key != "source"})
+    if release:
+        lines += [f"  seed release  {release['commit'][:12]} ({release['date']}), deadline {release['deadline']}"]
+        lines += [f"  (source: {release['source']})"]
+    lines += ["", f"Benchmarks and scenarios per system type (source: {found['benchmarks']['source']})"]
+    for name, model in found["benchmarks"]["models"].items():
+        lines.append(f"  {name}")
+        rows = {
+            system_type: "; ".join(
+                f"{kind} {', '.join(scenarios)}"
+                for kind, scenarios in (("required", rule["required"]), ("one of", rule["one_of"]))
+                if scenarios
+            )
+            + ("; optional " + ", ".join(rule["optional"]) if rule["optional"] else "")
+            for system_type, rule in model["scenarios"].items()
+        }
+        rows["accuracy"] = "; ".join(_gate(gate) for gate in model["accuracy"])
+        rows["compliance"] = ", ".join(model["compliance"])
+        lines += _rows(rows, "    ")
+    required = found["required_files"]
+    lines += ["", f"Required files (source: {required['source']})"]
+    lines += _rows(
+        {
+            "logs": ", ".join(value for key, value in required["logs"].items() if key != "source"),
+            "measurements": ", ".join(required["measurements"]["required_files"]),
+            "measurements fields": ", ".join(required["measurements"]["required_fields"]),
+            "implementation": " or ".join(required["implementation_description"]),
+            "calibration": " or ".join(required["calibration"]),
+        }
+    )
+    compliance = found["compliance"]
+    lines += ["", f"Accuracy gates apply in: {', '.join(found['accuracy_gated_in']) or 'no division'}"]
+    lines += ["", f"Compliance tests (source: {compliance['source']})"]
+    lines += [f"  required in {', '.join(compliance['required_in'])}"]
+    lines += _rows({name: ", ".join(test["verify"].values()) for name, test in compliance["tests"].items()})
+    return "\n".join(lines) + "\n"

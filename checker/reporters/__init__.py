@@ -45,14 +45,28 @@ class Formats:
         return list(self.writers)
 
     def choose(self, given: str | None, output: str | None = None) -> str:
-        """--format when given; else the format -o's extension names, when the command writes
-        it; else the default."""
+        """--format when given; else the format -o's extension names (a format the command
+        does not write is a FormatError: `rules -o x.csv` never writes text into x.csv); else
+        the default."""
         if given is not None:
             if given not in self.writers:
-                raise FormatError(f"unknown format {given!r}; choose {_either(self.names)}")
+                from ..suggest import closest
+
+                close = closest(given, self.names)
+                hint = f" (did you mean {close}?)" if close else ""
+                raise FormatError(f"unknown format {given!r}; choose {_either(self.names)}{hint}")
             return given
-        by_name = EXTENSIONS.get(os.path.splitext(output)[1].lower()) if output not in (None, "-") else None
+        extension = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
+        by_name = EXTENSIONS.get(extension)
+        if by_name is not None and by_name not in self.writers:
+            raise FormatError(
+                f"-o {output}: {extension} names the {by_name} format, which this command does not write; "
+                f"give --format {_either(self.names)}, or a file name ending in {_either(self._extensions())}"
+            )
         return by_name if by_name in self.writers else self.default
+
+    def _extensions(self) -> list[str]:
+        return [extension for extension, name in EXTENSIONS.items() if name in self.writers]
 
     def write(self, name: str, out: TextIO, *found: Any) -> None:
         self.writers[name](*found, out)

@@ -10,6 +10,7 @@ terminal raw: `cpu-\\xff` for the byte 0xFF, `\\x1b[31m` for an escape sequence.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -153,6 +154,45 @@ def line_of(pointer: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def fix_of(finding: Finding) -> str | None:
+    """What to do about a finding: its own hint, else the Fix of its rule's documentation;
+    what the text report's `help:` line, an annotation and SARIF say."""
+    if finding.hint:
+        return finding.hint
+    from ..registry import RULES
+
+    rule = RULES.get(finding.code)
+    fix: str | None = rule.sections.get("Fix") if rule is not None else None
+    return fix or None
+
+
+DOCS = "docs/rules"  # one page per code, made from its docstring (`mlperf-check rules --docs`)
+
+
+@functools.cache
+def _repository_url() -> str | None:
+    """The repository URL among the installed package's project URLs, when it has one."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("mlperf-check").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in map(str, urls):
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("repository", "source", "source code", "homepage") and url.strip():
+            return url.strip().rstrip("/")
+    return None
+
+
+def help_uri(code: str) -> str:
+    """The page of a code: `<repository>/blob/HEAD/docs/rules/CODE.md` when the package names
+    its repository, else the page's path in a checkout."""
+    page = f"{DOCS}/{code}.md"
+    url = _repository_url()
+    return f"{url}/blob/HEAD/{page}" if url else page
+
+
 def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
     """Rows as CSV with a header of `columns`, one record per line: a missing or None cell is
     empty, keys outside `columns` are left out. The one CSV writer of every command."""
@@ -190,6 +230,16 @@ class Shown:
     def suffix(self) -> str:
         """ " (affects 3 results)" for a shared finding; "" for a result's own."""
         return affects(self.affects) if self.shared else ""
+
+
+def shown_counts(shown: Iterable[Shown]) -> dict[str, int]:
+    """{severity: count} of the findings shown, each once however many results it affects,
+    waived ones aside: the one count rule of every summary people read."""
+    counts = {"error": 0, "warning": 0, "note": 0}
+    for one in shown:
+        if not one.finding.waived:
+            counts[one.finding.severity.value] += 1
+    return counts
 
 
 class Distinct:

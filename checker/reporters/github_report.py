@@ -20,7 +20,7 @@ from typing import TextIO
 
 from ..findings import Finding, Report, ResultRecord, Severity
 from ..output import append_text
-from .common import Distinct, Shown, line_of, repository_prefix, visible
+from .common import Distinct, Shown, fix_of, line_of, repository_prefix, shown_counts, visible
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -43,7 +43,14 @@ def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
         properties.append(f"line={line}")
     properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
     message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "") + suffix
+    message += _help(finding)
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
+
+
+def _help(finding: Finding) -> str:
+    """The fix, on the annotation's last line: `help: ...` (none for a rule without one)."""
+    fix = fix_of(finding)
+    return f"\nhelp: {fix}" if fix else ""
 
 
 def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[Finding]:
@@ -72,7 +79,7 @@ def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str
 def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     distinct = Distinct(report)
     valid = sum(1 for r in report.results if r.valid)
-    counts = report.counts()
+    counts = shown_counts(distinct.all)  # each finding listed below once
     parts = [
         f"## mlperf-check, round {visible(report.round.name)}\n\n",
         f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from .. import __version__
 from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import line_of, repository_base, strict_json
+from .common import help_uri, line_of, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -46,6 +46,7 @@ def _rule(code: str) -> dict[str, Any]:
             )
             or rule.summary,
         },
+        "helpUri": help_uri(code),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"scope": rule.scope},
     }
@@ -72,8 +73,10 @@ def _location(finding: Finding, prefix: str) -> dict[str, Any]:
 
 
 def _message(finding: Finding) -> dict[str, str]:
+    """The finding's message, and its own fix when it has one (the rule's is the rule's `help`)."""
     shown = finding.pointer and line_of(finding.pointer) is None
-    return {"text": finding.message + (f" [{finding.pointer}]" if shown else "")}
+    own = f"\nhelp: {finding.hint}" if finding.hint else ""
+    return {"text": finding.message + (f" [{finding.pointer}]" if shown else "") + own}
 
 
 def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:

@@ -1,34 +1,51 @@
-"""Text for people: findings grouped by result, one line each, then a verdict and counts.
+"""Text for people, as ruff shows it: the problems first, each once, and a one-line summary.
 
-What is about a system or a submission, and what is the same on several results (a
-submitter's code folder each of its results needs), is listed once under "Submissions and
-systems" with the number of results it affects; an invalid result names those of them that
-make it invalid on one line, so every INVALID says why. Every name and message is `visible`:
-no control character reaches the terminal raw."""
+The default view lists the errors about a system or a submission (or the same on several
+results: a submitter's code folder each of its results needs) once, under "Submissions and
+systems", with the number of results each affects; then each invalid result with the errors
+that make it invalid, naming the shared ones on one line so every INVALID says why; then the
+warnings and notes; then one line that counts the results and the findings shown, each
+finding once however many results it affects. `full` adds under each finding the offending
+line of its file with a caret under the place (when the finding knows its line) and a
+`help:` line with the fix; `concise` writes one line per finding, `path:line:col: CODE
+message`; `show_valid` lists the valid results too; `quiet` leaves the warnings out. Every
+name and message is `visible`: no control character reaches the terminal raw."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from ..findings import Finding, Report, Severity
-from .common import Distinct, visible
+from ..findings import Finding, Report, ResultRecord, invalidates
+from .common import Distinct, Shown, fix_of, shown_counts, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
+WARNINGS = "Warnings and notes"
+VIEWS = ("default", "full", "concise")
+
+
+def place(finding: Finding) -> str:
+    """`path`, `path:line` or `path:line:col`: the parts of the position that are known."""
+    where = visible(finding.path)
+    if finding.line is not None:
+        where += f":{finding.line}"
+        if finding.column is not None:
+            where += f":{finding.column}"
+    return where
 
 
 def _line(finding: Finding, suffix: str = "") -> Text:
     text = Text("  ")
     text.append(f"{finding.severity.value:<7}", style=STYLES[finding.severity.value])
     text.append(f" {finding.code} ", style="bold")
-    text.append(visible(finding.path), style="dim")
+    text.append(place(finding), style="dim")
     if finding.pointer:
         text.append(f" [{visible(finding.pointer)}]", style="dim")
     text.append(f": {visible(finding.message)}")
@@ -36,6 +53,40 @@ def _line(finding: Finding, suffix: str = "") -> Text:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
     text.append(suffix)
     return text
+
+
+def source_line(root: str, finding: Finding) -> str | None:
+    """Line `finding.line` of the finding's file, read up to that line only; None when the
+    finding knows no line or the file cannot be read as text."""
+    if finding.line is None or finding.line < 1:
+        return None
+    try:
+        with open(os.path.join(root, finding.path), encoding="utf-8", errors="replace") as file:
+            found = next(itertools.islice(file, finding.line - 1, None), None)
+    except OSError:
+        return None
+    return None if found is None else found.rstrip("\r\n")
+
+
+def _details(root: str, finding: Finding) -> list[Text]:
+    """The full view's lines under a finding: its source line with a caret, and `help:`."""
+    lines = []
+    source = source_line(root, finding)
+    if source is not None:
+        number = str(finding.line)
+        pad = " " * (len(number) + 4)
+        lines.append(Text(f"{pad}|", style="dim"))
+        shown = Text(f"    {number} | ", style="dim")
+        shown.append(visible(source))
+        lines.append(shown)
+        if finding.column is not None:
+            # the caret goes under the column in the line as shown (escapes widen a control character)
+            at = len(visible(source[: max(finding.column - 1, 0)]))
+            lines.append(Text(f"{pad}| " + " " * at + "^", style="bold red"))
+    help_text = fix_of(finding)
+    if help_text:
+        lines.append(Text(f"    help: {visible(help_text)}", style="cyan"))
+    return lines
 
 
 def _invalidated_by(shared: list[Finding], also: bool) -> Text:
@@ -57,9 +108,12 @@ def _invalidated_by(shared: list[Finding], also: bool) -> Text:
 
 
 def code_counts(report: Report) -> list[tuple[str, str, str, int]]:
-    """(code, name, severity, count) of the findings that are not waived, the most frequent
-    first (then by code): what --statistics prints, as ruff's does."""
-    counts = Counter((f.code, f.name, f.severity.value) for f in report.findings if not f.waived)
+    """(code, name, severity, count) of the findings that are not waived, each distinct
+    finding once (as the report shows it), the most frequent first (then by code): what
+    --statistics prints, as ruff's does."""
+    counts = Counter(
+        (s.finding.code, s.finding.name, s.finding.severity.value) for s in Distinct(report).all if not s.finding.waived
+    )
     return sorted(
         ((code, name, severity, n) for (code, name, severity), n in counts.items()),
         key=lambda row: (-row[3], row[0], row[2]),
@@ -77,65 +131,144 @@ def _statistics(report: Report, console: Console) -> None:
         console.print(line)
 
 
-def render(report: Report, console: Console, quiet: bool = False, statistics: bool = False) -> None:
-    """Findings by result, then the counts. `quiet`: only the invalid results and their
-    findings, and of the shared findings only the errors; `statistics`:
-    a count per code in place of the findings."""
-    if statistics:
-        _statistics(report, console)
-        _summary(report, console)
-        return
-    lines: list[str] = []
-    show: Callable[[Text], None]
+def _writer(console: Console, lines: list[str]) -> Callable[[Text], None]:
     if console.color_system is None and not console.legacy_windows:
         # No escape sequence to write: rich would write each line's text as it is (every part
         # is `visible`, so no tab to expand, and soft wrap cuts nothing). One write of them
         # all: rich's print of a line costs more than the line.
         def show(line: Text) -> None:
             lines.append(line.plain + "\n")
-    else:
-        show = console.print
+
+        return show
+    return console.print
+
+
+def render(
+    report: Report,
+    console: Console,
+    quiet: bool = False,
+    statistics: bool = False,
+    view: str = "default",
+    show_valid: bool = False,
+) -> None:
+    """The report in `view` (default, full or concise), then the summary line. `quiet`: no
+    warnings or notes; `statistics`: a count per code in place of the findings; `show_valid`:
+    the valid results too."""
+    if statistics:
+        _statistics(report, console)
+        console.print(summary(report, Distinct(report).all))
+        return
+    lines: list[str] = []
+    show = _writer(console, lines)
     distinct = Distinct(report)
-    shared = distinct.shared
-    if quiet:
-        shared = [s for s in shared if s.finding.severity is Severity.ERROR and not s.finding.waived]
-    if shared:
-        show(Text(SHARED, style="bold underline"))
-        for shown in shared:
-            show(_line(shown.finding, shown.suffix))
-    for result in report.results:
-        if quiet and result.valid:
-            continue
-        verdict = Text("valid", style="green") if result.valid else Text("INVALID", style="bold red")
-        header = Text(f"{visible(result.location)}  ")
-        header.append(verdict)
-        if result.metric:
-            header.append(f"  {result.metric['value']:.6g} {visible(str(result.metric['units']))}", style="dim")
-        show(header)
-        for finding in distinct.own.get(result.location, []):
-            show(_line(finding))
-        own, shared_causes = distinct.causes(result)
-        if shared_causes:
-            show(_invalidated_by(shared_causes, also=bool(own)))
+    shown = [s for s in distinct.all if not quiet or invalidates(s.finding)]
+    if view == "concise":
+        for one in sorted(shown, key=lambda s: (s.finding.path, s.finding.line or 0, s.finding.column or 0)):
+            show(_concise(one))
+    else:
+        _problems(report, distinct, shown, show, full=view == "full", show_valid=show_valid)
     console.file.write("".join(lines))
-    _summary(report, console)
+    console.print(summary(report, shown, len(distinct.all) - len(shown)))
 
 
-def _summary(report: Report, console: Console) -> None:
-    counts = report.counts()
+def _concise(shown: Shown) -> Text:
+    finding = shown.finding
+    text = Text(place(finding) + ": ", style="dim")
+    text.append(finding.code, style=STYLES[finding.severity.value])
+    text.append(f" {visible(finding.message)}")
+    if finding.pointer:
+        text.append(f" [{visible(finding.pointer)}]", style="dim")
+    if finding.waived:
+        text.append(f" (waived: {visible(finding.waived)})", style="dim")
+    text.append(shown.suffix)
+    return text
+
+
+def _problems(
+    report: Report,
+    distinct: Distinct,
+    shown: list[Shown],
+    show: Callable[[Text], None],
+    full: bool,
+    show_valid: bool,
+) -> None:
+    """The errors about no one result, the invalid results (and the valid ones when
+    `show_valid`) with the errors that invalidate each, then the warnings and notes."""
+
+    def finding(one: Finding, suffix: str = "") -> None:
+        show(_line(one, suffix))
+        if full:
+            for line in _details(report.root, one):
+                show(line)
+
+    first, under_result = _errors(report, shown)
+    _section(SHARED, first, show, finding)
+    for result in report.results:
+        if not result.valid or show_valid:
+            show(_header(result))
+            for own in distinct.own.get(result.location, []):
+                if id(own) in under_result:
+                    finding(own)
+            own_causes, shared_causes = distinct.causes(result)
+            if shared_causes:
+                show(_invalidated_by(shared_causes, also=bool(own_causes)))
+    _section(WARNINGS, [s for s in shown if not invalidates(s.finding)], show, finding)
+
+
+def _section(
+    title: str, found: list[Shown], show: Callable[[Text], None], finding: Callable[[Finding, str], None]
+) -> None:
+    """A titled list of findings, each with its `affects` suffix; nothing when there is none."""
+    if found:
+        show(Text(title, style="bold underline"))
+        for one in found:
+            finding(one.finding, one.suffix)
+
+
+def _errors(report: Report, shown: list[Shown]) -> tuple[list[Shown], set[int]]:
+    """(the errors listed before the results: about no one result, or on several; the ids of
+    those listed under their invalid result)."""
+    invalid = {r.location for r in report.results if not r.valid}
+    under_result = {
+        id(s.finding) for s in shown if not s.shared and invalidates(s.finding) and s.finding.location in invalid
+    }
+    return [s for s in shown if invalidates(s.finding) and id(s.finding) not in under_result], under_result
+
+
+def _header(result: ResultRecord) -> Text:
+    """`location  INVALID  522.247 Samples/s`."""
+    verdict = Text("valid", style="green") if result.valid else Text("INVALID", style="bold red")
+    header = Text(f"{visible(result.location)}  ")
+    header.append(verdict)
+    if result.metric:
+        header.append(f"  {result.metric['value']:.6g} {visible(str(result.metric['units']))}", style="dim")
+    return header
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary(report: Report, shown: list[Shown], hidden: int = 0) -> Text:
+    """`mlperf-check, round v6.0: 71 results, 70 valid, 1 invalid; 2 errors, 21 warnings,
+    2 notes`: the results, and the findings shown counted once each (a finding on several
+    results, `affects N results`, is one); waived findings and those -q hides are named
+    apart (`hidden`: how many -q left out)."""
+    counts = shown_counts(shown)
+    waived = sum(1 for s in shown if s.finding.waived)
     valid = sum(1 for r in report.results if r.valid)
-    table = Table(title=f"mlperf-check, round {visible(report.round.name)}", show_header=True)
-    for column in ("results", "valid", "invalid", "errors", "warnings", "notes"):
-        table.add_column(column, justify="right")
-    table.add_row(
-        str(len(report.results)),
-        str(valid),
-        str(len(report.results) - valid),
-        str(counts["error"]),
-        str(counts["warning"]),
-        str(counts["note"]),
-    )
-    console.print(table)
+    found = [_plural(counts["error"], "error")]
+    if not hidden:
+        found += [_plural(counts["warning"], "warning"), _plural(counts["note"], "note")]
+    if waived:
+        found.append(f"{waived} waived")
+    text = Text(f"mlperf-check, round {visible(report.round.name)}: ", style="bold")
+    text.append(f"{_plural(len(report.results), 'result')}, {valid} valid, ")
+    text.append(f"{len(report.results) - valid} invalid", style="bold red" if valid < len(report.results) else "")
+    text.append("; " + ", ".join(found))
+    if hidden:
+        text.append(f" ({hidden} warnings and notes not shown: -q)")
+    return text
 
 
 def colours(color: str = "auto") -> dict[str, Any]:
@@ -148,5 +281,14 @@ def colours(color: str = "auto") -> dict[str, Any]:
     return {}
 
 
-def write(report: Report, out: TextIO, quiet: bool = False, statistics: bool = False, color: str = "auto") -> None:
-    render(report, Console(file=out, width=200, soft_wrap=True, **colours(color)), quiet, statistics)
+def write(
+    report: Report,
+    out: TextIO,
+    quiet: bool = False,
+    statistics: bool = False,
+    color: str = "auto",
+    view: str = "default",
+    show_valid: bool = False,
+) -> None:
+    console = Console(file=out, width=200, soft_wrap=True, **colours(color))
+    render(report, console, quiet, statistics, view, show_valid)
