@@ -38,11 +38,13 @@ def _escape_property(text: str) -> str:
 def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
     """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message."""
     properties = [f"file={_escape_property(prefix + finding.path)}"]
-    line = line_of(finding.pointer)
-    if line is not None:
-        properties.append(f"line={line}")
+    if finding.line is not None:
+        properties.append(f"line={finding.line}")
+        if finding.column is not None:
+            properties.append(f"col={finding.column}")
     properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
-    message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "") + suffix
+    shown = finding.pointer and line_of(finding.pointer) is None  # a `line N` pointer is the line
+    message = finding.message + (f" [{finding.pointer}]" if shown else "") + suffix
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
 

@@ -65,9 +65,10 @@ def _folder_uri(folder: str) -> str:
 
 def _location(finding: Finding, prefix: str) -> dict[str, Any]:
     location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path, "uriBaseId": BASE}}
-    line = line_of(finding.pointer)
-    if line is not None:
-        location["region"] = {"startLine": line}
+    if finding.line is not None:
+        location["region"] = {"startLine": finding.line}
+        if finding.column is not None:
+            location["region"]["startColumn"] = finding.column
     return {"physicalLocation": location}
 
 
