@@ -361,9 +361,8 @@ def _given(paths: list[str]) -> tuple[str, Given | None]:
         if at is None:
             outside.append(path)
             continue
-        root = os.sep.join(parts[:at]) or os.sep
-        shown = os.path.relpath(root)
-        roots.setdefault(os.path.realpath(root), root if shown.startswith("..") else shown)
+        root = _root(parts, at)
+        roots.setdefault(os.path.realpath(root), root)
         inside.append("/".join(parts[at:]))
         if os.path.isdir(path):
             folders.add(inside[-1])
@@ -379,6 +378,14 @@ def _given(paths: list[str]) -> tuple[str, Given | None]:
     return chosen, Given(tuple(inside), frozenset(folders), tuple(outside), gone)
 
 
+def _root(parts: list[str], at: int) -> str:
+    """The tree above the division folder at `at` of an absolute path's parts, as shown:
+    relative to the current folder when inside it."""
+    root = os.sep.join(parts[:at]) or os.sep
+    shown = os.path.relpath(root)
+    return root if shown.startswith("..") else shown
+
+
 def _deleted(roots: dict[str, str], divisions: frozenset[str], marks: frozenset[str]) -> list[tuple[str, str]]:
     """The files the index deletes (pre-commit passes only the files that stay), each as the
     tree it lay in and its path there: in the tree of the paths given, else in one tree."""
@@ -389,9 +396,7 @@ def _deleted(roots: dict[str, str], divisions: frozenset[str], marks: frozenset[
         parts = os.path.abspath(name).split(os.sep)
         at = _division_at(parts, divisions, marks)
         if at is not None:
-            root = os.sep.join(parts[:at]) or os.sep
-            shown = os.path.relpath(root)
-            found.append((root if shown.startswith("..") else shown, "/".join(parts[at:])))
+            found.append((_root(parts, at), "/".join(parts[at:])))
     if not roots and len({os.path.realpath(root) for root, _ in found}) > 1:
         return []  # deletions in several trees and no path to choose one: each tree's own run checks them
     return found
