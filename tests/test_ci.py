@@ -168,6 +168,7 @@ def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
         ("SYS006", "8xMI325x_2xEPYC-9655.json"): {"startLine": 24, "startColumn": 5},
         ("SYS010", "XE8640_4xH100_vLLM.json"): {"startLine": 23, "startColumn": 3},
     }
+    assert document["runs"][0]["columnKind"] == "unicodeCodePoints"  # columns count characters
     # Every finding with a pointer on the slice has its place.
     assert [f for f in report.findings if f.pointer and f.line is None] == []
 

@@ -145,6 +145,7 @@ def document(report: Report) -> dict[str, Any]:
                     }
                 },
                 "invocations": [_invocation(report, index, prefix)],
+                "columnKind": "unicodeCodePoints",  # a finding's column counts characters (checker/locate.py)
                 "results": results,
                 "properties": {"round": report.round.name},
             }
