@@ -18,7 +18,12 @@ When no result a path names exists (a deleted result, a system without results),
 the next wider set, up to the whole submitter folder. A path outside every submitter folder
 names none. Then every named result is checked exactly as a whole check checks it: its
 submitter folder's rules, its system's rules and its own (engine.check), so that its
-findings and verdict are a whole check's."""
+findings and verdict are a whole check's.
+
+Two inputs are read by every verdict, not by some results: the waivers file and the
+[tool.mlperf-check] table. When one changed since the ref (`changed_inputs`), the check is
+whole. pre-commit passes the files that stay, never a deleted one: `staged_deletions` lists
+those of the git index, which name the results that read them like any other path."""
 
 from __future__ import annotations
 
