@@ -133,3 +133,30 @@ def test_every_json_member_is_placed_at_its_key(tmp_path_factory, document, inde
         line, column = placed[pointer]
         assert column is not None
         assert lines[line - 1][column - 1 :].startswith(json.dumps(key, ensure_ascii=ascii)), pointer
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    line=st.none() | st.integers(1, 10**6),
+    column=st.none() | st.integers(1, 500),
+    pointer=st.sampled_from([None, "/status", "result_validity", "line 7"]),
+)
+def test_every_format_shows_the_same_place(line, column, pointer) -> None:
+    """GitHub, SARIF, JUnit, JSON and `place` (the text and concise views) show one place: the line,
+    and the column when there is one (never a column without a line)."""
+    from checker.reporters import github_report, junit_report, sarif_report
+    from checker.reporters.common import place
+
+    column = column if line is not None else None
+    finding = Finding("RNG001", Severity.ERROR, "a/b.txt", "m", pointer=pointer, line=line, column=column)
+    shown = ("" if line is None else f":{line}") + ("" if column is None else f":{column}")
+    assert place(finding) == "a/b.txt" + shown
+    assert f"a/b.txt{shown}" in junit_report._where(finding)
+    properties = github_report.annotation(finding, "").split("::")[1]
+    assert ("" if line is None else f",line={line}") + ("" if column is None else f",col={column}") in properties
+    assert ("line=" in properties) is (line is not None) and ("col=" in properties) is (column is not None)
+    region = sarif_report._location(finding, "")["physicalLocation"].get("region")
+    expected = None if line is None else {"startLine": line} | ({} if column is None else {"startColumn": column})
+    assert region == expected
+    written = finding.to_dict()  # the JSON report's finding
+    assert (written.get("line"), written.get("column")) == (line, column)
