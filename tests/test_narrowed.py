@@ -421,3 +421,30 @@ def test_a_staged_deletion_is_checked_though_pre_commit_does_not_pass_it(clone: 
     finally:
         repo.git.reset("--hard", clone.base)
         repo.git.clean("-fdxq")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    above=st.lists(st.sampled_from(["open", "closed", "network", "x", "results"]), max_size=4),
+    submitter=st.sampled_from(["Krai", "open", "closed", "results"]),
+    depth=st.integers(0, 5),
+)
+def test_the_root_of_a_path_is_the_nearest_submission_root(tmp_path: Path, above, submitter, depth) -> None:
+    """Whatever folders named like divisions lie above the tree, or name its submitter, a path
+    in it is read from the tree's root: the nearest folder whose division folder holds a
+    submitter folder."""
+    from checker.commands.check import _given
+
+    root = tmp_path.joinpath(*above, "tree")
+    result = root / "closed" / submitter / "results" / "sys" / "bench" / "Offline"
+    result.mkdir(parents=True, exist_ok=True)
+    (root / "closed" / submitter / "systems").mkdir(exist_ok=True)
+    (result / "user.conf").write_text("")
+    parts = ["closed", submitter, "results", "sys", "bench", "Offline", "user.conf"][: depth + 2]
+    path = root.joinpath(*parts)
+    found, given = _given([str(path)])
+    if depth == 0 and path.is_dir():  # a submitter folder: checked whole, from its own path
+        assert given is None
+        return
+    assert given is not None and os.path.realpath(found) == os.path.realpath(root)
+    assert given.inside == ("/".join(parts),)

@@ -346,9 +346,12 @@ def _given(paths: list[str]) -> tuple[str, Given | None]:
     rounds = [common.load(name) for name in available_rounds()]
     divisions = frozenset(d for one in rounds for d in one.divisions)
     marks = frozenset(m for one in rounds for m in (one.results_root, "systems"))
+    # Whether a folder holds a submitter folder, looked at once a run (not across runs of one
+    # process: the tree may change in between).
+    holds = functools.cache(functools.partial(_holds_submitters, marks=marks))
     if len(paths) == 1 and os.path.isdir(paths[0]):
         parts = os.path.abspath(paths[0]).split(os.sep)
-        at = _division_at(parts, divisions, marks)
+        at = _division_at(parts, divisions, holds)
         if at is None or len(parts) - at <= 2 or any(os.path.isdir(os.path.join(paths[0], d)) for d in divisions):
             return paths[0], None  # a tree, a division or a submitter folder (model.locate), or no tree at all
     roots: dict[str, str] = {}
@@ -357,7 +360,7 @@ def _given(paths: list[str]) -> tuple[str, Given | None]:
         if not os.path.lexists(path):
             raise UsageError(f"{path}: no such file or folder")
         parts = os.path.abspath(path).split(os.sep)
-        at = _division_at(parts, divisions, marks)
+        at = _division_at(parts, divisions, holds)
         if at is None:
             outside.append(path)
             continue
@@ -370,7 +373,7 @@ def _given(paths: list[str]) -> tuple[str, Given | None]:
         raise UsageError(
             f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one"
         )
-    deleted = _deleted(roots, divisions, marks)
+    deleted = _deleted(roots, divisions, holds)
     if not roots and deleted:
         roots = {os.path.realpath(deleted[0][0]): deleted[0][0]}
     chosen = next(iter(roots.values()), ".")
@@ -386,7 +389,7 @@ def _root(parts: list[str], at: int) -> str:
     return root if shown.startswith("..") else shown
 
 
-def _deleted(roots: dict[str, str], divisions: frozenset[str], marks: frozenset[str]) -> list[tuple[str, str]]:
+def _deleted(roots: dict[str, str], divisions: frozenset[str], holds: Callable[[str], bool]) -> list[tuple[str, str]]:
     """The files the index deletes (pre-commit passes only the files that stay), each as the
     tree it lay in and its path there: in the tree of the paths given, else in one tree."""
     from ..scope import staged_deletions
@@ -394,7 +397,7 @@ def _deleted(roots: dict[str, str], divisions: frozenset[str], marks: frozenset[
     found = []
     for name in staged_deletions(os.getcwd()):
         parts = os.path.abspath(name).split(os.sep)
-        at = _division_at(parts, divisions, marks)
+        at = _division_at(parts, divisions, holds)
         if at is not None:
             found.append((_root(parts, at), "/".join(parts[at:])))
     if not roots and len({os.path.realpath(root) for root, _ in found}) > 1:
@@ -402,19 +405,18 @@ def _deleted(roots: dict[str, str], divisions: frozenset[str], marks: frozenset[
     return found
 
 
-def _division_at(parts: list[str], divisions: frozenset[str], marks: frozenset[str]) -> int | None:
+def _division_at(parts: list[str], divisions: frozenset[str], holds: Callable[[str], bool]) -> int | None:
     """Where the division folder is among the parts of an absolute path: the nearest folder
     above it that is named as a division and holds a submitter folder (one holding results/
     or systems/), so that a folder named `open` or `closed` further up (a clone inside
     /tmp/x/open/, a submitter named so) is not taken for it. Its folders, not its own
     name, tell a submission root (the parent of the division folder) from any other."""
     for at in range(len(parts) - 1, -1, -1):
-        if parts[at] in divisions and _holds_submitters(os.sep.join(parts[: at + 1]) or os.sep, marks):
+        if parts[at] in divisions and holds(os.sep.join(parts[: at + 1]) or os.sep):
             return at
     return None
 
 
-@functools.cache
 def _holds_submitters(folder: str, marks: frozenset[str]) -> bool:
     """Whether a folder holds a submitter folder: one with a results/ or systems/ folder."""
     try:
