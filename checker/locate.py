@@ -16,24 +16,25 @@ names depends on the file:
 
 A file is read only when it is a regular file (never a link, a FIFO or a folder); a log is
 streamed line by line until every key is found, any other file is read whole only up to
-MAX_TEXT bytes. A place not found leaves the finding without a position."""
+MAX_TEXT bytes (JSON, MAX_JSON characters). A place not found leaves the finding without a position."""
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import json
 import os
 import re
 import stat
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from . import yamlsafe
 from .findings import Finding
 
 MAX_TEXT = 16 * 1024 * 1024  # a larger file (not a log) gets no positions
-MAX_DEPTH = 200  # JSON nested deeper is not followed
+MAX_JSON = 4 * 1024 * 1024  # nor a larger JSON file: following a pointer costs about 0.25 s a MB
+MAX_DOTS = 8  # a dotted name is read as at most this many keys
 _CHUNK = 1 << 16  # a log's line is read in pieces of this size; only its first is looked at
 _MLLOG = b":::MLLOG"
 _LINE = re.compile(r"line (\d+)\Z")
@@ -42,12 +43,13 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
 
 Position = tuple[int, int | None]
+_Place = TypeVar("_Place", int, tuple[int, int])
 
 
 def locate(root: str, findings: list[Finding]) -> list[Finding]:
     """`findings` with their line and column set where their pointer names a place in their
     file (under `root`); a finding that has a line keeps it."""
-    wanted: dict[str, list[int]] = defaultdict(list)
+    wanted: dict[str, list[int]] = defaultdict(list)  # a file's findings that have a pointer
     for index, finding in enumerate(findings):
         if finding.line is None and finding.pointer and finding.path:
             wanted[finding.path].append(index)
@@ -56,7 +58,10 @@ def locate(root: str, findings: list[Finding]) -> list[Finding]:
     located = list(findings)
     for path, indices in wanted.items():
         pointers = {findings[i].pointer or "" for i in indices}
-        places = positions(os.path.join(root, path), pointers)
+        try:
+            places = positions(os.path.join(root, path), pointers)
+        except (OSError, ValueError, RecursionError):  # a file that cannot be read: its findings say so
+            continue
         for index in indices:
             place = places.get(findings[index].pointer or "")
             if place is not None:
@@ -99,7 +104,7 @@ def positions(path: str, pointers: Iterable[str]) -> dict[str, Position]:
             rest.discard(pointer)
     name = path.lower()
     if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
-        return found | _in_json(text, rest)
+        return found | (_in_json(text, rest) if len(text) <= MAX_JSON else {})
     if name.endswith((".yaml", ".yml")):
         return found | _by_path(yamlsafe.positions(text), rest)
     return found | _in_text(text, rest)
@@ -144,63 +149,90 @@ def _line_column(text: str, offset: int) -> Position:
 
 
 def _in_json(text: str, pointers: set[str]) -> dict[str, Position]:
-    start = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
-    offsets: dict[tuple[str, ...], int] = {(): start}
-    with contextlib.suppress(ValueError, IndexError):  # the members before a fault are placed
-        _json_value(text, start, (), offsets, 0)
-    places = {path: _line_column(text, offset) for path, offset in offsets.items()}
-    found: dict[str, Position] = {}
+    """Each pointer's member: a JSON pointer followed from the top (the nearest member that
+    exists when it goes further); a dotted path followed so (a key may hold dots: `99.0`);
+    else the first key of that name in the text."""
+    found: dict[str, int] = {}
     for pointer in pointers:
-        if pointer.startswith("/") or pointer == "":
+        if pointer == "" or pointer.startswith("/"):
             path = tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
-            while path not in places and path:
-                path = path[:-1]
-            if path in places:
-                found[pointer] = places[path]
+            offset = _follow(text, path, nearest=True)
         else:
-            found |= _by_path(places, {pointer})
-    return found
+            offset = next(filter(None, (_follow(text, path) for path in _splits(pointer))), None)
+            if offset is None:
+                named = re.search(r'(?<!\\)"' + re.escape(json.dumps(pointer)[1:-1]) + r'"\s*:', text)
+                offset = named.start() if named else None
+        if offset is not None:
+            found[pointer] = offset
+    # Only the offsets found become lines: each costs a scan of the text before it.
+    return {pointer: _line_column(text, offset) for pointer, offset in found.items()}
 
 
-def _json_value(text: str, at: int, path: tuple[str, ...], offsets: dict[tuple[str, ...], int], depth: int) -> int:
-    """Read the JSON value at `at` (whose own offset the caller records), recording the offset
-    of every member (its key) and item in it; where it ends."""
-    if depth > MAX_DEPTH:
-        raise ValueError("too deep")
-    mark = text[at]
-    if mark not in "{[":
-        return int(_DECODER.raw_decode(text, at)[1])
-    close = "}" if mark == "{" else "]"
-    at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
-    index = 0
-    while text[at] != close:
-        if mark == "{":
-            if text[at] != '"':
-                raise ValueError("a key")
-            key, end = _DECODER.raw_decode(text, at)
-            inner = (*path, key)
-            offsets[inner] = at
-            end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
-            if text[end] != ":":
-                raise ValueError("a colon")
-            start = _SPACE.match(text, end + 1).end()  # type: ignore[union-attr]
-            at = _json_value(text, start, inner, offsets, depth + 1)
-        else:
-            offsets[(*path, str(index))] = at
-            at = _json_value(text, at, (*path, str(index)), offsets, depth + 1)
+def _splits(dotted: str) -> Iterator[tuple[str, ...]]:
+    """Every way to read a dotted name as a path of keys, the fewest dots split first."""
+    parts = dotted.split(".")
+    cuts = range(1, len(parts))
+    for count in range(min(len(parts), MAX_DOTS)):
+        for chosen in itertools.combinations(cuts, count):
+            edges = (0, *chosen, len(parts))
+            yield tuple(".".join(parts[a:b]) for a, b in itertools.pairwise(edges))
+
+
+def _follow(text: str, path: tuple[str, ...], nearest: bool = False) -> int | None:
+    """The offset of the member (its key) or item at `path` in JSON text, or of the value at
+    the top for (). Only the containers on the path are walked; every other value is skipped
+    by the C decoder, so the cost is a linear scan. A member given twice is the last, as json
+    reads it. Past a fault in the text, what came before counts. When the path goes further
+    than the document: the nearest member that exists when `nearest`, else None."""
+    at = best = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    for key in path:
+        hit = _member(text, at, key)
+        if hit is None:
+            return best if nearest else None
+        best, at = hit
+    return best
+
+
+def _member(text: str, at: int, key: str) -> tuple[int, int] | None:
+    """Where the member `key` (or the item at index `key`) of the container at `at` starts,
+    and where its value does; None when it has none before the container ends or the text
+    breaks (a fault is a finding of its own: what came before it counts)."""
+    mark = text[at] if at < len(text) else ""
+    if mark not in ("{", "[") or (mark == "[" and not key.isdigit()):
+        return None
+    close, index, hit = "}" if mark == "{" else "]", 0, None
+    try:
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        while text[at] != close:
+            begin = value = at
+            if mark == "{":
+                if text[at] != '"':
+                    return hit  # not a key: the text breaks here
+                name, end = _DECODER.raw_decode(text, at)
+                colon = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+                if text[colon] != ":":
+                    return hit
+                value = _SPACE.match(text, colon + 1).end()  # type: ignore[union-attr]
+                if name == key:
+                    hit = (begin, value)  # a later one wins
+            elif index == int(key):
+                return begin, value
+            at = _SPACE.match(text, _DECODER.raw_decode(text, value)[1]).end()  # type: ignore[union-attr]
             index += 1
-        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
-        if text[at] == ",":
-            at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
-        elif text[at] != close:
-            raise ValueError("a comma")
-    return at + 1
+            if text[at] == ",":
+                at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            elif text[at] != close:
+                return hit
+    except (ValueError, IndexError):  # a value the decoder refuses, or the text ends
+        return hit
+    return hit
 
 
-def _by_path(places: Mapping[tuple[str, ...], Position], pointers: set[str]) -> dict[str, Position]:
+def _by_path(places: Mapping[tuple[str, ...], _Place], pointers: set[str]) -> dict[str, _Place]:
     """A key named by its dotted path from the top (a key may hold dots: `99.0`), else the
-    first key of that name anywhere, in the order of the file."""
-    found: dict[str, Position] = {}
+    first key of that name anywhere, in the order of the file (places are its offsets or
+    its positions)."""
+    found: dict[str, _Place] = {}
     for pointer in pointers:
         dotted = [place for path, place in places.items() if path and ".".join(path) == pointer]
         named = [place for path, place in places.items() if path and path[-1] == pointer]

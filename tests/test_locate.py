@@ -160,3 +160,14 @@ def test_every_format_shows_the_same_place(line, column, pointer) -> None:
     assert region == expected
     written = finding.to_dict()  # the JSON report's finding
     assert (written.get("line"), written.get("column")) == (line, column)
+
+
+def test_a_dotted_name_may_hold_keys_with_dots_and_a_large_json_is_not_followed(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "result_summary.json"
+    path.write_text('{\n "tpot": {\n  "percentiles": {"99.0": 1, "99.9": 2}\n },\n "tps": 3\n}\n')
+    assert positions(str(path), {"tpot.percentiles.99.9", "tps", "tpot.gone"}) == {
+        "tpot.percentiles.99.9": (3, 30),
+        "tps": (5, 2),
+    }
+    monkeypatch.setattr("checker.locate.MAX_JSON", 10)
+    assert positions(str(path), {"/tps", "line 2"}) == {"line 2": (2, None)}
