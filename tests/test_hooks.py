@@ -266,3 +266,26 @@ def _in_a_terminal(command: list[str], cwd: Path) -> str:
         os.close(primary)
         assert process.wait(timeout=300) in (0, 1)
     return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.slow
+def test_pre_commit_checks_the_results_of_a_staged_deletion(committing: Path) -> None:
+    """pre-commit passes the files that stay, never a deleted one: a commit that deletes
+    another submitter's measurements.json, beside a change that runs the hook, still checks
+    the result that read it (from git's index), and refuses the commit as a whole check would."""
+    other = committing / "closed" / "OtherCo"
+    shutil.copytree(committing / SUBMISSION, other, symlinks=True)
+    description = other / "systems" / "cpu-1x-numpy.json"
+    description.write_text(description.read_text().replace('"MLCheckDemo"', '"OtherCo"'))
+    _git(committing, "add", "-A")
+    _git(committing, "commit", "-q", "--no-verify", "-m", "a second submitter")
+    deleted = OFFLINE.replace(SUBMISSION, "closed/OtherCo") + "/measurements.json"
+    _git(committing, "rm", "-q", deleted)
+    conf = committing / SINGLE / "user.conf"
+    conf.write_text(conf.read_text() + "# tuned again\n")
+    _git(committing, "add", "-A")
+    done = _commit(committing, "drop a measurements file")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _outcome(done.stderr, CHANGED) == "Failed"
+    assert "1 file given and 1 deleted in the git index; checked 4 results" in done.stderr
+    assert f"{OFFLINE.replace(SUBMISSION, 'closed/OtherCo')}  INVALID" in done.stderr
