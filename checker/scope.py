@@ -252,11 +252,13 @@ class Changes:
         atexit.unregister(self.close)
 
 
-def changed_inputs(commit: str, inputs: Mapping[str, Callable[[bytes | None], Any]]) -> list[str]:
+def changed_inputs(
+    commit: str, inputs: Mapping[str, Callable[[bytes | None], Any]], unknown: bool = False
+) -> list[str]:
     """Of files read by every verdict (the waivers file, the pyproject.toml of the
     configuration), given by path with what of them counts (`inputs[path](content)`, None
     for no file), those that count otherwise at `commit`: those widen a narrowed check to a
-    whole one. A file outside the repository, or not in git, is judged unchanged."""
+    whole one. A file outside the repository, or not in git, counts as `unknown` says."""
     changed = []
     for path, meaning in inputs.items():
         folder, name = os.path.split(os.path.abspath(path))
@@ -265,10 +267,12 @@ def changed_inputs(commit: str, inputs: Mapping[str, Callable[[bytes | None], An
                 ["git", "show", f"{commit}:./{name}"], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True
             )
         except OSError:
+            done = None
+        missing = done is not None and re.search(rb"does not exist in|exists on disk, but not in", done.stderr)
+        if done is None or (done.returncode != 0 and not missing):
+            if unknown:  # outside the repository, or git cannot say
+                changed.append(path)
             continue
-        missing = re.search(rb"does not exist in|exists on disk, but not in", done.stderr)
-        if done.returncode != 0 and not missing:
-            continue  # outside the repository, or git cannot say: judged unchanged
         try:
             with open(path, "rb") as handle:
                 now: bytes | None = handle.read()

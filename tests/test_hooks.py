@@ -91,6 +91,9 @@ def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
             assert pattern.search(path), path
     for path in ("README.md", ".github/workflows/ci.yml", "docs/closed.md", "enclosed/Acme/x", "closed/README.md"):
         assert not pattern.search(path), path
+    # [tool.mlperf-check] sets every verdict: a changed one widens the check to the whole tree
+    assert pattern.search("pyproject.toml") and pattern.search("submission/pyproject.toml")
+    assert not pattern.search("pyproject.toml.bak")
 
 
 @pytest.mark.slow
@@ -130,6 +133,11 @@ def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
     assert "1 file given; checked 2 results" in done.stderr  # a file that may be new: its benchmark's results
     assert f"{OFFLINE}  INVALID" in done.stdout and f"{SINGLE}  valid" in done.stdout
     assert "ACC002" in done.stdout
+    (repo / "pyproject.toml").write_text('[tool.mlperf-check]\nround = "demo-v6.1"\n')
+    done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["pyproject.toml"], repo)
+    assert done.returncode == 1, done.stderr
+    assert "changes every verdict (waivers, [tool.mlperf-check]); checked the whole tree: 2 results" in done.stderr
+    (repo / "pyproject.toml").unlink()
     (repo / "README.md").write_text("Our submission\n")
     done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["README.md"], repo)
     assert (done.returncode, done.stdout) == (0, "")

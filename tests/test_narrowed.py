@@ -397,8 +397,11 @@ def test_a_changed_waivers_file_or_configuration_widens_to_a_whole_check(clone: 
         config.write_text('[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\nignore = ["STR006"]\n')
         done, document = _checked(".", "--changed-since", "HEAD", cwd=clone.root)
         assert len(document["results"]) == whole and f"{config} changes every verdict" in done.stderr
-        done, document = _checked(str(config), cwd=clone.root)  # pre-commit passes the file
+        done, document = _checked(str(config), cwd=clone.root)  # pre-commit passes the file: since HEAD
         assert len(document["results"]) == whole and "changes every verdict" in done.stderr
+        config.write_text('[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\n')
+        done, document = _checked(str(config), cwd=clone.root)  # its table as at HEAD
+        assert len(document["results"]) == 0 and "changes every verdict" not in done.stderr
     finally:
         repo.git.reset("--hard", clone.base)
         repo.git.clean("-fdxq")

@@ -316,17 +316,21 @@ def _table(content: bytes | None) -> Any:
 
 
 def _widened(invocation: Invoked) -> list[str]:
-    """The global inputs (waivers, configuration) that changed in a narrowed check: changed
-    since the ref (--changed-since), or among the files given (pre-commit). Each changes
-    every verdict, so the check is widened to the whole tree; the check says which."""
-    if invocation.changes is None and invocation.given is None:
-        return []
-    if invocation.changes is not None:
-        from ..scope import changed_inputs
+    """The global inputs (waivers, configuration) that changed in a narrowed check: since the
+    ref (--changed-since), or, given (pre-commit), since HEAD. Each changes every verdict, so
+    the check is widened to the whole tree; the check says which."""
+    from ..scope import changed_inputs
 
+    if invocation.changes is not None:
         commit = invocation.changes.commit
         return changed_inputs(commit, _inputs(invocation.settings)) if commit else []
-    return _inputs_given(invocation.options.paths, invocation.settings)
+    if invocation.given is None:
+        return []
+    # Given (pre-commit passes the staged files, and stashes the rest): changed since HEAD;
+    # when git cannot say, changed.
+    inputs = _inputs(invocation.settings)
+    given = {path: inputs[path] for path in _inputs_given(invocation.options.paths, invocation.settings)}
+    return changed_inputs("HEAD", given, unknown=True) if given else []
 
 
 def _inputs_given(paths: list[str], settings: Settings) -> list[str]:
