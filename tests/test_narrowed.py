@@ -351,6 +351,8 @@ def test_paths_name_the_results_they_affect_under_the_nearest_root(clone: Histor
     # a file may be new, and a new result changes its benchmark's (STR003): the benchmark's results
     assert _as_whole(document, whole) == sorted(under(KRAI + "/") + under(f"{OPEN}/results/{KISS}/"))
     assert "2 files given; checked" in done.stderr
+    done, _ = _checked(str(root / KRAI_SINGLE), str(root / KRAI), cwd=tmp_path)
+    assert "2 paths given; checked 2 results" in done.stderr
     assert len(results) > len(document["results"])
 
 

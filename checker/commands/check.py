@@ -434,7 +434,8 @@ def _holds_submitters(folder: str, marks: frozenset[str]) -> bool:
 def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given | None, checked: int) -> str:
     """What a narrowed check read and checked, and which paths affect no result."""
     if given is not None:
-        line = f"{given.count} {'file' if given.count == 1 else 'files'} given"
+        noun = "path" if given.folders else "file"  # folders given, or files as pre-commit gives them
+        line = f"{given.count} {noun}{'' if given.count == 1 else 's'} given"
         if given.deleted:
             line += f" and {len(given.deleted)} deleted in the git index"
         line += f"; checked {checked} results"
