@@ -20,7 +20,7 @@ from typing import TextIO
 
 from ..findings import Finding, Report, ResultRecord, Severity
 from ..output import append_text
-from .common import Distinct, Shown, line_of, repository_prefix, visible
+from .common import Distinct, Shown, line_of, place, repository_prefix, visible
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -100,7 +100,8 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     parts.append("### Findings\n\n")
     for shown in distinct.all:
         finding = shown.finding
-        where = f"`{prefix}{finding.path}`" + (f" ({finding.pointer})" if finding.pointer else "")
+        named = finding.pointer and line_of(finding.pointer) is None  # a `line N` pointer is the line
+        where = f"`{place(finding, prefix)}`" + (f" ({finding.pointer})" if named else "")
         waived = f" (waived: {finding.waived})" if finding.waived else ""
         line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}{shown.suffix}"
         parts.append(visible(line) + "\n")
