@@ -220,7 +220,8 @@ def run(invocation: Invoked) -> int:
         say(_narrowed_line(scope, options.changed_since, given, len(report.results)))
     if widened and not options.quiet:
         why = f"--changed-since {options.changed_since}: " if options.changed_since else ""
-        named = " and ".join(widened)
+        shown = [os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path for path in widened]
+        named = " and ".join(shown)
         say(
             f"{why}{named} {'changes' if len(widened) == 1 else 'change'} every verdict (waivers, "
             f"[tool.mlperf-check]); checked the whole tree: {len(report.results)} results"
