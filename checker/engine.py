@@ -24,6 +24,7 @@ from typing import Any
 
 from . import phases, process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
+from .locate import locate as locate_findings
 from .model import (
     NEEDS,
     Context,
@@ -366,6 +367,7 @@ def check(
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
     findings = apply_waivers(findings, waivers or [])
+    findings = locate_findings(tree.root, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}

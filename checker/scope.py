@@ -18,7 +18,12 @@ When no result a path names exists (a deleted result, a system without results),
 the next wider set, up to the whole submitter folder. A path outside every submitter folder
 names none. Then every named result is checked exactly as a whole check checks it: its
 submitter folder's rules, its system's rules and its own (engine.check), so that its
-findings and verdict are a whole check's."""
+findings and verdict are a whole check's.
+
+Two inputs are read by every verdict, not by some results: the waivers file and the
+[tool.mlperf-check] table. When one changed since the ref (`changed_inputs`), the check is
+whole. pre-commit passes the files that stay, never a deleted one: `staged_deletions` lists
+those of the git index, which name the results that read them like any other path."""
 
 from __future__ import annotations
 
@@ -27,9 +32,9 @@ import functools
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .rounds import Round
@@ -119,11 +124,13 @@ class Changes:
     def __init__(self, root: str, ref: str) -> None:
         self.root, self.ref = root, ref
         self._running: list[subprocess.Popen[bytes]] = []
+        self.commit = ""  # the ref as git names its commit (`REF^{commit}`, or the hash)
         self._error: ValueError | None = None
         atexit.register(self.close)  # a check that ends early (a usage error) leaves no git behind
         try:
             self._others = self._start("ls-files", "--others", "--exclude-standard", "-z")
             commit = f"{ref}^{{commit}}" if _PLAIN_REF.fullmatch(ref) else self._resolve()
+            self.commit = commit
             if self._error is None:
                 self._diff = self._start("diff-index", "-z", "--no-renames", "--relative", commit, "--")
         except OSError as error:  # no git executable
@@ -219,11 +226,14 @@ class Changes:
         asked = [path for path in stale if "\n" not in path]  # one path a line
         if not asked:
             return list(stale)
+        # Absolute paths: git resolves --stdin-paths against the repository's top, not the
+        # folder it runs in, so a relative path from a subfolder would name another file.
+        top = os.path.abspath(self.root)
         done = subprocess.run(
             ["git", "hash-object", "--stdin-paths"],
             cwd=self.root,
             capture_output=True,
-            input=b"".join(os.fsencode(path) + b"\n" for path in asked),
+            input=b"".join(os.fsencode(os.path.join(top, path)) + b"\n" for path in asked),
         )
         hashes = done.stdout.decode("ascii", "replace").split()
         if done.returncode != 0 or len(hashes) != len(asked):
@@ -240,6 +250,56 @@ class Changes:
             process.communicate()
         self._running = []
         atexit.unregister(self.close)
+
+
+def changed_inputs(
+    commit: str, inputs: Mapping[str, Callable[[bytes | None], Any]], unknown: bool = False
+) -> list[str]:
+    """Of files read by every verdict (the waivers file, the pyproject.toml of the
+    configuration), given by path with what of them counts (`inputs[path](content)`, None
+    for no file), those that count otherwise at `commit`: those widen a narrowed check to a
+    whole one. A file outside the repository, or not in git, counts as `unknown` says."""
+    changed = []
+    for path, meaning in inputs.items():
+        folder, name = os.path.split(os.path.abspath(path))
+        try:
+            done = subprocess.run(
+                ["git", "show", f"{commit}:./{name}"], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True
+            )
+        except OSError:
+            done = None
+        missing = done is not None and re.search(rb"does not exist in|exists on disk, but not in", done.stderr)
+        if done is None or (done.returncode != 0 and not missing):
+            if unknown:  # outside the repository, or git cannot say
+                changed.append(path)
+            continue
+        try:
+            with open(path, "rb") as handle:
+                now: bytes | None = handle.read()
+        except OSError:
+            now = None
+        if meaning(done.stdout if done.returncode == 0 else None) != meaning(now):
+            changed.append(path)
+    return changed
+
+
+def staged_deletions(root: str) -> list[str]:
+    """The files under `root` (relative to it, POSIX style) that the index deletes from HEAD:
+    pre-commit never passes them, but the results that read them must be checked. Plumbing
+    (diff-index --cached) that never rewrites the index; [] outside a repository or with no
+    HEAD yet."""
+    try:
+        done = subprocess.run(
+            ["git", "diff-index", "--cached", "--name-only", "--diff-filter=D", "-z", "--relative", "HEAD", "--"],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+        )
+    except OSError:
+        return []
+    if done.returncode != 0:
+        return []
+    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
 
 
 def changed_paths(root: str, ref: str) -> list[str]:

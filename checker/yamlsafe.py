@@ -153,6 +153,38 @@ def line_of(text: str, path: tuple[Any, ...]) -> int | None:
     return line
 
 
+def positions(text: str) -> dict[tuple[str, ...], tuple[int, int]]:
+    """The line and column (from 1) of every key of a YAML document's mappings, by its path
+    (a sequence's item by its index, as text), and of the document itself at (); empty when
+    the text is not YAML. A node an alias shares is walked once."""
+    try:
+        _count(text, "YAML")
+        node = yaml.compose(text, Loader=_LOADER)
+    except (yaml.YAMLError, YamlError):
+        return {}
+    if node is None:
+        return {}
+    found: dict[tuple[str, ...], tuple[int, int]] = {(): (node.start_mark.line + 1, node.start_mark.column + 1)}
+    seen: set[int] = set()
+    todo: list[tuple[tuple[str, ...], yaml.Node]] = [((), node)]
+    while todo:
+        path, node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            items = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
+            pairs = [((*path, str(k.value)), k, v) for k, v in items]
+        elif isinstance(node, yaml.SequenceNode):
+            pairs = [((*path, str(i)), v, v) for i, v in enumerate(node.value)]
+        else:
+            continue
+        for inner, mark, value in reversed(pairs):
+            found.setdefault(inner, (mark.start_mark.line + 1, mark.start_mark.column + 1))
+            todo.append((inner, value))
+    return found
+
+
 def loads(text: str, origin: str = "YAML", allow_shared: bool = False, strict: bool = False) -> Any:
     """A YAML document from text, within the limits. Aliases to scalars are fine; an alias
     to a mapping or list is refused unless `allow_shared` (a document then stays a tree).

@@ -67,8 +67,12 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
     report = run(root, round_name, select=select)
     assert tree_digest(root) == before, "the check wrote into the checked tree"
     try:
-        expected = [(code, severity, expand(path), pointer) for code, severity, path, pointer in case["expect"]]
+        expected = [(code, severity, expand(path), pointer) for code, severity, path, pointer, *_ in case["expect"]]
         assert findings_of(report) == expected
+        # An entry may state where the finding is ({line: N, column: M}): it must be there.
+        stated = [(i, entry[4]) for i, entry in enumerate(case["expect"]) if len(entry) == 5]
+        places = [(i, {"line": report.findings[i].line, "column": report.findings[i].column}) for i, _ in stated]
+        assert places == [(i, {"line": at["line"], "column": at.get("column")}) for i, at in stated]
         for place, valid in case.get("valid", {}).items():
             location = expand("{" + place + "}")
             verdict = {r.location: r.valid for r in report.results}[location]

@@ -100,9 +100,13 @@ def test_github_escapes_commands() -> None:
         pointer="line 4",
         name="malformed-json",
         hint="100% sure",
+        line=4,
     )
     assert github_report.annotation(finding, "") == (
         "::error file=closed/A%2Cb/x%3Ay.json,line=4,title=FIL007 malformed-json::50%25 bad%0Aline%0Ahelp: 100%25 sure"
+    )
+    assert github_report.annotation(finding.with_(column=7), "").startswith(
+        "::error file=closed/A%2Cb/x%3Ay.json,line=4,col=7,title="
     )
 
 
@@ -155,6 +159,21 @@ def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
         if r["ruleId"] == "ACC007"
     ]
     assert regions == [{"startLine": 14}] * 4
+    # A JSON pointer's member: its key's line and column (`    "host_processor_core_count": "N/A",`).
+    placed = {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]): r[
+            "locations"
+        ][0]["physicalLocation"].get("region")
+        for r in document["runs"][0]["results"]
+        if r["ruleId"] in ("SYS006", "SYS010")
+    }
+    assert placed == {
+        ("SYS006", "8xMI325x_2xEPYC-9655.json"): {"startLine": 24, "startColumn": 5},
+        ("SYS010", "XE8640_4xH100_vLLM.json"): {"startLine": 23, "startColumn": 3},
+    }
+    assert document["runs"][0]["columnKind"] == "unicodeCodePoints"  # columns count characters
+    # Every finding with a pointer on the slice has its place.
+    assert [f for f in report.findings if f.pointer and f.line is None] == []
 
 
 def test_junit_has_one_case_per_result(broken: Path, tmp_path: Path) -> None:

@@ -91,6 +91,9 @@ def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
             assert pattern.search(path), path
     for path in ("README.md", ".github/workflows/ci.yml", "docs/closed.md", "enclosed/Acme/x", "closed/README.md"):
         assert not pattern.search(path), path
+    # [tool.mlperf-check] sets every verdict: a changed one widens the check to the whole tree
+    assert pattern.search("pyproject.toml") and pattern.search("submission/pyproject.toml")
+    assert not pattern.search("pyproject.toml.bak")
 
 
 @pytest.mark.slow
@@ -131,6 +134,11 @@ def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
     assert f"{OFFLINE}  INVALID" in done.stdout and f"{SINGLE}  INVALID" not in done.stdout
     assert "2 results, 1 valid, 1 invalid; 1 error" in done.stdout
     assert "ACC002" in done.stdout
+    (repo / "pyproject.toml").write_text('[tool.mlperf-check]\nround = "demo-v6.1"\n')
+    done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["pyproject.toml"], repo)
+    assert done.returncode == 1, done.stderr
+    assert "changes every verdict (waivers, [tool.mlperf-check]); checked the whole tree: 2 results" in done.stderr
+    (repo / "pyproject.toml").unlink()
     (repo / "README.md").write_text("Our submission\n")
     done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["README.md"], repo)
     assert (done.returncode, done.stdout) == (0, "")
@@ -267,3 +275,26 @@ def _in_a_terminal(command: list[str], cwd: Path) -> str:
         os.close(primary)
         assert process.wait(timeout=300) in (0, 1)
     return b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.slow
+def test_pre_commit_checks_the_results_of_a_staged_deletion(committing: Path) -> None:
+    """pre-commit passes the files that stay, never a deleted one: a commit that deletes
+    another submitter's measurements.json, beside a change that runs the hook, still checks
+    the result that read it (from git's index), and refuses the commit as a whole check would."""
+    other = committing / "closed" / "OtherCo"
+    shutil.copytree(committing / SUBMISSION, other, symlinks=True)
+    description = other / "systems" / "cpu-1x-numpy.json"
+    description.write_text(description.read_text().replace('"MLCheckDemo"', '"OtherCo"'))
+    _git(committing, "add", "-A")
+    _git(committing, "commit", "-q", "--no-verify", "-m", "a second submitter")
+    deleted = OFFLINE.replace(SUBMISSION, "closed/OtherCo") + "/measurements.json"
+    _git(committing, "rm", "-q", deleted)
+    conf = committing / SINGLE / "user.conf"
+    conf.write_text(conf.read_text() + "# tuned again\n")
+    _git(committing, "add", "-A")
+    done = _commit(committing, "drop a measurements file")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _outcome(done.stderr, CHANGED) == "Failed"
+    assert "1 file given and 1 deleted in the git index; checked 4 results" in done.stderr
+    assert f"{OFFLINE.replace(SUBMISSION, 'closed/OtherCo')}  INVALID" in done.stderr

@@ -81,7 +81,7 @@ CASE_KEYS = {"name", "base", "round", "edits", "also", "expect", "valid"}
 
 
 def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> None:
-    """Each expected finding is [CODE, severity, path, pointer], of a code the case selects
+    """Each expected finding is [CODE, severity, path, pointer] or that and its place, of a code the case selects
     (its own, or one its `also` names), and `also` names other registered codes."""
     severities = {s.value for s in Severity}
     for path, document in case_files():
@@ -94,8 +94,11 @@ def test_case_files_use_known_keys_and_expect_code_severity_path_pointer() -> No
             assert all(code in RULES and code != document["code"] for code in also), where
             assert len(set(also)) == len(also), where
             for entry in case["expect"]:
-                assert isinstance(entry, list) and len(entry) == 4, (where, entry)
-                code, severity, rel, pointer = entry
+                assert isinstance(entry, list) and len(entry) in (4, 5), (where, entry)
+                code, severity, rel, pointer, *place = entry
+                # An optional fifth: where the finding is, {line: N, column: M} (column may be left out).
+                at = place[0] if place else {"line": 1}
+                assert isinstance(at, dict) and set(at) in ({"line"}, {"line", "column"}), (where, entry)
                 assert code in [document["code"], *also], (where, entry)
                 assert severity in severities and isinstance(rel, str), (where, entry)
                 assert pointer is None or isinstance(pointer, str), (where, entry)

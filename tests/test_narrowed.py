@@ -34,7 +34,7 @@ from checker.engine import check
 from checker.findings import Applying, Finding, Report
 from checker.rounds import load_round
 from checker.scope import Changes, scope_of
-from helpers import REAL_ROOT, real_data, set_mllog, tree_digest
+from helpers import REAL_ROOT, cli, real_data, set_mllog, tree_digest
 
 pytestmark = pytest.mark.real
 
@@ -291,3 +291,168 @@ def test_the_issues_case_on_closed_amd(tmp_path: Path) -> None:
     ]
     assert done.stderr.splitlines()[1] == "--changed-since HEAD~1: 1 changed files; checked 1 results"
     assert tree_digest(root) == before
+
+
+# --- paths given, and the defects of issue 24 -------------------------------------------------
+# A clone of v6.0's Krai folders under a folder named `open` (as /tmp/x/open/repo/): the root is
+# the nearest folder whose division folders hold submitter folders, not the outermost `open/`.
+KISS = "h200_n1-kissv"
+KRAI_SINGLE = f"{KRAI}/singlestream"
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> History:
+    root = tmp_path_factory.mktemp("x") / "open" / "repo"
+    for folder in SLICES["v6.0"]:
+        shutil.copytree(real_data(REAL_ROOT / "v6.0") / folder, root / folder, symlinks=True)
+    history = History(root, "v6.0")
+    history.make([], committed=False)
+    return history
+
+
+def _checked(*args: str, cwd: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    done = cli("check", *args, "--round", "v6.0", "-f", "json", "-j", "1", "--no-progress", cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    return done, json.loads(done.stdout)
+
+
+def _as_whole(document: dict, whole: Report) -> list[tuple[str, bool]]:
+    """The narrowed check's results, each with its verdict, after asserting that each has the
+    whole check's verdict and every finding it reports is the whole check's."""
+    verdicts = {r.location: r.valid for r in whole.results}
+    findings = {(f.code, f.severity.value, f.path, f.pointer, f.message) for f in whole.findings}
+    for result in document["results"]:
+        assert result["valid"] is verdicts[result["location"]], result["location"]
+    for finding in document["findings"]:
+        assert (finding["code"], finding["severity"], finding["path"], finding.get("pointer"), finding["message"]) in (
+            findings
+        )
+    return [(r["location"], r["valid"]) for r in document["results"]]
+
+
+def test_paths_name_the_results_they_affect_under_the_nearest_root(clone: History, tmp_path: Path) -> None:
+    """A result, benchmark or system path, alone or several, from outside the tree: the results
+    it affects, judged as the whole check judges them; the root is .../open/repo, not .../x."""
+    root, whole = clone.root, clone.before
+    results = sorted(r.location for r in whole.results)
+
+    def under(prefix: str) -> list[tuple[str, bool]]:
+        return [(loc, v) for loc, v in sorted((r.location, r.valid) for r in whole.results) if loc.startswith(prefix)]
+
+    _, document = _checked(str(root / KRAI_SINGLE), cwd=tmp_path)
+    assert _as_whole(document, whole) == [(KRAI_SINGLE, {r.location: r.valid for r in whole.results}[KRAI_SINGLE])]
+    _, document = _checked(str(root / KRAI), cwd=tmp_path)
+    assert _as_whole(document, whole) == under(KRAI + "/")
+    _, document = _checked(str(root / f"closed/Krai/systems/{KISS}.json"), cwd=tmp_path)
+    assert _as_whole(document, whole) == under(f"closed/Krai/results/{KISS}/")
+    done, document = _checked(
+        str(root / KRAI_SINGLE / "user.conf"), str(root / OPEN / "systems" / f"{KISS}.json"), cwd=tmp_path
+    )
+    # a file may be new, and a new result changes its benchmark's (STR003): the benchmark's results
+    assert _as_whole(document, whole) == sorted(under(KRAI + "/") + under(f"{OPEN}/results/{KISS}/"))
+    assert "2 files given; checked" in done.stderr
+    done, _ = _checked(str(root / KRAI_SINGLE), str(root / KRAI), cwd=tmp_path)
+    assert "2 paths given; checked 2 results" in done.stderr
+    assert len(results) > len(document["results"])
+
+
+def test_changed_since_from_a_subfolder_counts_no_touched_file(clone: History) -> None:
+    """git hash-object resolves --stdin-paths against the repository's top: run for closed/,
+    a touched file (stale index, same content) is no change; an edited one is."""
+    clone.make([], committed=False)
+    for folder, _, files in os.walk(clone.root / "closed"):
+        for name in files:
+            os.utime(os.path.join(folder, name), (1, 1))
+    assert Changes(str(clone.root / "closed"), "HEAD").paths() == []
+    _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
+    assert Changes(str(clone.root / "closed"), "HEAD").paths() == [KRAI_SINGLE.removeprefix("closed/") + "/user.conf"]
+    done, document = _checked("closed", "--changed-since", "HEAD", cwd=clone.root)
+    assert "1 changed files; checked 1 results" in done.stderr
+    assert _as_whole(document, clone.before) == [
+        (KRAI_SINGLE, {r.location: r.valid for r in clone.before.results}[KRAI_SINGLE])
+    ]
+
+
+def test_a_changed_waivers_file_or_configuration_widens_to_a_whole_check(clone: History) -> None:
+    """The waivers and [tool.mlperf-check] change every verdict: changed since the ref, the
+    check is whole and says why; a pyproject.toml change outside the table narrows as before."""
+    repo = clone.repo
+    clone.make([], committed=False)
+    config = clone.root / "pyproject.toml"
+    config.write_text('[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\n')
+    waivers = clone.root / "waivers.yaml"
+    waivers.write_text("waivers: []\n")
+    repo.git.add(A=True)
+    repo.index.commit("configuration")
+    try:
+        whole = len(clone.before.results)
+        done, document = _checked(".", "--changed-since", "HEAD", cwd=clone.root)
+        assert len(document["results"]) == 0 and "0 changed files" in done.stderr
+        waivers.write_text("waivers:\n  - code: SYS002\n    path: 'closed/*'\n    reason: agreed\n")
+        done, document = _checked(".", "--changed-since", "HEAD", cwd=clone.root)
+        assert len(document["results"]) == whole
+        assert (
+            f"--changed-since HEAD: waivers.yaml changes every verdict (waivers, [tool.mlperf-check]); "
+            f"checked the whole tree: {whole} results"
+        ) in done.stderr.splitlines(), done.stderr
+        waivers.write_text("waivers: []\n")
+        config.write_text('[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\n')
+        done, document = _checked(".", "--changed-since", "HEAD", cwd=clone.root)
+        assert len(document["results"]) == 0 and "changes every verdict" not in done.stderr
+        config.write_text('[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\nignore = ["STR006"]\n')
+        done, document = _checked(".", "--changed-since", "HEAD", cwd=clone.root)
+        assert len(document["results"]) == whole and "pyproject.toml changes every verdict" in done.stderr
+        done, document = _checked(str(config), cwd=clone.root)  # pre-commit passes the file: since HEAD
+        assert len(document["results"]) == whole and "changes every verdict" in done.stderr
+        config.write_text('[project]\nname = "x"\n\n[tool.mlperf-check]\nround = "v6.0"\nwaivers = "waivers.yaml"\n')
+        done, document = _checked(str(config), cwd=clone.root)  # its table as at HEAD
+        assert len(document["results"]) == 0 and "changes every verdict" not in done.stderr
+    finally:
+        repo.git.reset("--hard", clone.base)
+        repo.git.clean("-fdxq")
+
+
+def test_a_staged_deletion_is_checked_though_pre_commit_does_not_pass_it(clone: History) -> None:
+    """pre-commit passes the files that stay; the results that read a deleted one are checked
+    too (git's index), with the verdict a whole check gives."""
+    repo = clone.repo
+    clone.make([], committed=False)
+    try:
+        repo.git.rm(f"{KRAI_SINGLE}/measurements.json")
+        (clone.root / "README.md").write_text("notes\n")
+        repo.git.add("README.md")
+        whole = check(str(clone.root), "v6.0", jobs=1)
+        done, document = _checked("README.md", cwd=clone.root)
+        assert "1 file given and 1 deleted in the git index; checked" in done.stderr, done.stderr
+        narrowed = _as_whole(document, whole)
+        assert (KRAI_SINGLE, False) in narrowed
+    finally:
+        repo.git.reset("--hard", clone.base)
+        repo.git.clean("-fdxq")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    above=st.lists(st.sampled_from(["open", "closed", "network", "x", "results"]), max_size=4),
+    submitter=st.sampled_from(["Krai", "open", "closed", "results"]),
+    depth=st.integers(0, 5),
+)
+def test_the_root_of_a_path_is_the_nearest_submission_root(tmp_path: Path, above, submitter, depth) -> None:
+    """Whatever folders named like divisions lie above the tree, or name its submitter, a path
+    in it is read from the tree's root: the nearest folder whose division folder holds a
+    submitter folder."""
+    from checker.commands.check import _given
+
+    root = tmp_path.joinpath(*above, "tree")
+    result = root / "closed" / submitter / "results" / "sys" / "bench" / "Offline"
+    result.mkdir(parents=True, exist_ok=True)
+    (root / "closed" / submitter / "systems").mkdir(exist_ok=True)
+    (result / "user.conf").write_text("")
+    parts = ["closed", submitter, "results", "sys", "bench", "Offline", "user.conf"][: depth + 2]
+    path = root.joinpath(*parts)
+    found, given = _given([str(path)])
+    if depth == 0 and path.is_dir():  # a submitter folder: checked whole, from its own path
+        assert given is None
+        return
+    assert given is not None and os.path.realpath(found) == os.path.realpath(root)
+    assert given.inside == ("/".join(parts),)

@@ -157,10 +157,10 @@ def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_resul
     text = _written(text_report.write, shared[1])
     problems = [
         "Submissions and systems",
-        f"  error   SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
+        f"  error   SYS001 {SYSTEM}:1:1 [/framework]: required field `framework` is missing (affects 2 results)",
         f"  error   STR005 closed/SecondCo/src: {STR005} (affects 2 results)",
         f"{OFFLINE}  INVALID  522.247 Samples/s",
-        f"  error   ACC002 {ACCURACY} [line 1]: {ACC002}",
+        f"  error   ACC002 {ACCURACY}:1: {ACC002}",
         f"  also invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
         f"{SINGLE}  INVALID  2.41858 Latency (ms)",
         f"  invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
@@ -204,7 +204,8 @@ def _help(code: str) -> str:
 
 def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
     assert _written(github_report.write, shared[1]).splitlines() == [
-        "::error file=demo-v6.1/closed/MLCheckDemo/systems/cpu-1x-numpy.json,title=SYS001 required-field-missing::"
+        "::error file=demo-v6.1/closed/MLCheckDemo/systems/cpu-1x-numpy.json,line=1,col=1,title=SYS001 "
+        "required-field-missing::"
         "required field `framework` is missing [/framework] (affects 2 results)" + _help("SYS001"),
         f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}" + _help("ACC002"),
         f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)"
@@ -227,9 +228,9 @@ def test_job_summary_names_the_causes_and_lists_shared_findings_once(shared, wor
     assert "| `results/cpu-1x-numpy/demo-mlp-99/SingleStream` | **invalid** | STR005 (`src`) |  |" in text
     assert text.split("### Findings\n\n")[1].splitlines() == [
         "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder",
-        f"- error **SYS001** `demo-v6.1/{SYSTEM}` (/framework): required field `framework` is missing "
+        f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field `framework` is missing "
         "(affects 2 results)",
-        f"- error **ACC002** `demo-v6.1/{ACCURACY}` (line 1): {ACC002}",
+        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: {ACC002}",
         f"- error **STR005** `demo-v6.1/closed/SecondCo/src`: {STR005} (affects 2 results)",
     ]
 
@@ -244,7 +245,7 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
 
     assert failure(SUBMISSION, "submission and systems") == (
         "1 error(s): SYS001",
-        f"error SYS001 {SYSTEM} [/framework]: required field `framework` is missing (affects 2 results)",
+        f"error SYS001 {SYSTEM}:1:1 [/framework]: required field `framework` is missing (affects 2 results)",
     )
     assert cases[(SUBMISSION, "submission and systems")].find("system-out").text == (
         "warning STR007 closed/MLCheckDemo/documentation/notes: empty folder"
@@ -252,12 +253,11 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
     system = f"{SUBMISSION}/results/cpu-1x-numpy"
     assert failure(system, "demo-mlp-99/Offline") == (
         "2 error(s): ACC002, SYS001",
-        f"error ACC002 {ACCURACY} [line 1]: {ACC002}\n"
-        f'error SYS001 {SYSTEM} [/framework] (see "submission and systems")',
+        f'error ACC002 {ACCURACY}:1: {ACC002}\nerror SYS001 {SYSTEM}:1:1 [/framework] (see "submission and systems")',
     )
     assert failure(system, "demo-mlp-99/SingleStream") == (
         "1 error(s): SYS001",
-        f'error SYS001 {SYSTEM} [/framework] (see "submission and systems")',
+        f'error SYS001 {SYSTEM}:1:1 [/framework] (see "submission and systems")',
     )
     assert failure(f"{SUBMISSION}/results/cpu-2x-numpy", "demo-mlp-99/Offline") is None
     assert failure("closed/SecondCo", "submission and systems") == (

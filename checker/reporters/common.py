@@ -148,6 +148,22 @@ def repository_prefix(root: str) -> str:
     return repository_base(root)[1]
 
 
+def place(finding: Finding, prefix: str = "") -> str:
+    """`path[:line[:column]]`: where a finding is, as compilers and linters write it."""
+    where = prefix + finding.path
+    if finding.line is not None:
+        where += f":{finding.line}" + (f":{finding.column}" if finding.column is not None else "")
+    return where
+
+
+def pointer_shown(finding: Finding) -> str | None:
+    """The pointer to print beside a finding's place: none when it is only `line N`, which
+    the place already says."""
+    if finding.pointer and (finding.line is None or line_of(finding.pointer) is None):
+        return finding.pointer
+    return None
+
+
 def line_of(pointer: str | None) -> int | None:
     """The line a finding points at, when its pointer is `line N`."""
     match = _LINE.match(pointer or "")

@@ -20,7 +20,7 @@ from typing import TextIO
 
 from ..findings import Finding, Report, ResultRecord, Severity
 from ..output import append_text
-from .common import Distinct, Shown, fix_of, line_of, repository_prefix, shown_counts, visible
+from .common import Distinct, Shown, fix_of, place, pointer_shown, repository_prefix, shown_counts, visible
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -38,11 +38,13 @@ def _escape_property(text: str) -> str:
 def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
     """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message."""
     properties = [f"file={_escape_property(prefix + finding.path)}"]
-    line = line_of(finding.pointer)
-    if line is not None:
-        properties.append(f"line={line}")
+    if finding.line is not None:
+        properties.append(f"line={finding.line}")
+        if finding.column is not None:
+            properties.append(f"col={finding.column}")
     properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
-    message = finding.message + (f" [{finding.pointer}]" if finding.pointer and line is None else "") + suffix
+    pointer = pointer_shown(finding)
+    message = finding.message + (f" [{pointer}]" if pointer else "") + suffix
     message += _help(finding)
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
@@ -105,7 +107,8 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     parts.append("### Findings\n\n")
     for shown in distinct.all:
         finding = shown.finding
-        where = f"`{prefix}{finding.path}`" + (f" ({finding.pointer})" if finding.pointer else "")
+        pointer = pointer_shown(finding)
+        where = f"`{place(finding, prefix)}`" + (f" ({pointer})" if pointer else "")
         waived = f" (waived: {finding.waived})" if finding.waived else ""
         line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}{shown.suffix}"
         parts.append(visible(line) + "\n")

@@ -20,14 +20,15 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from ..findings import Finding, Report, ResultRecord, invalidates
-from .common import Distinct, Shown, visible
+from .common import Distinct, Shown, place, pointer_shown, visible
 
 SHARED_CASE = "submission and systems"
 
 
 def _where(finding: Finding) -> str:
-    pointer = f" [{finding.pointer}]" if finding.pointer else ""
-    return f"{finding.severity.value} {finding.code} {finding.path}{pointer}"
+    shown = pointer_shown(finding)
+    pointer = f" [{shown}]" if shown else ""
+    return f"{finding.severity.value} {finding.code} {place(finding)}{pointer}"
 
 
 def _line(finding: Finding, suffix: str = "") -> str:

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from .. import __version__
 from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import help_uri, line_of, repository_base, strict_json
+from .common import help_uri, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -66,17 +66,18 @@ def _folder_uri(folder: str) -> str:
 
 def _location(finding: Finding, prefix: str) -> dict[str, Any]:
     location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path, "uriBaseId": BASE}}
-    line = line_of(finding.pointer)
-    if line is not None:
-        location["region"] = {"startLine": line}
+    if finding.line is not None:
+        location["region"] = {"startLine": finding.line}
+        if finding.column is not None:
+            location["region"]["startColumn"] = finding.column
     return {"physicalLocation": location}
 
 
 def _message(finding: Finding) -> dict[str, str]:
     """The finding's message, and its own fix when it has one (the rule's is the rule's `help`)."""
-    shown = finding.pointer and line_of(finding.pointer) is None
+    pointer = pointer_shown(finding)
     own = f"\nhelp: {finding.hint}" if finding.hint else ""
-    return {"text": finding.message + (f" [{finding.pointer}]" if shown else "") + own}
+    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + own}
 
 
 def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:
@@ -147,6 +148,7 @@ def document(report: Report) -> dict[str, Any]:
                     }
                 },
                 "invocations": [_invocation(report, index, prefix)],
+                "columnKind": "unicodeCodePoints",  # a finding's column counts characters (checker/locate.py)
                 "results": results,
                 "properties": {"round": report.round.name},
             }

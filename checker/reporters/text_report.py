@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Finding, Report, ResultRecord, invalidates
-from .common import Distinct, Shown, fix_of, shown_counts, visible
+from .common import Distinct, Shown, fix_of, place, pointer_shown, shown_counts, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
@@ -31,23 +31,13 @@ WARNINGS = "Warnings and notes"
 VIEWS = ("default", "full", "concise")
 
 
-def place(finding: Finding) -> str:
-    """`path`, `path:line` or `path:line:col`: the parts of the position that are known."""
-    where = visible(finding.path)
-    if finding.line is not None:
-        where += f":{finding.line}"
-        if finding.column is not None:
-            where += f":{finding.column}"
-    return where
-
-
 def _line(finding: Finding, suffix: str = "") -> Text:
     text = Text("  ")
     text.append(f"{finding.severity.value:<7}", style=STYLES[finding.severity.value])
     text.append(f" {finding.code} ", style="bold")
-    text.append(place(finding), style="dim")
-    if finding.pointer:
-        text.append(f" [{visible(finding.pointer)}]", style="dim")
+    text.append(visible(place(finding)), style="dim")
+    if pointer := pointer_shown(finding):
+        text.append(f" [{visible(pointer)}]", style="dim")
     text.append(f": {visible(finding.message)}")
     if finding.waived:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
@@ -173,11 +163,11 @@ def render(
 
 def _concise(shown: Shown) -> Text:
     finding = shown.finding
-    text = Text(place(finding) + ": ", style="dim")
+    text = Text(visible(place(finding)) + ": ", style="dim")
     text.append(finding.code, style=STYLES[finding.severity.value])
     text.append(f" {visible(finding.message)}")
-    if finding.pointer:
-        text.append(f" [{visible(finding.pointer)}]", style="dim")
+    if pointer := pointer_shown(finding):
+        text.append(f" [{visible(pointer)}]", style="dim")
     if finding.waived:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
     text.append(shown.suffix)

@@ -1,0 +1,173 @@
+"""checker/locate.py: the line and column of a finding's pointer in its file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.findings import Finding, Severity
+from checker.locate import locate, positions
+
+RECORD = ':::MLLOG {{"key": "{key}", "value": {value}, "time_ms": 0.1, "namespace": "mlperf::logging"}}\n'
+
+
+def _log(tmp_path: Path, *records: tuple[str, object]) -> Path:
+    path = tmp_path / "mlperf_log_detail.txt"
+    path.write_text("".join(RECORD.format(key=key, value=json.dumps(value)) for key, value in records))
+    return path
+
+
+def test_a_loadgen_key_is_its_first_record_at_its_value(tmp_path: Path) -> None:
+    log = _log(tmp_path, ("loadgen_version", "6.0"), ("effective_qsl_rng_seed", 1), ("effective_qsl_rng_seed", 2))
+    assert positions(str(log), {"effective_qsl_rng_seed", "line 3", "absent_key"}) == {
+        "effective_qsl_rng_seed": (2, 53),
+        "line 3": (3, None),
+    }
+
+
+def test_a_long_log_line_is_read_past_without_being_held(tmp_path: Path) -> None:
+    path = tmp_path / "mlperf_log_detail.txt"
+    long = RECORD.format(key="huge", value=json.dumps("x" * 300_000))
+    path.write_text(long + RECORD.format(key="result_validity", value='"VALID"'))
+    assert positions(str(path), {"result_validity"}) == {"result_validity": (2, 46)}
+
+
+def test_a_json_pointer_is_its_members_key(tmp_path: Path) -> None:
+    path = tmp_path / "system.json"
+    path.write_text('{\n  "a": 1,\n  "ü": {"b": [10, {"c": "x"}]},\n  "a": 2\n}\n')
+    assert positions(str(path), {"/a", "/ü/b/1/c", "/ü/b/0", "/missing", "/ü/nothing", ""}) == {
+        "/a": (4, 3),  # a key given twice: the last, as json reads it
+        "/ü/b/1/c": (3, 20),  # columns count characters, not bytes
+        "/ü/b/0": (3, 15),
+        "/missing": (1, 1),  # a member that is not there: the object that lacks it
+        "/ü/nothing": (3, 3),
+        "": (1, 1),
+    }
+
+
+def test_broken_json_places_what_comes_before_the_fault(tmp_path: Path) -> None:
+    path = tmp_path / "system.json"
+    path.write_text('{\n  "status": "available",,\n  "framework": "x"\n}\n')
+    assert positions(str(path), {"/status", "/framework", "byte 24"}) == {
+        "/status": (2, 3),
+        "/framework": (1, 1),
+        "byte 24": (2, 23),
+    }
+
+
+def test_a_yaml_key_by_its_dotted_path_and_a_text_key_by_its_word(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("type: offline\nsettings:\n  runtime:\n    min_duration_ms: 600000\n")
+    assert positions(str(config), {"settings.runtime.min_duration_ms", "type", "runtime.gone"}) == {
+        "settings.runtime.min_duration_ms": (4, 5),
+        "type": (1, 1),
+    }
+    summary = tmp_path / "mlperf_log_summary.txt"
+    summary.write_text("Completed samples per second: 3\n  Samples per second: 4\naccuracy=89.0%\n")
+    assert positions(str(summary), {"Samples per second", "acc"}) == {
+        "Samples per second": (2, 3),
+        "acc": (3, 1),
+    }
+
+
+def test_no_place_is_read_from_a_fifo_a_link_or_a_folder(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "real.json").write_text('{"a": 1}')
+    (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
+    for name in ("fifo.json", "link.json", "."):
+        assert positions(str(tmp_path / name), {"/a", "line 2"}) == {"line 2": (2, None)}
+
+
+def test_locate_sets_the_place_of_each_finding_once_per_file(tmp_path: Path) -> None:
+    _log(tmp_path, ("effective_scenario", "Offline"))
+    found = [
+        Finding("PRF010", Severity.ERROR, "mlperf_log_detail.txt", "m", pointer="effective_scenario"),
+        Finding("PRF012", Severity.ERROR, "mlperf_log_detail.txt", "m", pointer="line 1", line=9),
+        Finding("FIL001", Severity.ERROR, "gone.txt", "m", pointer="x"),
+        Finding("STR007", Severity.WARNING, "folder", "m"),
+    ]
+    assert [(f.line, f.column) for f in locate(str(tmp_path), found)] == [
+        (1, 49),
+        (9, None),
+        (None, None),
+        (None, None),
+    ]
+
+
+_KEYS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+def _members(value: object, pointer: str = "") -> list[tuple[str, str]]:
+    """(JSON pointer, key) of every member of an object in `value`."""
+    found = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            inner_pointer = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+            found += [(inner_pointer, key), *_members(inner, inner_pointer)]
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += _members(inner, f"{pointer}/{index}")
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=_JSON, indent=st.sampled_from([None, 1, 2, "\t"]), ascii=st.booleans())
+def test_every_json_member_is_placed_at_its_key(tmp_path_factory, document, indent, ascii) -> None:
+    """Whatever the document and its layout, a member's place is where its key is written."""
+    text = json.dumps(document, indent=indent, ensure_ascii=ascii)
+    path = tmp_path_factory.mktemp("json") / "doc.json"
+    path.write_text(text, encoding="utf-8")
+    members = _members(document)
+    placed = positions(str(path), {pointer for pointer, _ in members})
+    lines = text.split("\n")
+    for pointer, key in members:
+        line, column = placed[pointer]
+        assert column is not None
+        assert lines[line - 1][column - 1 :].startswith(json.dumps(key, ensure_ascii=ascii)), pointer
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    line=st.none() | st.integers(1, 10**6),
+    column=st.none() | st.integers(1, 500),
+    pointer=st.sampled_from([None, "/status", "result_validity", "line 7"]),
+)
+def test_every_format_shows_the_same_place(line, column, pointer) -> None:
+    """GitHub, SARIF, JUnit, JSON and `place` (the text and concise views) show one place: the line,
+    and the column when there is one (never a column without a line)."""
+    from checker.reporters import github_report, junit_report, sarif_report
+    from checker.reporters.common import place
+
+    column = column if line is not None else None
+    finding = Finding("RNG001", Severity.ERROR, "a/b.txt", "m", pointer=pointer, line=line, column=column)
+    shown = ("" if line is None else f":{line}") + ("" if column is None else f":{column}")
+    assert place(finding) == "a/b.txt" + shown
+    assert f"a/b.txt{shown}" in junit_report._where(finding)
+    properties = github_report.annotation(finding, "").split("::")[1]
+    assert ("" if line is None else f",line={line}") + ("" if column is None else f",col={column}") in properties
+    assert ("line=" in properties) is (line is not None) and ("col=" in properties) is (column is not None)
+    region = sarif_report._location(finding, "")["physicalLocation"].get("region")
+    expected = None if line is None else {"startLine": line} | ({} if column is None else {"startColumn": column})
+    assert region == expected
+    written = finding.to_dict()  # the JSON report's finding
+    assert (written.get("line"), written.get("column")) == (line, column)
+
+
+def test_a_dotted_name_may_hold_keys_with_dots_and_a_large_json_is_not_followed(tmp_path: Path, monkeypatch) -> None:
+    path = tmp_path / "result_summary.json"
+    path.write_text('{\n "tpot": {\n  "percentiles": {"99.0": 1, "99.9": 2}\n },\n "tps": 3\n}\n')
+    assert positions(str(path), {"tpot.percentiles.99.9", "tps", "tpot.gone"}) == {
+        "tpot.percentiles.99.9": (3, 30),
+        "tps": (5, 2),
+    }
+    monkeypatch.setattr("checker.locate.MAX_JSON", 10)
+    assert positions(str(path), {"/tps", "line 2"}) == {"line 2": (2, None)}
