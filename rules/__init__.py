@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     performance,
     power,
     provenance,
+    runs,
     seeds,
     structure,  # noqa: F401
     system,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checker.facts import LoadgenErrors, LogKind
 from checker.findings import Severity
 from checker.model import Result
-from checker.model.metrics import metric, metric_source
-from checker.model.views import LoadgenRun, Logged, Measured, Summarised
-from checker.parsers.mllog import LoadgenLog, Record, reads
+from checker.model.metrics import metric_source
+from checker.model.views import Logged, Measured, Summarised
+from checker.parsers.mllog import reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -30,18 +29,15 @@ FLAGS = ("result_min_duration_met", "result_min_queries_met", "result_perf_const
 LOADGEN_KEYS = reads(
     *FLAGS,
     "result_validity",
-    "effective_scenario",
-    "effective_test_mode",
     "effective_performance_sample_count",
     "effective_target_latency_ns",
     "effective_sample_concatenate_permutation",
     "requested_server_ttft_latency",
     "requested_server_tpot_latency",
-    "num_errors",
 )
 
 
-def _perf_path(result: Result) -> str:
+def perf_path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
@@ -49,7 +45,7 @@ def _policy_problems(result: Measured, *keys: str) -> Iterator[Problem]:
     for violation in policy_violations(result):
         if violation.key in keys:
             yield Problem(
-                path=_perf_path(result),
+                path=perf_path(result),
                 pointer=violation.key,
                 message=violation.message,
                 observed=violation.observed,
@@ -62,7 +58,7 @@ def _problems(result: Result, found: list[Violation]) -> Iterator[Problem]:
     """A limit's violations as its rule's problems."""
     for violation in found:
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer=violation.key,
             message=violation.message,
             observed=violation.observed,
@@ -84,7 +80,7 @@ def loadgen_result_valid(result: Logged, round: Round) -> Iterator[Problem]:
     Example: `result_validity` VALID passes; INVALID with `result_min_duration_met` false fails twice.
     """
     log = result.performance_log
-    path = _perf_path(result)
+    path = perf_path(result)
     validity = log.get("result_validity")
     if validity != "VALID":
         yield Problem(
@@ -117,7 +113,7 @@ def server_latency_within_target(result: Measured, round: Round) -> Iterator[Pro
     configured = result.performance_log.get("effective_target_latency_ns")
     if target is not None and configured is not None and configured > target:
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer="effective_target_latency_ns",
             message=f"the run was configured for a {configured / 1e6:.3f} ms target, looser than "
             f"the round's {target / 1e6:.3f} ms for {result.scenario}",
@@ -152,7 +148,7 @@ def token_latency_within_limits(result: Measured, round: Round) -> Iterator[Prob
         configured = log.get(key)
         if limit is not None and configured is not None and configured > limit:
             yield Problem(
-                path=_perf_path(result),
+                path=perf_path(result),
                 pointer=key,
                 message=f"the run was configured with a {name} target of {configured / 1e6:.0f} ms, looser "
                 f"than the {result.scenario} limit of {limit / 1e6:.0f} ms",
@@ -175,7 +171,7 @@ def flag_contradicts_numbers(result: Measured, round: Round) -> Iterator[Problem
     """
     broken = violations(result)
     validity = result.performance_log.get("result_validity")
-    path = _perf_path(result)
+    path = perf_path(result)
     if validity == "VALID" and broken:
         yield Problem(
             path=path,
@@ -252,7 +248,7 @@ def performance_sample_count(result: Measured, round: Round) -> Iterator[Problem
     observed = result.performance_log.get("effective_performance_sample_count")
     if required and isinstance(observed, int) and observed < required:
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer="effective_performance_sample_count",
             message=f"performance sample count {observed} < {required} for {result.model} ({round.name})",
             observed=observed,
@@ -260,185 +256,6 @@ def performance_sample_count(result: Measured, round: Round) -> Iterator[Problem
         )
     elif not result.inferred_from:
         yield from _policy_problems(result, "effective_performance_sample_count")
-
-
-@rule("PRF009", "scenario-matches-folder")
-def scenario_matches_folder(result: Logged, round: Round) -> Iterator[Problem]:
-    """The performance log's scenario is the folder's, or one the round lets it be inferred from.
-
-    Why: a Server log filed under Offline reports a different metric under the wrong name.
-    Interactive folders hold Server runs; edge systems may infer MultiStream and Offline from
-    SingleStream or MultiStream runs (PRF010 reports those).
-    Fix: move the logs to the folder of the scenario they ran.
-    Policy: inference_rules.adoc, "Constraints for the Closed division" (inferred results);
-    submission_rules.adoc, "Directory structure".
-    Example: an Offline log under Offline/ passes; a Server log under Offline/ fails.
-    """
-    logged = result.performance_log.scenario
-    expected = result.logged_scenario
-    if expected is None or logged == expected:
-        return
-    if round.inference(logged, result.scenario) is None:
-        yield Problem(
-            path=_perf_path(result),
-            pointer="effective_scenario",
-            message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}",
-            observed=logged,
-            expected=expected,
-        )
-
-
-@rule("PRF010", "inferred-scenario", severity=Severity.NOTE)
-def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
-    """Reports a result inferred from another scenario's run, with the inferred metric.
-
-    Why: reviewers and the results table mark inferred results; inference is allowed only on
-    the system types the round names (edge), where it is an error elsewhere.
-    Fix: on a datacenter system, run the scenario itself instead of inferring it.
-    Policy: inference_rules.adoc, "Constraints for the Closed division".
-    Example: an Offline folder holding a SingleStream run on an edge system gets a note.
-    """
-    logged = result.inferred_from
-    if logged is None:
-        return
-    found = metric(result)
-    shown = f"{found['value']:.6g} {found['units']}" if found else "not computable from the log"
-    system_type, facts = result.system.system_type, round.inferred_scenarios
-    applied, written = (facts.system_types, facts.policy_system_types) if facts else ((), ())
-    path = _perf_path(result)
-    if not round.inference_allowed(system_type):
-        yield Problem(
-            path=path,
-            pointer="effective_scenario",
-            severity=Severity.ERROR,
-            observed=logged,
-            expected=result.scenario,
-            message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
-            f"{', '.join(applied)} systems infer, and this one is {system_type!r}",
-        )
-    elif not round.inference_allowed(system_type, policy=True):
-        yield Problem(
-            path=path,
-            pointer="effective_scenario",
-            severity=Severity.WARNING,
-            observed=logged,
-            expected=result.scenario,
-            message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
-            f"inference only on {', '.join(written)} systems, and this one is {system_type!r} (the round's "
-            f"checker allowed it)",
-        )
-    else:
-        yield Problem(
-            path=path,
-            pointer="effective_scenario",
-            observed=logged,
-            expected=result.scenario,
-            message=f"{result.scenario} inferred from a {logged} run: {shown}",
-        )
-
-
-@rule("PRF011", "test-mode-matches-folder")
-def test_mode_matches_folder(result: LoadgenRun, round: Round) -> Iterator[Problem]:
-    """`performance/` holds a PerformanceOnly run and `accuracy/` an AccuracyOnly run.
-
-    Why: swapped or mislabelled logs report accuracy from a performance run, or the other way
-    round, and neither can be checked.
-    Fix: put each run's logs in the folder of its mode.
-    Policy: inference_rules.adoc, "LoadGen Operation"; submission_rules.adoc, "Directory structure".
-    Example: an AccuracyOnly log under performance/run_1 fails.
-    """
-    for log, path, mode in (
-        (result.performance_log, _perf_path(result), "PerformanceOnly"),
-        (result.accuracy_log, result.file("accuracy", "detail_log"), "AccuracyOnly"),
-    ):
-        if log is not None and log.test_mode != mode and log.audit_config is None:  # ACC007 for those
-            yield Problem(
-                path=path,
-                pointer="effective_test_mode",
-                message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
-                observed=log.test_mode,
-                expected=mode,
-            )
-
-
-def all_logs(result: Result) -> Iterator[tuple[str, LoadgenLog, str | None]]:
-    """The performance, accuracy and compliance-run detail logs present for a result, each
-    with the compliance test it belongs to (None for the performance and accuracy runs)."""
-    if result.performance_log is not None:
-        yield _perf_path(result), result.performance_log, None
-    if result.accuracy_log is not None:
-        yield result.file("accuracy", "detail_log"), result.accuracy_log, None
-    for test, rel, log in result.compliance_runs():
-        yield rel, log, test
-
-
-def _log_kind(result: Result, round: Round, log: LoadgenLog, test: str | None) -> LogKind:
-    """Which of the round's loadgen-error severities applies to a log."""
-    if test is None:
-        return "accuracy" if log is result.accuracy_log else "performance"
-    spec = round.compliance_test(test)
-    return "compliance" if spec and spec.performance_log else "other_compliance"
-
-
-def loadgen_errors_of(log: LoadgenLog) -> tuple[int, list[Record]]:
-    """(count, flagged records) of the errors loadgen recorded. The count is `num_errors`
-    where the log has it (loadgen 5.0.16 on): loadgen counts each error it flags, and some
-    6.0.9 compliance logs flag every line while counting none. Older logs: the flagged lines."""
-    count = log.get("num_errors")
-    if count is not None:
-        return count, (log.errors if count > 0 else [])
-    return len(log.errors), log.errors
-
-
-@rule("PRF012", "loadgen-errors")
-def loadgen_errors(result: LoadgenRun, round: Round) -> Iterator[Problem]:
-    """No loadgen error in the result's detail logs, judged per log as the round's checker judged it.
-
-    Why: loadgen logs an error when the SUT misbehaved (a sample completed twice, queries
-    lost) or when it was built from modified sources; the run cannot be trusted. The count
-    is loadgen's own `num_errors`, so a log whose lines are all flagged but which counted no
-    error has none. The round file says per kind of log what its checker did: errors in
-    accuracy logs always failed; from v6.0 errors in performance and compliance logs did not
-    (they warn here). Messages a compliance test is expected to log (TEST07 "Max query count
-    reached") are not errors. Compliance runs are optional in the open division (a warning).
-    Fix: fix the cause the error names and run again; build loadgen from a clean checkout.
-    Policy: inference_rules.adoc, "LoadGen Operation"; the round checker's loadgen_errors_check
-    (v5.1 find_error_in_detail_log).
-    Example: an accuracy log with `error_runtime` "Attempted to complete a sample twice." fails;
-    a log with 91 flagged lines and num_errors 0 passes.
-    """
-    facts = round.loadgen_errors or LoadgenErrors(source="", severity={})
-    for path, log, test in all_logs(result):
-        count, records = loadgen_errors_of(log)
-        if count <= 0:
-            continue
-        expected = facts.expected.get(test or "", ())
-        unexpected = [r for r in records if not any(text in str(r.value) for text in expected)]
-        if records and not unexpected and count <= len(records):
-            continue  # only what the compliance test logs by design
-        kind = _log_kind(result, round, log, test)
-        severity = Severity(facts.severity.get(kind, "error"))
-        why = facts.why.get(kind, f"not an error in {round.name}")
-        if test is not None and result.division not in round.compliance_divisions:
-            severity, why = Severity.WARNING, f"compliance runs are optional in the {result.division} division"
-        note = "" if severity is Severity.ERROR else f" (a warning: {why})"
-        for record in unexpected:
-            yield Problem(
-                path=path,
-                pointer=f"line {record.line}",
-                severity=severity,
-                message=f"loadgen error {record.key}: {record.value}{note}",
-                observed=record.key,
-            )
-        if count > len(records):
-            yield Problem(
-                path=path,
-                pointer="num_errors",
-                severity=severity,
-                message=f"loadgen counted {count} errors, {len(records)} of them are in the log{note}",
-                observed=count,
-                expected=0,
-            )
 
 
 @rule("PRF013", "equal-issue-mode")
@@ -457,7 +274,7 @@ def equal_issue_mode(result: Measured, round: Round) -> Iterator[Problem]:
     value = result.performance_log.get("effective_sample_concatenate_permutation")
     if value is not True:
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer="effective_sample_concatenate_permutation",
             message=f"equal-issue mode is off ({value!r}); {result.model} requires it",
             observed=value,
@@ -509,7 +326,7 @@ def early_stopping_recomputed(result: Measured, round: Round) -> Iterator[Proble
     """
     for violation in early_stopping_limit(result):  # keyed by the flag for PRF004; the count is what falls short
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer="result_query_count",
             message=violation.message,
             observed=violation.observed,
@@ -537,14 +354,14 @@ def headline_metric_readable(result: Measured, round: Round) -> Iterator[Problem
     value = result.performance_log.get(key)
     if value is None:
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer=key,
             expected=key,
             message=f"the log has no {key}, the headline metric of {result.model} {result.scenario} ({round.name})",
         )
     elif value <= 0:  # typed: a finite number from zero
         yield Problem(
-            path=_perf_path(result),
+            path=perf_path(result),
             pointer=key,
             observed=value,
             message=f"{key} is {value!r}: the headline metric must be above zero",

@@ -656,7 +656,7 @@ def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
         if reads or hasattr(module, "LOADGEN_KEYS"):
             declared[path.stem] = set(module.LOADGEN_KEYS)
             assert declared[path.stem] == reads, path
-    assert sorted(declared) == ["accuracy", "compliance", "limits", "performance", "power", "seeds"]
+    assert sorted(declared) == ["accuracy", "compliance", "limits", "performance", "power", "runs", "seeds"]
     assert declared["seeds"] == {"effective_*"}
     with pytest.raises(ValueError, match="not declared .*loadgen_log.schema.json.*: requested_scenario, qsl_*"):
         mllog.reads("result_validity", "requested_scenario", "qsl_*")
@@ -699,7 +699,7 @@ def test_the_static_scan_finds_reads() -> None:
         "effective_scenario",
         "requested_server_tpot_latency",
         "num_errors",
-    } <= loadgen_reads(RULES / "performance.py") | loadgen_reads(RULES / "limits.py")
+    } <= loadgen_reads(RULES / "performance.py") | loadgen_reads(RULES / "limits.py") | loadgen_reads(RULES / "runs.py")
     assert loadgen_reads(RULES / "accuracy.py") == {"effective_accuracy_sample_count", "qsl_reported_total_count"}
     assert loadgen_reads(RULES / "seeds.py") == {"effective_*"}
 
