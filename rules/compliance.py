@@ -166,13 +166,23 @@ def _times(ratio: float) -> str:
 Run = LoadgenLog | Summary  # what a verify script reads of a run: its detail log or its summary
 
 
+def _summary_field(summary: Summary, spec: Score) -> str | None:
+    """The last of the spec's summary lines the summary prints, in its own spelling."""
+    return next((name for name in reversed(list(summary.values)) if name in spec.fields), None)
+
+
 def _summary_score(summary: Summary, spec: Score) -> float | None:
-    """The last of the spec's summary lines the summary prints, typed (a finite number from 0)."""
-    for name in reversed(list(summary.values)):
-        if name in spec.fields:
-            value: float | None = summary.get(name)
-            return value
-    return None
+    """The value of that line, typed (a finite number from 0)."""
+    name = _summary_field(summary, spec)
+    value: float | None = summary.get(name) if name is not None else None
+    return value
+
+
+def _scored(run: Run, spec: Score) -> str:
+    """What a score finding points at: the detail-log key, or the summary line as the run's
+    summary spells it (90th or 90.0th)."""
+    found = _summary_field(run, spec) if isinstance(run, Summary) else None
+    return spec.key or found or spec.fields[0]
 
 
 def _score(source: Run, spec: Score) -> float | None:
@@ -330,7 +340,7 @@ def _recomputed(
     if not passes:
         yield Problem(
             path=path,
-            pointer=metric.key or metric.fields[0],
+            pointer=_scored(run, metric),
             severity=accepted,
             observed=round_(ratio),
             expected=threshold,
@@ -342,7 +352,7 @@ def _recomputed(
         if not _judge(intended, scenario or "", ref, value)[0]:
             yield Problem(
                 path=path,
-                pointer=metric.key or metric.fields[0],
+                pointer=_scored(run, metric),
                 severity=Severity.WARNING,
                 observed=round_(ratio),
                 expected=check.intended.threshold,
