@@ -1,21 +1,46 @@
 """The plots: compare's deviations per comparable group and --across-rounds' ratios, drawn
-with matplotlib (the `plot` extra) from plain data, in pages of PER_PAGE rows, one PNG each.
+with matplotlib (the `plot` extra) from plain data.
+
+A page is one round (or the rounds compared), one model and one scenario, so its title names
+all three, and at most PER_PAGE rows of it. A row's label holds the accelerator, its count per
+node and the node count, wrapped, never cut, with the reference value in its units. The legend
+sits below the axes and the outliers' names in a column right of them, one row's beside that
+row, so neither covers a point nor another name. The file's extension chooses PNG or SVG.
+Nothing here computes a figure: what a plot shows is what the text and JSON outputs say.
 
 `deviations` takes compare's groups as `Comparison.each` gives them (a group's record and its
-members' records); `rounds` takes --across-rounds' series. Nothing here computes a figure:
-what a plot shows is what the text and JSON outputs say."""
+members' records); `rounds` takes --across-rounds' series; `inline` draws into data: URIs for
+an HTML page."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import base64
+import contextlib
+import os
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..output import save_figure
+from ..output import save_figure, scratch
+from ..reporters.common import visible
+from ..settings import UsageError
 
 if TYPE_CHECKING:
     from .across import Series
 
 PER_PAGE = 30
+FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # by the file's extension; none is PNG
+DPI = 110
+LABEL_WIDTH = 44  # characters of a row's label per line
+NOTE_WIDTH = 40  # characters of a row's outlier list per line
+STYLE: dict[str, Any] = {
+    "font.family": "DejaVu Sans",  # bundled with matplotlib: the same glyphs everywhere
+    "font.size": 8,
+    "svg.hashsalt": "mlperf-check",  # the same ids in the SVG every time
+    "svg.fonttype": "path",  # the glyphs in the file: no font needed to show it
+    "axes.titlesize": 9,
+}
 Group = tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
 
@@ -28,131 +53,415 @@ class Limits(Protocol):
     def outlier(self) -> float: ...
 
 
-def paged(rows: Sequence[Any], per_page: int = PER_PAGE) -> list[Sequence[Any]]:
-    """The rows cut into pages; one empty page when there are none (the plot still says so)."""
-    return [rows[i : i + per_page] for i in range(0, len(rows), per_page)] or [[]]
+# --- files ---------------------------------------------------------------------------------
+def image_format(path: str, option: str = "--plot") -> str:
+    """png or svg, by the extension of `path` (png without one, as matplotlib's savefig);
+    any other extension is a usage error."""
+    extension = os.path.splitext(os.path.basename(path))[1].lower().lstrip(".")
+    if not extension:
+        return "png"
+    if extension not in FORMATS:
+        raise UsageError(f"{option} {path}: a plot is a .png or .svg file, not .{extension}")
+    return extension
+
+
+def page_path(path: str, number: int) -> str:
+    """Where page `number` goes: `path` for the first, then `<stem>-<number><extension>`."""
+    if number == 1:
+        return path
+    stem, extension = os.path.splitext(path)
+    return f"{stem}-{number}{extension}"
 
 
 def save(figure: Any, path: str, number: int) -> str:
-    """Write page `number` of a plot and close it: `path` for the first page, then
-    `<stem>-<number>.png` beside it. Returns the file written."""
+    """Write page `number` of a plot (its format by the extension of `path`), the canvas grown
+    to every label, and close it. Returns the file written."""
     import matplotlib.pyplot as plt
 
-    stem = path[:-4] if path.lower().endswith(".png") else path
-    figure.tight_layout()
-    target = path if number == 1 else f"{stem}-{number}.png"
-    save_figure(figure, target, dpi=110)
+    kind = image_format(path)
+    target = page_path(path, number)
+    metadata = {"Date": None} if kind == "svg" else {"Software": None}  # the same bytes every time
+    save_figure(figure, target, format=kind, dpi=DPI, metadata=metadata)  # margins computed: one rendering
     plt.close(figure)
     return target
 
 
-def _percent(fraction: float) -> str:
-    return f"{fraction * 100:.4g}%"
+def inline(draw: Callable[[str], list[str]], kind: str = "svg") -> list[str]:
+    """The pages `draw(path)` writes, as data: URIs for an HTML page (drawn in a private
+    folder, removed at the end)."""
+    with scratch() as room:
+        return [
+            f"data:{FORMATS[kind]};base64," + base64.b64encode(_read(page)).decode("ascii")
+            for page in draw(os.path.join(room, f"plot.{kind}"))
+        ]
 
 
-def _hardware(group: Mapping[str, Any]) -> str:
-    return f"{group['per_node']}x {group['hardware']}" + (f" x {group['nodes']} nodes" if group["nodes"] > 1 else "")
+def embedded(groups: Sequence[Group], limits: Limits) -> tuple[list[str], str]:
+    """compare's deviation plot for an HTML page: its pages as SVG data: URIs, and why there
+    are none ("" when there are, or when there is no group to draw)."""
+    if not groups:
+        return [], ""
+    try:
+        import matplotlib  # noqa: F401 - the `plot` extra
+    except ImportError:
+        return [], "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
+    return inline(lambda path: deviations(groups, limits, path), "svg"), ""
 
 
-def deviations(groups: Sequence[Group], limits: Limits, path: str, title: str = "Comparable results") -> list[str]:
-    """Each member's deviation per group, the group's mean |deviation| (what the tolerance
-    bounds) and the outlier threshold, in pages of PER_PAGE groups: `path`, then
-    `<stem>-2.png`, ...; returns the files written."""
+def _read(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+@contextlib.contextmanager
+def _style() -> Iterator[Any]:
+    """matplotlib on Agg with its default style and ours, whatever the user's matplotlibrc
+    says: the same plot from the same data everywhere."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tolerance, outlier = limits.tolerance, limits.outlier
-    pages = paged(groups)
-    written = []
-    for page_number, page in enumerate(pages, 1):
-        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.42 * len(page) + 1.6)))
+    with matplotlib.style.context(["default", STYLE]):
+        yield plt
+
+
+# --- labels --------------------------------------------------------------------------------
+def hardware(per_node: int, accelerator: str, nodes: int) -> str:
+    """A row's hardware: the count per node, the accelerator (or processor), the nodes."""
+    return f"{per_node}x {accelerator}, {nodes} node{'' if nodes == 1 else 's'}"
+
+
+def wrapped(text: str, width: int = LABEL_WIDTH) -> str:
+    """`text` in lines of at most `width` characters: a long label is wrapped, never cut; a
+    control character shows as its escape (`visible`), as in the text outputs."""
+    text = visible(text)
+    return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
+
+
+def _number(value: float) -> str:
+    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:+.3g}%"
+
+
+def _lines(texts: Sequence[str]) -> int:
+    return max((t.count("\n") + 1 for t in texts), default=1)
+
+
+def _width(texts: Sequence[str], size: float = 7) -> float:
+    """Inches the widest line of `texts` takes at `size` points: DejaVu Sans' widest
+    letters are 0.9 em, its average about 0.6 em; 0.62 em a character is checked against the
+    renderer by tests/test_plots.py."""
+    longest = max((len(line) for t in texts for line in t.split("\n")), default=0)
+    return longest * 0.62 * size / 72
+
+
+# --- pages ---------------------------------------------------------------------------------
+@dataclass
+class Section:
+    """One panel of a page: one round, model and scenario (or one model and scenario across
+    rounds), its rows, their labels left of the axes and their notes right of them."""
+
+    title: str
+    rows: Sequence[Any]
+    labels: list[str]
+    notes: list[str]
+    pitch: float = 0.0  # inches a row takes
+
+
+def paged(
+    items: Sequence[Any], key: Callable[[Any], str], per_page: int = PER_PAGE
+) -> list[list[tuple[str, list[Any]]]]:
+    """The items in pages of at most `per_page` rows, one panel per key, whole panels on a
+    page where they fit; a key of more than `per_page` rows is cut into parts, its title
+    saying "part i of n". Items of a key are together, as compare and --across-rounds sort them."""
+    keyed: list[tuple[str, list[Any]]] = []
+    for item in items:
+        name = key(item)
+        if not keyed or keyed[-1][0] != name:
+            keyed.append((name, []))
+        keyed[-1][1].append(item)
+    parts = []
+    for name, rows in keyed:
+        cuts = [rows[i : i + per_page] for i in range(0, len(rows), per_page)]
+        parts += [
+            (name + (f", part {n} of {len(cuts)}" if len(cuts) > 1 else ""), cut) for n, cut in enumerate(cuts, 1)
+        ]
+    pages: list[list[tuple[str, list[Any]]]] = []
+    for part in parts:
+        if not pages or sum(len(rows) for _, rows in pages[-1]) + len(part[1]) > per_page:
+            pages.append([])
+        pages[-1].append(part)
+    return pages
+
+
+def _once() -> Callable[..., str | None]:
+    """`label(said, drawn)`: `said` the first time something is drawn with it, else None (one
+    legend entry each)."""
+    used: set[str] = set()
+
+    def label(said: str, drawn: Sequence[Any] = (None,)) -> str | None:
+        if not drawn or said in used:
+            return None
+        used.add(said)
+        return said
+
+    return label
+
+
+AXES_WIDTH = 7.0  # inches
+TITLE = 0.32  # inches above a panel for its title
+TOP = 0.4  # inches above the first panel for the page's title
+
+
+def _figure(plt: Any, sections: Sequence[Section], heading: str, xlabel: str, ylabel: str, entries: int) -> Any:
+    """A page's figure with one axes per section, stacked, sharing the x axis, at margins
+    computed from the labels' lengths: the labels left, the notes right, the x axis label and
+    the legend (`entries` of it, in two columns) below. Returns (figure, [axes])."""
+    heights = [TITLE + s.pitch * len(s.rows) for s in sections]
+    heading = wrapped(heading, int(AXES_WIDTH / _width(["x"], 9)))
+    top_margin = TOP + 0.16 * heading.count("\n")
+    bottom = 0.62 + 0.17 * ((entries + 1) // 2) + 0.1
+    height = max(2.4, top_margin + sum(heights) + bottom)
+    ylabel = wrapped(ylabel, max(12, int((height - 0.3) / _width(["x"], 8))))  # as long as the page is high
+    left = _width([label for s in sections for label in s.labels]) + 0.35 + 0.15 * (ylabel.count("\n") + 1)
+    notes = [note for s in sections for note in s.notes]
+    right = _width(notes) + (0.45 if any(notes) else 0.2)
+    width = left + AXES_WIDTH + right
+    figure = plt.figure(figsize=(width, height))
+    axes: list[Any] = []
+    top = height - top_margin
+    for section, panel in zip(sections, heights, strict=True):
+        box = [left / width, (top - panel) / height, AXES_WIDTH / width, (panel - TITLE) / height]
+        axes.append(figure.add_axes(box, sharex=axes[0] if axes else None))
+        axes[-1].text(
+            0, 1, visible(section.title), transform=axes[-1].transAxes, va="bottom", fontsize=8
+        )  # cheaper than set_title
+        top -= panel
+    figure.suptitle(
+        heading, x=(left + AXES_WIDTH / 2) / width, y=1 - 0.12 / height, va="top", fontsize=9
+    )  # over the axes
+    figure.supylabel(ylabel, x=0.08 / width, fontsize=8)
+    for panel in axes[:-1]:
+        panel.tick_params(axis="x", labelbottom=False)
+    axes[-1].set_xlabel(xlabel)
+    return figure, axes
+
+
+def _legend(figure: Any, axes: Sequence[Any], columns: int = 2) -> None:
+    """The legend below the x axis label, outside every axes: it covers no data."""
+    handles, labels = [], []
+    for panel in axes:
+        for handle, label in zip(*panel.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    height, box = figure.get_figheight(), axes[-1].get_position()
+    figure.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=((box.x0 + box.x1) / 2, 0.66 / height),
+        ncols=columns,
+        frameon=False,
+        fontsize=7,
+    )
+
+
+def _rows(section: Section, panel: Any) -> None:
+    """A panel's rows: labels left (top to bottom), notes right, a faint line each."""
+    count = len(section.rows)
+    panel.set_yticks(range(count), section.labels)
+    panel.set_ylim(count - 0.5, -0.5)
+    panel.tick_params(axis="y", labelsize=7)
+    panel.grid(axis="y", color="0.92", linewidth=0.6)
+    if any(section.notes):
+        for row, note in enumerate(section.notes):
+            if note:
+                panel.annotate(
+                    note,
+                    (1, row),
+                    xycoords=panel.get_yaxis_transform(),
+                    xytext=(6, 0),
+                    textcoords="offset points",
+                    va="center",
+                    fontsize=7,
+                    color="tab:red",
+                )
+
+
+def _empty(plt: Any, heading: str, said: str) -> Any:
+    figure = plt.figure(figsize=(8, 1.6))
+    figure.suptitle(heading, fontsize=9)
+    figure.text(0.5, 0.45, said, ha="center", va="center")
+    return figure
+
+
+# --- compare -------------------------------------------------------------------------------
+def deviations(groups: Sequence[Group], limits: Limits, path: str) -> list[str]:
+    """Each member's deviation per group, the group's mean |deviation| (what the tolerance
+    bounds) and the outlier threshold: a panel per round, model and scenario, in pages of
+    PER_PAGE groups: `path`, then `<stem>-2<ext>`, ...; returns the files written."""
+    names = ", ".join(sorted({str(group["round"]) for group, _ in groups}))
+    heading = f"{names or 'Compare'}: each result's deviation from its group's reference"
+    with _style() as plt:
+        if not groups:
+            return [save(_empty(plt, heading, "No comparable group has results from enough submitters."), path, 1)]
+        pages = paged(groups, lambda g: f"{g[0]['round']} {g[0]['model']} {g[0]['scenario']}")
+        written = []
+        for number, page in enumerate(pages, 1):
+            said = heading + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
+            written.append(save(deviation_page(plt, page, limits, said), path, number))
+        return written
+
+
+def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Limits, heading: str) -> Any:
+    """One page of `deviations`: a figure (not yet saved)."""
+    sections = [
+        Section(
+            title,
+            rows,
+            [_group_label(group) for group, _ in rows],
+            [wrapped(_outliers(members), NOTE_WIDTH) for _, members in rows],
+        )
+        for title, rows in page
+    ]
+    for section in sections:
+        section.pitch = 0.1 + 0.13 * _lines(section.labels + section.notes)
+    units = sorted({str(group["units"]) for _, rows in page for group, _ in rows})
+    figure, axes = _figure(
+        plt,
+        sections,
+        heading,
+        f"deviation from the group's reference (% of its {', '.join(units)}), positive is better",
+        "hardware: accelerators per node, nodes; the group's reference and its units",
+        6,
+    )
+    once = _once()
+    for section, panel in zip(sections, axes, strict=True):
         for side in (-1, 1):
-            axes.axvline(
-                side * outlier * 100,
+            panel.axvline(
+                side * limits.outlier * 100,
                 color="tab:red",
                 linestyle="--",
                 linewidth=0.8,
-                label=f"outlier threshold ±{_percent(outlier)}" if side > 0 else None,
+                label=once(f"outlier threshold ±{limits.outlier * 100:.3g}%"),
             )
-        axes.axvline(
-            tolerance * 100,
+        panel.axvline(
+            limits.tolerance * 100,
             color="tab:green",
             linewidth=1.2,
-            label=f"tolerance {_percent(tolerance)} on the partners' mean |deviation|",
+            label=once(f"tolerance {limits.tolerance * 100:.3g}% on the partners' mean |deviation|"),
         )
-        axes.axvline(0, color="grey", linewidth=0.8)
-        for row, (group, members) in enumerate(page):
-            partners = [m["deviation"] * 100 for m in members if m["role"] == "partner"]
-            axes.scatter(
-                partners,
-                [row] * len(partners),
-                s=18,
-                color="tab:blue",
-                zorder=3,
-                label="a partner's deviation" if row == 0 else None,
-            )
-            if group["mean_abs_dev"] is not None:
-                axes.scatter(
-                    [group["mean_abs_dev"] * 100],
-                    [row],
-                    marker="D",
-                    s=30,
-                    zorder=4,
-                    color="tab:green" if group["within_tolerance"] else "tab:orange",
-                    label="partners' mean |deviation|" if row == 0 else None,
-                )
-            for member in members:
-                if member["outlier"]:
-                    axes.annotate(
-                        member["Submitter"],
-                        (member["deviation"] * 100, row),
-                        textcoords="offset points",
-                        xytext=(4, 4),
-                        fontsize=7,
-                        color="tab:red",
-                    )
-        axes.set_yticks(range(len(page)))
-        axes.set_yticklabels(
-            [f"{g['model']} {g['scenario']} {_hardware(g)}"[:70] for g, _ in page],
-            fontsize=7,
-        )
-        axes.set_xlabel("deviation from the reference (%), positive is better")
-        axes.set_title(title + (f", page {page_number} of {len(pages)}" if len(pages) > 1 else ""))
-        axes.invert_yaxis()
-        axes.legend(loc="lower right", fontsize=7)
-        written.append(save(figure, path, page_number))
-    return written
+        panel.axvline(0, color="grey", linewidth=0.8)
+        for outlying, colour, marker, said in (
+            (False, "tab:blue", "o", "a partner's deviation"),
+            (True, "tab:red", "X", "an outlier (named right of the plot)"),
+        ):
+            shown = [
+                (m["deviation"] * 100, row)
+                for row, (_, members) in enumerate(section.rows)
+                for m in members
+                if m["role"] == "partner" and bool(m["outlier"]) == outlying
+            ]
+            _scatter(panel, shown, s=22, marker=marker, color=colour, zorder=3, label=once(said, shown))
+        for within, colour in ((True, "tab:green"), (False, "tab:orange")):
+            shown = [
+                (group["mean_abs_dev"] * 100, row)
+                for row, (group, _) in enumerate(section.rows)
+                if group["mean_abs_dev"] is not None and bool(group["within_tolerance"]) == within
+            ]
+            said = "partners' mean |deviation|, " + ("within tolerance" if within else "beyond tolerance")
+            _scatter(panel, shown, marker="D", s=30, zorder=4, color=colour, label=once(said, shown))
+        _rows(section, panel)
+    _legend(figure, axes)
+    return figure
 
 
-def rounds(series: Sequence[Series], path: str, title: str = "The same hardware across rounds") -> list[str]:
-    """One bar group per hardware key and benchmark (all submitters), one bar per round: the
-    ratio to the first round. Pages of PER_PAGE groups: `path`, then `<stem>-2.png`, ...;
-    returns the files written."""
-    import matplotlib
+def _scatter(panel: Any, points: Sequence[tuple[float, int]], **style: Any) -> None:
+    """One scatter call for a panel's points of one kind (a call per row costs 10 ms)."""
+    if points:
+        panel.scatter([x for x, _ in points], [y for _, y in points], **style)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def _group_label(group: Mapping[str, Any]) -> str:
+    """The hardware, then the reference: "8x AMD Instinct MI355X, 1 node / median 117,180 Tokens/s"."""
+    who = f"{group['reference_submitter']}'s mean" if group["reference_submitter"] else "median"
+    reference = group["reference"]
+    said = f"{_number(reference)} {group['units']}" if reference is not None else "none"
+    return wrapped(hardware(group["per_node"], group["hardware"], group["nodes"])) + "\n" + wrapped(f"{who} {said}")
+
+
+def _outliers(members: Sequence[Mapping[str, Any]]) -> str:
+    """A row's outliers, as the right-hand column lists them: "Name +12.3%, Other -40%"."""
+    found = sorted((m for m in members if m["outlier"]), key=lambda m: -abs(m["deviation"]))
+    return ", ".join(f"{m['Submitter']} {_percent(m['deviation'])}" for m in found)
+
+
+# --- across rounds -------------------------------------------------------------------------
+def rounds(series: Sequence[Series], path: str) -> list[str]:
+    """One bar group per hardware key (all submitters), one bar per round, labelled with the
+    ratio to the first round: a panel per model and scenario, in pages of PER_PAGE keys:
+    `path`, then `<stem>-2<ext>`, ...; returns the files written."""
     from .across import _order
 
     overall = [s for s in series if s.submitter is None]
     names = sorted({name for s in overall for name in s.best}, key=_order)
-    written = []
-    pages = paged(overall)
-    for number, page in enumerate(pages, 1):
-        figure, axes = plt.subplots(figsize=(10, max(2.5, 0.32 * len(page) * max(1, len(names)) / 1.5 + 1.5)))
-        width = 0.8 / max(1, len(names))
-        for i, name in enumerate(names):
-            values = [s.ratios().get(name, 0.0) for s in page]
-            axes.barh([y + i * width for y in range(len(page))], values, height=width, label=name)
-        axes.axvline(1.0, color="grey", linewidth=0.8)
-        axes.set_yticks([y + width * (len(names) - 1) / 2 for y in range(len(page))])
-        axes.set_yticklabels([f"{s.model} {s.scenario} {s.per_node}x {s.hardware[:40]}" for s in page], fontsize=7)
-        axes.set_xlabel("best result against the first round (above 1 is faster)")
-        axes.set_title(f"{title} ({', '.join(names)})" + (f", page {number} of {len(pages)}" if len(pages) > 1 else ""))
-        axes.invert_yaxis()
-        axes.legend(fontsize=7)
-        written.append(save(figure, path, number))
-    return written
+    heading = f"The same hardware across rounds ({', '.join(names)}): the best closed result per round"
+    with _style() as plt:
+        if not overall:
+            return [save(_empty(plt, heading, "No hardware has closed results in two or more rounds."), path, 1)]
+        pages = paged(overall, lambda s: f"{s.model} {s.scenario}")
+        written = []
+        for number, page in enumerate(pages, 1):
+            said = heading + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
+            written.append(save(rounds_page(plt, page, names, said), path, number))
+        return written
+
+
+def rounds_page(plt: Any, page: Sequence[tuple[str, list[Series]]], names: Sequence[str], heading: str) -> Any:
+    """One page of `rounds`: a figure (not yet saved)."""
+    sections = [Section(title, rows, [_series_label(s) for s in rows], []) for title, rows in page]
+    bars = max(1, len(names))
+    for section in sections:
+        section.pitch = max(0.1 + 0.13 * _lines(section.labels), 0.15 * bars + 0.1)
+    units = sorted({s.units for _, rows in page for s in rows})
+    figure, axes = _figure(
+        plt,
+        sections,
+        heading,
+        "best closed result against the first round's (x; above 1 is faster)",
+        f"hardware: accelerators per node, nodes; the first round's best in {', '.join(units)}",
+        2 * len(names),  # one row of entries
+    )
+    width = 0.8 / bars
+    colours = plt.get_cmap("tab10")
+    for section, panel in zip(sections, axes, strict=True):
+        for i, round_name in enumerate(names):
+            shown = [(y, s.ratios()[round_name]) for y, s in enumerate(section.rows) if round_name in s.best]
+            values = [v for _, v in shown]
+            drawn = panel.barh(
+                [y - 0.4 + (i + 0.5) * width for y, _ in shown],
+                values,
+                height=width * 0.92,
+                label=round_name,
+                color=colours(i % 10),
+            )
+            panel.bar_label(drawn, labels=[f"x{v:.3f}" for v in values], padding=2, fontsize=6)
+        panel.axvline(1.0, color="grey", linewidth=0.8)
+        _rows(section, panel)
+    axes[0].set_xlim(0, max(r for _, rows in page for s in rows for r in s.ratios().values()) * 1.12)
+    _legend(figure, axes, len(names))
+    return figure
+
+
+def _series_label(series: Series) -> str:
+    from .across import _order
+
+    first = min(series.best, key=_order)
+    row = series.best[first]
+    value = f"{_number(row.result)} {series.units}" if row.result is not None else "no value"
+    return wrapped(hardware(series.per_node, series.hardware, series.nodes)) + "\n" + wrapped(f"{first}: {value}")

@@ -25,11 +25,9 @@ groups with the same templates and style sheet (checker/commands/html.py).
 
 from __future__ import annotations
 
-import base64
 import datetime
 import functools
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 from .. import yamlsafe
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
-from ..output import scratch
 from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
@@ -416,18 +413,8 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     rows = publish(_rows(report), None, None, report.round.name, with_description=True)
     compared = cmp.comparison(rows, options)
     found.update(groups=cmp.groups_view(compared), summary=cmp.groups_summary(compared), rows=len(rows))
-    if len(compared.groups) and with_plot:
-        try:
-            import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
-        except ImportError:
-            found["plot_missing"] = "the plot needs matplotlib: pip install 'mlperf-check[plot]'"
-            return found
-        with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
-            title = f"Comparable results, {report.round.name}"
-            pages = plots.deviations(list(compared.each()), options, os.path.join(room, "compare.png"), title)
-            for page in pages:
-                with open(page, "rb") as handle:
-                    found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
+    if with_plot:
+        found["plots"], found["plot_missing"] = plots.embedded(list(compared.each()), options)
     return found
 
 
