@@ -283,3 +283,33 @@ def test_check_never_imports_matplotlib() -> None:
         [sys.executable, "-c", probe, "check", str(EXAMPLE), "-j", "1"], capture_output=True, text=True, timeout=120
     )
     assert done.stderr.splitlines()[-1] == "[]"
+
+
+# --- the report's plot, drawn in a child process ----------------------------------------------
+def _groups() -> list[Any]:
+    from checker.commands.compare import comparison
+    from checker.commands.inputs import table_rows
+
+    rows = table_rows(str(COMPARE), "v6.1", with_description=True, shown=False).rows
+    return list(comparison(rows, Options()).each())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("child", [True, False])
+def test_the_painter_fills_its_marks_with_the_pages_drawn_here(child: bool, monkeypatch) -> None:
+    """The report's plot drawn in a child process (started before the check, so matplotlib's
+    import overlaps it) is the plot drawn in this process; without a child process (a sandbox
+    without semaphores) it is drawn here."""
+    groups = _groups()
+    if not child:
+        monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor.__init__", _no_semaphores)
+    with plots.Painter() as painter:
+        marks, missing = painter.later(groups, Options())
+        assert (len(marks), missing) == (1, "")
+        page = f"<p>{marks[0]}</p>"
+        assert painter.fill(page) == f"<p>{plots.images(groups, Options())[0]}</p>"
+    assert plots.Painter().later([], Options()) == ([], "")
+
+
+def _no_semaphores(*args: Any, **kwargs: Any) -> None:
+    raise OSError(38, "Function not implemented")
