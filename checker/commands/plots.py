@@ -302,14 +302,20 @@ def _once() -> Callable[..., str | None]:
 
 AXES_WIDTH = 7.0  # inches
 TITLE = 0.32  # inches above a panel for its title
+TICKS = 0.22  # inches under a panel for its own x tick labels
 TOP = 0.4  # inches above the first panel for the page's title
 
 
-def _figure(plt: Any, sections: Sequence[Section], heading: str, xlabel: str, ylabel: str, entries: int) -> Any:
-    """A page's figure with one axes per section, stacked, sharing the x axis, at margins
-    computed from the labels' lengths: the labels left, the notes right, the x axis label and
-    the legend (`entries` of it, in two columns) below. Returns (figure, [axes])."""
-    heights = [TITLE + s.pitch * len(s.rows) for s in sections]
+def _figure(
+    plt: Any, sections: Sequence[Section], heading: str, xlabel: str, ylabel: str, entries: int, shared: bool = True
+) -> Any:
+    """A page's figure with one axes per section, stacked, at margins computed from the
+    labels' lengths: the labels left, the notes right, the x axis label and the legend
+    (`entries` of it, in two columns) below. The panels share the x axis (its tick labels
+    under the last one) or, not `shared`, each has its own range and tick labels.
+    Returns (figure, [axes])."""
+    gap = TITLE + (0 if shared else TICKS)
+    heights = [gap + s.pitch * len(s.rows) for s in sections]
     heading = wrapped(heading, int(AXES_WIDTH / _width(["x"], 9)))
     top_margin = TOP + 0.16 * heading.count("\n")
     bottom = 0.62 + 0.17 * ((entries + 1) // 2) + 0.1
@@ -323,8 +329,8 @@ def _figure(plt: Any, sections: Sequence[Section], heading: str, xlabel: str, yl
     axes: list[Any] = []
     top = height - top_margin
     for section, panel in zip(sections, heights, strict=True):
-        box = [left / width, (top - panel) / height, AXES_WIDTH / width, (panel - TITLE) / height]
-        axes.append(figure.add_axes(box, sharex=axes[0] if axes else None))
+        box = [left / width, (top - panel + gap - TITLE) / height, AXES_WIDTH / width, (panel - gap) / height]
+        axes.append(figure.add_axes(box, sharex=axes[0] if axes and shared else None))
         axes[-1].text(
             0, 1, visible(section.title), transform=axes[-1].transAxes, va="bottom", fontsize=8
         )  # cheaper than set_title
@@ -333,7 +339,7 @@ def _figure(plt: Any, sections: Sequence[Section], heading: str, xlabel: str, yl
         heading, x=(left + AXES_WIDTH / 2) / width, y=1 - 0.12 / height, va="top", fontsize=9
     )  # over the axes
     figure.supylabel(ylabel, x=0.08 / width, fontsize=8)
-    for panel in axes[:-1]:
+    for panel in axes[:-1] if shared else ():
         panel.tick_params(axis="x", labelbottom=False)
     axes[-1].set_xlabel(xlabel)
     return figure, axes
@@ -443,7 +449,7 @@ def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Li
         plt,
         sections,
         heading,
-        f"deviation from the group's reference (% of its {', '.join(units)}), positive is better",
+        f"deviation from the group's reference ({_of(units)}), positive is better",
         "hardware: accelerators per node, nodes; the group's reference and its units",
         6,
     )
@@ -488,6 +494,11 @@ def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Li
     return figure
 
 
+def _of(units: Sequence[str]) -> str:
+    """What a deviation is a percentage of: the one unit, or each row's."""
+    return f"% of its {units[0]}" if len(units) == 1 else "% of its reference, in the units beside each row"
+
+
 def _scatter(panel: Any, points: Sequence[tuple[float, int]], **style: Any) -> None:
     """One scatter call for a panel's points of one kind (a call per row costs 10 ms)."""
     if points:
@@ -517,7 +528,7 @@ def rounds(series: Sequence[Series], path: str) -> list[str]:
 
     overall = [s for s in series if s.submitter is None]
     names = sorted({name for s in overall for name in s.best}, key=_order)
-    heading = f"The same hardware across rounds ({', '.join(names)}): the best closed result per round"
+    heading = f"The same hardware across rounds ({', '.join(names)})"
     with _style() as plt:
         if not overall:
             return [save(_empty(plt, heading, "No hardware has closed results in two or more rounds."), path, 1)]
@@ -543,6 +554,7 @@ def rounds_page(plt: Any, page: Sequence[tuple[str, list[Series]]], names: Seque
         "best closed result against the first round's (x; above 1 is faster)",
         f"hardware: accelerators per node, nodes; the first round's best in {', '.join(units)}",
         2 * len(names),  # one row of entries
+        shared=False,  # one panel's x46 would flatten every other panel's x1.05
     )
     width = 0.8 / bars
     colours = plt.get_cmap("tab10")
@@ -560,7 +572,7 @@ def rounds_page(plt: Any, page: Sequence[tuple[str, list[Series]]], names: Seque
             panel.bar_label(drawn, labels=[f"x{v:.3f}" for v in values], padding=2, fontsize=6)
         panel.axvline(1.0, color="grey", linewidth=0.8)
         _rows(section, panel)
-    axes[0].set_xlim(0, max(r for _, rows in page for s in rows for r in s.ratios().values()) * 1.12)
+        panel.set_xlim(0, max(r for s in section.rows for r in s.ratios().values()) * 1.12)
     _legend(figure, axes, len(names))
     return figure
 
