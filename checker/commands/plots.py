@@ -100,7 +100,7 @@ def uri(figure: Any, kind: str = "svg") -> str:
     # In a page, text stays text (selectable, a quarter of the size, 25% faster), in
     # 'DejaVu Sans', else the browser's sans-serif: the margins leave room for a wider one.
     with matplotlib.rc_context({"svg.fonttype": "none"}):
-        figure.savefig(drawn, format=kind, dpi=DPI, metadata=_METADATA[kind])
+        save_figure(figure, drawn, format=kind, dpi=DPI, metadata=_METADATA[kind])
     plt.close(figure)
     return f"data:{FORMATS[kind]};base64," + base64.b64encode(drawn.getvalue()).decode("ascii")
 
