@@ -313,3 +313,22 @@ def test_the_painter_fills_its_marks_with_the_pages_drawn_here(child: bool, monk
 
 def _no_semaphores(*args: Any, **kwargs: Any) -> None:
     raise OSError(38, "Function not implemented")
+
+
+@pytest.mark.slow
+def test_the_report_process_leaves_matplotlib_to_its_child(tmp_path: Path) -> None:
+    """report's own process never imports matplotlib (0.5 s): its child draws the plot."""
+    probe = (
+        "import sys\nfrom checker.cli import app\n"
+        "try:\n    app(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('matplotlib')), file=sys.stderr)\n"
+    )
+    out = tmp_path / "audit.html"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "report", str(EXAMPLE), "-j", "1", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stderr.splitlines()[-1] == "[]"
+    assert out.read_text().rstrip().endswith("</html>")
