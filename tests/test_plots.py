@@ -84,7 +84,8 @@ def test_pages_hold_whole_panels_and_cut_only_a_panel_too_long() -> None:
 # --- the layout, on the renderer's boxes ---------------------------------------------------
 def faults(figure: Any) -> list[str]:
     """What a reader could not trust in a drawn page: a text outside the canvas (cut), the
-    legend over a panel, two labels or two outlier lists over each other, a note over a panel."""
+    legend over a panel, two labels, two outlier lists or two bars' ratios over each other, an
+    outlier list over a panel."""
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()
     found = []
@@ -96,8 +97,9 @@ def faults(figure: Any) -> list[str]:
     legend = figure.legends[0].get_window_extent(renderer)
     found += [f"the legend covers panel {i}" for i, box in enumerate(panels) if legend.overlaps(box)]
     labels = [t for a in figure.axes for t in a.get_yticklabels() if t.get_text()]
-    notes = [t for a in figure.axes for t in a.texts if isinstance(t, plots_annotation())]
-    for kind, texts in (("labels", labels), ("outlier lists", notes)):
+    notes = [t for a in figure.axes for t in a.texts if t.get_gid() == "outliers"]
+    ratios = [t for a in figure.axes for t in a.texts if isinstance(t, plots_annotation()) and t.get_gid() is None]
+    for kind, texts in (("labels", labels), ("outlier lists", notes), ("ratios", ratios)):
         boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
         found += [
             f"{kind} overlap: {a!r} {b!r}" for (a, x), (b, y) in itertools.combinations(boxes, 2) if x.overlaps(y)
@@ -233,13 +235,13 @@ def test_the_real_page_says_what_it_shows() -> None:
         figure = plots.deviation_page(plt, _compare_figure(), Options(), "v6.1: the deviations")
         try:
             assert faults(figure) == []
-            titles = [t.get_text() for a in figure.axes for t in a.texts if not isinstance(t, plots_annotation())]
+            titles = [t.get_text() for a in figure.axes for t in a.texts if t.get_gid() != "outliers"]
             assert titles == ["v6.1 deepseek-r1 Server", "v6.1 gpt-oss-120b Offline"]
             assert [[t.get_text() for t in a.get_yticklabels()] for a in figure.axes] == [
                 ["8x NVIDIA B300-SXM-270GB, 1 node\nmedian 60,745.5 Tokens/s"],
                 ["8x AMD Instinct MI355X 288GB HBM3e, 1 node\nmedian 117,180 Tokens/s"],
             ]
-            notes = [t.get_text() for a in figure.axes for t in a.texts if isinstance(t, plots_annotation())]
+            notes = [t.get_text() for a in figure.axes for t in a.texts if t.get_gid() == "outliers"]
             assert notes == ["VibeHPC -45%, GigaComputing +16.5%,\nGigaComputing +16.1%, ASUSTeK -10.2%"]
             assert figure.axes[-1].get_xlabel() == (
                 "deviation from the group's reference (% of its Tokens/s), positive is better"
@@ -332,3 +334,59 @@ def test_the_report_process_leaves_matplotlib_to_its_child(tmp_path: Path) -> No
     )
     assert done.stderr.splitlines()[-1] == "[]"
     assert out.read_text().rstrip().endswith("</html>")
+
+
+def _series(model: str, hardware: str, per_node: int, nodes: int, results: list[float]) -> Any:
+    from checker.commands.across import Series
+    from checker.commands.published import Row
+
+    rounds = ["v5.1", "v6.0", "v6.1"][: len(results)]
+    rows = {
+        name: Row(
+            name,
+            "closed/A/results/s/m/Offline",
+            "A",
+            "closed",
+            "available",
+            "s",
+            model,
+            "Offline",
+            value,
+            "Tokens/s",
+            "accelerator",
+            hardware,
+            per_node,
+            nodes,
+        )  # fmt: skip
+        for name, value in zip(rounds, results, strict=True)
+    }
+    return Series(model, "Offline", hardware, per_node, nodes, "Tokens/s", None, rows)
+
+
+@pytest.mark.slow
+@settings(max_examples=5, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["m", "a-much-longer-model-name-99.9"]),
+            names,
+            st.integers(1, 16),
+            st.integers(1, 144),
+            st.lists(st.floats(0.01, 1e7), min_size=2, max_size=3),
+        ),
+        min_size=1,
+        max_size=plots.PER_PAGE,
+    ).map(lambda drawn: sorted(drawn, key=lambda d: d[0]))
+)
+def test_no_round_label_is_cut_and_every_panel_has_its_range(drawn: list[Any]) -> None:
+    series = [_series(*d) for d in drawn]
+    pages = plots.paged(series, lambda s: f"{s.model} {s.scenario}")
+    with plots._style() as plt:
+        figure = plots.rounds_page(plt, pages[0], ["v5.1", "v6.0", "v6.1"], "The same hardware across rounds")
+        try:
+            assert faults(figure) == []
+            for panel, (_, rows) in zip(figure.axes, pages[0], strict=True):
+                highest = max(r for s in rows for r in s.ratios().values())
+                assert panel.get_xlim() == pytest.approx((0, highest * 1.12))
+        finally:
+            plt.close(figure)

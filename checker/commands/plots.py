@@ -1,16 +1,17 @@
 """The plots: compare's deviations per comparable group and --across-rounds' ratios, drawn
 with matplotlib (the `plot` extra) from plain data.
 
-A page is one round (or the rounds compared), one model and one scenario, so its title names
-all three, and at most PER_PAGE rows of it. A row's label holds the accelerator, its count per
-node and the node count, wrapped, never cut, with the reference value in its units. The legend
-sits below the axes and the outliers' names in a column right of them, one row's beside that
-row, so neither covers a point nor another name. The file's extension chooses PNG or SVG.
+A page stacks one panel per round, model and scenario (per model and scenario across rounds),
+each titled so, at most PER_PAGE rows in all. A row's label holds the count per node, the
+accelerator (or processor) and the nodes, then the reference value in its units, wrapped,
+never cut: the margins are computed from the labels' lengths, so the page is drawn once. The
+legend sits below the axes and a row's outliers are named right of the axes, beside that row,
+so neither covers a point nor another name. The file's extension chooses PNG or SVG.
 Nothing here computes a figure: what a plot shows is what the text and JSON outputs say.
 
 `deviations` takes compare's groups as `Comparison.each` gives them (a group's record and its
-members' records); `rounds` takes --across-rounds' series; `inline` draws into data: URIs for
-an HTML page."""
+members' records); `rounds` takes --across-rounds' series; `images` draws data: URIs for an
+HTML page, and `Painter` draws them in a child process for the report."""
 
 from __future__ import annotations
 
@@ -43,7 +44,6 @@ STYLE: dict[str, Any] = {
     "font.size": 8,
     "svg.hashsalt": "mlperf-check",  # the same ids in the SVG every time
     "svg.fonttype": "path",  # the glyphs in the file: no font needed to show it
-    "axes.titlesize": 9,
 }
 Group = tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
@@ -193,7 +193,6 @@ class Painter:
                 drawn = future.result() if future is not None else images(groups, limits)
             except BrokenProcessPool:
                 drawn = images(groups, limits)
-            assert len(drawn) == len(marks), (len(drawn), len(marks))
             for mark, image in zip(marks, drawn, strict=True):
                 page = page.replace(mark, image)
         return page
@@ -388,6 +387,7 @@ def _rows(section: Section, panel: Any) -> None:
                     va="center",
                     fontsize=7,
                     color="tab:red",
+                    gid="outliers",
                 )
 
 
