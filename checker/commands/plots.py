@@ -199,9 +199,19 @@ class Painter:
 
 
 def _warm() -> None:
-    """The child's first task: import matplotlib while the check runs."""
-    with _style():
-        pass
+    """The child's first task, while the check runs: import matplotlib and draw a small page
+    (its fonts loaded, its caches filled: 0.2 s less for the first real page)."""
+    with _style() as plt:
+        group = {"round": "", "model": "", "scenario": "", "units": "", "hardware": "", "per_node": 1, "nodes": 1}
+        group |= {"reference_submitter": None, "reference": 1.0, "mean_abs_dev": 0.0, "within_tolerance": True}
+        member = {"role": "partner", "Submitter": "", "deviation": 0.1, "outlier": True}
+        uri(deviation_page(plt, [("", [(group, [member])])], _Warm(), ""))
+
+
+@dataclass(frozen=True)
+class _Warm:
+    tolerance: float = 0.04
+    outlier: float = 0.1
 
 
 @contextlib.contextmanager
