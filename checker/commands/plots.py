@@ -321,7 +321,7 @@ TOP = 0.4  # inches above the first panel for the page's title
 
 def _figure(
     plt: Any, sections: Sequence[Section], heading: str, xlabel: str, ylabel: str, entries: int, shared: bool = True
-) -> Any:
+) -> tuple[Any, list[Any]]:
     """A page's figure with one axes per section, stacked, at margins computed from the
     labels' lengths: the labels left, the notes right, the x axis label and the legend
     (`entries` of it, in two columns) below. The panels share the x axis (its tick labels
@@ -385,20 +385,19 @@ def _rows(section: Section, panel: Any) -> None:
     panel.set_ylim(count - 0.5, -0.5)
     panel.tick_params(axis="y", labelsize=7)
     panel.grid(axis="y", color="0.92", linewidth=0.6)
-    if any(section.notes):
-        for row, note in enumerate(section.notes):
-            if note:
-                panel.annotate(
-                    note,
-                    (1, row),
-                    xycoords=panel.get_yaxis_transform(),
-                    xytext=(6, 0),
-                    textcoords="offset points",
-                    va="center",
-                    fontsize=7,
-                    color="tab:red",
-                    gid="outliers",
-                )
+    for row, note in enumerate(section.notes):
+        if note:
+            panel.annotate(
+                note,
+                (1, row),
+                xycoords=panel.get_yaxis_transform(),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+                color="tab:red",
+                gid="outliers",
+            )
 
 
 def _empty(plt: Any, heading: str, said: str) -> Any:
