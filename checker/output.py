@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import io
 import os
 import shutil
 import signal
@@ -413,9 +414,9 @@ def append_text(path: str, text: str) -> None:
         out.write(text)
 
 
-def save_figure(figure: Any, path: str, **options: Any) -> None:
+def save_figure(figure: Any, path: str | io.BytesIO, **options: Any) -> None:
     """Draw a matplotlib figure into `path`, a file in a folder from `scratch` (Plan.pages
-    moves it into place)."""
+    moves it into place), or into memory (a page that embeds it)."""
     figure.savefig(path, **options)
 
 

@@ -129,6 +129,36 @@ def test_a_signal_while_the_check_runs_stops_its_workers(big: Path, tmp_path: Pa
     assert sorted(p.name for p in tmp_path.iterdir()) == (["out.json", "tmp"] if status == 0 else ["tmp"])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_report_checks_stops_its_workers_and_its_painter(
+    big: Path, tmp_path: Path, signum: int
+) -> None:
+    """report starts the child that draws its plot before the check's workers: a signal as
+    soon as these are there ends all of them, quietly."""
+    tmp = _private(tmp_path)
+    out = tmp_path / "audit.html"
+    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)
+    children: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(children) < 3 and process.poll() is None and time.monotonic() < deadline:
+        children |= _children(process.pid)  # the painter, then the check's two workers
+        time.sleep(0.01)
+    process.send_signal(signum)
+    status, err = _ended(process, signum)
+    assert "Traceback" not in err and "Exception ignored" not in err
+    if status != 0:  # else it ended first (a fast machine)
+        assert (status, err.splitlines()[-1]) == (
+            128 + signum,
+            f"mlperf-check: interrupted by {signal.Signals(signum).name}",
+        )
+        assert not out.exists()
+    assert len(children) == 3 or status == 0, children
+    time.sleep(0.5)
+    assert [pid for pid in children if _alive(pid)] == []
+    assert list(tmp.iterdir()) == []
+
+
 @pytest.fixture(scope="module")
 def report_seconds(big: Path, tmp_path_factory) -> float:
     """How long a whole report of the tree takes here (it ends with exit 0)."""
@@ -146,8 +176,8 @@ def report_seconds(big: Path, tmp_path_factory) -> float:
 def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
     big: Path, tmp_path: Path, report_seconds: float, fraction: float
 ) -> None:
-    """The report draws its plot in a temporary folder and writes its page through a temporary
-    file beside the output: SIGTERM late in the run, when these exist, removes them."""
+    """The report writes its page through a temporary file beside the output (its plot is
+    drawn in memory, in a child process): SIGTERM late in the run, when it exists, removes it."""
     tmp = _private(tmp_path)
     out = tmp_path / "audit.html"
     process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)

@@ -664,10 +664,16 @@ def to_html(found: Comparison) -> str:
     definition, a row per group with percentages and units, and each group's members with
     their flags and the outliers' reasons, as the text output words them."""
     from .html import render
+    from .plots import embedded
 
+    rounds = ", ".join(sorted({str(group["round"]) for group, _ in found.each()}))
+    uris, missing = embedded(list(found.each()), found.options)
     return render(
         "compare.html.j2",
-        title="mlperf-check compare: comparable results",
+        title=f"mlperf-check compare: comparable results{', ' + rounds if rounds else ''}",
+        rounds=rounds,
+        plots=uris,
+        plot_missing=missing,
         definition=" ".join([found.options.definition(), *found.selection.lines(found.notes)]).strip(),
         groups=groups_view(found),
         summary=groups_summary(found),
@@ -749,7 +755,12 @@ def invocation(options: CommandLine) -> Invoked:
         trees=[i for i in inputs if os.path.isdir(i)],
     )
     outputs = ((name, plan.add(options.output)),)
-    return Invoked(options=options, plan=plan, outputs=outputs, plot=plan.add(options.plot, "--plot"))
+    plot = plan.add(options.plot, "--plot")
+    if options.plot is not None:
+        from .plots import image_format
+
+        image_format(options.plot)  # PNG or SVG, before anything is read or written
+    return Invoked(options=options, plan=plan, outputs=outputs, plot=plot)
 
 
 def run(invocation: Invoked) -> int:
@@ -779,13 +790,7 @@ def run(invocation: Invoked) -> int:
     )
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
     if invocation.plot is not None:
-        rounds = ", ".join(sorted({str(r.get("version")) for r in rows if r.get("version")})) or "round unknown"
-        title = f"Comparable results, {rounds}"
-        pages(
-            invocation.plan,
-            invocation.plot,
-            lambda page: plots.deviations(list(found.each()), found.options, page, title),
-        )
+        pages(invocation.plan, invocation.plot, lambda page: plots.deviations(list(found.each()), found.options, page))
     return 0
 
 

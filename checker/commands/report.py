@@ -25,11 +25,9 @@ groups with the same templates and style sheet (checker/commands/html.py).
 
 from __future__ import annotations
 
-import base64
 import datetime
 import functools
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 from .. import yamlsafe
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
-from ..output import scratch
 from ..registry import RULES
 from ..reporters import Formats, as_data
 from ..reporters.common import printable
@@ -397,9 +394,10 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
 
 
 # --- cross-partner variance -----------------------------------------------------------------
-def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
+def variance(report: Report, with_plot: bool | plots.Painter = True) -> dict[str, Any]:
     """compare on the valid rows of the checked tree (the published rows, with the
-    description fields that explain outliers), and the compare plot as data: URIs."""
+    description fields that explain outliers), and the compare plot as data: URIs (or, given
+    a Painter, the marks its `fill` replaces with them)."""
     from .table import TableFormat, publish
 
     options = cmp.Options()
@@ -416,18 +414,10 @@ def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     rows = publish(_rows(report), None, None, report.round.name, with_description=True)
     compared = cmp.comparison(rows, options)
     found.update(groups=cmp.groups_view(compared), summary=cmp.groups_summary(compared), rows=len(rows))
-    if len(compared.groups) and with_plot:
-        try:
-            import matplotlib  # noqa: F401 - the plot is a test and `plot` extra
-        except ImportError:
-            found["plot_missing"] = common.missing_extra("matplotlib", "plot")
-            return found
-        with scratch() as room:  # removed at the end, and by a signal's cleanup (checker.process)
-            title = f"Comparable results, {report.round.name}"
-            pages = plots.deviations(list(compared.each()), options, os.path.join(room, "compare.png"), title)
-            for page in pages:
-                with open(page, "rb") as handle:
-                    found["plots"].append("data:image/png;base64," + base64.b64encode(handle.read()).decode("ascii"))
+    if isinstance(with_plot, plots.Painter):
+        found["plots"], found["plot_missing"] = with_plot.later(list(compared.each()), options)
+    elif with_plot:
+        found["plots"], found["plot_missing"] = plots.embedded(list(compared.each()), options)
     return found
 
 
@@ -504,11 +494,14 @@ def audit(
     baseline: dict[str, Any] | None = None,
     baseline_name: str = "",
     checked: datetime.datetime | None = None,
-    with_plot: bool = True,
+    with_plot: bool | plots.Painter = True,
 ) -> str:
     """The whole page: the report (checked with `collect`), its provenance and the variance.
-    `path` is the checked tree, as every command's writer is given it."""
-    return page(report, baseline, baseline_name, provenance(report, report.round), variance(report, with_plot), checked)
+    `path` is the checked tree, as every command's writer is given it. A Painter draws the
+    plot in its child process while the page renders."""
+    view = variance(report, with_plot)
+    written = page(report, baseline, baseline_name, provenance(report, report.round), view, checked)
+    return with_plot.fill(written) if isinstance(with_plot, plots.Painter) else written
 
 
 # The audit page is one HTML file; its templates escape what they print.
@@ -568,20 +561,20 @@ def run(invocation: Invoked) -> int:
 
     options, previous = invocation.options, invocation.previous
     assert invocation.round is not None and invocation.round_name is not None
-    with common.progress(options.progress) as tick:
-        found = check(
-            options.path,
-            invocation.round_name,
-            jobs=invocation.settings.jobs or None,
-            waivers=list(invocation.waived),
-            progress=tick,
-            collect=collect,
-        )
-    if not found.results and not found.has_errors:
-        raise common.no_results(options.path, invocation.round)
-    common.emit(
-        invocation.plan, FORMATS, "html", invocation.target, found, options.path, previous, options.baseline or ""
-    )
+    with plots.Painter() as painter:  # its child imports matplotlib while the check runs
+        with common.progress(options.progress) as tick:
+            found = check(
+                options.path,
+                invocation.round_name,
+                jobs=invocation.settings.jobs or None,
+                waivers=list(invocation.waived),
+                progress=tick,
+                collect=collect,
+            )
+        if not found.results and not found.has_errors:
+            raise common.no_results(options.path, invocation.round)
+        found_by = (found, options.path, previous, options.baseline or "", None, painter)
+        common.emit(invocation.plan, FORMATS, "html", invocation.target, *found_by)
     invalid = sum(1 for r in found.results if not r.valid)
     changed = changes(found, previous) if previous is not None else None
     since = (
