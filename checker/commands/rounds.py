@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..output import Plan
-from ..settings import Invocation, UsageError
+from ..settings import Invocation, UsageError, one_of
 from . import common
 
 if TYPE_CHECKING:
@@ -33,10 +33,7 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
         if options.format is not None or options.output is not None:
             raise UsageError("--format and -o go with `rounds show ROUND`")
         return Invocation(options=options)
-    if options.action not in ACTIONS:
-        from ..suggest import did_you_mean
-
-        raise UsageError(f"rounds {options.action}: unknown action; {did_you_mean(options.action, ACTIONS)}")
+    one_of(options.action, ACTIONS, "rounds", "action")
     if options.name is None:
         raise UsageError("rounds show needs a round: `mlperf-check rounds` lists them")
     plan = Plan()
