@@ -19,12 +19,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
+
+# Each distinct finding once, as people read them: defined with the findings, named here too.
+from ..findings import Distinct, Identity, Shown, affects, identity, shown_counts
 
 if TYPE_CHECKING:
-    from ..findings import Finding, Report, ResultRecord, Severity
+    from ..findings import Finding
 
+__all__ = ["Distinct", "Identity", "Shown", "affects", "identity", "shown_counts"]
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls, DEL, the bidirectional overrides and isolates, and surrogates.
@@ -218,84 +221,3 @@ def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
     for row in rows:
         writer.writerow({key: "" if row.get(key) is None else row[key] for key in columns})
     return buffer.getvalue()
-
-
-# --- findings as people read them: each distinct finding once ------------------------------
-Identity: TypeAlias = "tuple[str, Severity, str, str | None, str, str | None]"
-
-
-def identity(finding: Finding) -> Identity:
-    """What makes two findings the same to a reader: all but the result they are on."""
-    return (finding.code, finding.severity, finding.path, finding.pointer, finding.message, finding.waived)
-
-
-def affects(count: int) -> str:
-    """ " (affects 3 results)": the suffix of a finding shown once for several results."""
-    return f" (affects {count} result{'' if count == 1 else 's'})" if count else ""
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A distinct finding: the first of its kind, and how many results it applies to."""
-
-    finding: Finding
-    affects: int
-    shared: bool  # about a system or a submission, or the same finding on several results
-
-    @property
-    def suffix(self) -> str:
-        """ " (affects 3 results)" for a shared finding; "" for a result's own."""
-        return affects(self.affects) if self.shared else ""
-
-
-def shown_counts(shown: Iterable[Shown]) -> dict[str, int]:
-    """{severity: count} of the findings shown, each once however many results it affects,
-    waived ones aside: the one count rule of every summary people read."""
-    counts = {"error": 0, "warning": 0, "note": 0}
-    for one in shown:
-        if not one.finding.waived:
-            counts[one.finding.severity.value] += 1
-    return counts
-
-
-class Distinct:
-    """The findings of a report, each distinct one once.
-
-    A finding about a system or a submission (no `location`), and a finding that is the same
-    (`identity`) on several results (a submitter's code folder that each of its results needs),
-    is *shared*: shown once, with the number of results it applies to, where the report lists
-    what is about systems and submissions. Every other finding belongs to its one result."""
-
-    def __init__(self, report: Report) -> None:
-        self.report = report
-        locations: dict[Identity, set[str]] = {}
-        for finding in report.findings:
-            if finding.location:
-                locations.setdefault(identity(finding), set()).add(finding.location)
-        self._repeated = {key: len(where) for key, where in locations.items() if len(where) > 1}
-        self.all: list[Shown] = []
-        self.own: dict[str, list[Finding]] = {}
-        seen: set[Identity] = set()
-        for finding in report.findings:
-            key = identity(finding)
-            shared = not finding.location or key in self._repeated
-            if shared and key in seen:
-                continue
-            seen.add(key)
-            count = self._repeated.get(key) or len(report.affected(finding))
-            self.all.append(Shown(finding, count, shared))
-            if not shared:
-                self.own.setdefault(finding.location, []).append(finding)
-
-    @property
-    def shared(self) -> list[Shown]:
-        """The shared findings, in report order (those about no one result first)."""
-        return [shown for shown in self.all if shown.shared]
-
-    def is_shared(self, finding: Finding) -> bool:
-        return not finding.location or identity(finding) in self._repeated
-
-    def causes(self, record: ResultRecord) -> tuple[list[Finding], list[Finding]]:
-        """What makes `record` invalid: (its own findings, the shared ones), each in report order."""
-        causes = self.report.causes(record)
-        return [f for f in causes if not self.is_shared(f)], [f for f in causes if self.is_shared(f)]

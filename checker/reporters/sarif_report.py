@@ -5,7 +5,9 @@ Each artifact location is a path relative to `SRCROOT` (`uriBaseId`), the reposi
 file URI `originalUriBaseIds` gives. The one invocation says whether the check ran without an
 internal error (`executionSuccessful`), when it started and ended (Report.checked_at and
 elapsed), and lists each internal error (INT001) again as a tool execution notification that
-names the rule that failed."""
+names the rule that failed. Each distinct finding is one SARIF result however many results
+of the submission it affects (`common.Distinct`, as every format counts them), with
+`properties.affects` and the text's " (affects N results)"."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any, TextIO
 from .. import __version__
 from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import help_uri, pointer_shown, repository_base, strict_json
+from .common import Distinct, help_uri, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -73,11 +75,12 @@ def _location(finding: Finding, prefix: str) -> dict[str, Any]:
     return {"physicalLocation": location}
 
 
-def _message(finding: Finding) -> dict[str, str]:
-    """The finding's message, and its own fix when it has one (the rule's is the rule's `help`)."""
+def _message(finding: Finding, suffix: str = "") -> dict[str, str]:
+    """The finding's message (`suffix`: " (affects 3 results)"), and its own fix when it has
+    one (the rule's is the rule's `help`)."""
     pointer = pointer_shown(finding)
     own = f"\nhelp: {finding.hint}" if finding.hint else ""
-    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + own}
+    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + suffix + own}
 
 
 def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:
@@ -108,15 +111,18 @@ def document(report: Report) -> dict[str, Any]:
     codes = sorted({f.code for f in report.findings} | set(RULES))
     index = {code: i for i, code in enumerate(codes)}
     results = []
-    for finding in report.findings:
+    for shown in Distinct(report).all:  # each distinct finding once, as every format counts them
+        finding = shown.finding
         result: dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
             "level": LEVELS[finding.severity],
-            "message": _message(finding),
+            "message": _message(finding, shown.suffix),
             "locations": [_location(finding, prefix)],
             "partialFingerprints": {"mlperfCheck/v1": f"{finding.code}:{finding.path}:{finding.pointer or ''}"},
         }
+        if shown.shared:
+            result["properties"] = {"affects": shown.affects}
         if finding.waived:
             result["suppressions"] = [{"kind": "external", "justification": finding.waived}]
         results.append(result)
