@@ -413,7 +413,7 @@ def test_the_engine_times_the_check(example: Path) -> None:
 # --- 5. SARIF: base URIs and the invocation ------------------------------------------------
 def test_sarif_locations_are_relative_to_srcroot(shared, workspace) -> None:
     document = sarif_report.document(shared[1])
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     run_ = document["runs"][0]
     assert run_["originalUriBaseIds"] == {
         "SRCROOT": {
@@ -454,7 +454,7 @@ def test_sarif_invocation_reports_internal_errors(example: Path, monkeypatch: py
     _broken_rule(monkeypatch)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(example))
     document = sarif_report.document(fixed(run(example)))
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     run_ = document["runs"][0]
     codes = [r["id"] for r in run_["tool"]["driver"]["rules"]]
     assert run_["tool"]["driver"]["notifications"] == [

@@ -204,12 +204,17 @@ def _repository_url() -> str | None:
     return None
 
 
-def help_uri(code: str) -> str:
-    """The page of a code: `<repository>/blob/HEAD/docs/rules/CODE.md` when the package names
-    its repository, else the page's path in a checkout."""
-    page = f"{DOCS}/{code}.md"
+def help_page(code: str) -> str:
+    """The page of a code in a checkout: `docs/rules/CODE.md`."""
+    return f"{DOCS}/{code}.md"
+
+
+def help_uri(code: str) -> str | None:
+    """The absolute URL of a code's page, `<repository>/blob/HEAD/docs/rules/CODE.md`, when the
+    package names its repository among its project URLs; else None (a relative reference is
+    no URI: SARIF's helpUri must be absolute)."""
     url = _repository_url()
-    return f"{url}/blob/HEAD/{page}" if url else page
+    return f"{url}/blob/HEAD/{help_page(code)}" if url else None
 
 
 def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:

@@ -14,11 +14,12 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import Distinct, help_uri, pointer_shown, repository_base, strict_json
+from .common import Distinct, help_page, help_uri, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -34,7 +35,10 @@ def _rule(code: str) -> dict[str, Any]:
         for part in ("Why", "Fix", "Policy", "Example")
         if sections.get(part, "").strip()
     )
-    return {
+    uri = help_uri(code)
+    if uri is None:  # no absolute URL of the page: its path in a checkout, said in the help
+        help_text = (help_text or rule.summary) + f"\n\nDocumentation: {help_page(code)}"
+    described: dict[str, Any] = {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
@@ -48,10 +52,12 @@ def _rule(code: str) -> dict[str, Any]:
             )
             or rule.summary,
         },
-        "helpUri": help_uri(code),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"scope": rule.scope},
     }
+    if uri is not None:
+        described["helpUri"] = uri
+    return described
 
 
 def _utc(moment: datetime.datetime) -> str:
@@ -66,8 +72,23 @@ def _folder_uri(folder: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
+def uri_of(path: str) -> str:
+    """A POSIX path relative to SRCROOT as a relative URI reference (SARIF 2.1.0 §3.10,
+    RFC 3986): each segment's UTF-8 bytes percent-encoded but for the unreserved characters,
+    so `%`, `#`, `?`, a space, or a `:` (which would make the first segment a scheme) stay
+    part of the name; a byte that was not UTF-8 (os.fsdecode's surrogate) is that byte."""
+
+    def encoded(segment: str) -> bytes:
+        try:
+            return segment.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no file name decodes to
+            return segment.encode("utf-8", "surrogatepass")
+
+    return "/".join(quote(encoded(segment), safe="") for segment in path.split("/"))
+
+
 def _location(finding: Finding, prefix: str) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path, "uriBaseId": BASE}}
+    location: dict[str, Any] = {"artifactLocation": {"uri": uri_of(prefix + finding.path), "uriBaseId": BASE}}
     if finding.line is not None:
         location["region"] = {"startLine": finding.line}
         if finding.column is not None:
