@@ -228,9 +228,9 @@ def test_job_summary_names_the_causes_and_lists_shared_findings_once(shared, wor
     assert "| `results/cpu-1x-numpy/demo-mlp-99/SingleStream` | **invalid** | STR005 (`src`) |  |" in text
     assert text.split("### Findings\n\n")[1].splitlines() == [
         "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder",
-        f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field `framework` is missing "
+        f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field \\`framework\\` is missing "
         "(affects 2 results)",
-        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: {ACC002}",
+        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: " + ACC002.replace("<", "\\<"),  # literal Markdown
         f"- error **STR005** `demo-v6.1/closed/SecondCo/src`: {STR005} (affects 2 results)",
     ]
 
