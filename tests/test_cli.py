@@ -53,7 +53,7 @@ def test_csv_lists_findings_then_clean_results(example: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("location,valid,code,name,severity,path")
     assert lines[1].startswith(f"{OFFLINE},True,RNG003,seeds-in-user-conf,warning,{OFFLINE}/user.conf")
-    assert lines[2] == f"{SINGLE},True" + "," * 10
+    assert lines[2] == f"{SINGLE},True" + "," * 12
 
 
 def test_several_formats_in_one_run(example: Path, tmp_path: Path) -> None:

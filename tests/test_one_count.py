@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.findings import Distinct, Finding, Report, ResultRecord, Severity, judge, shown_counts
-from checker.reporters import github_report, json_report, sarif_report, text_report
+from checker.reporters import csv_report, github_report, json_report, sarif_report, text_report
 from checker.rounds import load_round
 
 SUBMITTER = "closed/A"
@@ -106,3 +106,38 @@ def test_one_missing_folder_on_two_results_is_one_error_everywhere() -> None:
     ]
     assert _text_counts(report) == {"error": 1, "warning": 0, "note": 0}
     assert json.loads(json.dumps(json_report.document(report)))["findings"][0]["code"] == "STR003"
+
+
+POSITIONS = st.builds(
+    Finding,
+    code=st.sampled_from(["SYS001", "ACC002"]),
+    severity=st.sampled_from(list(Severity)),
+    path=st.sampled_from([f"{SUBMITTER}/systems/s1.json", f"{LOCATIONS[0]}/accuracy.txt"]),
+    message=st.just("m"),
+    location=st.sampled_from(["", LOCATIONS[0]]),
+    line=st.none() | st.integers(1, 10**6),
+    column=st.none() | st.integers(1, 10**6),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(finding=POSITIONS)
+def test_every_data_format_carries_the_line_and_column(finding: Finding) -> None:
+    """attack24 L4: CSV had no line or column; JSON, SARIF and CSV now give the same."""
+    import csv
+
+    report = _report([finding])
+    out = io.StringIO()
+    csv_report.write(report, out)
+    (row,) = [r for r in csv.DictReader(io.StringIO(out.getvalue())) if r["code"]]
+    assert (row["line"], row["column"]) == (
+        "" if finding.line is None else str(finding.line),
+        "" if finding.column is None else str(finding.column),
+    )
+    (data,) = json_report.document(report)["findings"]
+    assert (data.get("line"), data.get("column")) == (finding.line, finding.column)
+    region = sarif_report.document(report)["runs"][0]["results"][0]["locations"][0]["physicalLocation"].get(
+        "region", {}
+    )
+    assert region.get("startLine") == finding.line
+    assert region.get("startColumn") == (finding.column if finding.line is not None else None)

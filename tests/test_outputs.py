@@ -145,9 +145,9 @@ def test_csv_rows_name_the_causes(shared) -> None:
     _, report = shared
     lines = _written(csv_report.write, report).splitlines()
     assert lines[0].endswith(",waived,caused_by")
-    assert f"{SINGLE},False" + "," * 10 + f"SYS001 {SYSTEM}" in lines
+    assert f"{SINGLE},False" + "," * 12 + f"SYS001 {SYSTEM}" in lines
     assert lines[3].endswith(f",SYS001 {SYSTEM}; ACC002 {ACCURACY}") and lines[3].startswith(f"{OFFLINE},False,ACC002")
-    assert f"{OTHER}/Offline,True" + "," * 10 in lines
+    assert f"{OTHER}/Offline,True" + "," * 12 in lines
 
 
 # --- 1 and 2 in what people read --------------------------------------------------------
