@@ -151,9 +151,21 @@ def repository_prefix(root: str) -> str:
     return repository_base(root)[1]
 
 
-def place(finding: Finding, prefix: str = "") -> str:
+def in_workspace(path: str, prefix: str = "", base: str | None = None) -> str:
+    """A finding's path as the repository sees it: relative to the checked root, `prefix`
+    (the root's place in the repository, repository_base) joined; a file outside the root
+    (a waivers file, whose path is absolute) relative to the repository root `base` when it
+    lies in it, else absolute."""
+    if not os.path.isabs(path):
+        return prefix + path
+    if base is not None and path.startswith(base.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, base).replace(os.sep, "/")
+    return path
+
+
+def place(finding: Finding, prefix: str = "", base: str | None = None) -> str:
     """`path[:line[:column]]`: where a finding is, as compilers and linters write it."""
-    where = prefix + finding.path
+    where = in_workspace(finding.path, prefix, base)
     if finding.line is not None:
         where += f":{finding.line}" + (f":{finding.column}" if finding.column is not None else "")
     return where

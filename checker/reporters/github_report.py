@@ -22,7 +22,17 @@ from typing import TextIO
 
 from ..findings import Finding, Report, ResultRecord, Severity
 from ..output import append_text
-from .common import Distinct, Shown, fix_of, place, pointer_shown, repository_prefix, shown_counts, visible
+from .common import (
+    Distinct,
+    Shown,
+    fix_of,
+    in_workspace,
+    place,
+    pointer_shown,
+    repository_base,
+    shown_counts,
+    visible,
+)
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -37,9 +47,10 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
-    """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message."""
-    properties = [f"file={_escape_property(prefix + finding.path)}"]
+def annotation(finding: Finding, prefix: str, suffix: str = "", base: str | None = None) -> str:
+    """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message;
+    `prefix` and `base` place its file in the repository (common.in_workspace)."""
+    properties = [f"file={_escape_property(in_workspace(finding.path, prefix, base))}"]
     if finding.line is not None:
         properties.append(f"line={finding.line}")
         if finding.column is not None:
@@ -102,7 +113,7 @@ def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str
     return ", ".join(dict.fromkeys(names))
 
 
-def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
+def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT, base: str | None = None) -> str:
     distinct = Distinct(report)
     valid = sum(1 for r in report.results if r.valid)
     counts = shown_counts(distinct.all)  # each finding listed below once
@@ -133,7 +144,7 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     for shown in distinct.all:
         finding = shown.finding
         pointer = pointer_shown(finding)
-        where = markdown_code(place(finding, prefix)) + (f" ({markdown_text(pointer)})" if pointer else "")
+        where = markdown_code(place(finding, prefix, base)) + (f" ({markdown_text(pointer)})" if pointer else "")
         waived = f" (waived: {markdown_text(finding.waived)})" if finding.waived else ""
         message = markdown_text(finding.message)
         parts.append(f"- {finding.severity.value} **{finding.code}** {where}: {message}{waived}{shown.suffix}\n")
@@ -151,13 +162,13 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     return "".join(text)
 
 
-def _append_summary(report: Report, prefix: str) -> bool:
+def _append_summary(report: Report, prefix: str, base: str) -> bool:
     """Append the job summary to $GITHUB_STEP_SUMMARY; whether it was written."""
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
     try:
-        append_text(target, summary(report, prefix))
+        append_text(target, summary(report, prefix, base=base))
     except OSError as error:  # the annotations are out; the summary is a courtesy
         print(
             visible(
@@ -170,14 +181,14 @@ def _append_summary(report: Report, prefix: str) -> bool:
 
 
 def write(report: Report, out: TextIO) -> None:
-    prefix = repository_prefix(report.root)
+    base, prefix = repository_base(report.root)
     distinct = Distinct(report)
     shown: dict[int, Shown] = {id(s.finding): s for s in distinct.all}
     findings = [s.finding for s in distinct.all]
     picked = chosen(findings)
     for finding in picked:
-        out.write(annotation(finding, prefix, shown[id(finding)].suffix) + "\n")
-    written = _append_summary(report, prefix)
+        out.write(annotation(finding, prefix, shown[id(finding)].suffix, base) + "\n")
+    written = _append_summary(report, prefix, base)
     hidden = sum(1 for f in findings if not f.waived) - len(picked)
     if hidden > 0 and written:
         out.write(f"{hidden} more findings are in the job summary.\n")

@@ -12,6 +12,7 @@ of the submission it affects (`common.Distinct`, as every format counts them), w
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -19,7 +20,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..findings import Finding, Report, Severity
 from ..registry import RULES
-from .common import Distinct, help_page, help_uri, pointer_shown, repository_base, strict_json
+from .common import Distinct, help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -87,8 +88,12 @@ def uri_of(path: str) -> str:
     return "/".join(quote(encoded(segment), safe="") for segment in path.split("/"))
 
 
-def _location(finding: Finding, prefix: str) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": uri_of(prefix + finding.path), "uriBaseId": BASE}}
+def _location(finding: Finding, prefix: str, base: str) -> dict[str, Any]:
+    """The finding's place: a URI relative to SRCROOT; an absolute file URI for a file outside
+    the repository (a waivers file elsewhere)."""
+    path = in_workspace(finding.path, prefix, base)
+    artifact = {"uri": Path(path).as_uri()} if os.path.isabs(path) else {"uri": uri_of(path), "uriBaseId": BASE}
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if finding.line is not None:
         location["region"] = {"startLine": finding.line}
         if finding.column is not None:
@@ -104,7 +109,7 @@ def _message(finding: Finding, suffix: str = "") -> dict[str, str]:
     return {"text": finding.message + (f" [{pointer}]" if pointer else "") + suffix + own}
 
 
-def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:
+def _invocation(report: Report, index: dict[str, int], prefix: str, base: str) -> dict[str, Any]:
     internal = [f for f in report.findings if f.code == INTERNAL]
     invocation: dict[str, Any] = {"executionSuccessful": not internal}
     if report.checked_at is not None:
@@ -116,7 +121,7 @@ def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str,
         notification: dict[str, Any] = {
             "level": "error",
             "message": _message(finding),
-            "locations": [_location(finding, prefix)],
+            "locations": [_location(finding, prefix, base)],
             "descriptor": {"id": INTERNAL, "index": 0},
         }
         if finding.observed in index:
@@ -139,7 +144,7 @@ def document(report: Report) -> dict[str, Any]:
             "ruleIndex": index[finding.code],
             "level": LEVELS[finding.severity],
             "message": _message(finding, shown.suffix),
-            "locations": [_location(finding, prefix)],
+            "locations": [_location(finding, prefix, base)],
             "partialFingerprints": {"mlperfCheck/v1": f"{finding.code}:{finding.path}:{finding.pointer or ''}"},
         }
         if shown.shared:
@@ -174,7 +179,7 @@ def document(report: Report) -> dict[str, Any]:
                         },
                     }
                 },
-                "invocations": [_invocation(report, index, prefix)],
+                "invocations": [_invocation(report, index, prefix, base)],
                 "columnKind": "unicodeCodePoints",  # a finding's column counts characters (checker/locate.py)
                 "results": results,
                 "properties": {"round": report.round.name},
