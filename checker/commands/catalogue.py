@@ -81,7 +81,17 @@ def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]
     return found
 
 
+def applies_in(rule: Rule, round: Round) -> bool:
+    """Whether `rule` can find anything in `round`: each round fact its needs require
+    (model.views.ROUND_FACT: Endpoints files only in a round with Endpoints facts) is set."""
+    from ..model.views import ROUND_FACT
+
+    return all(getattr(round, ROUND_FACT[need]) for need in rule.needs if need in ROUND_FACT)
+
+
 def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]]:
+    """Each code's entry: its severity per round where the round file sets one (`rounds`),
+    and the rounds it cannot apply in (`not_in`, from their facts)."""
     return [
         {
             "code": rule.code,
@@ -91,18 +101,22 @@ def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]
             "summary": rule.summary,
             "preview": rule.preview,
             "rounds": round_severities(rule, known),
+            "not_in": [round.name for round in known if not applies_in(rule, round)],
         }
         for rule in (rules[code] for code in sorted(rules))
     ]
 
 
 def in_round(entries: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """The entries as the round `name` applies them: `severity` is the round's, `round` names
-    it; a rule whose severity the round file changes says why (`why`)."""
+    """The entries that apply in the round `name` (not those its facts rule out, `not_in`),
+    as it applies them: `severity` is the round's, `round` names it; a rule whose severity
+    the round file changes says why (`why`)."""
     found = []
     for entry in entries:
+        if name in entry.get("not_in", ()):
+            continue
         own = entry["rounds"].get(name, {})
-        rest = {key: value for key, value in entry.items() if key not in ("rounds", "doc")}
+        rest = {key: value for key, value in entry.items() if key not in ("rounds", "doc", "not_in")}
         found.append({**rest, "round": name, "severity": own.get("severity", entry["severity"])})
         if own.get("why"):
             found[-1]["why"] = own["why"]
