@@ -21,13 +21,9 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-# Each distinct finding once, as people read them: defined with the findings, named here too.
-from ..findings import Distinct, Identity, Shown, affects, identity, shown_counts
-
 if TYPE_CHECKING:
     from ..findings import Finding
 
-__all__ = ["Distinct", "Identity", "Shown", "affects", "identity", "shown_counts"]
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 and C1 controls, DEL, the bidirectional overrides and isolates, and surrogates.

@@ -20,17 +20,14 @@ import sys
 from collections import defaultdict
 from typing import TextIO
 
-from ..findings import Finding, Report, ResultRecord, Severity
+from ..findings import Distinct, Finding, Report, ResultRecord, Severity, Shown, shown_counts
 from ..output import append_text
 from .common import (
-    Distinct,
-    Shown,
     fix_of,
     in_workspace,
     place,
     pointer_shown,
     repository_base,
-    shown_counts,
     visible,
 )
 

@@ -18,9 +18,9 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, Report, Severity
+from ..findings import Distinct, Finding, Report, Severity
 from ..registry import RULES
-from .common import Distinct, help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
+from .common import help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}

@@ -24,8 +24,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ..findings import Finding, Report, ResultRecord, invalidates
-from .common import Distinct, Shown, fix_of, place, pointer_shown, shown_counts, visible
+from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates, shown_counts
+from .common import fix_of, place, pointer_shown, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
