@@ -437,8 +437,10 @@ def test_rules_text_is_the_default_and_json_carries_each_rounds_severity(tmp_pat
         "summary": "Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.",
         "preview": False,
         "rounds": {"v5.1": {"severity": "warning", "why": why}, "v6.0": {"severity": "warning", "why": why}},
+        "not_in": [],
     }
     assert entries["RNG001"]["rounds"] == {}
+    assert entries["EPT002"]["not_in"] == ["v5.1", "v6.0"]  # no Endpoints results in those rounds
     assert list(entries) == sorted(entries) and len(text.stdout.splitlines()) == len(entries)
     out = tmp_path / "rules.json"
     assert _invoke("rules", "-o", str(out)).exit_code == 0  # the extension picks JSON

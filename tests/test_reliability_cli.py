@@ -460,7 +460,10 @@ def test_followup_round_names_are_checked(tmp_path: Path) -> None:
         ),
     ]
     for extra, code, message in cases:
-        args = ["followup", "--previous", str(previous), "--current", str(current), *extra]
+        given = {"--previous": str(previous), "--current": str(current)} | dict(
+            zip(extra[::2], extra[1::2], strict=True)
+        )
+        args = ["followup", *(part for pair in given.items() for part in pair)]  # each option once
         done = runner.invoke(app, args)
         assert done.exit_code == code, (extra, done.output)
         if message:

@@ -88,7 +88,7 @@ def uri_of(path: str) -> str:
     return "/".join(quote(encoded(segment), safe="") for segment in path.split("/"))
 
 
-def _location(finding: Finding, prefix: str, base: str) -> dict[str, Any]:
+def _location(finding: Finding, prefix: str, base: str | None = None) -> dict[str, Any]:
     """The finding's place: a URI relative to SRCROOT; an absolute file URI for a file outside
     the repository (a waivers file elsewhere)."""
     path = in_workspace(finding.path, prefix, base)
@@ -109,7 +109,7 @@ def _message(finding: Finding, suffix: str = "") -> dict[str, str]:
     return {"text": finding.message + (f" [{pointer}]" if pointer else "") + suffix + own}
 
 
-def _invocation(report: Report, index: dict[str, int], prefix: str, base: str) -> dict[str, Any]:
+def _invocation(report: Report, index: dict[str, int], prefix: str, base: str | None = None) -> dict[str, Any]:
     internal = [f for f in report.findings if f.code == INTERNAL]
     invocation: dict[str, Any] = {"executionSuccessful": not internal}
     if report.checked_at is not None:
