@@ -88,6 +88,7 @@ def test_an_output_extension_names_a_format_the_command_writes_or_is_refused(
         ["table", str(EXAMPLE), "--round", "demo-v6.1"],
         ["rounds", "show", "v6.0"],
         ["rules"],
+        ["report", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1"],
     ],
 )
 @pytest.mark.parametrize("name", ["x.yaml", "x.foo", "x.xml.bak"])
