@@ -112,9 +112,10 @@ def _excerpt(file: BinaryIO, data: bytes, start: int, window: int, column: int |
         end = data.find(b"\n")
         ended = end >= 0 or not data  # the end of the line, or of the file
         text = decoder.decode(data[:end] if end >= 0 else data, final=ended)
-        kept += text[max(start - seen, 0) : max(start + window + 1 - seen, 0)]
+        # two characters past the window: whether the line goes on (not only a `\r\n` end)
+        kept += text[max(start - seen, 0) : max(start + window + 2 - seen, 0)]
         seen += len(text)
-        if ended or seen > start + window:
+        if ended or seen > start + window + 1:
             break
         data = b""
     if not read:
