@@ -196,8 +196,29 @@ class _PlainHelp:
         return params
 
 
+def _given_once(ctx: Any, order: list[Any]) -> None:
+    """A usage error (exit 2) for an option that takes one value given more than once: the
+    last would silently replace the others (`-o a.sarif -o b.xml` wrote b.xml only)."""
+    seen: set[int] = set()
+    for param in order:
+        if getattr(param, "param_type_name", "") != "option" or param.is_flag or param.multiple or param.count:
+            continue
+        if id(param) in seen:
+            more = " (several outputs: --format FORMAT:FILE for each)" if param.name == "output" else ""
+            raise typer.BadParameter(f"given more than once; it takes one value{more}", ctx=ctx, param=param)
+        seen.add(id(param))
+
+
 class Command(_PlainHelp, typer.core.TyperCommand):
-    pass
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Parse as click does, once an option that takes one value is given at most once."""
+        if args and not ctx.resilient_parsing:
+            try:
+                _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            except Exception:  # noqa: BLE001 - click's own parse below says what is wrong
+                order = []
+            _given_once(ctx, order)
+        return list(super().parse_args(ctx, args))
 
 
 class Group(_PlainHelp, typer.core.TyperGroup):

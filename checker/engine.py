@@ -366,7 +366,7 @@ def check(
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
-    findings = apply_waivers(findings, waivers or [])
+    findings = apply_waivers(findings, waivers or [], tree.root)
     findings = locate_findings(tree.root, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)

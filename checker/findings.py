@@ -14,7 +14,7 @@ import enum
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from .rounds import Round
@@ -264,12 +264,91 @@ class Report:
         return self.applying().affected(finding)
 
     def counts(self) -> dict[str, int]:
-        counts = {s.value: 0 for s in Severity}
-        for finding in self.findings:
-            if not finding.waived:
-                counts[finding.severity.value] += 1
-        return counts
+        """{severity: count} of the findings, each distinct one once however many results it
+        affects, waived ones aside (`Distinct`): the one count of every format."""
+        return shown_counts(Distinct(self).all)
 
     @property
     def has_errors(self) -> bool:
         return any(invalidates(f) for f in self.findings)
+
+
+# --- findings as people read them: each distinct finding once ------------------------------
+Identity: TypeAlias = "tuple[str, Severity, str, str | None, str, str | None]"
+
+
+def identity(finding: Finding) -> Identity:
+    """What makes two findings the same to a reader: all but the result they are on."""
+    return (finding.code, finding.severity, finding.path, finding.pointer, finding.message, finding.waived)
+
+
+def affects(count: int) -> str:
+    """ " (affects 3 results)": the suffix of a finding shown once for several results."""
+    return f" (affects {count} result{'' if count == 1 else 's'})" if count else ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A distinct finding: the first of its kind, and how many results it applies to."""
+
+    finding: Finding
+    affects: int
+    shared: bool  # about a system or a submission, or the same finding on several results
+
+    @property
+    def suffix(self) -> str:
+        """ " (affects 3 results)" for a shared finding; "" for a result's own."""
+        return affects(self.affects) if self.shared else ""
+
+
+def shown_counts(shown: Iterable[Shown]) -> dict[str, int]:
+    """{severity: count} of the findings shown, each once however many results it affects,
+    waived ones aside: the one count rule of every summary people read."""
+    counts = {"error": 0, "warning": 0, "note": 0}
+    for one in shown:
+        if not one.finding.waived:
+            counts[one.finding.severity.value] += 1
+    return counts
+
+
+class Distinct:
+    """The findings of a report, each distinct one once.
+
+    A finding about a system or a submission (no `location`), and a finding that is the same
+    (`identity`) on several results (a submitter's code folder that each of its results needs),
+    is *shared*: shown once, with the number of results it applies to, where the report lists
+    what is about systems and submissions. Every other finding belongs to its one result."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        locations: dict[Identity, set[str]] = {}
+        for finding in report.findings:
+            if finding.location:
+                locations.setdefault(identity(finding), set()).add(finding.location)
+        self._repeated = {key: len(where) for key, where in locations.items() if len(where) > 1}
+        self.all: list[Shown] = []
+        self.own: dict[str, list[Finding]] = {}
+        seen: set[Identity] = set()
+        for finding in report.findings:
+            key = identity(finding)
+            shared = not finding.location or key in self._repeated
+            if shared and key in seen:
+                continue
+            seen.add(key)
+            count = self._repeated.get(key) or len(report.affected(finding))
+            self.all.append(Shown(finding, count, shared))
+            if not shared:
+                self.own.setdefault(finding.location, []).append(finding)
+
+    @property
+    def shared(self) -> list[Shown]:
+        """The shared findings, in report order (those about no one result first)."""
+        return [shown for shown in self.all if shown.shared]
+
+    def is_shared(self, finding: Finding) -> bool:
+        return not finding.location or identity(finding) in self._repeated
+
+    def causes(self, record: ResultRecord) -> tuple[list[Finding], list[Finding]]:
+        """What makes `record` invalid: (its own findings, the shared ones), each in report order."""
+        causes = self.report.causes(record)
+        return [f for f in causes if not self.is_shared(f)], [f for f in causes if self.is_shared(f)]

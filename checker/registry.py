@@ -131,21 +131,39 @@ class SelectionError(ValueError):
     otherwise select nothing, so that every result passes."""
 
 
+def _prefix(value: str) -> str | None:
+    """The code prefix a --select or --ignore value names: a code or a code's prefix (any
+    case), or a rule's name (`availability-category`, as `explain` takes it); None for neither."""
+    upper = value.upper()
+    if any(code.startswith(upper) for code in RULES):
+        return upper
+    lowered = value.lower()
+    return next((code for code, rule in RULES.items() if rule.name == lowered), None)
+
+
 def check_codes(values: Iterable[str], option: str) -> None:
     """Raise SelectionError, naming `option` and the value, for the first value that is not a
-    registered code or the prefix of one (any case). The one check of every selection."""
+    registered code, the prefix of one or a rule's name, with the closest code or name. The
+    one check of every selection."""
     for value in values:
-        if value and not any(code.startswith(value.upper()) for code in RULES):
-            raise SelectionError(f"{option} {value}: unknown code or prefix; `mlperf-check rules` lists the codes")
+        if value and _prefix(value) is None:
+            from .suggest import closest
+
+            close = closest(value, [*RULES, *(rule.name for rule in RULES.values())])
+            hint = f"did you mean `{close}`?" if close else "no close code or name;"
+            raise SelectionError(
+                f"{option} {value}: unknown code, prefix or rule name; {hint} `mlperf-check rules` lists them"
+            )
 
 
 def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]:
-    """Codes chosen by --select / --ignore, each given as a full code or a prefix. A value
-    that is neither raises SelectionError (check_codes)."""
+    """Codes chosen by --select / --ignore, each given as a full code, a prefix or a rule's
+    name. A value that is none of them raises SelectionError (check_codes)."""
     select, ignore = list(select), list(ignore)
     check_codes(select, "--select")
     check_codes(ignore, "--ignore")
-    select, ignore = [s.upper() for s in select if s], [s.upper() for s in ignore if s]
+    select = [p for p in map(_prefix, filter(None, select)) if p]
+    ignore = [p for p in map(_prefix, filter(None, ignore)) if p]
     chosen = set()
     for code in RULES:
         if select and not any(code.startswith(prefix) for prefix in select):

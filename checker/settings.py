@@ -125,6 +125,39 @@ class Invocation(Generic[OptionsT]):
         return self.outputs[0][0]
 
 
+def one_of(value: str, allowed: Sequence[str], option: str, what: str = "") -> str:
+    """`value` when it is one of `allowed`; else a usage error that names the option and
+    suggests the closest (checker.suggest): the one check of every enumerated option
+    (--format, --color, --output-format, an action)."""
+    if value in allowed:
+        return value
+    from .suggest import did_you_mean
+
+    raise UsageError(f"{option} {value}: unknown {what or option.lstrip('-')}; {did_you_mean(value, allowed)}")
+
+
+def output_format(path: str | None, known: Sequence[str], by_extension: Mapping[str, str]) -> str:
+    """The format -o's extension names: `auto` (the command's default) for stdout (`-`) or a
+    name without an extension; a usage error for an extension that names no format, or one
+    the command does not write (`table -o x.yaml`, `rules -o x.csv`): the one reading of -o
+    of every command, so that no command writes one format into a file named for another."""
+    if path in (None, "-"):
+        return "auto"
+    extension = os.path.splitext(path)[1].lower()
+    if not extension:
+        return "auto"
+    name = by_extension.get(extension)
+    if name is not None and name in known:
+        return name
+    from .suggest import choices
+
+    own = sorted(e for e, n in by_extension.items() if n in known)
+    says = f"names the {name} format, which this command does not write" if name else "names no format"
+    raise UsageError(
+        f"-o {path}: {extension} {says}; give --format {choices(known)}, or a file name ending in {choices(own)}"
+    )
+
+
 def round_file(name: str | None) -> str | None:
     """`--round` (or the config's round) when it is a file a command reads, else None."""
     from .rounds import is_path
@@ -149,16 +182,7 @@ def plan_formats(
     FILEs are then relative to it, and confined when it is inside the checked `tree`."""
 
     def named_by(path: str) -> str:
-        """The format -o's extension names: `auto` for an extension that names none; a usage
-        error for one that names a format the command does not write (`-o x.md`)."""
-        extension = os.path.splitext(path)[1].lower()
-        name = by_extension.get(extension, "auto")
-        if name != "auto" and name not in known:
-            raise UsageError(
-                f"-o {path}: {extension} names the {name} format, which this command does not write; "
-                f"give --format ({', '.join(known)}) or another file name"
-            )
-        return name
+        return output_format(path, known, by_extension)
 
     if not formats and output is not None:
         formats = [named_by(output)]
@@ -167,8 +191,7 @@ def plan_formats(
     named: list[tuple[str, str | None, str]] = []  # (format, file or None for stdout, the option that named it)
     for item in chosen:
         name, _, path = item.partition(":")
-        if name not in known:
-            raise UsageError(f"unknown format {name!r}; choose from {', '.join(known)}")
+        one_of(name, known, "--format")
         named.append((name, path or None, f"--format {name}:"))
     unnamed = [t for t in named if t[1] is None]
     if output is not None:

@@ -17,6 +17,7 @@ never waived: a waiver whose code covers it is a usage error.
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass
 
 from . import userfiles
@@ -66,7 +67,12 @@ def load_waivers(path: str) -> list[Waiver]:
     return waivers
 
 
-def apply_waivers(findings: list[Finding], waivers: list[Waiver]) -> list[Finding]:
+def apply_waivers(findings: list[Finding], waivers: list[Waiver], root: str = ".") -> list[Finding]:
+    """The findings with each one a waiver matches marked waived, and a WVR001 note on each
+    waiver that matched none: on the waivers file, its path relative to the checked `root`
+    as every finding's when it lies in the tree, else absolute (never as given, relative to
+    the current folder: the reporters would join it to the root), which the reporters place
+    from the workspace."""
     used: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
@@ -83,10 +89,21 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver]) -> list[Findin
                 Finding(
                     code=unused.code,
                     severity=Severity.NOTE,
-                    path=waiver.origin,
+                    path=_from_root(waiver.origin, root),
                     message=f"waiver {waiver.index} ({waiver.code} on {waiver.path}) matched no finding",
                     pointer=f"waivers/{waiver.index - 1}",
                     name=unused.name,
                 )
             )
     return out
+
+
+def _from_root(path: str, root: str) -> str:
+    """`path` (relative to the current folder, or absolute) relative to `root`, POSIX style,
+    when it lies in it; else absolute."""
+    if not path:
+        return path
+    full, base = os.path.abspath(path), os.path.abspath(root)
+    if full.startswith(base.rstrip(os.sep) + os.sep):
+        return os.path.relpath(full, base).replace(os.sep, "/")
+    return full

@@ -132,7 +132,7 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
     )
     assert done.returncode == 1
     document = json.loads(out.read_text())
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     driver = document["runs"][0]["tool"]["driver"]
     assert {r["id"] for r in driver["rules"]} == set(RULES)
     acc = next(r for r in driver["rules"] if r["id"] == "ACC002")
@@ -152,7 +152,7 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
 def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
     report = real_report("v5.1")
     document = sarif_report.document(report)
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     regions = [
         r["locations"][0]["physicalLocation"].get("region")
         for r in document["runs"][0]["results"]

@@ -53,7 +53,7 @@ def test_csv_lists_findings_then_clean_results(example: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("location,valid,code,name,severity,path")
     assert lines[1].startswith(f"{OFFLINE},True,RNG003,seeds-in-user-conf,warning,{OFFLINE}/user.conf")
-    assert lines[2] == f"{SINGLE},True" + "," * 10
+    assert lines[2] == f"{SINGLE},True" + "," * 12
 
 
 def test_several_formats_in_one_run(example: Path, tmp_path: Path) -> None:
@@ -209,18 +209,20 @@ def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp
         ("out.sarif", lambda t: json.loads(t)["version"] == "2.1.0"),
         ("out.xml", lambda t: t.startswith('<?xml version="1.0"')),
         ("out.txt", lambda t: f"{OFFLINE}  INVALID" in t),
-        ("out.log", lambda t: f"{OFFLINE}  INVALID" in t),
-    ):  # .log names no format: auto (text)
+        ("out", lambda t: f"{OFFLINE}  INVALID" in t),
+    ):  # no extension: auto (text)
         out = tmp_path / name
         result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(out), "-j", "1"])
         assert result.exit_code == 1, name
         assert check(out.read_text()), name
-    # .md names a format check does not write: a usage error, never text in a .md file
-    result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(tmp_path / "out.md")])
-    assert result.exit_code == 2 and not (tmp_path / "out.md").exists()
-    assert "error: -o " in result.stderr and ".md names the markdown format, which this command does not write" in (
-        result.stderr
-    )
+    # .md names a format check does not write, .log none: a usage error, never text in either
+    for name, said in (
+        ("out.md", ".md names the markdown format, which this command does not write"),
+        ("out.log", ".log names no format; give --format"),
+    ):
+        result = runner.invoke(app, ["check", str(example), "--round", "demo-v6.1", "-o", str(tmp_path / name)])
+        assert result.exit_code == 2 and not (tmp_path / name).exists()
+        assert "error: -o " in result.stderr and said in result.stderr
 
 
 @pytest.mark.real
@@ -248,21 +250,26 @@ def test_non_finite_numbers_are_written_as_null_with_a_warning() -> None:
 
 
 def test_every_command_picks_its_format_one_way() -> None:
-    """--format, else the extension of -o when the command writes that format, else its default."""
+    """--format, else the extension of -o when the command writes that format, else its default;
+    an extension that names no format, or one the command does not write, is a usage error."""
     from checker.commands import claims, compare, followup, provenance, reproduce, table
-    from checker.reporters import CHECK, FormatError
+    from checker.commands.common import choose
+    from checker.reporters import CHECK
+    from checker.settings import UsageError
 
-    assert compare.FORMATS.choose(None, "out.html") == "html"
-    assert compare.FORMATS.choose(None, "out.JSON") == "json"
-    assert compare.FORMATS.choose(None, "out.log") == "text"  # .log names no format: the default
-    with pytest.raises(FormatError, match=r"^-o out.md: \.md names the markdown format, which this command does not"):
-        compare.FORMATS.choose(None, "out.md")  # compare writes no markdown
-    assert claims.FORMATS.choose(None, "claims.md") == "markdown"
-    assert followup.FORMATS.choose("csv", "out.json") == "csv"
-    assert provenance.FORMATS.choose(None, "-") == "text"
-    assert table.FORMATS.choose(None, None) == "json" and table.FORMATS.choose(None, "t.csv") == "csv"
-    assert CHECK.choose(None, "report.sarif") == "sarif" and CHECK.choose(None, "report.xml") == "junit"
-    with pytest.raises(FormatError, match=r"^unknown format 'csv'; choose text or json$"):
-        reproduce.FORMATS.choose("csv")
-    with pytest.raises(FormatError, match=r"^unknown format 'jsn'; choose text or json \(did you mean json\?\)$"):
-        reproduce.FORMATS.choose("jsn")
+    assert choose(compare.FORMATS, None, "out.html") == "html"
+    assert choose(compare.FORMATS, None, "out.JSON") == "json"
+    assert choose(compare.FORMATS, None, "out") == "text"  # no extension: the default
+    with pytest.raises(UsageError, match=r"^-o out.log: \.log names no format; give --format `text`, "):
+        choose(compare.FORMATS, None, "out.log")
+    with pytest.raises(UsageError, match=r"^-o out.md: \.md names the markdown format, which this command does not"):
+        choose(compare.FORMATS, None, "out.md")  # compare writes no markdown
+    assert choose(claims.FORMATS, None, "claims.md") == "markdown"
+    assert choose(followup.FORMATS, "csv", "out.json") == "csv"
+    assert choose(provenance.FORMATS, None, "-") == "text"
+    assert choose(table.FORMATS, None, None) == "json" and choose(table.FORMATS, None, "t.csv") == "csv"
+    assert choose(CHECK, None, "report.sarif") == "sarif" and choose(CHECK, None, "report.xml") == "junit"
+    with pytest.raises(UsageError, match=r"^--format csv: unknown format; no close name; choose `text` or `json`$"):
+        choose(reproduce.FORMATS, "csv", None)
+    with pytest.raises(UsageError, match=r"^--format jsn: unknown format; did you mean `json`\?$"):
+        choose(reproduce.FORMATS, "jsn", None)

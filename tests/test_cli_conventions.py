@@ -117,13 +117,33 @@ Options:
 
 
 # --- --select / --ignore name codes ----------------------------------------------------------
-@pytest.mark.parametrize("option, value", [("--select", "XYZ999"), ("--ignore", "QQQ"), ("--select", "PRF,rng9")])
-def test_unknown_code_or_prefix_is_a_usage_error(option: str, value: str) -> None:
+@pytest.mark.parametrize(
+    "option, value, hint",
+    [
+        ("--select", "XYZ999", "no close code or name;"),
+        ("--ignore", "QQQ", "no close code or name;"),
+        ("--select", "PRF,AVL01", "did you mean `AVL001`?"),
+        ("--select", "availability-categry", "did you mean `availability-category`?"),
+    ],
+)
+def test_unknown_code_or_prefix_is_a_usage_error(option: str, value: str, hint: str) -> None:
+    """attack24 V6: the closest code or rule name, as `explain` suggests it."""
     result = _invoke("check", str(EXAMPLE), "--round", "demo-v6.1", "-j", "1", option, value)
     bad = value.split(",")[-1]
     assert result.exit_code == 2
-    assert result.stderr == f"error: {option} {bad}: unknown code or prefix; `mlperf-check rules` lists the codes\n"
+    assert result.stderr == (
+        f"error: {option} {bad}: unknown code, prefix or rule name; {hint} `mlperf-check rules` lists them\n"
+    )
     assert result.stdout == ""
+
+
+def test_a_rule_name_selects_its_code_as_explain_takes_it() -> None:
+    from checker.engine import load_all
+    from checker.registry import selected
+
+    load_all()
+    assert selected(["availability-category"]) == {"AVL001"}
+    assert "AVL001" not in selected(ignore=["Availability-Category"])
 
 
 def test_known_codes_and_prefixes_are_accepted() -> None:
@@ -152,7 +172,7 @@ def test_the_engine_checks_a_selection_the_same_way() -> None:
     from checker.registry import SelectionError, selected
 
     assert "RNG001" in selected(["RNG"]) and selected(["rng001"]) == {"RNG001"}
-    with pytest.raises(SelectionError, match=r"^--ignore XYZ: unknown code or prefix"):
+    with pytest.raises(SelectionError, match=r"^--ignore XYZ: unknown code, prefix or rule name"):
         check(str(EXAMPLE), "demo-v6.1", ignore=["XYZ"], jobs=1)
 
 
@@ -255,13 +275,15 @@ def test_unknown_codes_and_formats_in_the_configuration_name_it(example: Path) -
     result = _invoke("check", str(example), "-j", "1")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"error: {config} [tool.mlperf-check] ignore QQQ: unknown code or "
-        "prefix; `mlperf-check rules` lists the codes\n",
+        f"error: {config} [tool.mlperf-check] ignore QQQ: unknown code, prefix or rule name; "
+        "no close code or name; `mlperf-check rules` lists them\n",
     )
     _pyproject(example, '[tool.mlperf-check]\nround = "demo-v6.1"\nformat = ["yaml"]\n')
     result = _invoke("check", str(example), "-j", "1")
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: {config} [tool.mlperf-check] format: unknown format 'yaml'; choose from")
+    assert result.stderr.startswith(
+        f"error: {config} [tool.mlperf-check] format yaml: unknown format; no close name; choose `auto`"
+    )
 
 
 def test_report_and_table_read_the_round_from_the_configuration(example: Path, tmp_path: Path) -> None:
@@ -391,7 +413,10 @@ def test_color_auto_follows_the_terminal_and_no_color(example: Path, monkeypatch
 
 def test_an_unknown_color_is_a_usage_error() -> None:
     result = _invoke("check", str(EXAMPLE), "--color", "sometimes")
-    assert (result.exit_code, result.stderr) == (2, "error: --color sometimes: choose auto, always or never\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "error: --color sometimes: unknown color; no close name; choose `auto`, `always` or `never`\n",
+    )
 
 
 # --- rules --format, explain per round --------------------------------------------------------
@@ -412,8 +437,10 @@ def test_rules_text_is_the_default_and_json_carries_each_rounds_severity(tmp_pat
         "summary": "Loadgen was built from a clean checkout: no changed file in its git status, no uncommitted-changes error.",
         "preview": False,
         "rounds": {"v5.1": {"severity": "warning", "why": why}, "v6.0": {"severity": "warning", "why": why}},
+        "not_in": [],
     }
     assert entries["RNG001"]["rounds"] == {}
+    assert entries["EPT002"]["not_in"] == ["v5.1", "v6.0"]  # no Endpoints results in those rounds
     assert list(entries) == sorted(entries) and len(text.stdout.splitlines()) == len(entries)
     out = tmp_path / "rules.json"
     assert _invoke("rules", "-o", str(out)).exit_code == 0  # the extension picks JSON

@@ -50,13 +50,18 @@ def test_check_with_an_error_is_1_and_exit_zero_makes_it_0(example: Path, capsys
 
 
 def test_check_usage_errors_are_raised_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(UsageError, match=r"^--color sometimes: choose auto, always or never$"):
+    with pytest.raises(
+        UsageError, match=r"^--color sometimes: unknown color; no close name; choose `auto`, `always` or `never`$"
+    ):
         check.invocation(check.CommandLine(paths=[str(EXAMPLE)], color="sometimes"))
-    with pytest.raises(UsageError, match=r"^--select XYZ: unknown code or prefix"):
+    with pytest.raises(UsageError, match=r"^--select XYZ: unknown code, prefix or rule name"):
         check.invocation(check.CommandLine(paths=[str(EXAMPLE)], select=["XYZ"], **CHECK))
     # through the one call the command line makes: one line on stderr, exit 2
     assert common.call("check", {"paths": [str(EXAMPLE)], "color": "sometimes"}) == 2
-    assert capsys.readouterr() == ("", "error: --color sometimes: choose auto, always or never\n")
+    assert capsys.readouterr() == (
+        "",
+        "error: --color sometimes: unknown color; no close name; choose `auto`, `always` or `never`\n",
+    )
 
 
 def test_the_check_invocation_merges_the_configuration(example: Path, tmp_path: Path) -> None:

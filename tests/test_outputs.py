@@ -145,9 +145,9 @@ def test_csv_rows_name_the_causes(shared) -> None:
     _, report = shared
     lines = _written(csv_report.write, report).splitlines()
     assert lines[0].endswith(",waived,caused_by")
-    assert f"{SINGLE},False" + "," * 10 + f"SYS001 {SYSTEM}" in lines
+    assert f"{SINGLE},False" + "," * 12 + f"SYS001 {SYSTEM}" in lines
     assert lines[3].endswith(f",SYS001 {SYSTEM}; ACC002 {ACCURACY}") and lines[3].startswith(f"{OFFLINE},False,ACC002")
-    assert f"{OTHER}/Offline,True" + "," * 10 in lines
+    assert f"{OTHER}/Offline,True" + "," * 12 in lines
 
 
 # --- 1 and 2 in what people read --------------------------------------------------------
@@ -228,9 +228,9 @@ def test_job_summary_names_the_causes_and_lists_shared_findings_once(shared, wor
     assert "| `results/cpu-1x-numpy/demo-mlp-99/SingleStream` | **invalid** | STR005 (`src`) |  |" in text
     assert text.split("### Findings\n\n")[1].splitlines() == [
         "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder",
-        f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field `framework` is missing "
+        f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field \\`framework\\` is missing "
         "(affects 2 results)",
-        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: {ACC002}",
+        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: " + ACC002.replace("<", "\\<"),  # literal Markdown
         f"- error **STR005** `demo-v6.1/closed/SecondCo/src`: {STR005} (affects 2 results)",
     ]
 
@@ -413,7 +413,7 @@ def test_the_engine_times_the_check(example: Path) -> None:
 # --- 5. SARIF: base URIs and the invocation ------------------------------------------------
 def test_sarif_locations_are_relative_to_srcroot(shared, workspace) -> None:
     document = sarif_report.document(shared[1])
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     run_ = document["runs"][0]
     assert run_["originalUriBaseIds"] == {
         "SRCROOT": {
@@ -454,7 +454,7 @@ def test_sarif_invocation_reports_internal_errors(example: Path, monkeypatch: py
     _broken_rule(monkeypatch)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(example))
     document = sarif_report.document(fixed(run(example)))
-    jsonschema.Draft7Validator(SARIF_SCHEMA).validate(document)
+    jsonschema.Draft7Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(document)
     run_ = document["runs"][0]
     codes = [r["id"] for r in run_["tool"]["driver"]["rules"]]
     assert run_["tool"]["driver"]["notifications"] == [

@@ -564,7 +564,13 @@ def test_usage_errors(tmp_path: Path) -> None:
             "--submitter",
             "Other",
         ): f"--submitter Other: {src} has no Other folder in closed, open, network",
-        (str(src), "-o", str(tmp_path / "d"), "-f", "yaml"): "unknown format 'yaml'; choose text or json",
+        (
+            str(src),
+            "-o",
+            str(tmp_path / "d"),
+            "-f",
+            "yaml",
+        ): "--format yaml: unknown format; no close name; choose `text` or `json`",
     }
     before = pinned(tmp_path)
     for args, message in cases.items():

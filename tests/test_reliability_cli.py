@@ -310,7 +310,7 @@ def test_every_writer_escapes_names_that_are_not_utf8(example: Path, tmp_path: P
     assert ET.parse(files["junit"]).getroot().find("testsuite").get("name") == SUBMISSION
     # Invalid through its missing system description (FIL001), which caused_by names.
     assert (
-        f"{shown},False" + "," * 10 + f"FIL001 {SUBMISSION}/systems/cpu-\\xff.json"
+        f"{shown},False" + "," * 12 + f"FIL001 {SUBMISSION}/systems/cpu-\\xff.json"
         in files["csv"].read_text().splitlines()
     )
     assert _digest(example) == before
@@ -460,7 +460,10 @@ def test_followup_round_names_are_checked(tmp_path: Path) -> None:
         ),
     ]
     for extra, code, message in cases:
-        args = ["followup", "--previous", str(previous), "--current", str(current), *extra]
+        given = {"--previous": str(previous), "--current": str(current)} | dict(
+            zip(extra[::2], extra[1::2], strict=True)
+        )
+        args = ["followup", *(part for pair in given.items() for part in pair)]  # each option once
         done = runner.invoke(app, args)
         assert done.exit_code == code, (extra, done.output)
         if message:

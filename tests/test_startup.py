@@ -4,6 +4,7 @@ guards a user's file needs, and typer's values read without pydantic, as typer r
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from checker.clikit import _Plain
 
 # What a command that only lists something never needs: the data libraries, the templates,
 # the JSON Schema validator, rich's console and tables, the engine and the reporters of check,
-# the configuration's TOML reader, and pydantic (typer's adapters).
+# the configuration's TOML reader, pydantic (typer's adapters), and the round files' reader
+# (YAML and the typed facts: a bundled round's facts are in the shipped catalogue).
 HEAVY = (
     "pandas",
     "numpy",
@@ -31,6 +33,9 @@ HEAVY = (
     "checker.reporters.text_report",
     "tomllib",
     "pydantic",
+    "yaml",
+    "checker.rounds",
+    "checker.facts",
 )
 PROBE = (
     "import sys\n"
@@ -45,6 +50,8 @@ LISTING = [
     ["rules", "-f", "json"],
     ["rules", "--round", "v6.0"],
     ["rounds"],
+    ["rounds", "show", "v6.0"],
+    ["rounds", "show", "v6.1", "-f", "json"],
     ["explain", "RNG001"],
     ["explain", "round-seeds"],
 ]
@@ -68,7 +75,9 @@ TIMED = (
 )
 
 
-@pytest.mark.parametrize("command", [["rules"], ["rounds"], ["explain", "RNG001"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "command", [["rules"], ["rounds"], ["rounds", "show", "v6.0"], ["explain", "RNG001"]], ids=" ".join
+)
 def test_listing_commands_answer_in_under_a_fifth_of_a_second(command: list[str]) -> None:
     """From the first import of the command line to the answer, the best of three runs (the
     interpreter's own start aside): under 0.2 s (slower only on a machine under load). As an
@@ -162,3 +171,23 @@ def test_values_read_without_pydantic_as_typer_reads_them(kind: type, value: str
 @pytest.mark.parametrize("kind, value", [(bool, None), (bool, True), (int, None), (float, 0.04), (int, 2), (str, None)])
 def test_defaults_read_as_typer_reads_them(kind: type, value: object) -> None:
     assert _plain_reads(kind, value) == _typer_reads(kind, value)
+
+
+@pytest.mark.parametrize("name", ["v5.1", "v6.0", "v6.1", "demo-v6.1"])
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_rounds_show_from_the_catalogue_is_the_round_file_read(name: str, form: str) -> None:
+    """attack24 L6: `rounds show NAME` answers from the shipped catalogue; reading the round
+    file itself (given as a path) shows the same, byte for byte."""
+    from typer.testing import CliRunner
+
+    from checker.cli import app
+    from helpers import ROOT
+
+    runner = CliRunner()
+    shipped = runner.invoke(app, ["rounds", "show", name, "-f", form])
+    read = runner.invoke(app, ["rounds", "show", str(ROOT / "rules" / f"{name}.yaml"), "-f", form])
+    assert shipped.exit_code == read.exit_code == 0
+    if form == "json":
+        assert {**json.loads(shipped.stdout), "file": None} == {**json.loads(read.stdout), "file": None}
+    else:
+        assert shipped.stdout.splitlines()[1:] == read.stdout.splitlines()[1:]

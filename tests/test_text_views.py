@@ -172,9 +172,9 @@ def test_view_of_the_real_v60_slice(real_v60: Report, view: str, snapshot) -> No
 
 # --- the fix travels with the finding ------------------------------------------------------
 def test_the_fix_is_in_the_annotation_and_in_sarif(tmp_path: Path) -> None:
-    """The GitHub annotation ends with `help: FIX`; SARIF's rule carries `help` and `helpUri`,
-    the rule's page (docs/rules/CODE.md, a path when the package names no repository), and a
-    finding's own hint is in its message."""
+    """The GitHub annotation ends with `help: FIX`; SARIF's rule carries `help`, and, as the
+    package names no repository URL, no `helpUri` (which must be absolute) but the page's
+    path (docs/rules/CODE.md) in its help text; a finding's own hint is in its message."""
     from checker.engine import load_all
     from checker.reporters import github_report, sarif_report
     from helpers import ROOT
@@ -184,7 +184,8 @@ def test_the_fix_is_in_the_annotation_and_in_sarif(tmp_path: Path) -> None:
     assert github_report.annotation(report.findings[0], "").endswith("%0Ahelp: write the framework's name")
     document = sarif_report.document(report)
     (rule,) = [r for r in document["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "SYS001"]
-    assert rule["helpUri"] == "docs/rules/SYS001.md" and (ROOT / rule["helpUri"]).is_file()
+    assert "helpUri" not in rule and (ROOT / "docs/rules/SYS001.md").is_file()
+    assert rule["help"]["text"].endswith("\n\nDocumentation: docs/rules/SYS001.md")
     assert f"Fix: {RULES['SYS001'].sections['Fix']}" in rule["help"]["text"]
     (result,) = document["runs"][0]["results"]
     assert result["message"]["text"].endswith("\nhelp: write the framework's name")

@@ -22,11 +22,10 @@ import pytest
 
 from checker.commands.table import table_row, valid_rows
 from checker.engine import load_all
-from checker.findings import Report, judge
+from checker.findings import Distinct, Report, identity, judge
 from checker.model import Result, System, discover, results_of, systems_of
 from checker.model.metrics import power_metric
 from checker.reporters import text_report
-from checker.reporters.common import Distinct, identity
 from checker.rounds import load_round
 from checker.tree import Tree
 from helpers import EXAMPLE, OFFLINE, RESULT, ROOT, SINGLE, SUBMISSION, run

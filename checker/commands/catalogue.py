@@ -4,13 +4,15 @@ Round.severity_reason), since a rule that is an error by default may be a warnin
 rounds whose checker did not apply it.
 
 `rules`, `explain` and `rounds` answer from the catalogue the package ships
-(schemas/catalogue.json: every code's entry and docstring, each round's name and title),
+(schemas/catalogue.json: every code's entry and docstring, each round's name and title, and
+the facts `rounds show` prints of each bundled round),
 made from the registry and the round files by `write_bundled` and tested to equal them
 (tests/test_startup.py): they import no rule module and build no round, so they answer in
 a blink."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -51,13 +53,59 @@ def bundled() -> dict[str, Any]:
 
 
 def made() -> dict[str, Any]:
-    """What `bundled` holds, made now from the registry and the bundled round files."""
+    """What `bundled` holds, made now from the registry and the bundled round files: with
+    each round's `facts` (what `rounds show` prints)."""
     from ..rounds import available_rounds, load_round
 
     known, registered = rounds(), rules()
     entries = [{**entry, "doc": registered[entry["code"]].doc} for entry in catalogue(registered, known)]
     titles = [{"name": name, "title": load_round(name).title or ""} for name in available_rounds()]
-    return {"rules": entries, "real_rounds": [round.name for round in known], "rounds": titles}
+    shown = {name: json.loads(json.dumps(facts(load_round(name)))) for name in available_rounds()}
+    return {"rules": entries, "real_rounds": [round.name for round in known], "rounds": titles, "facts": shown}
+
+
+# --- the facts `rounds show` prints ---------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """A fact as JSON data: dataclasses as objects, tuples as lists, no private fields."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if not f.name.startswith("_")}
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+MODELS_SOURCE = "the round file's models table (the round checker's per-model configuration, as cited in its header)"
+
+
+def facts(round: Round) -> dict[str, Any]:
+    """What `rounds show` prints: each part with its source."""
+    layout = round.layout
+    return {
+        "round": round.name,
+        "title": round.title,
+        "file": round.origin,
+        "divisions": list(round.divisions),
+        "layout": _plain(layout),
+        "seeds": _plain(round.seeds),
+        "seed_release": _plain(round.seed_release),
+        "system_types": _plain(round.system_types),
+        "benchmarks": {
+            "source": MODELS_SOURCE,
+            "models": {name: _plain(model) for name, model in round.models.items()},
+            "model_mapping": dict(round.model_mapping),
+        },
+        "required_files": {
+            "source": f"{layout.files.source}; {round.measurements.source}",
+            "logs": _plain(layout.files),
+            "measurements": _plain(round.measurements),
+            "implementation_description": list(layout.implementation_description),
+            "calibration": list(layout.calibration),
+        },
+        "accuracy_gated_in": list(round.accuracy_gated_in or ()),
+        "compliance": _plain(round.compliance),
+    }
 
 
 def write_bundled(path: str) -> None:
@@ -81,7 +129,17 @@ def round_severities(rule: Rule, known: list[Round]) -> dict[str, dict[str, str]
     return found
 
 
+def applies_in(rule: Rule, round: Round) -> bool:
+    """Whether `rule` can find anything in `round`: each round fact its needs require
+    (model.views.ROUND_FACT: Endpoints files only in a round with Endpoints facts) is set."""
+    from ..model.views import ROUND_FACT
+
+    return all(getattr(round, ROUND_FACT[need]) for need in rule.needs if need in ROUND_FACT)
+
+
 def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]]:
+    """Each code's entry: its severity per round where the round file sets one (`rounds`),
+    and the rounds it cannot apply in (`not_in`, from their facts)."""
     return [
         {
             "code": rule.code,
@@ -91,18 +149,22 @@ def catalogue(rules: dict[str, Rule], known: list[Round]) -> list[dict[str, Any]
             "summary": rule.summary,
             "preview": rule.preview,
             "rounds": round_severities(rule, known),
+            "not_in": [round.name for round in known if not applies_in(rule, round)],
         }
         for rule in (rules[code] for code in sorted(rules))
     ]
 
 
 def in_round(entries: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    """The entries as the round `name` applies them: `severity` is the round's, `round` names
-    it; a rule whose severity the round file changes says why (`why`)."""
+    """The entries that apply in the round `name` (not those its facts rule out, `not_in`),
+    as it applies them: `severity` is the round's, `round` names it; a rule whose severity
+    the round file changes says why (`why`)."""
     found = []
     for entry in entries:
+        if name in entry.get("not_in", ()):
+            continue
         own = entry["rounds"].get(name, {})
-        rest = {key: value for key, value in entry.items() if key not in ("rounds", "doc")}
+        rest = {key: value for key, value in entry.items() if key not in ("rounds", "doc", "not_in")}
         found.append({**rest, "round": name, "severity": own.get("severity", entry["severity"])})
         if own.get("why"):
             found[-1]["why"] = own["why"]

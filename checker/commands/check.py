@@ -16,8 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..settings import Invocation, Settings, UsageError, config_of, plan_formats, round_file, split
-from ..suggest import did_you_mean
+from ..settings import Invocation, Settings, UsageError, config_of, one_of, plan_formats, round_file, split
 from . import common
 from .common import say
 
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL = 0, 1, 3
 VIEWS = ("default", "full", "concise")  # the text report's views (text_report.render)
+COLORS = ("auto", "always", "never")  # --color (text_report.colours)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,10 +93,8 @@ def invocation(options: CommandLine) -> Invoked:
         named = Settings.of(config_of(path), {"waivers": options.waivers})
         if not _inputs_given(options.paths, named):  # a global input given checks the whole tree
             return Invoked(options=options, path=path, given=given)
-    if options.color not in ("auto", "always", "never"):
-        raise UsageError(f"--color {options.color}: choose auto, always or never")
-    if options.output_format not in VIEWS:
-        raise UsageError(f"--output-format {options.output_format}: {did_you_mean(options.output_format, VIEWS)}")
+    one_of(options.color, COLORS, "--color", "color")
+    one_of(options.output_format, VIEWS, "--output-format", "view")
     changes = None
     if options.changed_since:  # git lists the changes while the round and the rules load
         from ..scope import Changes
@@ -164,11 +162,8 @@ def _settings(options: CommandLine, config: Config) -> Settings:
     given["round"] = options.round
     if not _formats_from_config(options, config):
         return dataclasses.replace(Settings.of(config, given), format=tuple(options.format or ()))
-    unknown = [f.partition(":")[0] for f in config.get("format") if f.partition(":")[0] not in ("auto", *CHECK.names)]
-    if unknown:
-        raise UsageError(
-            f"{config.label('format')}: unknown format {unknown[0]!r}; choose from auto, {', '.join(CHECK.names)}"
-        )
+    for item in config.get("format"):
+        one_of(item.partition(":")[0], ("auto", *CHECK.names), config.label("format"), "format")
     return Settings.of(config, {**given, "format": None})
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..output import Plan, Target
-from ..settings import Invocation, Settings, UsageError, config_of, round_file
+from ..settings import Invocation, Settings, UsageError, config_of, one_of, output_format, round_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -122,13 +122,14 @@ def waivers(path: str | None) -> tuple[Waiver, ...]:
 
 # --- formats and outputs ---------------------------------------------------------------------
 def choose(formats: Formats, given: str | None, output: str | None) -> str:
-    """The format to write: --format, else -o's extension, else the command's default."""
-    from ..reporters import FormatError
+    """The format to write: --format, else -o's extension, else the command's default; each
+    checked where every command's is (settings.one_of, settings.output_format)."""
+    from ..reporters import EXTENSIONS
 
-    try:
-        return formats.choose(given, output)
-    except FormatError as error:
-        raise UsageError(str(error)) from None
+    if given is not None:
+        return one_of(given, formats.names, "--format")
+    named = output_format(output, formats.names, EXTENSIONS)
+    return formats.default if named == "auto" else named
 
 
 def emit(plan: Plan, formats: Formats, name: str, target: Target | None, *found: Any) -> None:

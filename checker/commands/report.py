@@ -38,10 +38,10 @@ from .. import yamlsafe
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..registry import RULES
-from ..reporters import Formats, as_data
+from ..reporters import EXTENSIONS, Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
-from ..settings import Invocation, UsageError
+from ..settings import Invocation, UsageError, output_format
 from . import common, plots
 from . import compare as cmp
 from .html import render
@@ -534,6 +534,7 @@ def invocation(options: CommandLine) -> Invoked:
     from ..output import resolve
 
     common.folder(options.path)
+    output_format(options.output, ("html",), EXTENSIONS)  # `-o x.yaml` is no page: exit 2, as in every command
     resolve(options.output)
     previous = None
     if options.baseline is not None:

@@ -5,17 +5,18 @@ as text or JSON. It reads the round file the package ships, so a pip user needs 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..output import Plan
-from ..settings import Invocation, UsageError
+from ..settings import Invocation, UsageError, one_of
 from . import common
+from .catalogue import MODELS_SOURCE, bundled, facts
+
+__all__ = ["MODELS_SOURCE", "facts"]
 
 if TYPE_CHECKING:
     from ..reporters import Formats
-    from ..rounds import Round
 
 ACTIONS = ("show",)
 
@@ -33,27 +34,32 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
         if options.format is not None or options.output is not None:
             raise UsageError("--format and -o go with `rounds show ROUND`")
         return Invocation(options=options)
-    if options.action not in ACTIONS:
-        from ..suggest import did_you_mean
-
-        raise UsageError(f"rounds {options.action}: unknown action; {did_you_mean(options.action, ACTIONS)}")
+    one_of(options.action, ACTIONS, "rounds", "action")
     if options.name is None:
         raise UsageError("rounds show needs a round: `mlperf-check rounds` lists them")
     plan = Plan()
     name = common.choose(formats(), options.format, options.output)
-    return Invocation(
-        options=options, plan=plan, outputs=((name, plan.add(options.output)),), round=common.load(options.name)
-    )
+    outputs = ((name, plan.add(options.output)),)
+    if options.name in bundled()["facts"]:  # a bundled round (a name, never a path): no round to build
+        return Shown(options=options, plan=plan, outputs=outputs, found=bundled()["facts"][options.name])
+    the_round = common.load(options.name)
+    return Shown(options=options, plan=plan, outputs=outputs, round=the_round, found=facts(the_round))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shown(Invocation[CommandLine]):
+    """`rounds show`'s invocation: the facts to show, from the shipped catalogue for a bundled
+    round (catalogue.bundled, tested equal to the round file), else from the round file read."""
+
+    found: dict[str, Any]
 
 
 def run(invocation: Invocation[CommandLine]) -> int:
-    if invocation.round is None:
-        from .catalogue import bundled
-
+    if not isinstance(invocation, Shown):
         for listed in bundled()["rounds"]:
             print(f"{listed['name']}  {listed['title']}")
         return 0
-    common.emit(invocation.plan, formats(), invocation.format, invocation.target, facts(invocation.round))
+    common.emit(invocation.plan, formats(), invocation.format, invocation.target, invocation.found)
     return 0
 
 
@@ -61,50 +67,6 @@ def formats() -> Formats:
     from ..reporters import Formats, as_data, as_text
 
     return Formats({"text": as_text(to_text), "json": as_data(to_json)})
-
-
-# --- the facts shown ---------------------------------------------------------------------------
-def _plain(value: Any) -> Any:
-    """A fact as JSON data: dataclasses as objects, tuples as lists, no private fields."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if not f.name.startswith("_")}
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
-
-
-MODELS_SOURCE = "the round file's models table (the round checker's per-model configuration, as cited in its header)"
-
-
-def facts(round: Round) -> dict[str, Any]:
-    """What `rounds show` prints: each part with its source."""
-    layout = round.layout
-    return {
-        "round": round.name,
-        "title": round.title,
-        "file": round.origin,
-        "divisions": list(round.divisions),
-        "layout": _plain(layout),
-        "seeds": _plain(round.seeds),
-        "seed_release": _plain(round.seed_release),
-        "system_types": _plain(round.system_types),
-        "benchmarks": {
-            "source": MODELS_SOURCE,
-            "models": {name: _plain(model) for name, model in round.models.items()},
-            "model_mapping": dict(round.model_mapping),
-        },
-        "required_files": {
-            "source": f"{layout.files.source}; {round.measurements.source}",
-            "logs": _plain(layout.files),
-            "measurements": _plain(round.measurements),
-            "implementation_description": list(layout.implementation_description),
-            "calibration": list(layout.calibration),
-        },
-        "accuracy_gated_in": list(round.accuracy_gated_in or ()),
-        "compliance": _plain(round.compliance),
-    }
 
 
 def to_json(found: dict[str, Any]) -> str:

@@ -44,6 +44,14 @@ ORDER = (
     "loadgen",
     "system_description",
 )
+# The round fact without which a need is never there: a result has Endpoints files only in
+# a round with Endpoints facts (Round.endpoints); a rule that needs one applies in no other
+# round (`rules --round` leaves it out).
+ROUND_FACT: dict[str, str] = {
+    "endpoints_summary": "endpoints",
+    "endpoints_config": "endpoints",
+    "endpoints_accuracy": "endpoints",
+}
 # What a view may need, per scope.
 NEEDS: dict[str, frozenset[str]] = {
     "result": frozenset(ORDER),

@@ -2,13 +2,13 @@
 JUnit for tools; annotations and a job summary for GitHub Actions.
 
 Every command names its formats the same way, as a `Formats`: format name -> writer of its
-result to a stream. `choose` picks one from --format, else from the extension of -o, else
-the command's default, so `-o report.json` writes JSON with every command."""
+result to a stream. checker.settings picks one from --format, else from the extension of -o
+(EXTENSIONS; one that names no format the command writes is a usage error), else the
+command's default, so `-o report.json` writes JSON with every command."""
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -31,10 +31,6 @@ EXTENSIONS = {
 }
 
 
-class FormatError(ValueError):
-    """A format the command does not write; the message lists those it does."""
-
-
 @dataclass(frozen=True)
 class Formats:
     writers: dict[str, Writer]
@@ -44,36 +40,8 @@ class Formats:
     def names(self) -> list[str]:
         return list(self.writers)
 
-    def choose(self, given: str | None, output: str | None = None) -> str:
-        """--format when given; else the format -o's extension names (a format the command
-        does not write is a FormatError: `rules -o x.csv` never writes text into x.csv); else
-        the default."""
-        if given is not None:
-            if given not in self.writers:
-                from ..suggest import closest
-
-                close = closest(given, self.names)
-                hint = f" (did you mean {close}?)" if close else ""
-                raise FormatError(f"unknown format {given!r}; choose {_either(self.names)}{hint}")
-            return given
-        extension = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
-        by_name = EXTENSIONS.get(extension)
-        if by_name is not None and by_name not in self.writers:
-            raise FormatError(
-                f"-o {output}: {extension} names the {by_name} format, which this command does not write; "
-                f"give --format {_either(self.names)}, or a file name ending in {_either(self._extensions())}"
-            )
-        return by_name if by_name in self.writers else self.default
-
-    def _extensions(self) -> list[str]:
-        return [extension for extension, name in EXTENSIONS.items() if name in self.writers]
-
     def write(self, name: str, out: TextIO, *found: Any) -> None:
         self.writers[name](*found, out)
-
-
-def _either(names: list[str]) -> str:
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
 
 
 def as_data(render: Callable[..., str]) -> Writer:

@@ -19,11 +19,10 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..findings import Finding, Report, ResultRecord, Severity
+    from ..findings import Finding
 
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -148,9 +147,21 @@ def repository_prefix(root: str) -> str:
     return repository_base(root)[1]
 
 
-def place(finding: Finding, prefix: str = "") -> str:
+def in_workspace(path: str, prefix: str = "", base: str | None = None) -> str:
+    """A finding's path as the repository sees it: relative to the checked root, `prefix`
+    (the root's place in the repository, repository_base) joined; a file outside the root
+    (a waivers file, whose path is absolute) relative to the repository root `base` when it
+    lies in it, else absolute."""
+    if not os.path.isabs(path):
+        return prefix + path
+    if base is not None and path.startswith(base.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, base).replace(os.sep, "/")
+    return path
+
+
+def place(finding: Finding, prefix: str = "", base: str | None = None) -> str:
     """`path[:line[:column]]`: where a finding is, as compilers and linters write it."""
-    where = prefix + finding.path
+    where = in_workspace(finding.path, prefix, base)
     if finding.line is not None:
         where += f":{finding.line}" + (f":{finding.column}" if finding.column is not None else "")
     return where
@@ -201,12 +212,17 @@ def _repository_url() -> str | None:
     return None
 
 
-def help_uri(code: str) -> str:
-    """The page of a code: `<repository>/blob/HEAD/docs/rules/CODE.md` when the package names
-    its repository, else the page's path in a checkout."""
-    page = f"{DOCS}/{code}.md"
+def help_page(code: str) -> str:
+    """The page of a code in a checkout: `docs/rules/CODE.md`."""
+    return f"{DOCS}/{code}.md"
+
+
+def help_uri(code: str) -> str | None:
+    """The absolute URL of a code's page, `<repository>/blob/HEAD/docs/rules/CODE.md`, when the
+    package names its repository among its project URLs; else None (a relative reference is
+    no URI: SARIF's helpUri must be absolute)."""
     url = _repository_url()
-    return f"{url}/blob/HEAD/{page}" if url else page
+    return f"{url}/blob/HEAD/{help_page(code)}" if url else None
 
 
 def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
@@ -218,84 +234,3 @@ def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
     for row in rows:
         writer.writerow({key: "" if row.get(key) is None else row[key] for key in columns})
     return buffer.getvalue()
-
-
-# --- findings as people read them: each distinct finding once ------------------------------
-Identity: TypeAlias = "tuple[str, Severity, str, str | None, str, str | None]"
-
-
-def identity(finding: Finding) -> Identity:
-    """What makes two findings the same to a reader: all but the result they are on."""
-    return (finding.code, finding.severity, finding.path, finding.pointer, finding.message, finding.waived)
-
-
-def affects(count: int) -> str:
-    """ " (affects 3 results)": the suffix of a finding shown once for several results."""
-    return f" (affects {count} result{'' if count == 1 else 's'})" if count else ""
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A distinct finding: the first of its kind, and how many results it applies to."""
-
-    finding: Finding
-    affects: int
-    shared: bool  # about a system or a submission, or the same finding on several results
-
-    @property
-    def suffix(self) -> str:
-        """ " (affects 3 results)" for a shared finding; "" for a result's own."""
-        return affects(self.affects) if self.shared else ""
-
-
-def shown_counts(shown: Iterable[Shown]) -> dict[str, int]:
-    """{severity: count} of the findings shown, each once however many results it affects,
-    waived ones aside: the one count rule of every summary people read."""
-    counts = {"error": 0, "warning": 0, "note": 0}
-    for one in shown:
-        if not one.finding.waived:
-            counts[one.finding.severity.value] += 1
-    return counts
-
-
-class Distinct:
-    """The findings of a report, each distinct one once.
-
-    A finding about a system or a submission (no `location`), and a finding that is the same
-    (`identity`) on several results (a submitter's code folder that each of its results needs),
-    is *shared*: shown once, with the number of results it applies to, where the report lists
-    what is about systems and submissions. Every other finding belongs to its one result."""
-
-    def __init__(self, report: Report) -> None:
-        self.report = report
-        locations: dict[Identity, set[str]] = {}
-        for finding in report.findings:
-            if finding.location:
-                locations.setdefault(identity(finding), set()).add(finding.location)
-        self._repeated = {key: len(where) for key, where in locations.items() if len(where) > 1}
-        self.all: list[Shown] = []
-        self.own: dict[str, list[Finding]] = {}
-        seen: set[Identity] = set()
-        for finding in report.findings:
-            key = identity(finding)
-            shared = not finding.location or key in self._repeated
-            if shared and key in seen:
-                continue
-            seen.add(key)
-            count = self._repeated.get(key) or len(report.affected(finding))
-            self.all.append(Shown(finding, count, shared))
-            if not shared:
-                self.own.setdefault(finding.location, []).append(finding)
-
-    @property
-    def shared(self) -> list[Shown]:
-        """The shared findings, in report order (those about no one result first)."""
-        return [shown for shown in self.all if shown.shared]
-
-    def is_shared(self, finding: Finding) -> bool:
-        return not finding.location or identity(finding) in self._repeated
-
-    def causes(self, record: ResultRecord) -> tuple[list[Finding], list[Finding]]:
-        """What makes `record` invalid: (its own findings, the shared ones), each in report order."""
-        causes = self.report.causes(record)
-        return [f for f in causes if not self.is_shared(f)], [f for f in causes if self.is_shared(f)]

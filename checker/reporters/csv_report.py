@@ -1,5 +1,6 @@
 """CSV output: one row per finding, with the verdict of its result, and a row for each result
-without a finding of its own. `caused_by`, on the rows of an invalid result, names what makes
+without a finding of its own; `line` and `column` (from 1) are where in `path` the finding
+is, as JSON, SARIF and the text give them, empty when unknown. `caused_by`, on the rows of an invalid result, names what makes
 it invalid (`CODE path; CODE path`), its system description's and submitter folder's errors
 included. Every cell is `visible`: one record per line, no byte a UTF-8 file cannot hold, no
 control character."""
@@ -19,6 +20,8 @@ COLUMNS = [
     "severity",
     "path",
     "pointer",
+    "line",
+    "column",
     "message",
     "observed",
     "expected",

@@ -9,18 +9,27 @@ when one was written, else (outside Actions, with no $GITHUB_STEP_SUMMARY) in th
 formats. The summary holds a table per submitter, naming what makes each invalid result
 invalid, and every finding; it stays under GitHub's 1 MiB limit (cut with a note). Text is
 `visible`: a control character in a folder name or a message is shown, never sent to the
-runner's log raw."""
+runner's log raw; in the summary every name is literal Markdown (markdown_text,
+markdown_code): no `|` splits a cell, no backtick ends a code span, no HTML reaches the page."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import defaultdict
 from typing import TextIO
 
-from ..findings import Finding, Report, ResultRecord, Severity
+from ..findings import Distinct, Finding, Report, ResultRecord, Severity, Shown, shown_counts
 from ..output import append_text
-from .common import Distinct, Shown, fix_of, place, pointer_shown, repository_prefix, shown_counts, visible
+from .common import (
+    fix_of,
+    in_workspace,
+    place,
+    pointer_shown,
+    repository_base,
+    visible,
+)
 
 ANNOTATIONS_PER_LEVEL = 10
 SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room for the cut note
@@ -35,9 +44,10 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, prefix: str, suffix: str = "") -> str:
-    """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message."""
-    properties = [f"file={_escape_property(prefix + finding.path)}"]
+def annotation(finding: Finding, prefix: str, suffix: str = "", base: str | None = None) -> str:
+    """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message;
+    `prefix` and `base` place its file in the repository (common.in_workspace)."""
+    properties = [f"file={_escape_property(in_workspace(finding.path, prefix, base))}"]
     if finding.line is not None:
         properties.append(f"line={finding.line}")
         if finding.column is not None:
@@ -69,21 +79,43 @@ def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[
     return picked
 
 
+_MARKDOWN = re.compile(r"[\\`*_\[\]<>|#!~&]")
+
+
+def markdown_text(text: str) -> str:
+    """`text` as literal Markdown: `visible`, and every character Markdown or HTML would read
+    (`|` `` ` `` `*` `_` `[` `<` `&` ...) backslash-escaped: in a table cell too, where GitHub
+    ends a cell at an unescaped `|`."""
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(), visible(text))
+
+
+def markdown_code(text: str, cell: bool = False) -> str:
+    """`text` as a code span: fenced with one backtick more than its longest run (padded when
+    it starts or ends with one), so no backtick closes it and no HTML in it is read; in a
+    table cell (`cell`) a `|` escaped, as GitHub reads it there even in code."""
+    shown = visible(text)
+    runs = re.findall(r"`+", shown)
+    fence = "`" * (max(map(len, runs), default=0) + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    span = f"{fence}{pad}{shown}{pad}{fence}"
+    return span.replace("|", "\\|") if cell else span
+
+
 def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str:
     """The `caused by` cell: own codes, then each shared cause as its code and file."""
     names = list(dict.fromkeys(f.code for f in own))
     for finding in shared:
         relative = finding.path[len(submitter) + 1 :] if finding.path.startswith(submitter + "/") else finding.path
-        names.append(f"{finding.code} (`{relative}`)")
-    return visible(", ".join(dict.fromkeys(names)))
+        names.append(f"{finding.code} ({markdown_code(relative, cell=True)})")
+    return ", ".join(dict.fromkeys(names))
 
 
-def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
+def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT, base: str | None = None) -> str:
     distinct = Distinct(report)
     valid = sum(1 for r in report.results if r.valid)
     counts = shown_counts(distinct.all)  # each finding listed below once
     parts = [
-        f"## mlperf-check, round {visible(report.round.name)}\n\n",
+        f"## mlperf-check, round {markdown_text(report.round.name)}\n\n",
         f"**{valid} of {len(report.results)} results valid** - {counts['error']} errors, "
         f"{counts['warning']} warnings, {counts['note']} notes\n\n",
     ]
@@ -92,7 +124,7 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
         by_submitter["/".join(result.location.split("/")[:2])].append(result)
     for submitter, results in sorted(by_submitter.items()):
         parts.append(
-            f"### {visible(submitter)}\n\n| result | verdict | caused by | other findings |\n|---|---|---|---|\n"
+            f"### {markdown_text(submitter)}\n\n| result | verdict | caused by | other findings |\n|---|---|---|---|\n"
         )
         for result in results:
             verdict = "valid" if result.valid else "**invalid**"
@@ -102,16 +134,17 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
             others = " ".join(
                 sorted({f.code for f in distinct.own.get(result.location, []) if not f.waived and id(f) not in causes})
             )
-            parts.append(f"| `{visible(relative)}` | {verdict} | {_caused_by(own, shared, submitter)} | {others} |\n")
+            cell = markdown_code(relative, cell=True)
+            parts.append(f"| {cell} | {verdict} | {_caused_by(own, shared, submitter)} | {others} |\n")
         parts.append("\n")
     parts.append("### Findings\n\n")
     for shown in distinct.all:
         finding = shown.finding
         pointer = pointer_shown(finding)
-        where = f"`{place(finding, prefix)}`" + (f" ({pointer})" if pointer else "")
-        waived = f" (waived: {finding.waived})" if finding.waived else ""
-        line = f"- {finding.severity.value} **{finding.code}** {where}: {finding.message}{waived}{shown.suffix}"
-        parts.append(visible(line) + "\n")
+        where = markdown_code(place(finding, prefix, base)) + (f" ({markdown_text(pointer)})" if pointer else "")
+        waived = f" (waived: {markdown_text(finding.waived)})" if finding.waived else ""
+        message = markdown_text(finding.message)
+        parts.append(f"- {finding.severity.value} **{finding.code}** {where}: {message}{waived}{shown.suffix}\n")
     text, size = [], 0
     for index, part in enumerate(parts):
         size += len(part.encode())
@@ -126,13 +159,13 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT) -> str:
     return "".join(text)
 
 
-def _append_summary(report: Report, prefix: str) -> bool:
+def _append_summary(report: Report, prefix: str, base: str) -> bool:
     """Append the job summary to $GITHUB_STEP_SUMMARY; whether it was written."""
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return False
     try:
-        append_text(target, summary(report, prefix))
+        append_text(target, summary(report, prefix, base=base))
     except OSError as error:  # the annotations are out; the summary is a courtesy
         print(
             visible(
@@ -145,14 +178,14 @@ def _append_summary(report: Report, prefix: str) -> bool:
 
 
 def write(report: Report, out: TextIO) -> None:
-    prefix = repository_prefix(report.root)
+    base, prefix = repository_base(report.root)
     distinct = Distinct(report)
     shown: dict[int, Shown] = {id(s.finding): s for s in distinct.all}
     findings = [s.finding for s in distinct.all]
     picked = chosen(findings)
     for finding in picked:
-        out.write(annotation(finding, prefix, shown[id(finding)].suffix) + "\n")
-    written = _append_summary(report, prefix)
+        out.write(annotation(finding, prefix, shown[id(finding)].suffix, base) + "\n")
+    written = _append_summary(report, prefix, base)
     hidden = sum(1 for f in findings if not f.waived) - len(picked)
     if hidden > 0 and written:
         out.write(f"{hidden} more findings are in the job summary.\n")

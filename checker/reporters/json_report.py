@@ -1,6 +1,9 @@
 """JSON output, described by schemas/findings.schema.json. Strict JSON: a non-finite number
 is written as null (with a warning on stderr), text is `printable`.
 
+`summary.findings` counts each distinct finding once however many results it affects
+(Report.counts, as every format counts); `findings` lists each on each result it is on.
+
 Each result's `caused_by` lists the positions (from 0) in `findings` of the findings that make
 it invalid: the un-waived errors on the result, its system description or its submitter
 folder (findings.Applying); it is empty for a valid result."""

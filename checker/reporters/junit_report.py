@@ -19,8 +19,8 @@ from collections import defaultdict
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from ..findings import Finding, Report, ResultRecord, invalidates
-from .common import Distinct, Shown, place, pointer_shown, visible
+from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates
+from .common import place, pointer_shown, visible
 
 SHARED_CASE = "submission and systems"
 

@@ -5,18 +5,22 @@ Each artifact location is a path relative to `SRCROOT` (`uriBaseId`), the reposi
 file URI `originalUriBaseIds` gives. The one invocation says whether the check ran without an
 internal error (`executionSuccessful`), when it started and ended (Report.checked_at and
 elapsed), and lists each internal error (INT001) again as a tool execution notification that
-names the rule that failed."""
+names the rule that failed. Each distinct finding is one SARIF result however many results
+of the submission it affects (`common.Distinct`, as every format counts them), with
+`properties.affects` and the text's " (affects N results)"."""
 
 from __future__ import annotations
 
 import datetime
+import os
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, Report, Severity
+from ..findings import Distinct, Finding, Report, Severity
 from ..registry import RULES
-from .common import help_uri, pointer_shown, repository_base, strict_json
+from .common import help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -32,7 +36,10 @@ def _rule(code: str) -> dict[str, Any]:
         for part in ("Why", "Fix", "Policy", "Example")
         if sections.get(part, "").strip()
     )
-    return {
+    uri = help_uri(code)
+    if uri is None:  # no absolute URL of the page: its path in a checkout, said in the help
+        help_text = (help_text or rule.summary) + f"\n\nDocumentation: {help_page(code)}"
+    described: dict[str, Any] = {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
@@ -46,10 +53,12 @@ def _rule(code: str) -> dict[str, Any]:
             )
             or rule.summary,
         },
-        "helpUri": help_uri(code),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"scope": rule.scope},
     }
+    if uri is not None:
+        described["helpUri"] = uri
+    return described
 
 
 def _utc(moment: datetime.datetime) -> str:
@@ -64,8 +73,27 @@ def _folder_uri(folder: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _location(finding: Finding, prefix: str) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": prefix + finding.path, "uriBaseId": BASE}}
+def uri_of(path: str) -> str:
+    """A POSIX path relative to SRCROOT as a relative URI reference (SARIF 2.1.0 §3.10,
+    RFC 3986): each segment's UTF-8 bytes percent-encoded but for the unreserved characters,
+    so `%`, `#`, `?`, a space, or a `:` (which would make the first segment a scheme) stay
+    part of the name; a byte that was not UTF-8 (os.fsdecode's surrogate) is that byte."""
+
+    def encoded(segment: str) -> bytes:
+        try:
+            return segment.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no file name decodes to
+            return segment.encode("utf-8", "surrogatepass")
+
+    return "/".join(quote(encoded(segment), safe="") for segment in path.split("/"))
+
+
+def _location(finding: Finding, prefix: str, base: str | None = None) -> dict[str, Any]:
+    """The finding's place: a URI relative to SRCROOT; an absolute file URI for a file outside
+    the repository (a waivers file elsewhere)."""
+    path = in_workspace(finding.path, prefix, base)
+    artifact = {"uri": Path(path).as_uri()} if os.path.isabs(path) else {"uri": uri_of(path), "uriBaseId": BASE}
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if finding.line is not None:
         location["region"] = {"startLine": finding.line}
         if finding.column is not None:
@@ -73,14 +101,15 @@ def _location(finding: Finding, prefix: str) -> dict[str, Any]:
     return {"physicalLocation": location}
 
 
-def _message(finding: Finding) -> dict[str, str]:
-    """The finding's message, and its own fix when it has one (the rule's is the rule's `help`)."""
+def _message(finding: Finding, suffix: str = "") -> dict[str, str]:
+    """The finding's message (`suffix`: " (affects 3 results)"), and its own fix when it has
+    one (the rule's is the rule's `help`)."""
     pointer = pointer_shown(finding)
     own = f"\nhelp: {finding.hint}" if finding.hint else ""
-    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + own}
+    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + suffix + own}
 
 
-def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str, Any]:
+def _invocation(report: Report, index: dict[str, int], prefix: str, base: str | None = None) -> dict[str, Any]:
     internal = [f for f in report.findings if f.code == INTERNAL]
     invocation: dict[str, Any] = {"executionSuccessful": not internal}
     if report.checked_at is not None:
@@ -92,7 +121,7 @@ def _invocation(report: Report, index: dict[str, int], prefix: str) -> dict[str,
         notification: dict[str, Any] = {
             "level": "error",
             "message": _message(finding),
-            "locations": [_location(finding, prefix)],
+            "locations": [_location(finding, prefix, base)],
             "descriptor": {"id": INTERNAL, "index": 0},
         }
         if finding.observed in index:
@@ -108,15 +137,18 @@ def document(report: Report) -> dict[str, Any]:
     codes = sorted({f.code for f in report.findings} | set(RULES))
     index = {code: i for i, code in enumerate(codes)}
     results = []
-    for finding in report.findings:
+    for shown in Distinct(report).all:  # each distinct finding once, as every format counts them
+        finding = shown.finding
         result: dict[str, Any] = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
             "level": LEVELS[finding.severity],
-            "message": _message(finding),
-            "locations": [_location(finding, prefix)],
+            "message": _message(finding, shown.suffix),
+            "locations": [_location(finding, prefix, base)],
             "partialFingerprints": {"mlperfCheck/v1": f"{finding.code}:{finding.path}:{finding.pointer or ''}"},
         }
+        if shown.shared:
+            result["properties"] = {"affects": shown.affects}
         if finding.waived:
             result["suppressions"] = [{"kind": "external", "justification": finding.waived}]
         results.append(result)
@@ -147,7 +179,7 @@ def document(report: Report) -> dict[str, Any]:
                         },
                     }
                 },
-                "invocations": [_invocation(report, index, prefix)],
+                "invocations": [_invocation(report, index, prefix, base)],
                 "columnKind": "unicodeCodePoints",  # a finding's column counts characters (checker/locate.py)
                 "results": results,
                 "properties": {"round": report.round.name},

@@ -13,22 +13,25 @@ name and message is `visible`: no control character reaches the terminal raw."""
 
 from __future__ import annotations
 
-import itertools
+import codecs
 import os
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import Any, BinaryIO, TextIO
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ..findings import Finding, Report, ResultRecord, invalidates
-from .common import Distinct, Shown, fix_of, place, pointer_shown, shown_counts, visible
+from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates, shown_counts
+from .common import fix_of, place, pointer_shown, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
 WARNINGS = "Warnings and notes"
 VIEWS = ("default", "full", "concise")
+ELLIPSIS = "…"
 
 
 def _line(finding: Finding, suffix: str = "") -> Text:
@@ -45,17 +48,82 @@ def _line(finding: Finding, suffix: str = "") -> Text:
     return text
 
 
-def source_line(root: str, finding: Finding) -> str | None:
-    """Line `finding.line` of the finding's file, read up to that line only; None when the
-    finding knows no line or the file cannot be read as text."""
+WINDOW = 120  # characters of a source line shown at most: a long line is cut around the column
+_CHUNK = 1 << 16  # bytes read at a time
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """What the full view shows of a finding's line: `text`, at most WINDOW characters of it
+    around the column, `at`, the column's index in `text` (None: no column), and whether the
+    line goes on to the left or right of what is shown (elided with `…`, as ruff and rustc do)."""
+
+    text: str
+    at: int | None
+    left: bool
+    right: bool
+
+
+def source_line(root: str, finding: Finding, window: int = WINDOW) -> Excerpt | None:
+    """The part of line `finding.line` of the finding's file that the full view shows: lines
+    end at `\n` only (as the parsers and checker.locate count them: a lone `\r` is text), and
+    at most `window` characters around the column are kept, so a line of any length is read
+    in bounded memory. None when the finding knows no line, the file has no such line or
+    cannot be read."""
     if finding.line is None or finding.line < 1:
         return None
+    column = None if finding.column is None else max(finding.column - 1, 0)
+    start = 0 if column is None else max(column - window // 2, 0)
     try:
-        with open(os.path.join(root, finding.path), encoding="utf-8", errors="replace") as file:
-            found = next(itertools.islice(file, finding.line - 1, None), None)
+        with open(os.path.join(root, finding.path), "rb") as file:
+            rest = _skip_lines(file, finding.line - 1)
+            if rest is None:
+                return None
+            return _excerpt(file, rest, start, window, column)
     except OSError:
         return None
-    return None if found is None else found.rstrip("\r\n")
+
+
+def _skip_lines(file: BinaryIO, count: int) -> bytes | None:
+    """Read past `count` lines (`\n`-ended); what was read of the next one, None at the end."""
+    data = b""
+    while count:
+        data = file.read(_CHUNK)
+        if not data:
+            return None
+        at = -1
+        while count and (at := data.find(b"\n", at + 1)) >= 0:
+            count -= 1
+        if not count:
+            return data[at + 1 :]
+    return data
+
+
+def _excerpt(file: BinaryIO, data: bytes, start: int, window: int, column: int | None) -> Excerpt | None:
+    """Characters [start, start + window) of the line that begins with `data` and goes on in
+    `file`: decoded as UTF-8 (a bad byte is U+FFFD) a chunk at a time, the rest never kept.
+    None when the file ends before the line begins."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    kept, seen, read = "", 0, False
+    while True:
+        if not data:
+            data = file.read(_CHUNK)
+        read = read or bool(data)
+        end = data.find(b"\n")
+        ended = end >= 0 or not data  # the end of the line, or of the file
+        text = decoder.decode(data[:end] if end >= 0 else data, final=ended)
+        # two characters past the window: whether the line goes on (not only a `\r\n` end)
+        kept += text[max(start - seen, 0) : max(start + window + 2 - seen, 0)]
+        seen += len(text)
+        if ended or seen > start + window + 1:
+            break
+        data = b""
+    if not read:
+        return None
+    if ended and kept.endswith("\r") and start + len(kept) == seen:  # a `\r\n` line end
+        kept, seen = kept[:-1], seen - 1
+    at = None if column is None else min(column - start, len(kept))
+    return Excerpt(kept[:window], at, start > 0, seen > start + window)
 
 
 def _details(root: str, finding: Finding) -> list[Text]:
@@ -67,11 +135,13 @@ def _details(root: str, finding: Finding) -> list[Text]:
         pad = " " * (len(number) + 4)
         lines.append(Text(f"{pad}|", style="dim"))
         shown = Text(f"    {number} | ", style="dim")
-        shown.append(visible(source))
+        left = ELLIPSIS if source.left else ""
+        shown.append(left + visible(source.text) + (ELLIPSIS if source.right else ""))
         lines.append(shown)
-        if finding.column is not None:
-            # the caret goes under the column in the line as shown (escapes widen a control character)
-            at = len(visible(source[: max(finding.column - 1, 0)]))
+        if source.at is not None:
+            # the caret goes under the column as a terminal shows the line: escapes widen a
+            # control character, and a wide character (CJK, most emoji) takes two cells
+            at = cell_len(left + visible(source.text[: source.at]))
             lines.append(Text(f"{pad}| " + " " * at + "^", style="bold red"))
     help_text = fix_of(finding)
     if help_text:
