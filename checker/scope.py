@@ -334,7 +334,7 @@ def _chain(path: str, status: str, folder: bool, round: Round) -> tuple[Pick, ..
     """The picks of the results that depend on `path`, the narrowest first (module doc);
     () for a path in no submitter folder."""
     parts = path.split("/")
-    if parts[0] not in round.divisions or len(parts) < 2 or (len(parts) == 2 and not folder):
+    if parts[0] not in round.divisions or (len(parts) <= 2 and not folder):
         return ()  # a file beside the division or submitter folders: no submission reads it
     if len(parts) == 1:
         return (Pick(parts[0] + "/", whole=True),)  # a division folder given
