@@ -17,6 +17,7 @@ never waived: a waiver whose code covers it is a usage error.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import userfiles
@@ -66,7 +67,13 @@ def load_waivers(path: str) -> list[Waiver]:
     return waivers
 
 
-def apply_waivers(findings: list[Finding], waivers: list[Waiver]) -> list[Finding]:
+def apply_waivers(
+    findings: list[Finding], waivers: list[Waiver], judged: Callable[[Waiver], bool] = lambda waiver: True
+) -> list[Finding]:
+    """The findings, each marked with the first waiver that matches it, and a note (WVR001)
+    for each waiver that matched none, of those `judged`: only a check that saw every
+    finding a waiver could match (the whole tree, every code of the waiver selected) can say
+    it matched nothing, so that a narrowed check says what the whole check says."""
     used: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
@@ -78,7 +85,7 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver]) -> list[Findin
         out.append(finding)
     unused = RULES["WVR001"]
     for number, waiver in enumerate(waivers):
-        if number not in used:
+        if number not in used and judged(waiver):
             out.append(
                 Finding(
                     code=unused.code,

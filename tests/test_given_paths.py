@@ -209,6 +209,29 @@ def test_the_reviewers_cases(work: Work) -> None:
     assert code == 2 and "no results under ." in stderr, stderr
 
 
+def test_an_unused_waiver_is_judged_only_by_a_check_that_saw_every_finding_it_could_match(work: Work) -> None:
+    """attack24 N1: narrowed to a system description, to a submitter folder, or to some codes,
+    no WVR001 for waivers the whole check uses; a waiver that matches nothing anywhere is a
+    note of the whole check."""
+    assert not [f for f in work.waived.findings if f.code == "WVR001"]
+    for args in (
+        [f"tree/{AMD_SYSTEM}"],
+        ["tree/closed/AMD"],
+        ["tree", "--select", "PRF,ACC"],
+        ["tree", "--ignore", "SYS001"],
+    ):
+        code, document, stderr = _narrowed(work, *args, "--waivers", "w.yaml")
+        assert code in (0, 1) and document["results"], stderr
+        assert [f for f in document["findings"] if f["code"] == "WVR001"] == [], args
+    (work.folder / "unused.yaml").write_text("waivers:\n  - code: PRF004\n    path: 'closed/Nobody/*'\n    reason: x\n")
+    _, document, _ = _narrowed(work, "tree", "--waivers", "unused.yaml")
+    assert [(f["code"], f["message"]) for f in document["findings"] if f["code"] == "WVR001"] == [
+        ("WVR001", "waiver 1 (PRF004 on closed/Nobody/*) matched no finding")
+    ]
+    _, document, _ = _narrowed(work, "tree/closed/Krai", "--waivers", "unused.yaml")
+    assert [f for f in document["findings"] if f["code"] == "WVR001"] == []
+
+
 def test_a_changed_configuration_alone_checks_the_tree_it_governs(tmp_path: Path) -> None:
     """attack24 N5: the pre-commit hook given only pyproject.toml, whose table changed, in a
     repository whose tree is submission/: the whole tree under it, not the repository's top
