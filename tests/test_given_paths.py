@@ -25,9 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checker.engine import check
-from checker.findings import Applying, Report
+from checker.findings import Applying, Finding, Report, Severity
 from checker.waivers import load_waivers
-from helpers import REAL_ROOT, cli, real_data
+from checker.wording import counted
+from helpers import REAL_ROOT, cli, real_data, real_report, slips
 
 pytestmark = pytest.mark.real
 
@@ -259,3 +260,17 @@ def test_a_changed_configuration_alone_checks_the_tree_it_governs(tmp_path: Path
     done = cli("check", "pyproject.toml", "-j", "1", "--no-progress", cwd=repo)
     assert done.returncode == 2
     assert "error: pyproject.toml governs 2 trees (second, submission) under .: give the folder" in done.stderr
+
+
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_no_message_of_a_real_slice_says_none_or_a_wrong_plural(round_name: str) -> None:
+    """attack24 L7, over every finding of the real slices (tests/test_cases.py: of every case):
+    a count says its noun in the right number (checker.wording.counted), no Python None."""
+    assert slips(real_report(round_name).findings) == []
+
+
+def test_a_count_says_its_noun_in_the_right_number() -> None:
+    assert [counted(n, "node") for n in (0, 1, 2)] == ["0 nodes", "1 node", "2 nodes"]
+    assert counted(1, "loadgen file") == "1 loadgen file" and counted(3, "analysis", "analyses") == "3 analyses"
+    message = "the name `x` says 1 accelerators; the description has 8 per node on 1 node(s), this one is None"
+    assert slips([Finding(code="SYS010", severity=Severity.WARNING, path="x.json", message=message)]) != []

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..settings import Invocation, Settings, UsageError, config_of, plan_formats, round_file, split
 from ..suggest import did_you_mean
+from ..wording import counted
 from . import common
 from .common import say
 
@@ -233,7 +234,7 @@ def run(invocation: Invoked) -> int:
         named = " and ".join(shown)
         say(
             f"{why}{named} {'changes' if len(widened) == 1 else 'change'} every verdict (waivers, "
-            f"[tool.mlperf-check]); checked the whole tree: {len(report.results)} results"
+            f"[tool.mlperf-check]); checked the whole tree: {counted(len(report.results), 'result')}"
         )
     if not report.results and not report.has_errors:
         from ..model import holds_results
@@ -539,13 +540,13 @@ def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given 
     """What a narrowed check read and checked, and which paths affect no result."""
     if given is not None:
         noun = "path" if given.folders else "file"  # folders given, or files as pre-commit gives them
-        line = f"{given.count} {noun}{'' if given.count == 1 else 's'} given"
+        line = f"{counted(given.count, noun)} given"
         if given.deleted:
             line += f" and {len(given.deleted)} deleted in the git index"
-        line += f"; checked {checked} results"
+        line += f"; checked {counted(checked, 'result')}"
     else:
         assert scope is not None
-        line = f"--changed-since {changed_since}: {scope.changed} changed files; checked {checked} results"
+        line = f"--changed-since {changed_since}: {counted(scope.changed, 'changed file')}; checked {counted(checked, 'result')}"
     outside = scope.outside if scope is not None else given.outside if given is not None else ()
     if outside:
         one = len(outside) == 1
