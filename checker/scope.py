@@ -11,8 +11,9 @@ A path names the results that depend on it, the narrowest set that exists:
 - a modified file of a benchmark's code folder (code/<benchmark>, src/<benchmark>): that
   benchmark's results on every system;
 - any other file of a submitter folder (model_mapping.json, calibration.md, documentation, a
-  code folder that appears or goes): every result of the submitter, and its systems
-  without results.
+  code folder that appears or goes), or the submitter folder itself: every result of the
+  submitter, and its systems without results;
+- a division folder given (among other paths): every result of the division.
 
 When no result a path names exists (a deleted result, a system without results), it names
 the next wider set, up to the whole submitter folder. A path outside every submitter folder
