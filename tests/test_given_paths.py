@@ -110,7 +110,10 @@ def _kinds(tree: Path, whole: Report) -> list[Kind]:
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Work:
-    folder = tmp_path_factory.mktemp("given")
+    # In a folder named like a division, beside links to a submitter folder (attack.md N12): a
+    # link does not make it a division folder, nor its parent a tree.
+    folder = tmp_path_factory.mktemp("given") / "open"
+    folder.mkdir()
     tree, other = folder / "tree", folder / "other"
     shutil.copytree(real_data(REAL_ROOT / "v6.0"), tree, symlinks=True)
     shutil.copytree(real_data(REAL_ROOT / "v6.0") / "open/Krai", other / "open/Krai", symlinks=True)

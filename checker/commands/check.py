@@ -527,10 +527,12 @@ def _division_at(parts: list[str], divisions: frozenset[str], holds: Callable[[s
 
 
 def _holds_submitters(folder: str, marks: frozenset[str]) -> bool:
-    """Whether a folder holds a submitter folder: one with a results/ or systems/ folder."""
+    """Whether a folder holds a submitter folder: one with a results/ or systems/ folder. A link
+    is no submitter folder (the check does not enter one that leaves the tree), so a link to a
+    submitter folder beside a tree does not make its folder a division."""
     try:
         with os.scandir(folder) as entries:
-            inner = [entry.path for entry in entries if entry.is_dir()]
+            inner = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
     except OSError:
         return False
     return any(os.path.isdir(os.path.join(path, mark)) for path in inner for mark in marks)
