@@ -366,7 +366,9 @@ def check(
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
-    findings = apply_waivers(findings, waivers or [], tree.root)
+    findings = apply_waivers(
+        findings, waivers or [], tree.root, functools.partial(_judged, whole=scope is None and not only, codes=codes)
+    )
     findings = locate_findings(tree.root, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
@@ -385,6 +387,13 @@ def check(
         seconds=dict(sorted(seconds.items())),
         phases=spent,
     )
+
+
+def _judged(waiver: Waiver, whole: bool, codes: frozenset[str]) -> bool:
+    """Whether this check saw every finding `waiver` could match: a check of the whole tree
+    (one narrowed to paths, or to a division or submitter folder, leaves results out) with
+    every code of the waiver selected."""
+    return whole and all(code in codes for code in RULES if code.startswith(waiver.code))
 
 
 def _units(options: Options, submission: Submission, scope: Scope | None) -> list[Unit]:

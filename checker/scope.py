@@ -11,8 +11,9 @@ A path names the results that depend on it, the narrowest set that exists:
 - a modified file of a benchmark's code folder (code/<benchmark>, src/<benchmark>): that
   benchmark's results on every system;
 - any other file of a submitter folder (model_mapping.json, calibration.md, documentation, a
-  code folder that appears or goes): every result of the submitter, and its systems
-  without results.
+  code folder that appears or goes), or the submitter folder itself: every result of the
+  submitter, and its systems without results;
+- a division folder given (among other paths): every result of the division.
 
 When no result a path names exists (a deleted result, a system without results), it names
 the next wider set, up to the whole submitter folder. A path outside every submitter folder
@@ -334,7 +335,7 @@ def _chain(path: str, status: str, folder: bool, round: Round) -> tuple[Pick, ..
     """The picks of the results that depend on `path`, the narrowest first (module doc);
     () for a path in no submitter folder."""
     parts = path.split("/")
-    if parts[0] not in round.divisions or len(parts) < 2 or (len(parts) == 2 and not folder):
+    if parts[0] not in round.divisions or (len(parts) <= 2 and not folder):
         return ()  # a file beside the division or submitter folders: no submission reads it
     if len(parts) == 1:
         return (Pick(parts[0] + "/", whole=True),)  # a division folder given

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import userfiles
@@ -67,12 +68,18 @@ def load_waivers(path: str) -> list[Waiver]:
     return waivers
 
 
-def apply_waivers(findings: list[Finding], waivers: list[Waiver], root: str = ".") -> list[Finding]:
-    """The findings with each one a waiver matches marked waived, and a WVR001 note on each
-    waiver that matched none: on the waivers file, its path relative to the checked `root`
-    as every finding's when it lies in the tree, else absolute (never as given, relative to
-    the current folder: the reporters would join it to the root), which the reporters place
-    from the workspace."""
+def apply_waivers(
+    findings: list[Finding],
+    waivers: list[Waiver],
+    root: str = ".",
+    judged: Callable[[Waiver], bool] = lambda waiver: True,
+) -> list[Finding]:
+    """The findings, each marked with the first waiver that matches it, and a note (WVR001)
+    for each waiver that matched none, of those `judged`: only a check that saw every
+    finding a waiver could match (the whole tree, every code of the waiver selected) can say
+    it matched nothing, so that a narrowed check says what the whole check says. The note is
+    on the waivers file, its path relative to the checked `root` as every finding's when it
+    lies in the tree, else absolute (never as given: the reporters would join it to the root)."""
     used: set[int] = set()
     out: list[Finding] = []
     for finding in findings:
@@ -84,7 +91,7 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], root: str = ".
         out.append(finding)
     unused = RULES["WVR001"]
     for number, waiver in enumerate(waivers):
-        if number not in used:
+        if number not in used and judged(waiver):
             out.append(
                 Finding(
                     code=unused.code,

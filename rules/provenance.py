@@ -16,6 +16,7 @@ from checker.model.views import Logged
 from checker.provenance import Verdict, build_of, judge
 from checker.registry import Problem, rule
 from checker.rounds import Round
+from checker.wording import counted
 
 
 def _path(result: Result) -> str:
@@ -145,7 +146,8 @@ def loadgen_files_modified(result: Logged, round: Round) -> Iterator[Problem]:
             path=_path(result),
             pointer="loadgen_file_sha1",
             observed=files,
-            message=f"{len(files)} loadgen file(s) differ from {where}: {_listed(files)}",
+            message=f"{counted(len(files), 'loadgen file')} {'differs' if len(files) == 1 else 'differ'} from {where}: "
+            f"{_listed(files)}",
         )
     if verdict.untracked_files:
         files = verdict.untracked_files
@@ -154,7 +156,7 @@ def loadgen_files_modified(result: Logged, round: Round) -> Iterator[Problem]:
             pointer="loadgen_file_sha1",
             observed=files,
             severity=Severity.NOTE,
-            message=f"{len(files)} loadgen file(s) not in git at {where} (untracked, e.g. built; "
+            message=f"{counted(len(files), 'loadgen file')} not in git at {where} (untracked, e.g. built; "
             f"not a modification): {_listed(files)}",
         )
 

@@ -11,6 +11,7 @@ from checker.model import Result
 from checker.model.metrics import metric
 from checker.model.views import LoadgenRun, Logged
 from checker.parsers.mllog import LoadgenLog, Record, reads
+from checker.parsers.typed import shown as quoted
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -62,6 +63,7 @@ def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
     found = metric(result)
     shown = f"{found['value']:.6g} {found['units']}" if found else "not computable from the log"
     system_type, facts = result.system.system_type, round.inferred_scenarios
+    this = "this one has no system_type" if system_type is None else f"this one is {quoted(system_type)}"
     applied, written = (facts.system_types, facts.policy_system_types) if facts else ((), ())
     path = perf_path(result)
     if not round.inference_allowed(system_type):
@@ -72,7 +74,7 @@ def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the round's checker lets only "
-            f"{', '.join(applied)} systems infer, and this one is {system_type!r}",
+            f"{', '.join(applied)} systems infer, and {this}",
         )
     elif not round.inference_allowed(system_type, policy=True):
         yield Problem(
@@ -82,7 +84,7 @@ def inferred_scenario(result: Logged, round: Round) -> Iterator[Problem]:
             observed=logged,
             expected=result.scenario,
             message=f"{result.scenario} inferred from a {logged} run: {shown}; the written rules allow "
-            f"inference only on {', '.join(written)} systems, and this one is {system_type!r} (the round's "
+            f"inference only on {', '.join(written)} systems, and {this} (the round's "
             f"checker allowed it)",
         )
     else:

@@ -14,6 +14,7 @@ from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.suggest import did_you_mean
+from checker.wording import counted
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
@@ -295,8 +296,8 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
                     pointer="/accelerators_per_node",
                     observed=per_node,
                     expected=count,
-                    message=f"the name `{system.name}` says {count} accelerators; the description has "
-                    f"{per_node} per node on {nodes} node(s), {per_node * nodes} in all",
+                    message=f"the name `{system.name}` says {counted(count, 'accelerator')}; the description has "
+                    f"{per_node} per node on {counted(nodes, 'node')}, {per_node * nodes} in all",
                 )
             return
 

@@ -7,11 +7,13 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from subprocess import CompletedProcess
 
 from checker.engine import Report, check
+from checker.findings import Finding
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "demo-v6.1"
@@ -172,6 +174,16 @@ def tree_digest(root: Path) -> str:
             elif path.is_file():
                 digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+# What a message must never say: a Python None, a "(s)" plural, or a plural after 1 ("1
+# warnings", "says 1 accelerators"); checker.wording.counted says a count.
+_SLIP = re.compile(r"\bNone\b|\w\(s\)|(?<![\d.,])\b1 (?!(?:ha|wa|i|doe|thi|plu|minu|clas)s\b)[a-z]+s\b")
+
+
+def slips(findings: Iterable[Finding]) -> list[tuple[str, str]]:
+    """The (code, message) of the findings whose message says what none may (`_SLIP`)."""
+    return [(f.code, f.message) for f in findings if _SLIP.search(f.message)]
 
 
 def run(root: Path, round_name: str = "demo-v6.1", **options) -> Report:

@@ -21,6 +21,7 @@ from helpers import (
     findings_of,
     real_data,
     run,
+    slips,
     tree_digest,
 )
 
@@ -66,6 +67,7 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
         round_name = str(CASES / round_name)
     report = run(root, round_name, select=select)
     assert tree_digest(root) == before, "the check wrote into the checked tree"
+    assert slips(report.findings) == []
     try:
         expected = [(code, severity, expand(path), pointer) for code, severity, path, pointer, *_ in case["expect"]]
         assert findings_of(report) == expected

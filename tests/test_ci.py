@@ -219,7 +219,7 @@ def test_changed_since_checks_exactly_the_broken_result(submission_repo) -> None
     report = json.loads(done.stdout)
     assert [(r["location"], r["valid"]) for r in report["results"]] == [(broken, False)]
     assert {f["code"] for f in report["findings"] if f["severity"] == "error"} == {"ACC002", "ACC003"}
-    assert "1 changed files; checked 1 results" in done.stderr
+    assert "1 changed file; checked 1 result" in done.stderr
 
 
 @pytest.mark.slow

@@ -289,7 +289,7 @@ def test_the_issues_case_on_closed_amd(tmp_path: Path) -> None:
         ("AVL001", "error", f"closed/AMD/systems/{system}.json", "/status"),
         ("SYS001", "error", f"closed/AMD/systems/{system}.json", "/host_processor_model_name"),
     ]
-    assert done.stderr.splitlines()[1] == "--changed-since HEAD~1: 1 changed files; checked 1 results"
+    assert done.stderr.splitlines()[1] == "--changed-since HEAD~1: 1 changed file; checked 1 result"
     assert tree_digest(root) == before
 
 
@@ -367,7 +367,7 @@ def test_changed_since_from_a_subfolder_counts_no_touched_file(clone: History) -
     _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
     assert Changes(str(clone.root / "closed"), "HEAD").paths() == [KRAI_SINGLE.removeprefix("closed/") + "/user.conf"]
     done, document = _checked("closed", "--changed-since", "HEAD", cwd=clone.root)
-    assert "1 changed files; checked 1 results" in done.stderr
+    assert "1 changed file; checked 1 result" in done.stderr
     assert _as_whole(document, clone.before) == [
         (KRAI_SINGLE, {r.location: r.valid for r in clone.before.results}[KRAI_SINGLE])
     ]

@@ -193,7 +193,7 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
                 log,
                 "loadgen_file_sha1",
                 ["/loadgen.cc"],
-                f"1 loadgen file(s) differ from rev {rev[:10]}: /loadgen.cc",
+                f"1 loadgen file differs from rev {rev[:10]}: /loadgen.cc",
             ),
             (
                 "PRV005",
@@ -201,7 +201,7 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
                 log,
                 "loadgen_file_sha1",
                 [WHEEL],
-                f"1 loadgen file(s) not in git at rev {rev[:10]} (untracked, e.g. built; not a modification): {WHEEL}",
+                f"1 loadgen file not in git at rev {rev[:10]} (untracked, e.g. built; not a modification): {WHEEL}",
             ),
         ]
     ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..settings import Invocation, Settings, UsageError, config_of, one_of, plan_formats, round_file, split
+from ..wording import counted
 from . import common
 from .common import say
 
@@ -91,8 +92,11 @@ def invocation(options: CommandLine) -> Invoked:
     path, given = _given(options.paths)
     if given is not None and not given.inside and not given.deleted:
         named = Settings.of(config_of(path), {"waivers": options.waivers})
-        if not _inputs_given(options.paths, named):  # a global input given checks the whole tree
+        inputs = _inputs_given(options.paths, named)
+        if not inputs:
             return Invoked(options=options, path=path, given=given)
+        # A global input given checks the whole tree it governs: the one under its folder.
+        path = _tree_under(os.path.dirname(os.path.abspath(inputs[0])), os.path.relpath(inputs[0]))
     one_of(options.color, COLORS, "--color", "color")
     one_of(options.output_format, VIEWS, "--output-format", "view")
     changes = None
@@ -225,7 +229,7 @@ def run(invocation: Invoked) -> int:
         named = " and ".join(shown)
         say(
             f"{why}{named} {'changes' if len(widened) == 1 else 'change'} every verdict (waivers, "
-            f"[tool.mlperf-check]); checked the whole tree: {len(report.results)} results"
+            f"[tool.mlperf-check]); checked the whole tree: {counted(len(report.results), 'result')}"
         )
     if not report.results and not report.has_errors:
         from ..model import holds_results
@@ -349,71 +353,158 @@ def _inputs_given(paths: list[str], settings: Settings) -> list[str]:
 
 
 def _given(paths: list[str]) -> tuple[str, Given | None]:
-    """The folder to check, and the paths given inside it (None when one folder is given:
-    a tree, a division or a submitter folder, checked whole). A path lies in the tree
-    above its division folder (closed/, open/, network/: any known round's), the nearest
-    that is one (`_division_at`); a system, benchmark or result folder, or a file, names the
-    results it affects. A path that is not there, and paths in two trees, are usage errors."""
+    """The folder to check, and the paths given inside it (None: the tree, or one division or
+    submitter folder, checked whole). Every path is read by one rule (`_place`): resolved as
+    the file system resolves it up to the tree it lies in, then named from that tree's root.
+    A root among the paths checks its whole tree; a division, submitter, system, benchmark or
+    result folder, or a file, names the results it affects; a file in no tree affects none.
+    A path that is not there, a folder in no tree, and paths in two trees are usage errors."""
+    rounds, divisions, holds = _tree_marks()
+    places: list[tuple[str, Place | None]] = []
+    for path in paths:
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: no such file or folder")
+        place = _place(path, divisions, holds)
+        if place is None and os.path.isdir(path):
+            if len(paths) == 1:
+                return path, None  # no tree at all: the check says where to look
+            raise common.no_results(path, rounds[-1])
+        places.append((path, place))
+    roots = {place.root: _shown(place.root) for _, place in places if place is not None}
+    if len(roots) > 1:
+        raise UsageError(
+            f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one"
+        )
+    if len(places) == 1 and places[0][1] is not None and places[0][1].whole:
+        return paths[0], None  # one root, division or submitter folder: checked whole, named as given
+    if any(place is not None and place.rel == "" for _, place in places):
+        return next(iter(roots.values())), None  # a root among the paths: its whole tree
+    inside = tuple(place.rel for _, place in places if place is not None)
+    folders = frozenset(place.rel for _, place in places if place is not None and place.folder)
+    outside = tuple(path for path, place in places if place is None)
+    deleted = _deleted(roots, divisions, holds)
+    if not roots and deleted:
+        roots = {deleted[0][0]: _shown(deleted[0][0])}
+    chosen = next(iter(roots), None)
+    gone = tuple(rel for root, rel in deleted if root == chosen)
+    return (roots[chosen] if chosen is not None else "."), Given(inside, folders, outside, gone)
+
+
+def _tree_marks() -> tuple[list[Round], frozenset[str], Callable[[str], bool]]:
+    """What tells a tree, in any known round: the rounds, their division folders, and whether
+    a folder holds a submitter folder, looked at once a run (not across runs of one process:
+    the tree may change in between)."""
     from ..rounds import available_rounds
 
     rounds = [common.load(name) for name in available_rounds()]
     divisions = frozenset(d for one in rounds for d in one.divisions)
     marks = frozenset(m for one in rounds for m in (one.results_root, "systems"))
-    # Whether a folder holds a submitter folder, looked at once a run (not across runs of one
-    # process: the tree may change in between).
-    holds = functools.cache(functools.partial(_holds_submitters, marks=marks))
-    if len(paths) == 1 and os.path.isdir(paths[0]):
-        parts = os.path.abspath(paths[0]).split(os.sep)
-        at = _division_at(parts, divisions, holds)
-        if at is None or len(parts) - at <= 2 or any(os.path.isdir(os.path.join(paths[0], d)) for d in divisions):
-            return paths[0], None  # a tree, a division or a submitter folder (model.locate), or no tree at all
-    roots: dict[str, str] = {}
-    inside, folders, outside = [], set(), []
-    for path in paths:
-        if not os.path.lexists(path):
-            raise UsageError(f"{path}: no such file or folder")
-        parts = os.path.abspath(path).split(os.sep)
-        at = _division_at(parts, divisions, holds)
-        if at is None:
-            outside.append(path)
-            continue
-        root = _root(parts, at)
-        roots.setdefault(os.path.realpath(root), root)
-        inside.append("/".join(parts[at:]))
-        if os.path.isdir(path):
-            folders.add(inside[-1])
-    if len(roots) > 1:
+    return rounds, divisions, functools.cache(functools.partial(_holds_submitters, marks=marks))
+
+
+def _tree_under(folder: str, named: str) -> str:
+    """The one tree at or under `folder` (the folder of a configuration or waivers file given
+    with no path in a tree, which governs it), read by `_place`, at most three folders down
+    and none hidden; a usage error when there is none or several."""
+    _, divisions, holds = _tree_marks()
+    found, level = [], [folder]
+    for _ in range(4):
+        found = sorted({p.root for p in (_place(f, divisions, holds) for f in level) if p is not None and not p.rel})
+        if found:
+            break
+        level = [e.path for f in level for e in _subfolders(f)]
+    if len(found) != 1:
+        where = f"{len(found)} trees ({', '.join(_shown(root) for root in found)})" if found else "no tree"
         raise UsageError(
-            f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one"
+            f"{named} governs {where} under {_shown(folder)}: give the folder that holds closed/, open/ or network/"
         )
-    deleted = _deleted(roots, divisions, holds)
-    if not roots and deleted:
-        roots = {os.path.realpath(deleted[0][0]): deleted[0][0]}
-    chosen = next(iter(roots.values()), ".")
-    gone = tuple(rel for root, rel in deleted if os.path.realpath(root) == os.path.realpath(chosen))
-    return chosen, Given(tuple(inside), frozenset(folders), tuple(outside), gone)
+    return _shown(found[0])
 
 
-def _root(parts: list[str], at: int) -> str:
-    """The tree above the division folder at `at` of an absolute path's parts, as shown:
-    relative to the current folder when inside it."""
-    root = os.sep.join(parts[:at]) or os.sep
+def _subfolders(folder: str) -> list[os.DirEntry[str]]:
+    """The folders in `folder` that are not hidden, links not followed."""
+    try:
+        with os.scandir(folder) as entries:
+            return [e for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a path given lies: the real path of its tree's root, and the path inside it
+    (POSIX; "" for the root itself). `folder`: the path is a folder."""
+
+    root: str
+    rel: str
+    folder: bool
+
+    @property
+    def whole(self) -> bool:
+        """A root, a division or a submitter folder: checked whole when given alone."""
+        return self.folder and len(self.rel.split("/")) <= 2 if self.rel else self.folder
+
+
+def _place(path: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> Place | None:
+    """Where `path` lies (`Place`), or None for a path in no tree. Links and `..` are resolved
+    as the file system does (a link to a submitter folder, `link/..`) until the path enters a
+    tree; inside it, names are the tree's own (a link in the tree is a file of it, as the
+    check reads it). The tree is the nearest one (`_division_at`); a folder that holds a
+    division folder is itself a root."""
+    parts = _resolved(path, divisions, holds)
+    real = os.sep.join(parts) or os.sep
+    folder = os.path.isdir(real)
+    if folder and _is_root(real, divisions, holds):
+        return Place(real, "", True)
+    at = _division_at(parts, divisions, holds)
+    if at is None:
+        return None
+    return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
+
+
+def _resolved(path: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> list[str]:
+    """The parts of `path`, absolute: each name resolved as the file system resolves it (links,
+    `..`) until the path lies in a tree; the names inside the tree as given."""
+    # os.path.abspath would drop `link/..` by name; the file system goes up from the link's target.
+    names = [name for name in os.path.join(os.getcwd(), path).split(os.sep) if name not in ("", ".")]
+    current = os.sep
+    for index, name in enumerate(names):
+        current = os.path.realpath(os.path.join(current, name))
+        parts = current.split(os.sep)
+        if _division_at(parts, divisions, holds) is not None:
+            rest = os.path.normpath(os.sep.join([current, *names[index + 1 :]]))
+            return rest.split(os.sep)
+    return current.split(os.sep)
+
+
+def _is_root(folder: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> bool:
+    """Whether a folder is a submission root: it holds a division folder that holds a
+    submitter folder, or, in no tree, any division folder (an empty tree, checked to say so)."""
+    present = [os.path.join(folder, d) for d in divisions if os.path.isdir(os.path.join(folder, d))]
+    if any(holds(d) for d in present):
+        return True
+    return bool(present) and _division_at(folder.split(os.sep), divisions, holds) is None
+
+
+def _shown(root: str) -> str:
+    """A tree's root as shown: relative to the current folder when inside it."""
     shown = os.path.relpath(root)
     return root if shown.startswith("..") else shown
 
 
 def _deleted(roots: dict[str, str], divisions: frozenset[str], holds: Callable[[str], bool]) -> list[tuple[str, str]]:
     """The files the index deletes (pre-commit passes only the files that stay), each as the
-    tree it lay in and its path there: in the tree of the paths given, else in one tree."""
+    real root of the tree it lay in and its path there (`_place`, from its folder, which is
+    still there): in the tree of the paths given, else in one tree."""
     from ..scope import staged_deletions
 
     found = []
     for name in staged_deletions(os.getcwd()):
-        parts = os.path.abspath(name).split(os.sep)
-        at = _division_at(parts, divisions, holds)
-        if at is not None:
-            found.append((_root(parts, at), "/".join(parts[at:])))
-    if not roots and len({os.path.realpath(root) for root, _ in found}) > 1:
+        folder, base = os.path.split(name)
+        place = _place(folder or ".", divisions, holds)
+        if place is not None and place.rel:
+            found.append((place.root, f"{place.rel}/{base}"))
+    if not roots and len({root for root, _ in found}) > 1:
         return []  # deletions in several trees and no path to choose one: each tree's own run checks them
     return found
 
@@ -431,10 +522,12 @@ def _division_at(parts: list[str], divisions: frozenset[str], holds: Callable[[s
 
 
 def _holds_submitters(folder: str, marks: frozenset[str]) -> bool:
-    """Whether a folder holds a submitter folder: one with a results/ or systems/ folder."""
+    """Whether a folder holds a submitter folder: one with a results/ or systems/ folder. A link
+    is no submitter folder (the check does not enter one that leaves the tree), so a link to a
+    submitter folder beside a tree does not make its folder a division."""
     try:
         with os.scandir(folder) as entries:
-            inner = [entry.path for entry in entries if entry.is_dir()]
+            inner = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
     except OSError:
         return False
     return any(os.path.isdir(os.path.join(path, mark)) for path in inner for mark in marks)
@@ -444,13 +537,13 @@ def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given 
     """What a narrowed check read and checked, and which paths affect no result."""
     if given is not None:
         noun = "path" if given.folders else "file"  # folders given, or files as pre-commit gives them
-        line = f"{given.count} {noun}{'' if given.count == 1 else 's'} given"
+        line = f"{counted(given.count, noun)} given"
         if given.deleted:
             line += f" and {len(given.deleted)} deleted in the git index"
-        line += f"; checked {checked} results"
+        line += f"; checked {counted(checked, 'result')}"
     else:
         assert scope is not None
-        line = f"--changed-since {changed_since}: {scope.changed} changed files; checked {checked} results"
+        line = f"--changed-since {changed_since}: {counted(scope.changed, 'changed file')}; checked {counted(checked, 'result')}"
     outside = scope.outside if scope is not None else given.outside if given is not None else ()
     if outside:
         one = len(outside) == 1
