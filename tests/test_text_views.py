@@ -65,7 +65,7 @@ def test_summary_counts_equal_the_findings_shown(shared: Report, view: str, quie
     assert numbers is not None, lines[-1]
     assert int(numbers.group(4)) == severities.count("error") == 3
     if quiet:
-        assert numbers.group(5) is None and lines[-1].endswith("(1 warnings and notes not shown: -q)")
+        assert numbers.group(5) is None and lines[-1].endswith("(1 warning or note not shown: -q)")
         assert severities.count("warning") == 0
     else:
         assert int(numbers.group(5)) == severities.count("warning") == 1

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates, shown_counts
+from ..wording import counted
 from .common import fix_of, place, pointer_shown, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
@@ -327,7 +328,7 @@ def summary(report: Report, shown: list[Shown], hidden: int = 0) -> Text:
     text.append(f"{len(report.results) - valid} invalid", style="bold red" if valid < len(report.results) else "")
     text.append("; " + ", ".join(found))
     if hidden:
-        text.append(f" ({hidden} warnings and notes not shown: -q)")
+        text.append(f" ({counted(hidden, 'warning or note', 'warnings and notes')} not shown: -q)")
     return text
 
 
