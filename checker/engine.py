@@ -89,6 +89,8 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
         name=rule.name,
         subject=subject,
         concerns=None if location else problem.concerns,
+        line=problem.line,
+        column=problem.column if problem.line is not None else None,
     )
 
 
@@ -367,7 +369,7 @@ def check(
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
     findings = apply_waivers(findings, waivers or [])
-    findings = locate_findings(tree.root, findings)  # their places, read once per file that has them
+    findings = locate_findings(tree, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}

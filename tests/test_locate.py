@@ -25,7 +25,7 @@ def test_a_loadgen_key_is_its_first_record_at_its_value(tmp_path: Path) -> None:
     log = _log(tmp_path, ("loadgen_version", "6.0"), ("effective_qsl_rng_seed", 1), ("effective_qsl_rng_seed", 2))
     assert positions(str(log), {"effective_qsl_rng_seed", "line 3", "absent_key"}) == {
         "effective_qsl_rng_seed": (2, 53),
-        "line 3": (3, None),
+        "line 3": (3, 53),  # a line of a log: the column of its record's value
     }
 
 
@@ -59,27 +59,38 @@ def test_broken_json_places_what_comes_before_the_fault(tmp_path: Path) -> None:
     }
 
 
-def test_a_yaml_key_by_its_dotted_path_and_a_text_key_by_its_word(tmp_path: Path) -> None:
+def test_a_yaml_key_by_its_dotted_path_and_a_text_key_where_its_reader_read_it(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("type: offline\nsettings:\n  runtime:\n    min_duration_ms: 600000\n")
-    assert positions(str(config), {"settings.runtime.min_duration_ms", "type", "runtime.gone"}) == {
+    assert positions(str(config), {"settings.runtime.min_duration_ms", "type", "runtime.gone", "/settings"}) == {
         "settings.runtime.min_duration_ms": (4, 5),
         "type": (1, 1),
+        "/settings": (2, 1),
     }
     summary = tmp_path / "mlperf_log_summary.txt"
-    summary.write_text("Completed samples per second: 3\n  Samples per second: 4\naccuracy=89.0%\n")
-    assert positions(str(summary), {"Samples per second", "acc"}) == {
+    summary.write_text(
+        "Completed samples per second: 3\n  Samples per second: 4\n* Result is : VALID\naccuracy=89.0%\n"
+    )
+    # A name is placed where parsers/text.py read it, never by a word of the text (`acc`).
+    assert positions(str(summary), {"Samples per second", "Result is", "acc"}) == {
         "Samples per second": (2, 3),
-        "acc": (3, 1),
+        "Result is": (3, 3),
     }
 
 
-def test_no_place_is_read_from_a_fifo_a_link_or_a_folder(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "fifo.json")
-    (tmp_path / "real.json").write_text('{"a": 1}')
-    (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
-    for name in ("fifo.json", "link.json", "."):
-        assert positions(str(tmp_path / name), {"/a", "line 2"}) == {"line 2": (2, None)}
+def test_no_place_is_read_from_a_fifo_a_folder_or_a_link_out_of_the_tree(tmp_path: Path) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    os.mkfifo(tree / "fifo.json")
+    (tree / "real.json").write_text('{"a": 1}')
+    (outside / "far.json").write_text('{"a": 1}')
+    (tree / "link.json").symlink_to(tree / "real.json")
+    (tree / "out.json").symlink_to(outside / "far.json")
+    for name in ("fifo.json", "out.json", "."):
+        assert positions(str(tree / name), {"/a", "line 2"}) == {"line 2": (2, None)}
+    # A link that stays in the tree is read, as the engine reads it (P4).
+    assert locate(str(tree), [Finding("AVL001", Severity.ERROR, "link.json", "m", pointer="/a")])[0].line == 1
 
 
 def test_locate_sets_the_place_of_each_finding_once_per_file(tmp_path: Path) -> None:
@@ -92,7 +103,7 @@ def test_locate_sets_the_place_of_each_finding_once_per_file(tmp_path: Path) -> 
     ]
     assert [(f.line, f.column) for f in locate(str(tmp_path), found)] == [
         (1, 49),
-        (9, None),
+        (9, None),  # a line carried: kept (the log has no line 9, so no column)
         (None, None),
         (None, None),
     ]
