@@ -182,3 +182,80 @@ def test_a_dotted_name_may_hold_keys_with_dots_and_a_large_json_is_not_followed(
     }
     monkeypatch.setattr("checker.locate.MAX_JSON", 10)
     assert positions(str(path), {"/tps", "line 2"}) == {"line 2": (2, None)}
+
+
+_LOG_KEYS = st.sampled_from(["effective_qsl_rng_seed", "result_validity", "effective_scenario", "ünï_key"])
+# A line of a log: a record, a broken copy of one (no comma before "time_ms": LOG001, not
+# read), a note that names a key (not a record), or a blank line.
+_LOG_LINES = st.lists(
+    st.tuples(st.sampled_from(["record", "broken", "note", "blank"]), _LOG_KEYS, st.integers(-(2**63), 2**64)),
+    max_size=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=_LOG_LINES, bom=st.booleans())
+def test_a_log_key_is_placed_at_the_record_the_parser_read(tmp_path_factory, lines, bom) -> None:
+    """attack24 P1/P2: whatever broken copies, notes and blank lines come before, and whatever
+    the first line is, a key is at its first readable record, at the column of its value."""
+    texts, first = ["\ufeffloadgen: a note\n" if bom else ""], {}
+    for kind, key, value in lines:
+        number = len([t for t in texts if t]) + 1
+        if kind == "record":
+            texts.append(RECORD.format(key=key, value=value))
+            first.setdefault(key, (number, len(f':::MLLOG {{"key": "{key}", "value": ') + 1))
+        elif kind == "broken":
+            texts.append(f':::MLLOG {{"key": "{key}", "value": {value} "time_ms": 0.1}}\n')
+        else:
+            texts.append(f"{key} = {value}\n" if kind == "note" else "\n")
+    path = tmp_path_factory.mktemp("log") / "mlperf_log_detail.txt"
+    path.write_text("".join(texts), encoding="utf-8")
+    keys = {"effective_qsl_rng_seed", "result_validity", "effective_scenario", "ünï_key"}
+    assert positions(str(path), keys) == {key: place for key, place in first.items() if key.isascii()}
+
+
+_CONF_KEYS = st.sampled_from(["*.Offline.qsl_rng_seed", "m.Server.target_qps", "*.*.min_duration"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(st.tuples(st.sampled_from(["set", "comment", "blank"]), _CONF_KEYS, st.text(" \t", max_size=2))))
+def test_a_setting_is_placed_at_the_line_parse_conf_read(tmp_path_factory, lines) -> None:
+    """attack24 P3: a comment naming a setting is not it; a key set twice is at its last line,
+    whose value parse_conf keeps; the column is where the key starts."""
+    texts, last = [], {}
+    for number, (kind, key, indent) in enumerate(lines, 1):
+        if kind == "set":
+            texts.append(f"{indent}{key} = 7 # {key} was 5\n")
+            last[key] = (number, len(indent) + 1)
+        else:
+            texts.append(f"# {key} = 1 was tried\n" if kind == "comment" else f"{indent}\n")
+    path = tmp_path_factory.mktemp("conf") / "user.conf"
+    path.write_text("".join(texts))
+    assert positions(str(path), {"*.Offline.qsl_rng_seed", "m.Server.target_qps", "*.*.min_duration"}) == last
+
+
+def test_a_long_dotted_name_is_placed_in_linear_time(tmp_path: Path) -> None:
+    """attack24 P9: a name of 61 dotted parts is read as the Endpoints reader reads it (the
+    longest key at each level), never by trying every way to cut it; a user.conf is read as
+    one whatever its first character."""
+    import time
+
+    name = ".".join(["a"] * 60) + ".qsl_rng_seed"
+    conf = tmp_path / "user.conf"
+    conf.write_text(f"{{ not json\n{name} = 1\n")
+    document = tmp_path / "config.json"
+    document.write_text(json.dumps({"a.a": {"a": {"x": 1}}, "a": {"a.a": 2}}))
+    started = time.perf_counter()
+    assert positions(str(conf), {name}) == {name: (2, 1)}
+    assert positions(str(document), {name, "a.a.a.x", "a.a.a"}) == {"a.a.a.x": (1, 16), "a.a.a": (1, 10)}
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_line_gets_the_column_its_reader_knows(tmp_path: Path) -> None:
+    """attack24 L1/P5: a broken JSON file's FIL007 has the decode error's column, a log's
+    `line N` the column of its record's value."""
+    _log(tmp_path, ("loadgen_version", "6.0"), ("error_invalid_config", "bad"))
+    found = Finding("PRF012", Severity.ERROR, "mlperf_log_detail.txt", "m", pointer="line 2")
+    placed = locate(str(tmp_path), [found])[0]
+    assert (placed.line, placed.column) == (2, len(':::MLLOG {"key": "error_invalid_config", "value": ') + 1)
+    # FIL007's column is stated by fixtures/cases/FIL007.yaml (trailing-comma: 4:25).
