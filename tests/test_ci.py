@@ -158,7 +158,7 @@ def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
         for r in document["runs"][0]["results"]
         if r["ruleId"] == "ACC007"
     ]
-    assert regions == [{"startLine": 14}] * 4
+    assert regions == [{"startLine": 14, "startColumn": 54}] * 4  # the record's value
     # A JSON pointer's member: its key's line and column (`    "host_processor_core_count": "N/A",`).
     placed = {
         (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]): r[
