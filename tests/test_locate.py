@@ -259,3 +259,34 @@ def test_a_line_gets_the_column_its_reader_knows(tmp_path: Path) -> None:
     placed = locate(str(tmp_path), [found])[0]
     assert (placed.line, placed.column) == (2, len(':::MLLOG {"key": "error_invalid_config", "value": ') + 1)
     # FIL007's column is stated by fixtures/cases/FIL007.yaml (trailing-comma: 4:25).
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["Samples per second", "Result is", "Scenario"]),
+            st.sampled_from(["", "  ", "* ", "  * "]),
+            st.sampled_from(["line", "banner", "blank"]),
+        ),
+        max_size=10,
+    )
+)
+def test_a_summary_name_is_placed_at_the_line_parse_summary_read(tmp_path_factory, lines) -> None:
+    """A summary's name is at the first `name : value` line that names it (the one
+    parse_summary keeps), at the column of the name without its asterisks; a banner line
+    (`=` first) that holds the name is not it."""
+    from checker.parsers.text import parse_summary
+
+    texts, first = [], {}
+    for number, (name, lead, kind) in enumerate(lines, 1):
+        if kind == "line":
+            texts.append(f"{lead}{name} : 1\n")
+            first.setdefault(name, (number, len(lead) + 1))
+        else:
+            texts.append(f"=== {name} : 2 ===\n" if kind == "banner" else "\n")
+    path = tmp_path_factory.mktemp("summary") / "mlperf_log_summary.txt"
+    path.write_text("".join(texts))
+    assert positions(str(path), {"Samples per second", "Result is", "Scenario"}) == first
+    summary, _ = parse_summary("".join(texts))
+    assert {name.lstrip(" *") for name in summary.fields} == set(first)
