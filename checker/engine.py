@@ -89,6 +89,8 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
         name=rule.name,
         subject=subject,
         concerns=None if location else problem.concerns,
+        line=problem.line,
+        column=problem.column if problem.line is not None else None,
     )
 
 
@@ -369,7 +371,7 @@ def check(
     findings = apply_waivers(
         findings, waivers or [], tree.root, functools.partial(_judged, whole=scope is None and not only, codes=codes)
     )
-    findings = locate_findings(tree.root, findings)  # their places, read once per file that has them
+    findings = locate_findings(tree, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}

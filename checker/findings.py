@@ -84,6 +84,10 @@ class Problem:
     expected: Any = None
     hint: str | None = None
     severity: Severity | None = None  # overrides the rule's default when set
+    # Where in `path` the value the rule read is (1-based), when the reader that read it
+    # knows (an accuracy match's line and column): carried as is, never searched for again.
+    line: int | None = None
+    column: int | None = None
     # For a system or submission rule: the folders whose results the finding concerns, each
     # one holding them or lying inside one (an empty `accuracy/` concerns its result; an
     # empty benchmark folder, none), when that is narrower than the rule's subject; () for no

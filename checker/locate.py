@@ -1,113 +1,176 @@
-"""Where in its file a finding is: the line and column (from 1) of its pointer.
+"""Where in its file a finding is: the line and column (from 1) of what it names.
 
-Rules name what they saw by a pointer (a loadgen key, a JSON pointer, a YAML or summary key,
-`line N`, `byte N`); positions are found here, once, after the rules, and only in the files
-that have findings, so no rule computes one and the hot path stays as fast. What a pointer
-names depends on the file:
+The reader that read a value knows where it was, and a finding carries that place from it:
+an accuracy match's line and column, a malformed line of a log or a user.conf, the line and
+column of a JSON decode error. What is left is resolved here, once, after the rules, only in
+the files that have findings, and always by the reading the engine gave that kind of file
+(its kind comes from its name, `kind_of`, never from its first bytes), so a position is the
+place of the value the rule judged, never a textual guess (a comment, a broken record, another
+member of the same name):
 
-- `line N`: that line; `byte N` (from 0): the line and column of that byte;
-- a loadgen detail log (`:::MLLOG` records): the first record of the key, as the parser keeps
-  its first value, at the column of its value;
-- JSON: the member a JSON pointer names (`/a/0/b`, at the key's opening quote; the nearest
-  member that exists when it is missing), or a key named by its dotted path or by its name;
-- YAML: the key at a dotted path (`settings.runtime.min_duration_ms`) or of that name;
-- any other text (a summary, accuracy.txt, user.conf): the first line with the key as a word
-  (else as the start of one).
+- a loadgen detail log: the record parsers/mllog.py kept for the key (its first readable
+  record: a broken one is skipped there, so here), at the column of its value; a `line N`
+  pointer, or a finding's own line, gets the column of that record's value;
+- JSON: the member a JSON pointer names (at the key's opening quote; the nearest member that
+  exists when it is missing); a dotted name as the Endpoints reader reads it
+  (parsers/endpoints.dotted_path), then followed as a pointer;
+- YAML: the key a JSON pointer or a dotted name (read so) names;
+- a loadgen summary, a compliance verify file, a user.conf or mlperf.conf: the line
+  parsers/text.py read for the name, at the column of the name;
+- `byte N` (from 0), in any file: the line and column of that byte.
 
-A file is read only when it is a regular file (never a link, a FIFO or a folder); a log is
-streamed line by line until every key is found, any other file is read whole only up to
-MAX_TEXT bytes (JSON, MAX_JSON characters). A place not found leaves the finding without a position."""
+Any other pointer is left unplaced. A file is opened as the engine opens it (Tree.open: a
+link inside the tree is followed, a link out of it, a FIFO or a folder is never read); a log
+is streamed, any other file is read whole only up to MAX_TEXT bytes (JSON: MAX_JSON). Every
+reading is linear in the file's size."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
-import stat
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
-from typing import BinaryIO, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import BinaryIO
 
 from . import yamlsafe
 from .findings import Finding
+from .parsers import endpoints, text
+from .parsers.mllog import KEY_HEAD, PREFIXES, Wanted, parse_mllog
+from .tree import FileChanged, Kind, Tree
 
 MAX_TEXT = 16 * 1024 * 1024  # a larger file (not a log) gets no positions
 MAX_JSON = 4 * 1024 * 1024  # nor a larger JSON file: following a pointer costs about 0.25 s a MB
-MAX_DOTS = 8  # a dotted name is read as at most this many keys
 _CHUNK = 1 << 16  # a log's line is read in pieces of this size; only its first is looked at
-_MLLOG = b":::MLLOG"
+_VALUE = b'"value": '
 _LINE = re.compile(r"line (\d+)\Z")
 _BYTE = re.compile(r"byte (\d+)\Z")
 _SPACE = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
 
 Position = tuple[int, int | None]
-_Place = TypeVar("_Place", int, tuple[int, int])
+
+# The places each text format's reader read its names at (parsers/text.py).
+_TEXT_PLACES: dict[str, Callable[[str], dict[str, tuple[int, int]]]] = {
+    "summary": text.summary_places,
+    "verify": text.verify_places,
+    "conf": text.conf_places,
+}
 
 
-def locate(root: str, findings: list[Finding]) -> list[Finding]:
-    """`findings` with their line and column set where their pointer names a place in their
-    file (under `root`); a finding that has a line keeps it."""
-    wanted: dict[str, list[int]] = defaultdict(list)  # a file's findings that have a pointer
+def kind_of(path: str) -> str:
+    """How the engine reads the file at `path`, by its name: `mllog` (a loadgen detail log),
+    `json`, `yaml`, `summary`, `verify`, `conf`, or `text` (read by no reader that names
+    places)."""
+    name = path.rpartition("/")[2].lower()
+    if name.endswith(".json"):
+        return "json"
+    if name.endswith((".yaml", ".yml")):
+        return "yaml"
+    if name.endswith("_detail.txt"):
+        return "mllog"
+    if name.endswith("_summary.txt"):
+        return "summary"
+    if name.startswith("verify_") and name.endswith(".txt"):
+        return "verify"
+    if name.endswith(".conf"):
+        return "conf"
+    return "text"
+
+
+def _request(finding: Finding) -> str | None:
+    """What is asked of a finding's file: its pointer when it has no line; when it has a line
+    but no column, its pointer when it names a key (its place gives the column when it is on
+    that line), else that line (a log's record gives its value's column)."""
+    if finding.line is None:
+        return finding.pointer or None
+    if finding.column is not None:
+        return None
+    return finding.pointer if finding.pointer and not _LINE.match(finding.pointer) else f"line {finding.line}"
+
+
+def locate(root: str | Tree, findings: list[Finding]) -> list[Finding]:
+    """`findings` with their line and column set where their file's reader places what they
+    name (module docstring); a finding keeps the line it carries."""
+    tree = root if isinstance(root, Tree) else Tree(root)
+    wanted: dict[str, list[int]] = defaultdict(list)  # a file's findings that ask for a place
     for index, finding in enumerate(findings):
-        if finding.line is None and finding.pointer and finding.path:
+        if finding.path and _request(finding):
             wanted[finding.path].append(index)
     if not wanted:
         return findings
     located = list(findings)
     for path, indices in wanted.items():
-        pointers = {findings[i].pointer or "" for i in indices}
+        asked = {_request(findings[i]) or "" for i in indices}
         try:
-            places = positions(os.path.join(root, path), pointers)
-        except (OSError, ValueError, RecursionError):  # a file that cannot be read: its findings say so
+            places = _read_places(tree, path, asked)
+        except (OSError, ValueError, RecursionError, FileChanged):  # a file that cannot be read: its findings say so
             continue
         for index in indices:
-            place = places.get(findings[index].pointer or "")
-            if place is not None:
-                located[index] = findings[index].with_(line=place[0], column=place[1])
+            finding = findings[index]
+            place = places.get(_request(finding) or "")
+            if place is None:
+                continue
+            if finding.line is None:
+                located[index] = finding.with_(line=place[0], column=place[1])
+            elif place[0] == finding.line and place[1] is not None:
+                located[index] = finding.with_(column=place[1])
     return located
 
 
 def positions(path: str, pointers: Iterable[str]) -> dict[str, Position]:
-    """The place of each pointer found in the file at `path` (module docstring)."""
+    """The place of each pointer found in the file at `path` (module docstring), opened as
+    the engine opens a file of a tree rooted at its folder."""
+    folder, _, name = os.path.abspath(path).rpartition(os.sep)
+    try:
+        return _read_places(Tree(folder or os.sep), name, set(pointers))
+    except (OSError, ValueError, RecursionError, FileChanged):
+        return {}
+
+
+def _read_places(tree: Tree, rel: str, pointers: set[str]) -> dict[str, Position]:
+    kind = kind_of(rel)
     found: dict[str, Position] = {}
+    lines: dict[str, int] = {}
     rest = set()
     for pointer in pointers:
         line = _LINE.match(pointer)
         if line:
-            found[pointer] = (int(line.group(1)), None)
+            lines[pointer] = int(line.group(1))
+        else:
+            rest.add(pointer)
+    if kind != "mllog":
+        found |= {pointer: (number, None) for pointer, number in lines.items()}
+        if not rest:
+            return found
+    entry = tree.entry(rel)
+    if entry.kind is not Kind.FILE or (kind != "mllog" and entry.size > MAX_TEXT):
+        return found
+    with os.fdopen(tree.open(entry), "rb") as stream:
+        if kind == "mllog":
+            return _in_log(stream, rest, lines)
+        content = stream.read(MAX_TEXT).decode("utf-8", "replace")
+    return found | _in_content(kind, content, rest)
+
+
+def _in_content(kind: str, content: str, pointers: set[str]) -> dict[str, Position]:
+    """The places of `pointers` in a file (not a log) of `kind` whose text is `content`."""
+    found: dict[str, Position] = {}
+    rest = set()
+    for pointer in pointers:
+        byte = _BYTE.match(pointer)
+        if byte:
+            found[pointer] = _line_column(content, _char_offset(content, int(byte.group(1))))
         else:
             rest.add(pointer)
     if not rest:
         return found
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return found
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        return found
-    with os.fdopen(fd, "rb") as stream:
-        head = stream.read(len(_MLLOG))
-        stream.seek(0)
-        if head == _MLLOG:
-            return found | _in_log(_lines(stream), rest)
-        if info.st_size > MAX_TEXT:
-            return found
-        text = stream.read(MAX_TEXT).decode("utf-8", "replace")
-    for pointer in list(rest):
-        byte = _BYTE.match(pointer)
-        if byte:
-            found[pointer] = _line_column(text, _char_offset(text, int(byte.group(1))))
-            rest.discard(pointer)
-    name = path.lower()
-    if name.endswith(".json") or text.lstrip()[:1] in ("{", "["):
-        return found | (_in_json(text, rest) if len(text) <= MAX_JSON else {})
-    if name.endswith((".yaml", ".yml")):
-        return found | _by_path(yamlsafe.positions(text), rest)
-    return found | _in_text(text, rest)
+    if kind == "json":
+        return found | (_in_json(content, rest) if len(content) <= MAX_JSON else {})
+    if kind == "yaml":
+        return found | _in_yaml(content, rest)
+    places = _TEXT_PLACES[kind](content) if kind in _TEXT_PLACES else {}
+    return found | {pointer: places[pointer] for pointer in rest if pointer in places}
 
 
 def _lines(stream: BinaryIO) -> Iterator[bytes]:
@@ -119,136 +182,139 @@ def _lines(stream: BinaryIO) -> Iterator[bytes]:
         whole = piece.endswith(b"\n")
 
 
-def _in_log(lines: Iterable[bytes], keys: set[str]) -> dict[str, Position]:
-    """The first record of each key: its line, and the column of its value."""
-    heads = {f'"key": "{key}"'.encode(): key for key in keys}
-    found: dict[str, Position] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.startswith(_MLLOG):
-            continue
-        end = line.find(b'", ', len(_MLLOG))
-        key = heads.pop(line[line.find(b'"key"') : end + 1], None) if end > 0 else None
-        if key is None:
-            continue
-        value = line.find(b'"value": ', end)
-        at = value + len(b'"value": ') if value >= 0 else 0
-        found[key] = (number, len(line[:at].decode("utf-8", "replace")) + 1)
-        if not heads:
-            break
-    return found
+def _in_log(stream: BinaryIO, keys: set[str], lines: Mapping[str, int]) -> dict[str, Position]:
+    """The record parsers/mllog.py keeps for each key (its first readable one), and each line
+    asked for, at the column of the record's value (None on a line that is not a record)."""
+    plain = [key for key in keys if key.isascii() and '"' not in key and "\\" not in key]
+    at: dict[str, int] = dict(lines)
+    if plain:
+        log, _ = parse_mllog(stream, Wanted(plain))
+        at |= {key: log.lines[key] for key in plain if key in log.lines}
+        stream.seek(0)
+    wanted = set(at.values())
+    columns: dict[int, int | None] = {}
+    for number, line in enumerate(_lines(stream), 1):
+        if number in wanted:
+            columns[number] = _value_column(line)
+            if len(columns) == len(wanted):
+                break
+    return {key: (number, columns.get(number)) for key, number in at.items()}
 
 
-def _char_offset(text: str, byte: int) -> int:
-    """The character offset in `text` of a byte offset in its UTF-8 encoding."""
-    return len(text.encode("utf-8", "replace")[:byte].decode("utf-8", "ignore"))
+def _value_column(line: bytes) -> int | None:
+    """The column (in characters, from 1) of a loadgen record's value, or None when the line
+    is not a record with a value (in its first _CHUNK bytes)."""
+    if not line.startswith(PREFIXES):
+        return None
+    head = line.find(KEY_HEAD)
+    quote = line.find(b'"', head + len(KEY_HEAD)) if head >= 0 else -1
+    value = line.find(_VALUE, quote) if quote >= 0 else -1
+    if value < 0:
+        return None
+    return len(line[: value + len(_VALUE)].decode("utf-8", "replace")) + 1
 
 
-def _line_column(text: str, offset: int) -> Position:
-    start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - start + 1
+def _char_offset(content: str, byte: int) -> int:
+    """The character offset in `content` of a byte offset in its UTF-8 encoding."""
+    return len(content.encode("utf-8", "replace")[:byte].decode("utf-8", "ignore"))
 
 
-def _in_json(text: str, pointers: set[str]) -> dict[str, Position]:
-    """Each pointer's member: a JSON pointer followed from the top (the nearest member that
-    exists when it goes further); a dotted path followed so (a key may hold dots: `99.0`);
-    else the first key of that name in the text."""
+def _line_column(content: str, offset: int) -> Position:
+    start = content.rfind("\n", 0, offset) + 1
+    return content.count("\n", 0, offset) + 1, offset - start + 1
+
+
+def _pointer_path(pointer: str) -> tuple[str, ...]:
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
+
+
+def _in_json(content: str, pointers: set[str]) -> dict[str, Position]:
+    """Each JSON pointer's member, followed from the top (the nearest member that exists when
+    it goes further); each dotted name's, read as the Endpoints reader reads it from the
+    document json reads (each level's keys looked at once: linear)."""
     found: dict[str, int] = {}
+    loaded: list[object] = []
     for pointer in pointers:
         if pointer == "" or pointer.startswith("/"):
-            path = tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:])
-            offset = _follow(text, path, nearest=True)
+            offset = _follow(content, _pointer_path(pointer), nearest=True)
         else:
-            offset = next(filter(None, (_follow(text, path) for path in _splits(pointer))), None)
-            if offset is None:
-                named = re.search(r'(?<!\\)"' + re.escape(json.dumps(pointer)[1:-1]) + r'"\s*:', text)
-                offset = named.start() if named else None
+            if not loaded:
+                try:
+                    loaded.append(json.loads(content))
+                except ValueError:
+                    loaded.append(None)
+            path = endpoints.dotted_path(loaded[0], pointer)
+            offset = _follow(content, path) if path is not None else None
         if offset is not None:
             found[pointer] = offset
     # Only the offsets found become lines: each costs a scan of the text before it.
-    return {pointer: _line_column(text, offset) for pointer, offset in found.items()}
+    return {pointer: _line_column(content, offset) for pointer, offset in found.items()}
 
 
-def _splits(dotted: str) -> Iterator[tuple[str, ...]]:
-    """Every way to read a dotted name as a path of keys, the fewest dots split first."""
-    parts = dotted.split(".")
-    cuts = range(1, len(parts))
-    for count in range(min(len(parts), MAX_DOTS)):
-        for chosen in itertools.combinations(cuts, count):
-            edges = (0, *chosen, len(parts))
-            yield tuple(".".join(parts[a:b]) for a, b in itertools.pairwise(edges))
-
-
-def _follow(text: str, path: tuple[str, ...], nearest: bool = False) -> int | None:
+def _follow(content: str, path: tuple[str, ...], nearest: bool = False) -> int | None:
     """The offset of the member (its key) or item at `path` in JSON text, or of the value at
     the top for (). Only the containers on the path are walked; every other value is skipped
     by the C decoder, so the cost is a linear scan. A member given twice is the last, as json
     reads it. Past a fault in the text, what came before counts. When the path goes further
     than the document: the nearest member that exists when `nearest`, else None."""
-    at = best = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
+    at = best = _SPACE.match(content, 0).end()  # type: ignore[union-attr]
     for key in path:
-        hit = _member(text, at, key)
+        hit = _member(content, at, key)
         if hit is None:
             return best if nearest else None
         best, at = hit
     return best
 
 
-def _member(text: str, at: int, key: str) -> tuple[int, int] | None:
+def _member(content: str, at: int, key: str) -> tuple[int, int] | None:
     """Where the member `key` (or the item at index `key`) of the container at `at` starts,
     and where its value does; None when it has none before the container ends or the text
     breaks (a fault is a finding of its own: what came before it counts)."""
-    mark = text[at] if at < len(text) else ""
+    mark = content[at] if at < len(content) else ""
     if mark not in ("{", "[") or (mark == "[" and not key.isdigit()):
         return None
     close, index, hit = "}" if mark == "{" else "]", 0, None
     try:
-        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
-        while text[at] != close:
+        at = _SPACE.match(content, at + 1).end()  # type: ignore[union-attr]
+        while content[at] != close:
             begin = value = at
             if mark == "{":
-                if text[at] != '"':
+                if content[at] != '"':
                     return hit  # not a key: the text breaks here
-                name, end = _DECODER.raw_decode(text, at)
-                colon = _SPACE.match(text, end).end()  # type: ignore[union-attr]
-                if text[colon] != ":":
+                name, end = _DECODER.raw_decode(content, at)
+                colon = _SPACE.match(content, end).end()  # type: ignore[union-attr]
+                if content[colon] != ":":
                     return hit
-                value = _SPACE.match(text, colon + 1).end()  # type: ignore[union-attr]
+                value = _SPACE.match(content, colon + 1).end()  # type: ignore[union-attr]
                 if name == key:
                     hit = (begin, value)  # a later one wins
             elif index == int(key):
                 return begin, value
-            at = _SPACE.match(text, _DECODER.raw_decode(text, value)[1]).end()  # type: ignore[union-attr]
+            at = _SPACE.match(content, _DECODER.raw_decode(content, value)[1]).end()  # type: ignore[union-attr]
             index += 1
-            if text[at] == ",":
-                at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
-            elif text[at] != close:
+            if content[at] == ",":
+                at = _SPACE.match(content, at + 1).end()  # type: ignore[union-attr]
+            elif content[at] != close:
                 return hit
     except (ValueError, IndexError):  # a value the decoder refuses, or the text ends
         return hit
     return hit
 
 
-def _by_path(places: Mapping[tuple[str, ...], _Place], pointers: set[str]) -> dict[str, _Place]:
-    """A key named by its dotted path from the top (a key may hold dots: `99.0`), else the
-    first key of that name anywhere, in the order of the file (places are its offsets or
-    its positions)."""
-    found: dict[str, _Place] = {}
-    for pointer in pointers:
-        dotted = [place for path, place in places.items() if path and ".".join(path) == pointer]
-        named = [place for path, place in places.items() if path and path[-1] == pointer]
-        chosen = min(dotted or named, default=None)
-        if chosen is not None:
-            found[pointer] = chosen
-    return found
-
-
-def _in_text(text: str, pointers: set[str]) -> dict[str, Position]:
-    """The first line holding each pointer as a word of its own, at its column; else the first
-    word it begins (`acc` of `accuracy=...`)."""
+def _in_yaml(content: str, pointers: set[str]) -> dict[str, Position]:
+    """The key a JSON pointer names, or a dotted name as the Endpoints reader reads it from
+    the document yamlsafe reads."""
+    places = yamlsafe.positions(content)
+    if not places:
+        return {}
+    try:
+        data = yamlsafe.loads(content, "the file")
+    except (yamlsafe.YamlError, ValueError):
+        data = None
     found: dict[str, Position] = {}
     for pointer in pointers:
-        word = rf"(?<!\w){re.escape(pointer)}"
-        match = re.search(word + r"(?!\w)", text) or re.search(word, text)
-        if match:
-            found[pointer] = _line_column(text, match.start())
+        path = _pointer_path(pointer) if pointer.startswith("/") else endpoints.dotted_path(data, pointer)
+        place = places.get(path) if path else None
+        if place is not None:
+            found[pointer] = place
     return found

@@ -57,7 +57,8 @@ class Reader:
     def _defects(self, path: str, defects: list[Defect]) -> None:
         for defect in defects:
             pointer = defect.pointer or (f"line {defect.line}" if defect.line else None)
-            self.report(defect.code, path, defect.message, pointer=pointer)
+            column = defect.column if defect.line else None
+            self.report(defect.code, path, defect.message, pointer=pointer, line=defect.line or None, column=column)
 
     # --- files -------------------------------------------------------------------------
     def exists(self, rel: str) -> bool:
@@ -196,6 +197,8 @@ class Reader:
                     rel,
                     f"{what} is not valid JSON{where}: {getattr(error, 'msg', error)}",
                     pointer=f"line {line}" if line else None,
+                    line=line or None,
+                    column=column if line else None,
                 )
                 return None
             except RecursionError:

@@ -89,6 +89,8 @@ def accuracy_within_gate(result: Scored, round: Round) -> Iterator[Problem]:
                 yield Problem(
                     path=_acc_path(result),
                     pointer=f"line {match.line}",
+                    line=match.line,
+                    column=match.column,
                     message=f"{gate.metric} {match.printed} {sign} {bound:.6g} ({_bounds(gate)}, round {round.name})",
                     observed=match.value,
                     expected=bound,
@@ -158,6 +160,8 @@ def accuracy_below_written_policy(result: Scored, round: Round) -> Iterator[Prob
                 yield Problem(
                     path=_acc_path(result),
                     pointer=f"line {match.line}",
+                    line=match.line,
+                    column=match.column,
                     observed=match.value,
                     expected=bound,
                     message=f"{gate.metric} {match.printed} {sign} {bound:.6g}, the written policy's bound "

@@ -143,10 +143,13 @@ def test01_accuracy_fallback(result: LoadgenRun, round: Round) -> Iterator[Probl
             )
             continue
         difference = abs(1 - base / comp) * 100 if comp else float("inf")
+        read = compliance.last(gate.metric)  # the match `get` read: its line and column
         if difference > delta:
             yield Problem(
                 path=fallback[1],
                 pointer=gate.metric,
+                line=read.line if read else None,
+                column=read.column if read else None,
                 message=f"{gate.metric} differs by {difference:.3f}% from the baseline ({comp:.6g} vs "
                 f"{base:.6g}); at most {delta:g}% is allowed",
                 observed=round_(difference),

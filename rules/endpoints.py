@@ -197,17 +197,17 @@ def endpoints_duration(result: EndpointsTimed, round: Round) -> Iterator[Problem
         )
 
 
-def _gate_value(result: EndpointsScored, gate: Gate, key: str) -> float | None:
-    """A gate's metric (under `key`) from accuracy_results.json. A model with a single gate may
-    report it as the headline score. Fractions are read as percent when the reference is a
-    percentage."""
+def _gate_value(result: EndpointsScored, gate: Gate, key: str) -> tuple[float | None, str]:
+    """A gate's metric (under `key`) from accuracy_results.json, and the pointer of the member
+    it was read from (`key` when absent). A model with a single gate may report it as the
+    headline score. Fractions are read as percent when the reference is a percentage."""
     report = result.endpoints_accuracy
-    value = report.value(key, gate.metric)
+    value, where = report.where(key, gate.metric)
     if value is None and len([g for g in result.round.gates(result.model, result.scenario or "") if g.key]) == 1:
-        value = report.headline
+        value, where = report.headline, None
     if value is not None and 0 <= value <= 1 and gate.reference > 1.5:
         value *= 100
-    return value
+    return value, where or key
 
 
 @rule("EPT006", "endpoints-accuracy")
@@ -254,7 +254,7 @@ def endpoints_accuracy(result: EndpointsScored, round: Round) -> Iterator[Proble
                 else f"; a warning: {gate.source}"
             )
         )
-        value = _gate_value(result, gate, key)
+        value, read = _gate_value(result, gate, key)
         if value is None:
             yield Problem(
                 path=path,
@@ -278,7 +278,7 @@ def endpoints_accuracy(result: EndpointsScored, round: Round) -> Iterator[Proble
             if missed:
                 yield Problem(
                     path=path,
-                    pointer=gate.key,
+                    pointer=read,
                     observed=value,
                     expected=missed[1],
                     severity=Severity.WARNING if stricter else severity,

@@ -422,3 +422,63 @@ def reading_cost(read, path: Path, buffering: int = -1) -> tuple[float, int]:
         return time.process_time() - start, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def misplaced(root: Path | str, finding) -> str | None:
+    """Why a finding's position is not the place of what it names, or None when it is: the
+    text at its line and column is the record the log's parser read (at its value), the JSON
+    member or YAML key its pointer names, the line a `line N` pointer names, the name of the
+    summary, verify or user.conf line the reader read. Lines end at `\\n` only."""
+    from checker.locate import kind_of
+
+    if finding.line is None:
+        return None if finding.column is None else "a column without a line"
+    path = Path(root) / finding.path
+    lines = path.read_bytes().decode("utf-8", "replace").split("\n")
+    if not 1 <= finding.line <= len(lines):
+        return f"line {finding.line} is past the file's {len(lines)} lines"
+    line, pointer, kind = lines[finding.line - 1], finding.pointer or "", kind_of(finding.path)
+    if pointer.startswith("line ") and int(pointer[5:]) != finding.line:
+        return f"pointer {pointer!r} placed at line {finding.line}"
+    if finding.column is None:
+        return None
+    if not 1 <= finding.column <= len(line) + 1:
+        return f"column {finding.column} is past line {finding.line}'s {len(line)} characters"
+    before, at = line[: finding.column - 1], line[finding.column - 1 :]
+    if kind == "mllog":
+        return _misplaced_in_log(path, finding, line, before)
+    return _misplaced_by_name(kind, pointer, at)
+
+
+def _misplaced_in_log(path: Path, finding, line: str, before: str) -> str | None:
+    """A log's finding is at the value of a record; of the record parsers/mllog.py read for
+    its key, when its pointer is a key."""
+    from checker.parsers.mllog import PREFIXES, Wanted, parse_mllog
+
+    pointer = finding.pointer or ""
+    if not line.encode().startswith(PREFIXES) or not before.endswith('"value": '):
+        return f"not the value of a record: {line[:80]!r}"
+    if pointer.startswith("line ") or not pointer.isascii() or '"' in pointer or "\\" in pointer:
+        return None
+    with path.open("rb") as stream:
+        read = parse_mllog(stream, Wanted([pointer]))[0].lines.get(pointer)
+    return None if read == finding.line else f"line {finding.line}, but the parser read {pointer!r} at line {read}"
+
+
+def _misplaced_by_name(kind: str, pointer: str, at: str) -> str | None:
+    """A JSON or YAML finding is at the member or key its pointer names; a text one at its name."""
+    if pointer.startswith("/"):
+        names = [json.dumps(p.replace("~1", "/").replace("~0", "~"), ensure_ascii=False) for p in pointer.split("/")]
+        if kind == "yaml":
+            names = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")]
+        # The member named (or the nearest that exists: one of its containers), or an item.
+        if pointer.rpartition("/")[2].isdigit():
+            return None
+        return None if at[:1] in "{[" or any(at.startswith(n) for n in names if n) else f"{pointer!r} at {at[:40]!r}"
+    if pointer.startswith(("line ", "byte ")) or kind == "text":
+        return None  # a line, a byte, or a place carried by the reader (an accuracy match)
+    if kind in ("json", "yaml"):  # a dotted name: its last key is a suffix of it
+        key = at[1 : at.index('"', 1)] if kind == "json" and at.startswith('"') else at.split(":", 1)[0]
+        return None if pointer == key or pointer.endswith("." + key) else f"{pointer!r} at {at[:40]!r}"
+    same = at.lower().startswith(pointer.lower()) if kind == "verify" else at.startswith(pointer)
+    return None if same else f"{pointer!r} at {at[:40]!r}"

@@ -19,6 +19,7 @@ from helpers import (
     copy_real_result,
     expand,
     findings_of,
+    misplaced,
     real_data,
     run,
     slips,
@@ -75,6 +76,8 @@ def test_case(document: dict, case: dict, tmp_path: Path) -> None:
         stated = [(i, entry[4]) for i, entry in enumerate(case["expect"]) if len(entry) == 5]
         places = [(i, {"line": report.findings[i].line, "column": report.findings[i].column}) for i, _ in stated]
         assert places == [(i, {"line": at["line"], "column": at.get("column")}) for i, at in stated]
+        # Every finding placed is at what it names (the record, member, key or line read).
+        assert [(f.code, f.pointer, why) for f in report.findings if (why := misplaced(root, f))] == []
         for place, valid in case.get("valid", {}).items():
             location = expand("{" + place + "}")
             verdict = {r.location: r.valid for r in report.results}[location]

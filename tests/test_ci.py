@@ -65,7 +65,7 @@ def test_github_annotations_with_repository_relative_paths(broken: Path, tmp_pat
     assert done.returncode == 1
     lines = [line for line in done.stdout.splitlines() if line.startswith("::")]
     assert lines == [  # the fix on the message's last line: the rule's Fix, as `explain` shows it
-        f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,line=1,title=ACC002 accuracy-within-gate::acc 80.000 < "
+        f"::error file=submission/{OFFLINE}/accuracy/accuracy.txt,line=1,col=10,title=ACC002 accuracy-within-gate::acc 80.000 < "
         "88.1719 (0.99 x reference 89.0625 = 88.1719, round demo-v6.1)%0Ahelp: " + RULES["ACC002"].sections["Fix"],
         f"::error file=submission/{SINGLE}/user.conf,title=MSR001 measurements-files::user.conf is missing%0Ahelp: "
         + RULES["MSR001"].sections["Fix"],
@@ -158,7 +158,7 @@ def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
         for r in document["runs"][0]["results"]
         if r["ruleId"] == "ACC007"
     ]
-    assert regions == [{"startLine": 14}] * 4
+    assert regions == [{"startLine": 14, "startColumn": 54}] * 4  # the record's value
     # A JSON pointer's member: its key's line and column (`    "host_processor_core_count": "N/A",`).
     placed = {
         (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]): r[

@@ -322,7 +322,7 @@ def test_quiet_shows_only_invalid_results_and_their_findings(example: Path) -> N
     assert result.exit_code == 1
     assert result.stdout == (
         f"{OFFLINE}  INVALID  522.247 Samples/s\n"
-        f"  error   ACC002 {OFFLINE}/accuracy/accuracy.txt:1: acc 10.000 < 88.1719 (0.99 x reference 89.0625 = "
+        f"  error   ACC002 {OFFLINE}/accuracy/accuracy.txt:1:10: acc 10.000 < 88.1719 (0.99 x reference 89.0625 = "
         "88.1719, round demo-v6.1)\n"
         "mlperf-check, round demo-v6.1: 2 results, 1 valid, 1 invalid; 1 error (2 warnings and notes not shown: -q)\n"
     )

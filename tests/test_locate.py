@@ -25,7 +25,7 @@ def test_a_loadgen_key_is_its_first_record_at_its_value(tmp_path: Path) -> None:
     log = _log(tmp_path, ("loadgen_version", "6.0"), ("effective_qsl_rng_seed", 1), ("effective_qsl_rng_seed", 2))
     assert positions(str(log), {"effective_qsl_rng_seed", "line 3", "absent_key"}) == {
         "effective_qsl_rng_seed": (2, 53),
-        "line 3": (3, None),
+        "line 3": (3, 53),  # a line of a log: the column of its record's value
     }
 
 
@@ -59,27 +59,38 @@ def test_broken_json_places_what_comes_before_the_fault(tmp_path: Path) -> None:
     }
 
 
-def test_a_yaml_key_by_its_dotted_path_and_a_text_key_by_its_word(tmp_path: Path) -> None:
+def test_a_yaml_key_by_its_dotted_path_and_a_text_key_where_its_reader_read_it(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("type: offline\nsettings:\n  runtime:\n    min_duration_ms: 600000\n")
-    assert positions(str(config), {"settings.runtime.min_duration_ms", "type", "runtime.gone"}) == {
+    assert positions(str(config), {"settings.runtime.min_duration_ms", "type", "runtime.gone", "/settings"}) == {
         "settings.runtime.min_duration_ms": (4, 5),
         "type": (1, 1),
+        "/settings": (2, 1),
     }
     summary = tmp_path / "mlperf_log_summary.txt"
-    summary.write_text("Completed samples per second: 3\n  Samples per second: 4\naccuracy=89.0%\n")
-    assert positions(str(summary), {"Samples per second", "acc"}) == {
+    summary.write_text(
+        "Completed samples per second: 3\n  Samples per second: 4\n* Result is : VALID\naccuracy=89.0%\n"
+    )
+    # A name is placed where parsers/text.py read it, never by a word of the text (`acc`).
+    assert positions(str(summary), {"Samples per second", "Result is", "acc"}) == {
         "Samples per second": (2, 3),
-        "acc": (3, 1),
+        "Result is": (3, 3),
     }
 
 
-def test_no_place_is_read_from_a_fifo_a_link_or_a_folder(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "fifo.json")
-    (tmp_path / "real.json").write_text('{"a": 1}')
-    (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
-    for name in ("fifo.json", "link.json", "."):
-        assert positions(str(tmp_path / name), {"/a", "line 2"}) == {"line 2": (2, None)}
+def test_no_place_is_read_from_a_fifo_a_folder_or_a_link_out_of_the_tree(tmp_path: Path) -> None:
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    tree.mkdir()
+    outside.mkdir()
+    os.mkfifo(tree / "fifo.json")
+    (tree / "real.json").write_text('{"a": 1}')
+    (outside / "far.json").write_text('{"a": 1}')
+    (tree / "link.json").symlink_to(tree / "real.json")
+    (tree / "out.json").symlink_to(outside / "far.json")
+    for name in ("fifo.json", "out.json", "."):
+        assert positions(str(tree / name), {"/a", "line 2"}) == {"line 2": (2, None)}
+    # A link that stays in the tree is read, as the engine reads it (P4).
+    assert locate(str(tree), [Finding("AVL001", Severity.ERROR, "link.json", "m", pointer="/a")])[0].line == 1
 
 
 def test_locate_sets_the_place_of_each_finding_once_per_file(tmp_path: Path) -> None:
@@ -92,7 +103,7 @@ def test_locate_sets_the_place_of_each_finding_once_per_file(tmp_path: Path) -> 
     ]
     assert [(f.line, f.column) for f in locate(str(tmp_path), found)] == [
         (1, 49),
-        (9, None),
+        (9, None),  # a line carried: kept (the log has no line 9, so no column)
         (None, None),
         (None, None),
     ]
@@ -171,3 +182,111 @@ def test_a_dotted_name_may_hold_keys_with_dots_and_a_large_json_is_not_followed(
     }
     monkeypatch.setattr("checker.locate.MAX_JSON", 10)
     assert positions(str(path), {"/tps", "line 2"}) == {"line 2": (2, None)}
+
+
+_LOG_KEYS = st.sampled_from(["effective_qsl_rng_seed", "result_validity", "effective_scenario", "ünï_key"])
+# A line of a log: a record, a broken copy of one (no comma before "time_ms": LOG001, not
+# read), a note that names a key (not a record), or a blank line.
+_LOG_LINES = st.lists(
+    st.tuples(st.sampled_from(["record", "broken", "note", "blank"]), _LOG_KEYS, st.integers(-(2**63), 2**64)),
+    max_size=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=_LOG_LINES, bom=st.booleans())
+def test_a_log_key_is_placed_at_the_record_the_parser_read(tmp_path_factory, lines, bom) -> None:
+    """attack24 P1/P2: whatever broken copies, notes and blank lines come before, and whatever
+    the first line is, a key is at its first readable record, at the column of its value."""
+    texts, first = ["\ufeffloadgen: a note\n" if bom else ""], {}
+    for kind, key, value in lines:
+        number = len([t for t in texts if t]) + 1
+        if kind == "record":
+            texts.append(RECORD.format(key=key, value=value))
+            first.setdefault(key, (number, len(f':::MLLOG {{"key": "{key}", "value": ') + 1))
+        elif kind == "broken":
+            texts.append(f':::MLLOG {{"key": "{key}", "value": {value} "time_ms": 0.1}}\n')
+        else:
+            texts.append(f"{key} = {value}\n" if kind == "note" else "\n")
+    path = tmp_path_factory.mktemp("log") / "mlperf_log_detail.txt"
+    path.write_text("".join(texts), encoding="utf-8")
+    keys = {"effective_qsl_rng_seed", "result_validity", "effective_scenario", "ünï_key"}
+    assert positions(str(path), keys) == {key: place for key, place in first.items() if key.isascii()}
+
+
+_CONF_KEYS = st.sampled_from(["*.Offline.qsl_rng_seed", "m.Server.target_qps", "*.*.min_duration"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(st.tuples(st.sampled_from(["set", "comment", "blank"]), _CONF_KEYS, st.text(" \t", max_size=2))))
+def test_a_setting_is_placed_at_the_line_parse_conf_read(tmp_path_factory, lines) -> None:
+    """attack24 P3: a comment naming a setting is not it; a key set twice is at its last line,
+    whose value parse_conf keeps; the column is where the key starts."""
+    texts, last = [], {}
+    for number, (kind, key, indent) in enumerate(lines, 1):
+        if kind == "set":
+            texts.append(f"{indent}{key} = 7 # {key} was 5\n")
+            last[key] = (number, len(indent) + 1)
+        else:
+            texts.append(f"# {key} = 1 was tried\n" if kind == "comment" else f"{indent}\n")
+    path = tmp_path_factory.mktemp("conf") / "user.conf"
+    path.write_text("".join(texts))
+    assert positions(str(path), {"*.Offline.qsl_rng_seed", "m.Server.target_qps", "*.*.min_duration"}) == last
+
+
+def test_a_long_dotted_name_is_placed_in_linear_time(tmp_path: Path) -> None:
+    """attack24 P9: a name of 61 dotted parts is read as the Endpoints reader reads it (the
+    longest key at each level), never by trying every way to cut it; a user.conf is read as
+    one whatever its first character."""
+    import time
+
+    name = ".".join(["a"] * 60) + ".qsl_rng_seed"
+    conf = tmp_path / "user.conf"
+    conf.write_text(f"{{ not json\n{name} = 1\n")
+    document = tmp_path / "config.json"
+    document.write_text(json.dumps({"a.a": {"a": {"x": 1}}, "a": {"a.a": 2}}))
+    started = time.perf_counter()
+    assert positions(str(conf), {name}) == {name: (2, 1)}
+    assert positions(str(document), {name, "a.a.a.x", "a.a.a"}) == {"a.a.a.x": (1, 16), "a.a.a": (1, 10)}
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_line_gets_the_column_its_reader_knows(tmp_path: Path) -> None:
+    """attack24 L1/P5: a broken JSON file's FIL007 has the decode error's column, a log's
+    `line N` the column of its record's value."""
+    _log(tmp_path, ("loadgen_version", "6.0"), ("error_invalid_config", "bad"))
+    found = Finding("PRF012", Severity.ERROR, "mlperf_log_detail.txt", "m", pointer="line 2")
+    placed = locate(str(tmp_path), [found])[0]
+    assert (placed.line, placed.column) == (2, len(':::MLLOG {"key": "error_invalid_config", "value": ') + 1)
+    # FIL007's column is stated by fixtures/cases/FIL007.yaml (trailing-comma: 4:25).
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.sampled_from(["Samples per second", "Result is", "Scenario"]),
+            st.sampled_from(["", "  ", "* ", "  * "]),
+            st.sampled_from(["line", "banner", "blank"]),
+        ),
+        max_size=10,
+    )
+)
+def test_a_summary_name_is_placed_at_the_line_parse_summary_read(tmp_path_factory, lines) -> None:
+    """A summary's name is at the first `name : value` line that names it (the one
+    parse_summary keeps), at the column of the name without its asterisks; a banner line
+    (`=` first) that holds the name is not it."""
+    from checker.parsers.text import parse_summary
+
+    texts, first = [], {}
+    for number, (name, lead, kind) in enumerate(lines, 1):
+        if kind == "line":
+            texts.append(f"{lead}{name} : 1\n")
+            first.setdefault(name, (number, len(lead) + 1))
+        else:
+            texts.append(f"=== {name} : 2 ===\n" if kind == "banner" else "\n")
+    path = tmp_path_factory.mktemp("summary") / "mlperf_log_summary.txt"
+    path.write_text("".join(texts))
+    assert positions(str(path), {"Samples per second", "Result is", "Scenario"}) == first
+    summary, _ = parse_summary("".join(texts))
+    assert {name.lstrip(" *") for name in summary.fields} == set(first)

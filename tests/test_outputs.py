@@ -160,7 +160,7 @@ def test_text_lists_shared_findings_once_and_names_them_under_each_invalid_resul
         f"  error   SYS001 {SYSTEM}:1:1 [/framework]: required field `framework` is missing (affects 2 results)",
         f"  error   STR005 closed/SecondCo/src: {STR005} (affects 2 results)",
         f"{OFFLINE}  INVALID  522.247 Samples/s",
-        f"  error   ACC002 {ACCURACY}:1: {ACC002}",
+        f"  error   ACC002 {ACCURACY}:1:10: {ACC002}",
         f"  also invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
         f"{SINGLE}  INVALID  2.41858 Latency (ms)",
         f"  invalidated by SYS001 {SYSTEM} (see Submissions and systems)",
@@ -207,7 +207,8 @@ def test_github_annotates_a_shared_finding_once(shared, workspace) -> None:
         "::error file=demo-v6.1/closed/MLCheckDemo/systems/cpu-1x-numpy.json,line=1,col=1,title=SYS001 "
         "required-field-missing::"
         "required field `framework` is missing [/framework] (affects 2 results)" + _help("SYS001"),
-        f"::error file=demo-v6.1/{ACCURACY},line=1,title=ACC002 accuracy-within-gate::{ACC002}" + _help("ACC002"),
+        f"::error file=demo-v6.1/{ACCURACY},line=1,col=10,title=ACC002 accuracy-within-gate::{ACC002}"
+        + _help("ACC002"),
         f"::error file=demo-v6.1/closed/SecondCo/src,title=STR005 code-for-benchmark::{STR005} (affects 2 results)"
         + _help("STR005"),
         "::warning file=demo-v6.1/closed/MLCheckDemo/documentation/notes,title=STR007 empty-folder::empty folder"
@@ -230,7 +231,7 @@ def test_job_summary_names_the_causes_and_lists_shared_findings_once(shared, wor
         "- warning **STR007** `demo-v6.1/closed/MLCheckDemo/documentation/notes`: empty folder",
         f"- error **SYS001** `demo-v6.1/{SYSTEM}:1:1` (/framework): required field \\`framework\\` is missing "
         "(affects 2 results)",
-        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1`: " + ACC002.replace("<", "\\<"),  # literal Markdown
+        f"- error **ACC002** `demo-v6.1/{ACCURACY}:1:10`: " + ACC002.replace("<", "\\<"),  # literal Markdown
         f"- error **STR005** `demo-v6.1/closed/SecondCo/src`: {STR005} (affects 2 results)",
     ]
 
@@ -253,7 +254,7 @@ def test_junit_failures_name_their_causes_and_shared_findings_appear_once(shared
     system = f"{SUBMISSION}/results/cpu-1x-numpy"
     assert failure(system, "demo-mlp-99/Offline") == (
         "2 error(s): ACC002, SYS001",
-        f'error ACC002 {ACCURACY}:1: {ACC002}\nerror SYS001 {SYSTEM}:1:1 [/framework] (see "submission and systems")',
+        f'error ACC002 {ACCURACY}:1:10: {ACC002}\nerror SYS001 {SYSTEM}:1:1 [/framework] (see "submission and systems")',
     )
     assert failure(system, "demo-mlp-99/SingleStream") == (
         "1 error(s): SYS001",

@@ -122,7 +122,10 @@ def test_accuracy_lines_read_with_the_rounds_patterns(round_name: str, text: str
 def test_every_match_is_kept_and_the_last_is_printed() -> None:
     patterns = _patterns("v6.0", "acc")
     report, _ = parse_accuracy("accuracy=76.100%\nnoise\naccuracy=75.000%\nhash=ab\n", patterns)
-    assert [(m.printed, m.value, m.line) for m in report.found("acc")] == [("76.100", 76.1, 1), ("75.000", 75.0, 3)]
+    assert [(m.printed, m.value, m.line, m.column) for m in report.found("acc")] == [
+        ("76.100", 76.1, 1, 10),
+        ("75.000", 75.0, 3, 10),
+    ]
     assert (report.printed("acc"), report.get("acc")) == ("75.000", 75.0)
 
 
@@ -131,7 +134,9 @@ def test_accuracy_without_values() -> None:
     assert report.empty and report.hash == "abc" and defects == []
     odd, defects = parse_accuracy("accuracy=1.2.3%\n", _patterns("v6.0", "acc"))
     assert odd.found("acc") == []  # not a number: refused by its declaration
-    assert defects == [Defect("FIL012", 'line 1: acc is "1.2.3", not a number from 0 to 1e+15', line=1, pointer="acc")]
+    assert defects == [
+        Defect("FIL012", 'line 1: acc is "1.2.3", not a number from 0 to 1e+15', line=1, pointer="acc", column=10)
+    ]
 
 
 def test_conf_lines() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from checker.commands.table import TableFormat, render, table_row, valid_rows
 from checker.engine import Report
-from helpers import REAL_ROOT, TABLES_ROOT, real_data, real_report, run, tree_digest
+from helpers import REAL_ROOT, TABLES_ROOT, misplaced, real_data, real_report, run, tree_digest
 
 pytestmark = pytest.mark.real
 
@@ -323,3 +323,16 @@ def test_inference_is_allowed_where_each_round_allowed_it() -> None:
         True,
         True,
     ]
+
+
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_every_finding_placed_is_at_what_it_names(round_name: str) -> None:
+    """On real submissions too, a finding's line and column are the record its log's parser
+    read, the member, key or line its pointer names (helpers.misplaced)."""
+    report = _report(round_name)
+    placed = [f for f in report.findings if f.line is not None]
+    assert [(f.code, f.path, f.pointer, why) for f in placed if (why := misplaced(report.root, f))] == []
+    assert len(placed) == PLACED[round_name]
+
+
+PLACED = {"v5.1": 10, "v6.0": 10, "v6.1": 0}  # findings with a line: every one with a pointer

@@ -336,12 +336,12 @@ def test_escape_sequences_are_shown_not_sent_in_text_and_github(example: Path, t
         assert "\x1b" not in output and "\x07" not in output
     assert f"{shown}  INVALID  522.247 Samples/s" in text.stdout.splitlines()
     assert (
-        f"  warning PRF012 {shown}/performance/run_1/mlperf_log_detail.txt:91: loadgen error "
+        f"  warning PRF012 {shown}/performance/run_1/mlperf_log_detail.txt:91:44: loadgen error "
         "error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails performance logs on "
         "loadgen errors only with --submission-exceptions)"
     ) in text.stdout.splitlines()
     assert (
-        f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,title=PRF012 loadgen-errors::"
+        f"::warning file={shown}/performance/run_1/mlperf_log_detail.txt,line=91,col=44,title=PRF012 loadgen-errors::"
         "loadgen error error_runtime: \\x1b]0;pwned\\x07\\x1b[2Jbad (a warning: the round's checker fails "
         "performance logs on loadgen errors only with --submission-exceptions)%0Ahelp: "
         + RULES["PRF012"].sections["Fix"]

@@ -19,6 +19,7 @@ class Defect:
     message: str
     line: int | None = None
     pointer: str | None = None
+    column: int | None = None  # of what the defect is about on `line`, when the parser knows it
 
 
 class Malformed(Exception):

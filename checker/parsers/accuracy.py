@@ -28,6 +28,7 @@ class Match:
     printed: str  # the value as the script printed it (the table shows this)
     value: float  # the number it spells
     line: int
+    column: int = 1  # where the printed value starts on its line
 
 
 @dataclass
@@ -38,15 +39,20 @@ class AccuracyReport:
     def found(self, metric: str) -> list[Match]:
         return self.matches.get(metric, [])
 
+    def last(self, metric: str) -> Match | None:
+        """The last match of the metric: what `printed` and `get` read, and where."""
+        found = self.found(metric)
+        return found[-1] if found else None
+
     def printed(self, metric: str) -> str | None:
         """The last value printed for the metric, as printed."""
-        found = self.found(metric)
-        return found[-1].printed if found else None
+        last = self.last(metric)
+        return last.printed if last else None
 
     def get(self, metric: str) -> float | None:
         """The last value printed for the metric, as a number."""
-        found = self.found(metric)
-        return found[-1].value if found else None
+        last = self.last(metric)
+        return last.value if last else None
 
     @property
     def empty(self) -> bool:
@@ -83,8 +89,9 @@ def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tupl
             if found and found.groups():
                 printed = found.group(1) or ""  # a group that took no part reads as no number
                 value, problem = declared.read_text(metric, printed)
+                column = max(found.start(1), 0) + 1  # where the value is printed
                 if problem is None:
-                    report.matches.setdefault(metric, []).append(Match(printed, value, number))
+                    report.matches.setdefault(metric, []).append(Match(printed, value, number, column))
                 elif len(defects) < 20:
-                    defects.append(defect(problem, line=number))
+                    defects.append(defect(problem, line=number, column=column))
     return report, defects

@@ -18,20 +18,32 @@ from .typed import declaration, defect, pointer
 _ABSENT = object()
 
 
-def _dig(data: Any, dotted: str, absent: Any = None) -> Any:
-    """`a.b.c` into nested dicts; keys may themselves hold dots (percentiles use "99.0"),
-    so the longest key that matches at each level wins. `absent` when nothing is there."""
-    node, rest = data, dotted
+def dotted_path(data: Any, dotted: str) -> tuple[str, ...] | None:
+    """The keys `a.b.c` names in nested dicts; keys may themselves hold dots (percentiles use
+    "99.0"), so the longest key that matches at each level wins. None when nothing is there.
+    One look at each level's keys: linear in the size of the data."""
+    node, rest, path = data, dotted, []
     while rest:
         if not isinstance(node, dict):
-            return absent
+            return None
         for key in sorted((k for k in node if isinstance(k, str)), key=len, reverse=True):
             if rest == key or rest.startswith(key + "."):
                 node, rest = node[key], rest[len(key) + 1 :]
+                path.append(key)
                 break
         else:
-            return absent
-    return node
+            return None
+    return tuple(path)
+
+
+def _dig(data: Any, dotted: str, absent: Any = None) -> Any:
+    """The value at `dotted` (dotted_path), `absent` when nothing is there."""
+    path = dotted_path(data, dotted)
+    if path is None:
+        return absent
+    for key in path:
+        data = data[key]
+    return data
 
 
 def _typed_paths(data: dict[str, Any], kind: str) -> list[Defect]:
@@ -115,14 +127,27 @@ class EndpointsAccuracy:
 
     def value(self, *names: str) -> float | None:
         """A named metric: at the top level, or in a dataset entry or its `breakdown`."""
-        places = [self.data] + [place for e in self.scores for place in (e, e.get("score"), e.get("breakdown"))]
-        for place in places:
+        return self.where(*names)[0]
+
+    def where(self, *names: str) -> tuple[float | None, str | None]:
+        """`value`, and the JSON pointer of the member it was read from (None when absent)."""
+        places: list[tuple[Any, str]] = [(self.data, "")]
+        entries = self.data.get("accuracy_scores")
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            if isinstance(entry, dict) and entry.get("dataset_type", "accuracy") == "accuracy":  # as `scores`
+                at = f"/accuracy_scores/{index}"
+                places += [
+                    (entry, at),
+                    (entry.get("score"), f"{at}/score"),
+                    (entry.get("breakdown"), f"{at}/breakdown"),
+                ]
+        for place, at in places:
             if isinstance(place, dict):
                 for name in names:
                     found = number(place.get(name))
                     if found is not None:
-                        return found
-        return None
+                        return found, f"{at}/{pointer((name,))[1:]}"
+        return None, None
 
     @property
     def headline(self) -> float | None:

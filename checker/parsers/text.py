@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,21 +46,38 @@ class Summary:
         return self._text("Mode")
 
 
-def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
-    summary = Summary()
-    lines: dict[str, int] = {}
+def _summary_lines(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """Each `name : value` line of a summary: its number, the column of its name, the name as
+    printed and the value (one reading for parse_summary and summary_places)."""
     for number, line in enumerate(text.splitlines(), 1):
         match = _SUMMARY_LINE.match(line)
         if match and not line.startswith("="):
-            name = match.group(1)
-            if name not in summary.fields:
-                summary.fields[name] = match.group(2)
-                lines.setdefault(name.lstrip(" *").strip(), number)
+            yield number, match.start(1) + 1, match.group(1), match.group(2)
+
+
+def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
+    summary = Summary()
+    lines: dict[str, int] = {}
+    for number, _, name, value in _summary_lines(text):
+        if name not in summary.fields:
+            summary.fields[name] = value
+            lines.setdefault(name.lstrip(" *").strip(), number)
     defects = [] if summary.fields else [Defect("LOG003", "holds no `name : value` lines")]
     summary.values, found = _typed_lines(
         summary.fields, "loadgen_summary", lines, lambda name: name.lstrip(" *").strip()
     )
     return summary, defects + found
+
+
+def summary_places(text: str) -> dict[str, tuple[int, int]]:
+    """Where the line parse_summary read for each name is (its line, the column of its name),
+    by the name as printed and without leading asterisks: the first line of a name counts."""
+    places: dict[str, tuple[int, int]] = {}
+    for number, column, name, _ in _summary_lines(text):
+        bare = name.lstrip(" *")
+        places.setdefault(name, (number, column))
+        places.setdefault(bare.strip(), (number, column + len(name) - len(bare)))
+    return places
 
 
 def _typed_lines(
@@ -99,18 +116,26 @@ _VERDICT = re.compile(r"^\s*TEST\s+(PASS|FAIL)\s*$", re.IGNORECASE)
 _CHECK = re.compile(r"^\s*([A-Za-z][^:=]*?)\s*[:=]\s*(.+?)\s*$")
 
 
+def _verify_lines(text: str) -> Iterator[tuple[int, bool | None, re.Match[str] | None]]:
+    """Each line of a verify file: its number, its verdict (a TEST PASS/FAIL line) or its
+    `name = value` match (one reading for parse_verify and verify_places)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        verdict = _VERDICT.match(line)
+        if verdict:
+            yield number, verdict.group(1).upper() == "PASS", None
+        else:
+            yield number, None, _CHECK.match(line)
+
+
 def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
     passed: bool | None = None
     checks: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        match = _VERDICT.match(line)
-        if match:
+    for number, this, check in _verify_lines(text):
+        if this is not None:
             # Several verdict lines: any FAIL wins.
-            this = match.group(1).upper() == "PASS"
             passed = this if passed is None else (passed and this)
             continue
-        check = _CHECK.match(line)
         if check and check.group(1).lower() not in checks:
             checks[check.group(1).lower()] = check.group(2)
             lines[check.group(1).lower()] = number
@@ -119,23 +144,47 @@ def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
     return Verdict(passed, {**checks, **typed}), defects + found
 
 
+def verify_places(text: str) -> dict[str, tuple[int, int]]:
+    """Where the check parse_verify read for each name is (its line, the column of its name),
+    by the name as printed and lower-cased: the first line of a name counts."""
+    places: dict[str, tuple[int, int]] = {}
+    for number, _, check in _verify_lines(text):
+        if check:
+            places.setdefault(check.group(1), (number, check.start(1) + 1))
+            places.setdefault(check.group(1).lower(), (number, check.start(1) + 1))
+    return places
+
+
 _CONF_LINE = re.compile(r"^\s*([^#=\s][^=]*?)\s*=\s*(.*?)\s*$")
 
 
-def parse_conf(text: str) -> tuple[dict[str, str], list[Defect]]:
-    """`model.scenario.key = value` lines; comments start with #."""
-    values: dict[str, str] = {}
-    defects: list[Defect] = []
+def _conf_lines(text: str) -> Iterator[tuple[int, int, re.Match[str] | None, str]]:
+    """Each setting line of a user.conf or mlperf.conf (comments and blank lines skipped): its
+    number, the column where its text starts, its `key = value` match (None when it is not
+    one) and its text (one reading for parse_conf and conf_places)."""
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.split("#", 1)[0].strip()
-        if not stripped:
-            continue
-        match = _CONF_LINE.match(stripped)
+        if stripped:
+            yield number, len(line) - len(line.lstrip()) + 1, _CONF_LINE.match(stripped), stripped
+
+
+def parse_conf(text: str) -> tuple[dict[str, str], list[Defect]]:
+    """`model.scenario.key = value` lines; comments start with #. A key set twice has its last value."""
+    values: dict[str, str] = {}
+    defects: list[Defect] = []
+    for number, column, match, stripped in _conf_lines(text):
         if not match:
-            defects.append(Defect("LOG004", f"line {number} is not `key = value`: {stripped[:80]}", line=number))
+            message = f"line {number} is not `key = value`: {stripped[:80]}"
+            defects.append(Defect("LOG004", message, line=number, column=column))
             continue
         values[match.group(1)] = match.group(2)
     return values, defects
+
+
+def conf_places(text: str) -> dict[str, tuple[int, int]]:
+    """Where the setting parse_conf read for each key is (its line, the column of its key):
+    the last line that sets it, as its value is the last."""
+    return {match.group(1): (number, column) for number, column, match, _ in _conf_lines(text) if match}
 
 
 def _stamp(text: str) -> float | None:

@@ -495,11 +495,14 @@ def pointer(path: Where) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def defect(problem: Malformation, line: int | None = None, point: str | None = None) -> Defect:
+def defect(
+    problem: Malformation, line: int | None = None, point: str | None = None, column: int | None = None
+) -> Defect:
     """A malformation as the FIL012 defect the reader turns into a finding: the pointer is
-    the key (or `point`), and the message says the line when there is one."""
+    the key (or `point`), and the message says the line when there is one (and the finding
+    carries the column of the value, when the parser knows it)."""
     where = f"line {line}" if line is not None else ""
-    return Defect(CODE, message(where, problem), line=line, pointer=point or _key(problem.path))
+    return Defect(CODE, message(where, problem), line=line, pointer=point or _key(problem.path), column=column)
 
 
 # --- text that stands for a number --------------------------------------------------------
