@@ -232,11 +232,11 @@ def _in_json(content: str, pointers: set[str]) -> dict[str, Position]:
     """Each JSON pointer's member, followed from the top (the nearest member that exists when
     it goes further); each dotted name's, read as the Endpoints reader reads it from the
     document json reads (each level's keys looked at once: linear)."""
-    found: dict[str, int] = {}
+    paths: dict[str, tuple[tuple[str, ...], bool]] = {}
     loaded: list[object] = []
     for pointer in pointers:
         if pointer == "" or pointer.startswith("/"):
-            offset = _follow(content, _pointer_path(pointer), nearest=True)
+            paths[pointer] = (_pointer_path(pointer), True)
         else:
             if not loaded:
                 try:
@@ -244,11 +244,57 @@ def _in_json(content: str, pointers: set[str]) -> dict[str, Position]:
                 except ValueError:
                     loaded.append(None)
             path = endpoints.dotted_path(loaded[0], pointer)
-            offset = _follow(content, path) if path is not None else None
-        if offset is not None:
+            if path is not None:
+                paths[pointer] = (path, False)
+    reached = _follow_all(content, {path for path, _ in paths.values()})
+    found: dict[str, int] = {}
+    for pointer, (path, nearest) in paths.items():
+        depth, offset = reached[path]
+        if depth == len(path) or nearest:
             found[pointer] = offset
-    # Only the offsets found become lines: each costs a scan of the text before it.
-    return {pointer: _line_column(content, offset) for pointer, offset in found.items()}
+    return _lines_columns(content, found)
+
+
+def _lines_columns(content: str, offsets: Mapping[str, int]) -> dict[str, Position]:
+    """Each offset's (line, column), in one pass over the text up to the last of them."""
+    places: dict[str, Position] = {}
+    line, start, at = 1, 0, 0
+    for name, offset in sorted(offsets.items(), key=lambda item: item[1]):
+        line += content.count("\n", at, offset)
+        start = max(start, content.rfind("\n", 0, offset) + 1)
+        at = offset
+        places[name] = (line, offset - start + 1)
+    return places
+
+
+def _follow_all(content: str, paths: set[tuple[str, ...]]) -> dict[tuple[str, ...], tuple[int, int]]:
+    """For each path, how many of its steps exist and the offset of the deepest member reached
+    (the value at the top for none): `_follow` for many paths at once, walking each container
+    on any path once, so the cost is one linear scan however many paths share it."""
+    top = _SPACE.match(content, 0).end()  # type: ignore[union-attr]
+    reached: dict[tuple[str, ...], tuple[int, int]] = {}
+
+    def walk(at: int, depth: int, best: int, group: set[tuple[str, ...]]) -> None:
+        done = {path for path in group if len(path) == depth}
+        for path in done:
+            reached[path] = (depth, best)
+        rest = group - done
+        if not rest:
+            return
+        hits = _members(content, at, {path[depth] for path in rest})
+        by_key: dict[str, set[tuple[str, ...]]] = {}
+        for path in rest:
+            by_key.setdefault(path[depth], set()).add(path)
+        for key, paths_here in by_key.items():
+            hit = hits.get(key)
+            if hit is None:
+                for path in paths_here:
+                    reached[path] = (depth, best)
+            else:
+                walk(hit[1], depth + 1, hit[0], paths_here)
+
+    walk(top, 0, top, paths)
+    return reached
 
 
 def _follow(content: str, path: tuple[str, ...], nearest: bool = False) -> int | None:
@@ -257,48 +303,67 @@ def _follow(content: str, path: tuple[str, ...], nearest: bool = False) -> int |
     by the C decoder, so the cost is a linear scan. A member given twice is the last, as json
     reads it. Past a fault in the text, what came before counts. When the path goes further
     than the document: the nearest member that exists when `nearest`, else None."""
-    at = best = _SPACE.match(content, 0).end()  # type: ignore[union-attr]
-    for key in path:
-        hit = _member(content, at, key)
-        if hit is None:
-            return best if nearest else None
-        best, at = hit
-    return best
+    depth, offset = _follow_all(content, {path})[path]
+    return offset if depth == len(path) or nearest else None
 
 
-def _member(content: str, at: int, key: str) -> tuple[int, int] | None:
-    """Where the member `key` (or the item at index `key`) of the container at `at` starts,
-    and where its value does; None when it has none before the container ends or the text
-    breaks (a fault is a finding of its own: what came before it counts)."""
+def _members(content: str, at: int, keys: set[str]) -> dict[str, tuple[int, int]]:
+    """Where each member of `keys` (or item, at an index) of the container at `at` starts,
+    and where its value does, in one scan of it; a key it lacks before the container ends or
+    the text breaks is left out (a fault is a finding of its own: what came before counts).
+    A member given twice is the last, as json reads it."""
     mark = content[at] if at < len(content) else ""
-    if mark not in ("{", "[") or (mark == "[" and not key.isdigit()):
-        return None
-    close, index, hit = "}" if mark == "{" else "]", 0, None
+    hit: dict[str, tuple[int, int]] = {}
+    if mark not in ("{", "["):
+        return hit
+    if mark == "[":
+        keys = {key for key in keys if key.isdigit()}
+    close, index = "}" if mark == "{" else "]", 0
+    last = max((int(key) for key in keys), default=-1) if mark == "[" else 0
+    if last < 0:
+        return hit
     try:
         at = _SPACE.match(content, at + 1).end()  # type: ignore[union-attr]
         while content[at] != close:
             begin = value = at
             if mark == "{":
-                if content[at] != '"':
+                member = _key_at(content, at)
+                if member is None:
                     return hit  # not a key: the text breaks here
-                name, end = _DECODER.raw_decode(content, at)
-                colon = _SPACE.match(content, end).end()  # type: ignore[union-attr]
-                if content[colon] != ":":
+                name, value = member
+                if name in keys:
+                    hit[name] = (begin, value)  # a later one wins
+            elif str(index) in keys:
+                hit[str(index)] = (begin, value)
+                if index >= last:
                     return hit
-                value = _SPACE.match(content, colon + 1).end()  # type: ignore[union-attr]
-                if name == key:
-                    hit = (begin, value)  # a later one wins
-            elif index == int(key):
-                return begin, value
             at = _SPACE.match(content, _DECODER.raw_decode(content, value)[1]).end()  # type: ignore[union-attr]
             index += 1
-            if content[at] == ",":
-                at = _SPACE.match(content, at + 1).end()  # type: ignore[union-attr]
-            elif content[at] != close:
+            following = _after(content, at, close)
+            if following is None:
                 return hit
+            at = following
     except (ValueError, IndexError):  # a value the decoder refuses, or the text ends
         return hit
     return hit
+
+
+def _after(content: str, at: int, close: str) -> int | None:
+    """Where the next member starts after a `,`, or the `close` itself; None when neither."""
+    if content[at] == ",":
+        return _SPACE.match(content, at + 1).end()  # type: ignore[union-attr]
+    return at if content[at] == close else None
+
+
+def _key_at(content: str, at: int) -> tuple[str, int] | None:
+    """A member's key at `at` and where its value starts; None when the text is no key there."""
+    if content[at] != '"':
+        return None
+    name, end = _DECODER.raw_decode(content, at)
+    colon = _SPACE.match(content, end).end()  # type: ignore[union-attr]
+    if content[colon] != ":":
+        return None
+    return name, _SPACE.match(content, colon + 1).end()  # type: ignore[union-attr]
 
 
 def _in_yaml(content: str, pointers: set[str]) -> dict[str, Position]:
