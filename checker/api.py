@@ -187,20 +187,30 @@ def _table_path(given: str) -> str:
     return os.path.join(folder, given, table.file)
 
 
-def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> pd.DataFrame:
     """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    from .commands.published import COLUMNS
+    from .commands.published import COLUMNS, duplicated, without_duplicates
 
+    if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
+        raise TypeError(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     for frame in frames:
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"give DataFrames of load_table, not {type(frame).__name__}")
         missing = [column for column in COLUMNS if column not in frame.columns]
         if missing:
             raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
     if not frames:
         raise ValueError("no table given")
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if not warn:  # the caller leaves the duplicates out, and says so
+        return table
+    table, duplicates = without_duplicates(table)
+    if duplicates:
+        warnings.warn(duplicated(duplicates), stacklevel=3)
+    return table
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
@@ -246,20 +256,34 @@ def compare(
     outliers."""
     from .commands import compare as command
 
+    command.check_options(tolerance, outlier, min_submitters)
     frame = _frame(frame)
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
         raise ValueError(f"by names no column of the frame: {', '.join(unknown)}")
     selection = _selection({**filters, "division": division})
-    chosen = frame[selection.mask(frame)] if len(frame) else frame
-    name = None if reference in (None, "median") else str(reference).removeprefix("submitter:")
+    chosen = frame[selection.taken(frame)] if len(frame) else frame
+    if reference is not None and not isinstance(reference, str):
+        raise TypeError(f"reference: give a submitter's name or None, not {reference!r}")
+    name = None if reference in (None, "median") else reference.removeprefix("submitter:")
     keys = [command.INTERNAL.get(key, key) for key in by]
     members = command.compare(
         command.internal(chosen), name, tolerance, keys, outlier=outlier, min_submitters=min_submitters
     )
     groups = command.groups_of(members, tolerance, keys)
     notes = selection.notes(chosen["hardware"].astype(str))
-    return Compared(members.rename(columns=command.CANONICAL), groups.rename(columns=command.CANONICAL), notes)
+    return Compared(
+        _noted(members.rename(columns=command.CANONICAL), notes),
+        _noted(groups.rename(columns=command.CANONICAL), notes),
+        notes,
+    )
+
+
+def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """`frame` carrying the selection's notes in `frame.attrs["notes"]` (docs/api.md), as every
+    output of the command line prints them."""
+    frame.attrs["notes"] = list(notes)
+    return frame
 
 
 # --- across rounds ---------------------------------------------------------------------------
@@ -283,15 +307,15 @@ def across_rounds(
     from .commands.published import rows
 
     table = _frame(frames)
-    divisions = tuple(_selection({"division": division}).division) or ("closed",)
-    chosen = _selection(filters).select(rows(table))
-    series = across.across_rounds(chosen, divisions)
-    scalings = across.scaling(chosen, across_submitters, divisions) if scaling else []
+    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
     if plot is not None:
         from .commands import plots
 
-        plots.rounds(series, os.fspath(plot))
-    return pd.DataFrame.from_records(across.records(series, scalings), columns=list(across.CSV_COLUMNS))
+        plots.rounds(found.series, os.fspath(plot))
+    return _noted(
+        pd.DataFrame.from_records(across.records(found.series, found.scalings), columns=list(across.CSV_COLUMNS)),
+        found.notes,
+    )
 
 
 # --- claims ----------------------------------------------------------------------------------
@@ -316,22 +340,28 @@ def claims(
     else:
         listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec])
     if isinstance(tables, Mapping):
-        table = _frame(
-            [
-                value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
-                for name, value in tables.items()
-            ]
-        )
+        by_round: dict[str, list[Row]] = {}
+        for name, value in tables.items():
+            given = value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
+            found = rows(_frame(given, warn=False))
+            by_round.setdefault(name, []).extend(command.of_round(f"tables[{name!r}]", name, found))
     else:
-        table = _frame(tables)
-    by_round: dict[str, list[Row]] = {}
-    for row in _selection(filters).select(rows(table)):
-        by_round.setdefault(row.round, []).append(row)
-    verdicts = command.check_claims(listed, by_round)
-    return pd.DataFrame.from_records(
-        [v.to_dict() for v in verdicts],
-        columns=["id", "kind", "text", "verdict", "measured", "expect", "notes", "rows"],
+        by_round = {}
+        for row in rows(_frame(tables, warn=False)):
+            by_round.setdefault(row.round, []).append(row)
+    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning)
+    return _noted(
+        pd.DataFrame.from_records(
+            [v.to_dict() for v in verdicts],
+            columns=["id", "kind", "text", "verdict", "measured", "expect", "notes", "rows"],
+        ),
+        notes,
     )
+
+
+def _warning(message: str) -> None:
+    """What a command prints as a warning, as a Python warning of the caller."""
+    warnings.warn(message, stacklevel=4)
 
 
 # --- reproduce -------------------------------------------------------------------------------

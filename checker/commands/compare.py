@@ -23,6 +23,7 @@ group; text, JSON, CSV, HTML and the plot are rendered from them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -175,6 +176,16 @@ def frame_of(rows: list[Row]) -> pd.DataFrame:
     )
 
 
+def check_options(tolerance: float, outlier: float, min_submitters: int) -> None:
+    """A usage error (a ValueError) for a tolerance or outlier threshold that is not a fraction,
+    or a minimum of submitters that is not a whole number from 1: checked first, by the
+    command line and the API alike."""
+    fraction(tolerance, "--tolerance")
+    fraction(outlier, "--outlier")
+    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int) or min_submitters < 1:
+        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more")
+
+
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
@@ -196,8 +207,13 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    if not len(frame):
+    check_options(tolerance, outlier, min_submitters)
+    if not len(frame):  # no row to compare (the reader said why)
         return pd.DataFrame(columns=columns)
+    if reference is not None:
+        known_reference(reference, frame)
+    if "hardware" in frame.columns:
+        frame = frame.assign(hardware=frame["hardware"].map(published.one_spelling(frame["hardware"].astype(str))))
     grouped = frame.groupby(keys, sort=True, dropna=False)
     number = grouped.ngroup()  # in the keys' order
     submitter = frame["Submitter"].astype(str).str.lower()
@@ -338,12 +354,29 @@ def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     return kept, len(rows) - len(kept)
 
 
-def submitters(rows: list[dict[str, Any]]) -> list[str]:
-    """The submitters of the closed rows (those compare groups), sorted case-blind."""
-    return sorted(
-        {str(r.get("Submitter")) for r in rows if r.get("Category") == "closed" and r.get("Submitter")},
-        key=str.lower,
-    )
+def known_reference(name: str, frame: pd.DataFrame) -> None:
+    """A usage error (a ValueError) unless the reference submitter `name` has a result among
+    the rows compared (`frame`: the selected rows of the divisions compared), case-blind."""
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"--reference submitter:{name}: give a submitter's name")
+    known = sorted({str(s) for s in frame["Submitter"].dropna()}, key=str.lower)
+    if name.strip().lower() not in {k.lower() for k in known}:
+        divisions = sorted({str(d) for d in frame["division"].dropna()})
+        shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
+        raise UsageError(
+            f"--reference submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
+            f"among the selected rows; their submitters are {shown or 'none'}"
+        )
+
+
+def selected(rows: list[Row], selection: Selection, division: Sequence[str]) -> list[Row]:
+    """The rows of `division` that `selection` takes (one path: published.Selection, case-blind),
+    or a usage error saying why none is."""
+    if not rows:
+        return []
+    within = dataclasses.replace(selection, division=tuple(selection.division or division))
+    taken = within.taken(published.frame(rows)).tolist()
+    return [row for row, keep in zip(rows, taken, strict=True) if keep]
 
 
 def comparison(rows: list[dict[str, Any]], options: Options, selection: Selection | None = None) -> Comparison:
@@ -351,7 +384,7 @@ def comparison(rows: list[dict[str, Any]], options: Options, selection: Selectio
     divisions that `selection` takes, compared as `options` say, with the fields in which each
     outlier differs from its group's majority."""
     selection = selection or Selection()
-    chosen = selection.select([row for row in normalise(rows) if row.division in options.division])
+    chosen = selected(normalise(rows), selection, options.division)
     frame = frame_of(chosen)
     members = compare(
         frame,
@@ -745,8 +778,7 @@ def invocation(options: CommandLine) -> Invoked:
     reference = options.reference
     if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
         raise UsageError("--reference is median or submitter:NAME")
-    fraction(options.tolerance, "--tolerance")
-    fraction(options.outlier, "--outlier")
+    check_options(options.tolerance, options.outlier, options.min_submitters)
     if options.scaling_across_submitters and not options.across_rounds:
         raise UsageError("--scaling-across-submitters goes with --across-rounds")
     inputs = options.inputs
@@ -771,8 +803,6 @@ def run(invocation: Invoked) -> int:
     options = invocation.options
     selection = options.selection(load(options.round).name if options.round is not None else None)
     rows = _compared_rows(options.inputs, options.round, options.progress)
-    if options.reference != "median" and not options.across_rounds and rows:
-        _known_reference(options.reference, rows)
     if options.plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
@@ -782,7 +812,7 @@ def run(invocation: Invoked) -> int:
             raise UsageError("--plot: " + missing_extra("matplotlib", "plot")) from None
     if options.across_rounds:
         return _across_rounds(invocation, rows, selection)
-    division = tuple(options.division or ("closed",))
+    division = tuple(d.strip().lower() for d in options.division or ("closed",))
     found = comparison(
         rows,
         Options(options.tolerance, options.outlier, options.reference, options.min_submitters, division),
@@ -792,17 +822,6 @@ def run(invocation: Invoked) -> int:
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.deviations(list(found.each()), found.options, page))
     return 0
-
-
-def _known_reference(reference: str, rows: list[dict[str, Any]]) -> None:
-    """A usage error unless --reference submitter:NAME names a submitter of the inputs."""
-    name, known = reference.partition(":")[2], submitters(rows)
-    if name.lower() not in {k.lower() for k in known}:
-        shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
-        raise UsageError(
-            f"--reference {reference}: no closed result of submitter {name} in the inputs; "
-            f"the submitters are {shown or 'none'}"
-        )
 
 
 def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
@@ -825,10 +844,7 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
         rows += found
     rows, duplicates = unique(rows)
     if duplicates:
-        warn(
-            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
-            "of an earlier row)"
-        )
+        warn(published.duplicated(duplicates))
     return rows
 
 
@@ -836,25 +852,19 @@ def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: S
     from . import across, plots
     from .common import pages
 
-    normalised = selection.select(normalise(rows))
-    rounds = sorted({r.round for r in normalised if r.round})
-    if len(rounds) < 2:
-        raise UsageError(
-            f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}"
-        )
-    division = tuple(invocation.options.division or ("closed",))
-    series = across.across_rounds(normalised, division)
-    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters, division)
+    options = invocation.options
+    within = dataclasses.replace(selection, division=tuple(options.division or ()))
+    found = across.follow(normalise(rows), within, True, options.scaling_across_submitters)
     emit(
         invocation.plan,
         across.FORMATS,
         invocation.format,
         invocation.target,
-        series,
-        scalings,
+        found.series,
+        found.scalings,
         selection,
-        selection.notes(r.hardware for r in normalised),
+        found.notes,
     )
     if invocation.plot is not None:
-        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))
+        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(found.series, page))
     return 0
