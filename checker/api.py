@@ -11,6 +11,7 @@ draws.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import warnings
@@ -118,18 +119,41 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
     """Check the submission tree at `path` with its round (a name such as "v6.1" or a round
     file; detected from the tree when None, as `mlperf-check check` does). `options` are the
     engine's: select and ignore (codes or prefixes), jobs, strict, inference_repo. ValueError
-    when the round cannot be detected."""
+    for a path that does not exist or is not a folder, a round that cannot be found or read, a
+    tree that holds no results (the command line's exit 2 and message); a warning when the
+    round is not detected and the newest is used, as the command line does."""
+    from .commands.table import NoResults
     from .detect import detect
     from .engine import check as run
 
     root = os.fspath(path)
-    if round is None:
-        found = detect(root)
-        if found.round is None:
-            raise ValueError(found.reason)
-        round = found.round
-    report = run(root, round, **options)
+    if not os.path.lexists(root):
+        raise ValueError(f"{root}: no such file or folder")
+    if not os.path.isdir(root):
+        raise ValueError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
+    with _round_errors():
+        if round is None:
+            found = detect(root)
+            if found.round is None:
+                raise ValueError(found.reason)
+            if found.reason.startswith("not detected"):  # the command line says so too, and goes on
+                warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+            round = found.round
+        report = run(root, round, **options)
+    if not report.results:
+        raise NoResults(root, report.round)  # a ValueError with the command line's reason
     return Report(report.round.name, report.root, report.results, report.findings)
+
+
+@contextlib.contextmanager
+def _round_errors() -> Iterator[None]:
+    """A round that cannot be found, read or validated as the ValueError docs/api.md names."""
+    from .rounds import RoundError
+
+    try:
+        yield
+    except RoundError as error:
+        raise ValueError(str(error)) from None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -140,17 +164,34 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     $MLPERF_CHECK_TABLES/v6.1) as one DataFrame of the canonical columns (docs/api.md),
     `round` among them. `round` names the round of rows that do not say theirs (a tree's
     round is detected when None). A row whose values break their declared types is left out
-    with a warning (warnings.warn) naming the file, the row and the column; ValueError for
-    what is not a results table."""
+    with a warning (warnings.warn) naming the file, the row and the column, and so are a
+    tree's invalid results; rows whose round is said nowhere have round <NA>, with a warning.
+    ValueError for what is not a results table (a file lacking a column the canonical
+    columns are made of is one, naming it) and for a round this version does not know."""
     from .commands.inputs import rows_of
     from .commands.published import frame, normalise
+    from .rounds import available_rounds
 
+    if round is not None and round not in available_rounds():
+        raise ValueError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
     source = _table_path(os.fspath(path_or_round))
-    if round is None and os.path.isdir(source):
-        round = _detected(source)
-    table = rows_of(source, round)
+    with _round_errors():
+        if round is None and os.path.isdir(source):
+            round = _detected(source)
+        table = rows_of(source, round)
     for left_out in table.left_out:
         warnings.warn(left_out.message(), stacklevel=2)
+    if table.invalid:
+        warnings.warn(
+            f"{source}: {table.invalid} invalid results left out (`mlperf-check check` says why)", stacklevel=2
+        )
+    unnamed = sum(1 for row in table.rows if not row.get("version"))
+    if unnamed and round is None:
+        warnings.warn(
+            f"{source}: {unnamed} rows do not name their round (no version column): their round is <NA>; "
+            "give round= to name it",
+            stacklevel=2,
+        )
     return frame(normalise(table.rows, round))
 
 

@@ -8,8 +8,10 @@ or the same error: a ValueError with the command line's message, and exit 2."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -21,8 +23,9 @@ from typer.testing import CliRunner
 
 import mlperf_check
 from checker.cli import app
+from checker.commands.inputs import HEADER, NUMERIC
 from checker.commands.published import Selection, fold, hardware_name, normalise, one_spelling
-from helpers import TABLES_ROOT, real_data
+from helpers import REAL_ROOT, TABLES_ROOT, real_data, table_row
 
 runner = CliRunner()
 MODELS = ("gpt-oss-120b", "llama3.1-8b")
@@ -278,3 +281,99 @@ def test_e4_a_frame_given_for_another_round_is_refused() -> None:
     spec = {"claims": [{"id": "a", "kind": "value", "expect": 1, "in": {"round": "v6.0"}}]}
     with pytest.raises(ValueError, match=r"^tables\['v6\.1'\]: its rows are of round v5\.1, v6\.0, not v6\.1$"):
         mlperf_check.claims(spec, {"v6.1": _two_round_frames()[0]})
+
+
+# --- load_table checks its input once (L1, L2, L3, L4, L5) and check() its path (E1, E3) ----------
+def _write(path: Path, rows: list[dict], fmt: str) -> Path:
+    if fmt == "json":
+        path.write_text(json.dumps(rows))
+    else:
+        keys = list(dict.fromkeys(key for row in rows for key in row))
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, keys)
+            writer.writeheader()
+            writer.writerows(rows)
+    return path
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(column=st.sampled_from(HEADER), fmt=st.sampled_from(["json", "csv"]))
+def test_a_table_lacking_a_header_column_is_one_error_naming_it(tmp_path: Path, column: str, fmt: str) -> None:
+    rows = [{k: v for k, v in table_row(Submitter=s).items() if k != column} for s in ("Acme", "Bolt")]
+    path = _write(tmp_path / f"t.{fmt}", rows, fmt)
+    message = f"{path} is not a results table: it has no {column} column (a results table has {', '.join(HEADER)})"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one error, not a warning per row
+        with pytest.raises(ValueError) as raised:
+            mlperf_check.load_table(str(path))
+    assert str(raised.value) == message
+    assert _cli("compare", str(path)) == (2, "", f"error: {message}\n")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(column=st.sampled_from(sorted(NUMERIC)), value=st.integers(1, 64))
+def test_a_number_written_as_text_in_json_reads_as_in_csv(tmp_path: Path, column: str, value: int) -> None:
+    rows = [table_row(**{column: value}), table_row(Submitter="Bolt", **{column: str(value)})]
+    path = _write(tmp_path / "t.json", rows, "json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = mlperf_check.load_table(str(path))
+    assert len(table) == 2
+    assert table.drop(columns=["submitter"]).iloc[0].equals(table.drop(columns=["submitter"]).iloc[1])
+
+
+@pytest.mark.real
+def test_l1_l2_l5_the_reported_tables(tmp_path: Path) -> None:
+    v51 = json.loads(real_data(TABLES_ROOT / "v5.1" / "summary_results.json").read_text())
+    path = _write(
+        tmp_path / "noacc.json", [{k: v for k, v in r.items() if k not in ("Accelerator", "a#")} for r in v51], "json"
+    )
+    with pytest.raises(ValueError, match=r"is not a results table: it has no Accelerator, a# columns \(a results"):
+        mlperf_check.load_table(str(path))
+    path = _write(
+        tmp_path / "text.json", [{**r, "Performance_Result": str(r["Performance_Result"])} for r in v51], "json"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mlperf_check.load_table(str(path))["result"].tolist() == [float(r["Performance_Result"]) for r in v51]
+
+
+def test_l3_a_round_unnamed_is_na_with_a_warning_and_an_unknown_round_is_refused(tmp_path: Path) -> None:
+    rows = [{k: v for k, v in table_row(Submitter=s).items() if k != "version"} for s in ("Acme", "Bolt")]
+    path = _write(tmp_path / "t.csv", rows, "csv")
+    with pytest.warns(
+        UserWarning, match=r"^.*t\.csv: 2 rows do not name their round \(no version column\): their round"
+    ):
+        table = mlperf_check.load_table(str(path))
+    assert table["round"].isna().tolist() == [True, True]
+    assert mlperf_check.load_table(str(path), round="v6.0")["round"].tolist() == ["v6.0", "v6.0"]
+    with pytest.raises(ValueError, match=r"^round 'v9\.9': not a round this version knows \(v5\.1, v6\.0, "):
+        mlperf_check.load_table(str(path), round="v9.9")
+
+
+@pytest.mark.real
+def test_l4_a_trees_invalid_results_are_said() -> None:
+    tree = str(real_data(REAL_ROOT / "v6.1"))
+    with pytest.warns(UserWarning, match=r"v6\.1: 2 invalid results left out \(`mlperf-check check` says why\)$"):
+        assert mlperf_check.load_table(tree).shape == (0, 22)
+
+
+def test_e1_e3_check_refuses_what_the_command_line_refuses(tmp_path: Path) -> None:
+    cases = [
+        (str(tmp_path / "nonexistent"), f"{tmp_path / 'nonexistent'}: no such file or folder"),
+        (str(_write(tmp_path / "t.json", [table_row()], "json")), "not a folder; check takes a submission tree"),
+    ]
+    for path, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            mlperf_check.check(path)
+    (tmp_path / "empty").mkdir()
+    with (
+        pytest.raises(ValueError, match=r"^no results under .*empty: give the folder that holds closed/"),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        mlperf_check.check(str(tmp_path / "empty"))
+    with pytest.raises(ValueError, match=r"^unknown round 'v9\.9'; known rounds"):
+        mlperf_check.check(str(tmp_path / "empty"), round="v9.9")
+    status, _, err = _cli("check", str(tmp_path / "nonexistent"))
+    assert (status, err) == (2, f"error: {tmp_path / 'nonexistent'}: no such file or folder\n")

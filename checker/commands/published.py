@@ -304,7 +304,7 @@ def frame(rows: list[Row]) -> pd.DataFrame:
 
     records = [
         {
-            "round": row.round,
+            "round": text(row.round),  # <NA> where no row or caller names the round
             "division": row.division,
             "availability": row.availability,
             "submitter": row.submitter,
