@@ -352,7 +352,13 @@ def across_rounds(
     if plot is not None:
         from .commands import plots
 
-        plots.rounds(found.series, os.fspath(plot))
+        plots.image_format(os.fspath(plot), "plot")
+        folder = os.path.dirname(os.fspath(plot)) or "."
+        if not os.path.isdir(folder):
+            raise ValueError(f"plot {os.fspath(plot)}: no folder {folder}")
+        plots.rounds(
+            found.series, os.fspath(plot), found.division, sorted({row.round for row in found.rows if row.round})
+        )
     return _noted(
         pd.DataFrame.from_records(across.records(found.series, found.scalings), columns=list(across.CSV_COLUMNS)),
         found.notes,

@@ -377,3 +377,30 @@ def test_e1_e3_check_refuses_what_the_command_line_refuses(tmp_path: Path) -> No
         mlperf_check.check(str(tmp_path / "empty"), round="v9.9")
     status, _, err = _cli("check", str(tmp_path / "nonexistent"))
     assert (status, err) == (2, f"error: {tmp_path / 'nonexistent'}: no such file or folder\n")
+
+
+# --- notes in CSV (A7), the plot path (E3, P5) ------------------------------------------------------
+@pytest.mark.real
+def test_a7_csv_prints_the_notes_on_stderr(inputs: dict[str, Path]) -> None:
+    v60, v61 = str(inputs["v6.0"]), str(inputs["v6.1"])
+    found = mlperf_check.compare(mlperf_check.load_table(v61), accelerator="MI3")
+    assert len(found.notes) == 1
+    status, out, err = _cli("compare", v61, "--accelerator", "MI3", "-f", "csv")
+    assert (status, err) == (0, f"note: {found.notes[0]}\n") and out.startswith("group,round,model")
+    frames = [mlperf_check.load_table(p) for p in (v60, v61)]
+    notes = mlperf_check.across_rounds(frames, accelerator="MI3").attrs["notes"]
+    status, _, err = _cli("compare", v60, v61, "--across-rounds", "--accelerator", "MI3", "-f", "csv")
+    assert (status, err) == (0, "".join(f"note: {note}\n" for note in notes))
+
+
+def test_e3_p5_a_plot_path_is_checked_as_the_command_line_checks_it(tmp_path: Path) -> None:
+    frames = _two_round_frames()
+    for plot, message in (
+        (tmp_path / "nodir" / "x.png", f"plot {tmp_path / 'nodir' / 'x.png'}: no folder {tmp_path / 'nodir'}"),
+        (tmp_path / "x", f"plot {tmp_path / 'x'}: a plot is a .png or .svg file: give its extension"),
+        (f"{tmp_path}/", f"plot {tmp_path}/: give a file, e.g. {tmp_path}/plot.png, not a folder"),
+    ):
+        with pytest.raises(ValueError) as raised:
+            mlperf_check.across_rounds(frames, plot=plot)
+        assert str(raised.value) == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

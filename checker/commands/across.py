@@ -217,8 +217,9 @@ def to_text(
     series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
 ) -> str:
     lines = selection.lines(notes) if selection else []
+    which = " or ".join(d.lower() for d in selection.division) if selection and selection.division else "closed"
     lines.append(
-        "Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
+        f"Across rounds: the best {which} result per round on the same hardware (ratio to the first round; "
         "above 1 is faster)."
     )
     for s in series:

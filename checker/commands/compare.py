@@ -819,9 +819,20 @@ def run(invocation: Invoked) -> int:
         selection,
     )
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
+    noted(invocation.format, found.notes)
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.deviations(list(found.each()), found.options, page))
     return 0
+
+
+def noted(format: str, notes: list[str]) -> None:
+    """The selection's notes on stderr (`note: ...`) for a format that has no place for them
+    (CSV: one row per member); the others print them with the selection."""
+    from .common import say
+
+    if format == "csv":
+        for note in notes:
+            say(f"note: {note}")
 
 
 def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
@@ -865,6 +876,8 @@ def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: S
         selection,
         found.notes,
     )
+    noted(invocation.format, found.notes)
     if invocation.plot is not None:
-        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(found.series, page))
+        rounds = sorted({row.round for row in found.rows if row.round})
+        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(found.series, page, found.division, rounds))
     return 0
