@@ -90,6 +90,7 @@ def _options(draw: st.DrawFn) -> tuple[list[str], dict[str, list[str]], list[str
         "submitter": NAMES,
         "accelerator": st.sampled_from(["B200", "b300", "MI355X", "H200", "nosuch", ""]),
         "division": st.sampled_from(["closed", "Closed", "OPEN", "network", "foo"]),
+        "round": st.sampled_from(["v6.0", "V6.1", "v6.1"]),
     }
     filters = {
         key: draw(st.lists(strategy, min_size=1, max_size=2)) for key, strategy in values.items() if draw(st.booleans())
@@ -377,6 +378,19 @@ def test_e1_e3_check_refuses_what_the_command_line_refuses(tmp_path: Path) -> No
         mlperf_check.check(str(tmp_path / "empty"), round="v9.9")
     status, _, err = _cli("check", str(tmp_path / "nonexistent"))
     assert (status, err) == (2, f"error: {tmp_path / 'nonexistent'}: no such file or folder\n")
+
+
+@pytest.mark.real
+def test_a2_round_is_a_repeatable_case_blind_filter(inputs: dict[str, Path]) -> None:
+    paths = [str(inputs["v6.0"]), str(inputs["v6.1"])]
+    frames = [mlperf_check.load_table(p) for p in paths]
+    both = mlperf_check.compare(frames, round=["v6.0", "V6.1"])
+    assert sorted(set(both.groups["round"])) == ["v6.0", "v6.1"]
+    status, out, _ = _cli("compare", *paths, "--round", "v6.0", "--round", "V6.1", "-f", "json")
+    listed = json.loads(out)
+    assert (status, listed["selection"], len(listed["groups"])) == (0, {"round": ["v6.0", "v6.1"]}, len(both.groups))
+    one = json.loads(_cli("compare", *paths, "--round", "V6.0", "-f", "json")[1])
+    assert {g["round"] for g in one["groups"]} == {"v6.0"}
 
 
 # --- notes in CSV (A7), the plot path (E3, P5) ------------------------------------------------------

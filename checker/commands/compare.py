@@ -724,7 +724,7 @@ class CommandLine:
     """compare's command line."""
 
     inputs: list[str]
-    round: str | None = None
+    round: list[str] | None = None  # the round filter; one round is also the trees' round
     tolerance: float = 0.04
     outlier: float = 0.10
     reference: str = "median"
@@ -742,16 +742,32 @@ class CommandLine:
     accelerator: list[str] | None = None
     division: list[str] | None = None
 
-    def selection(self, round: str | None) -> Selection:
-        """The rows the command line takes; `round` the name of --round's round."""
+    @property
+    def tree_round(self) -> str | None:
+        """The round of the submission trees: the one --round (a name, case-blind, or a round
+        file), or None (detected per tree) when none or several are given."""
+        if not self.round or len(self.round) > 1:
+            return None
+        return round_named(self.round[0])
+
+    def selection(self, rounds: list[str] | None) -> Selection:
+        """The rows the command line takes; `rounds` the names of --round's rounds."""
         return Selection.of(
             model=self.model,
             scenario=self.scenario,
             submitter=self.submitter,
             accelerator=self.accelerator,
-            round=round,
+            round=rounds,
             division=self.division,
         )
+
+
+def round_named(given: str) -> str:
+    """A --round value as a round's name when it names one case-blind ("V6.0" is v6.0), else
+    as given (a round file)."""
+    from ..rounds import available_rounds
+
+    return next((name for name in available_rounds() if name.lower() == given.strip().lower()), given)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -783,7 +799,10 @@ def invocation(options: CommandLine) -> Invoked:
         raise UsageError("--scaling-across-submitters goes with --across-rounds")
     inputs = options.inputs
     plan = Plan(
-        reads=[round_file(options.round), *(i for i in inputs if not os.path.isdir(i))],
+        reads=[
+            *(round_file(round_named(r)) for r in options.round or ()),
+            *(i for i in inputs if not os.path.isdir(i)),
+        ],
         trees=[i for i in inputs if os.path.isdir(i)],
     )
     outputs = ((name, plan.add(options.output)),)
@@ -801,8 +820,9 @@ def run(invocation: Invoked) -> int:
     from .common import load, pages
 
     options = invocation.options
-    selection = options.selection(load(options.round).name if options.round is not None else None)
-    rows = _compared_rows(options.inputs, options.round, options.progress)
+    rounds = [load(round_named(r)).name for r in options.round or ()]
+    selection = options.selection(rounds or None)
+    rows = _compared_rows(options.inputs, options.tree_round, options.progress)
     if options.plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
@@ -837,7 +857,7 @@ def noted(format: str, notes: list[str]) -> None:
 
 def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
     """The rows of compare's inputs, each result once. A row names its round, else its
-    table's (--round, or the file): two tables' rows never pool in one group."""
+    table's (the one --round, or the file): two tables' rows never pool in one group."""
     import os
 
     from .common import round_name, warn

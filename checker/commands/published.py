@@ -395,6 +395,9 @@ def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
             raise UsageError(f"--{key} {value!r}: give a name, not a blank")
         if key == "division" and value.strip().lower() not in DIVISIONS:
             raise UsageError(f"--division {value}: the divisions are {', '.join(DIVISIONS)}")
+    if key == "round":  # a round this version knows, in its own spelling: "V6.1" is v6.1
+        known = {name.lower(): name for name in available_rounds()}
+        return tuple(known.get(value.strip().lower(), value.strip()) for value in names)
     return tuple(value.strip() for value in names)
 
 
