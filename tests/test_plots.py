@@ -437,3 +437,25 @@ def test_p4_the_mean_deviation_marker_is_hollow_so_no_partner_hides_under_it() -
             assert diamonds and all(len(c.get_facecolors()) == 0 for c in diamonds)
         finally:
             plt.close(figure)
+
+
+def test_p3_an_empty_plot_says_why(tmp_path: Path) -> None:
+    """A selection that takes no row stops compare with its reason (exit 2, nothing written);
+    a plot with no group names the minimum of submitters and the divisions."""
+    table = tmp_path / "t.json"
+    table.write_text('[{"Submitter": "A", "Category": "closed", "Model": "m", "Scenario": "Offline",'
+                     ' "Performance_Result": 1, "Performance_Units": "Tokens/s", "Accelerator": "X", "a#": 1,'
+                     ' "version": "v6.1"}]')  # fmt: skip
+    done = cli("compare", str(table), "--model", "nosuch", "--plot", str(tmp_path / "e.svg"))
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: no row matches the selection (model nosuch; division closed): no row has model nosuch; "
+        "the model values are m\n",
+    )
+    assert not (tmp_path / "e.svg").exists()
+    done = cli(
+        "compare", str(table), "--division", "closed", "--plot", str(tmp_path / "e.svg"), "-o", str(tmp_path / "o")
+    )
+    assert done.returncode == 0, done.stderr
+    said = (tmp_path / "e.svg").read_text()
+    assert "No comparable group has results from enough submitters (2 or more, closed division)." in said

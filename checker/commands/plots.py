@@ -441,13 +441,21 @@ def _deviation_figures(plt: Any, groups: Sequence[Group], limits: Limits) -> Ite
     names = ", ".join(sorted({str(group["round"]) for group, _ in groups}))
     heading = f"{names or 'Compare'}: each result's deviation from its group's reference"
     if not groups:
-        yield _empty(plt, heading, "No comparable group has results from enough submitters.")
+        yield _empty(plt, heading, _no_group(limits))
         return
     pages = paged(groups, _panel)
     for number, page in enumerate(pages, 1):
         yield deviation_page(
             plt, page, limits, heading + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
         )
+
+
+def _no_group(limits: Limits) -> str:
+    """Why compare drew no group: no group of its divisions had results of enough submitters
+    (a selection that takes no row stops compare before: published.Selection.taken)."""
+    division = " or ".join(getattr(limits, "division", ()) or ("closed",))
+    least = getattr(limits, "min_submitters", 2)
+    return f"No comparable group has results from enough submitters ({least} or more, {division} division)."
 
 
 def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Limits, heading: str) -> Any:
