@@ -348,6 +348,12 @@ def test_l3_a_round_unnamed_is_na_with_a_warning_and_an_unknown_round_is_refused
         table = mlperf_check.load_table(str(path))
     assert table["round"].isna().tolist() == [True, True]
     assert mlperf_check.load_table(str(path), round="v6.0")["round"].tolist() == ["v6.0", "v6.0"]
+    status, _, err = _cli("compare", str(path), "-f", "json")
+    assert (status, err) == (
+        0,
+        f"warning: {path}: 2 rows do not name their round (no version column): "
+        f"their round is '(round of {path})'; give --round to name it\n",
+    )
     with pytest.raises(ValueError, match=r"^round 'v9\.9': not a round this version knows \(v5\.1, v6\.0, "):
         mlperf_check.load_table(str(path), round="v9.9")
 

@@ -869,9 +869,14 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
             raise UsageError(f"{item}: no such file or folder")
         name = round_name(round, item, f"{item}: ") if os.path.isdir(item) else round
         found = table_rows(item, name, with_description=True, shown=progress).rows
-        for row in found:
-            if row.get("version") in (None, ""):
-                row["version"] = round or f"(round of {item})"
+        unnamed = [row for row in found if row.get("version") in (None, "")]
+        for row in unnamed:
+            row["version"] = round or f"(round of {item})"
+        if unnamed and round is None:  # as load_table warns (its round is <NA>)
+            warn(
+                f"{item}: {len(unnamed)} rows do not name their round (no version column): "
+                f"their round is '(round of {item})'; give --round to name it"
+            )
         rows += found
     rows, duplicates = unique(rows)
     if duplicates:
