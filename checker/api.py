@@ -427,12 +427,14 @@ def reproduce(
     from .detect import detect_result
     from .rounds import load_round
 
-    if round is None:
-        found = detect_result(os.fspath(original))
-        if found.round is None:
-            raise ValueError(found.reason)
-        round = found.round
-    result = command.reproduce(os.fspath(original), os.fspath(reproduction), load_round(round), tolerance)
+    with _round_errors():
+        if round is None:
+            found = detect_result(os.fspath(original))
+            if found.round is None:
+                raise ValueError(found.reason)
+            round = found.round
+        the_round = load_round(round)
+    result = command.reproduce(os.fspath(original), os.fspath(reproduction), the_round, tolerance)
     return {**dataclasses.asdict(result), "failed": result.failed}
 
 

@@ -382,6 +382,8 @@ def test_e1_e3_check_refuses_what_the_command_line_refuses(tmp_path: Path) -> No
         mlperf_check.check(str(tmp_path / "empty"))
     with pytest.raises(ValueError, match=r"^unknown round 'v9\.9'; known rounds"):
         mlperf_check.check(str(tmp_path / "empty"), round="v9.9")
+    with pytest.raises(ValueError, match=r"^unknown round 'v9\.9'; known rounds"):
+        mlperf_check.reproduce(str(tmp_path / "empty"), str(tmp_path / "empty"), round="v9.9")
     status, _, err = _cli("check", str(tmp_path / "nonexistent"))
     assert (status, err) == (2, f"error: {tmp_path / 'nonexistent'}: no such file or folder\n")
 
