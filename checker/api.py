@@ -11,6 +11,7 @@ draws.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import warnings
@@ -118,18 +119,41 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
     """Check the submission tree at `path` with its round (a name such as "v6.1" or a round
     file; detected from the tree when None, as `mlperf-check check` does). `options` are the
     engine's: select and ignore (codes or prefixes), jobs, strict, inference_repo. ValueError
-    when the round cannot be detected."""
+    for a path that does not exist or is not a folder, a round that cannot be found or read, a
+    tree that holds no results (the command line's exit 2 and message); a warning when the
+    round is not detected and the newest is used, as the command line does."""
+    from .commands.table import NoResults
     from .detect import detect
     from .engine import check as run
 
     root = os.fspath(path)
-    if round is None:
-        found = detect(root)
-        if found.round is None:
-            raise ValueError(found.reason)
-        round = found.round
-    report = run(root, round, **options)
+    if not os.path.lexists(root):
+        raise ValueError(f"{root}: no such file or folder")
+    if not os.path.isdir(root):
+        raise ValueError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
+    with _round_errors():
+        if round is None:
+            found = detect(root)
+            if found.round is None:
+                raise ValueError(found.reason)
+            if found.reason.startswith("not detected"):  # the command line says so too, and goes on
+                warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+            round = found.round
+        report = run(root, round, **options)
+    if not report.results:
+        raise NoResults(root, report.round)  # a ValueError with the command line's reason
     return Report(report.round.name, report.root, report.results, report.findings)
+
+
+@contextlib.contextmanager
+def _round_errors() -> Iterator[None]:
+    """A round that cannot be found, read or validated as the ValueError docs/api.md names."""
+    from .rounds import RoundError
+
+    try:
+        yield
+    except RoundError as error:
+        raise ValueError(str(error)) from None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -140,17 +164,34 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     $MLPERF_CHECK_TABLES/v6.1) as one DataFrame of the canonical columns (docs/api.md),
     `round` among them. `round` names the round of rows that do not say theirs (a tree's
     round is detected when None). A row whose values break their declared types is left out
-    with a warning (warnings.warn) naming the file, the row and the column; ValueError for
-    what is not a results table."""
+    with a warning (warnings.warn) naming the file, the row and the column, and so are a
+    tree's invalid results; rows whose round is said nowhere have round <NA>, with a warning.
+    ValueError for what is not a results table (a file lacking a column the canonical
+    columns are made of is one, naming it) and for a round this version does not know."""
     from .commands.inputs import rows_of
     from .commands.published import frame, normalise
+    from .rounds import available_rounds
 
+    if round is not None and round not in available_rounds():
+        raise ValueError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
     source = _table_path(os.fspath(path_or_round))
-    if round is None and os.path.isdir(source):
-        round = _detected(source)
-    table = rows_of(source, round)
+    with _round_errors():
+        if round is None and os.path.isdir(source):
+            round = _detected(source)
+        table = rows_of(source, round)
     for left_out in table.left_out:
         warnings.warn(left_out.message(), stacklevel=2)
+    if table.invalid:
+        warnings.warn(
+            f"{source}: {table.invalid} invalid results left out (`mlperf-check check` says why)", stacklevel=2
+        )
+    unnamed = sum(1 for row in table.rows if not row.get("version"))
+    if unnamed and round is None:
+        warnings.warn(
+            f"{source}: {unnamed} rows do not name their round (no version column): their round is <NA>; "
+            "give round= to name it",
+            stacklevel=2,
+        )
     return frame(normalise(table.rows, round))
 
 
@@ -187,20 +228,30 @@ def _table_path(given: str) -> str:
     return os.path.join(folder, given, table.file)
 
 
-def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> pd.DataFrame:
     """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    from .commands.published import COLUMNS
+    from .commands.published import COLUMNS, duplicated, without_duplicates
 
+    if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
+        raise TypeError(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     for frame in frames:
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"give DataFrames of load_table, not {type(frame).__name__}")
         missing = [column for column in COLUMNS if column not in frame.columns]
         if missing:
             raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
     if not frames:
         raise ValueError("no table given")
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if not warn:  # the caller leaves the duplicates out, and says so
+        return table
+    table, duplicates = without_duplicates(table)
+    if duplicates:
+        warnings.warn(duplicated(duplicates), stacklevel=3)
+    return table
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
@@ -246,20 +297,34 @@ def compare(
     outliers."""
     from .commands import compare as command
 
+    command.check_options(tolerance, outlier, min_submitters)
     frame = _frame(frame)
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
         raise ValueError(f"by names no column of the frame: {', '.join(unknown)}")
     selection = _selection({**filters, "division": division})
-    chosen = frame[selection.mask(frame)] if len(frame) else frame
-    name = None if reference in (None, "median") else str(reference).removeprefix("submitter:")
+    chosen = frame[selection.taken(frame)] if len(frame) else frame
+    if reference is not None and not isinstance(reference, str):
+        raise TypeError(f"reference: give a submitter's name or None, not {reference!r}")
+    name = None if reference in (None, "median") else reference.removeprefix("submitter:")
     keys = [command.INTERNAL.get(key, key) for key in by]
     members = command.compare(
         command.internal(chosen), name, tolerance, keys, outlier=outlier, min_submitters=min_submitters
     )
     groups = command.groups_of(members, tolerance, keys)
     notes = selection.notes(chosen["hardware"].astype(str))
-    return Compared(members.rename(columns=command.CANONICAL), groups.rename(columns=command.CANONICAL), notes)
+    return Compared(
+        _noted(members.rename(columns=command.CANONICAL), notes),
+        _noted(groups.rename(columns=command.CANONICAL), notes),
+        notes,
+    )
+
+
+def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """`frame` carrying the selection's notes in `frame.attrs["notes"]` (docs/api.md), as every
+    output of the command line prints them."""
+    frame.attrs["notes"] = list(notes)
+    return frame
 
 
 # --- across rounds ---------------------------------------------------------------------------
@@ -283,15 +348,21 @@ def across_rounds(
     from .commands.published import rows
 
     table = _frame(frames)
-    divisions = tuple(_selection({"division": division}).division) or ("closed",)
-    chosen = _selection(filters).select(rows(table))
-    series = across.across_rounds(chosen, divisions)
-    scalings = across.scaling(chosen, across_submitters, divisions) if scaling else []
+    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
     if plot is not None:
         from .commands import plots
 
-        plots.rounds(series, os.fspath(plot))
-    return pd.DataFrame.from_records(across.records(series, scalings), columns=list(across.CSV_COLUMNS))
+        plots.image_format(os.fspath(plot), "plot")
+        folder = os.path.dirname(os.fspath(plot)) or "."
+        if not os.path.isdir(folder):
+            raise ValueError(f"plot {os.fspath(plot)}: no folder {folder}")
+        plots.rounds(
+            found.series, os.fspath(plot), found.division, sorted({row.round for row in found.rows if row.round})
+        )
+    return _noted(
+        pd.DataFrame.from_records(across.records(found.series, found.scalings), columns=list(across.CSV_COLUMNS)),
+        found.notes,
+    )
 
 
 # --- claims ----------------------------------------------------------------------------------
@@ -316,22 +387,28 @@ def claims(
     else:
         listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec])
     if isinstance(tables, Mapping):
-        table = _frame(
-            [
-                value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
-                for name, value in tables.items()
-            ]
-        )
+        by_round: dict[str, list[Row]] = {}
+        for name, value in tables.items():
+            given = value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
+            found = rows(_frame(given, warn=False))
+            by_round.setdefault(name, []).extend(command.of_round(f"tables[{name!r}]", name, found))
     else:
-        table = _frame(tables)
-    by_round: dict[str, list[Row]] = {}
-    for row in _selection(filters).select(rows(table)):
-        by_round.setdefault(row.round, []).append(row)
-    verdicts = command.check_claims(listed, by_round)
-    return pd.DataFrame.from_records(
-        [v.to_dict() for v in verdicts],
-        columns=["id", "kind", "text", "verdict", "measured", "expect", "notes", "rows"],
+        by_round = {}
+        for row in rows(_frame(tables, warn=False)):
+            by_round.setdefault(row.round, []).append(row)
+    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning)
+    return _noted(
+        pd.DataFrame.from_records(
+            [v.to_dict() for v in verdicts],
+            columns=["id", "kind", "text", "verdict", "measured", "expect", "notes", "rows"],
+        ),
+        notes,
     )
+
+
+def _warning(message: str) -> None:
+    """What a command prints as a warning, as a Python warning of the caller."""
+    warnings.warn(message, stacklevel=4)
 
 
 # --- reproduce -------------------------------------------------------------------------------
@@ -350,12 +427,14 @@ def reproduce(
     from .detect import detect_result
     from .rounds import load_round
 
-    if round is None:
-        found = detect_result(os.fspath(original))
-        if found.round is None:
-            raise ValueError(found.reason)
-        round = found.round
-    result = command.reproduce(os.fspath(original), os.fspath(reproduction), load_round(round), tolerance)
+    with _round_errors():
+        if round is None:
+            found = detect_result(os.fspath(original))
+            if found.round is None:
+                raise ValueError(found.reason)
+            round = found.round
+        the_round = load_round(round)
+    result = command.reproduce(os.fspath(original), os.fspath(reproduction), the_round, tolerance)
     return {**dataclasses.asdict(result), "failed": result.failed}
 
 

@@ -173,8 +173,12 @@ def provenance(
 @app.command()
 def compare(
     inputs: list[str] = typer.Argument(..., help="Results tables (JSON or CSV) or submission trees; merged."),
-    round: str | None = clikit.round_option(
-        "Round of the submission trees (default: detected per tree); only that round's rows are compared."
+    round: list[str] | None = typer.Option(
+        None,
+        "--round",
+        "-r",
+        help="Only this round's rows (case-blind; repeatable). With one --round, also the round of the "
+        "submission trees (a name or a round file; default: detected per tree).",
     ),
     tolerance: float = typer.Option(
         0.04,

@@ -39,7 +39,11 @@ def split(values: Iterable[str] | None) -> list[str]:
 def fraction(value: float | None, option: str) -> None:
     """A usage error unless `value` is a fraction (0 to 1): 4 meant as 4% would make every
     group within tolerance, and no result an outlier."""
-    if value is None or 0 <= value <= 1:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{option} {value!r}: give a fraction, e.g. 0.04 for 4%")
+    if 0 <= value <= 1:
         return
     example = f"{value / 100:g} for {value:g}%" if 1 < value <= 100 else "0.04 for 4%"
     raise UsageError(f"{option} {value:g}: give a fraction, e.g. {example}")

@@ -145,8 +145,8 @@ def test_a_checked_tree_loads_as_its_published_rows() -> None:
         (["--reference", "submitter:AMD"], {"reference": "AMD"}),
         ([], {}),
         (
-            ["--model", "llama2-70b-99", "--scenario", "Offline", "--accelerator", "H200"],
-            {"model": "llama2-70b-99", "scenario": "Offline", "accelerator": "H200"},
+            ["--model", "llama3.1-8b", "--scenario", "Offline", "--accelerator", "H200"],
+            {"model": "llama3.1-8b", "scenario": "Offline", "accelerator": "H200"},
         ),
     ],
 )
@@ -285,7 +285,8 @@ def test_the_analyses_take_load_tables_frames_only() -> None:
     members, groups = mlperf_check.compare(empty)
     assert (len(members), len(groups)) == (0, 0)
     assert {"group", "deviation", "outlier"} <= set(members.columns)
-    assert mlperf_check.across_rounds([empty, empty]).empty
+    with pytest.raises(ValueError, match="needs results of two or more rounds; the rows selected hold none"):
+        mlperf_check.across_rounds([empty, empty])  # A9: the command's rule
     with pytest.raises(ValueError, match="lacks round, division"):
         mlperf_check.compare(pd.DataFrame({"result": [1.0]}))
     with pytest.raises(ValueError, match="by names no column of the frame: colour"):
@@ -359,10 +360,20 @@ def test_every_analysis_keeps_to_its_filters(filters: dict[str, list[str]]) -> N
     each = [Selection.of(**{key: values}).mask(table) for key, values in filters.items()]
     assert taken.tolist() == (pd.concat(each, axis=1).all(axis=1) if each else taken | True).tolist()
     locations = set(table.loc[taken, "location"] + "@" + table.loc[taken, "round"])
+    closed = taken & (table["division"] == "closed")
+    if not closed.any():  # the selection takes no row: both analyses say so (attack25 A3)
+        for analysis in (mlperf_check.compare, mlperf_check.across_rounds):
+            with pytest.raises(ValueError, match="^no row matches the selection"):
+                analysis(table, **filters)
+        return
     members, _ = found = mlperf_check.compare(table, **filters)
     assert set(members["location"] + "@" + members["round"]) <= locations
     names = set(table.loc[taken & (table["division"] == "closed"), "hardware"])
     for note in found.notes:
         assert set(note.split(": ", 1)[1].split("; ")) <= names
+    if table.loc[closed, "round"].nunique() < 2:  # the command's rule (attack25 A9)
+        with pytest.raises(ValueError, match="^--across-rounds needs results of two or more rounds"):
+            mlperf_check.across_rounds(table, scaling=True, **filters)
+        return
     across = mlperf_check.across_rounds(table, scaling=True, **filters)
     assert set(across["location"] + "@" + across["round"]) <= locations

@@ -353,7 +353,7 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.png"))
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
-    assert len(data["across_rounds"]) == 201 and len(data["scaling"]) == 77  # one submitter's systems each
+    assert len(data["across_rounds"]) == 215 and len(data["scaling"]) == 77  # one submitter's systems each
     assert all({p["submitter"] for p in s["points"]} == {s["submitter"]} for s in data["scaling"])
     assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
     done = _cli("compare", *tables, "--across-rounds", "--scaling-across-submitters", "-f", "json")

@@ -600,8 +600,8 @@ def test_a_reference_submitter_with_no_row_is_a_usage_error(tmp_path: Path) -> N
     result = _invoke("compare", str(table), "--reference", "submitter:Nobody")
     assert result.exit_code == 2
     assert result.stderr == (
-        "error: --reference submitter:Nobody: no closed result of submitter Nobody in the inputs; "
-        "the submitters are Acme, bolt, Cray, Dell, Eon, ... (7 in all)\n"
+        "error: --reference submitter:Nobody: no closed result of submitter Nobody among the selected rows; "
+        "their submitters are Acme, bolt, Cray, Dell, Eon, ... (7 in all)\n"
     )
     assert _invoke("compare", str(table), "--reference", "submitter:BOLT").exit_code == 0  # case-blind, as compare
 

@@ -33,10 +33,25 @@ REBASE = os.environ.get("MLPERF_CHECK_REBASE_PLOTS") == "1"
 # --- files and names -----------------------------------------------------------------------
 @pytest.mark.parametrize(
     "path, kind",
-    [("a.png", "png"), ("a.PNG", "png"), ("out/a.svg", "svg"), ("/dev/stdout", "png"), ("plot", "png")],
+    [("a.png", "png"), ("a.PNG", "png"), ("out/a.svg", "svg"), ("/dev/stdout", "png")],
 )
 def test_the_extension_chooses_png_or_svg(path: str, kind: str) -> None:
     assert plots.image_format(path) == kind
+
+
+@pytest.mark.parametrize(
+    "path, said",
+    [
+        ("plot", "a plot is a .png or .svg file: give its extension"),
+        ("dir/", "give a file, e.g. dir/plot.png, not a folder"),
+        (".", "give a file, e.g. ./plot.png, not a folder"),
+    ],
+)
+def test_a_folder_or_no_extension_is_a_usage_error(path: str, said: str) -> None:
+    """attack25 P5: `--plot dir/` wrote a PNG named dir, `--plot x` a PNG named x."""
+    with pytest.raises(UsageError) as raised:
+        plots.image_format(path)
+    assert str(raised.value) == f"--plot {path}: {said}"
 
 
 @pytest.mark.parametrize("path, extension", [("a.jpg", "jpg"), ("a.pdf", "pdf"), ("v6.1/a.png.gz", "gz")])
@@ -390,3 +405,57 @@ def test_no_round_label_is_cut_and_every_panel_has_its_range(drawn: list[Any]) -
                 assert panel.get_xlim() == pytest.approx((0, highest * 1.12))
         finally:
             plt.close(figure)
+
+
+# --- attack25 P1, P2, P4 -----------------------------------------------------------------------
+def test_p1_a_reference_submitters_several_results_are_their_median() -> None:
+    group = {"reference_submitter": "Supermicro", "reference": 60119.9, "units": "Tokens/s"}
+    group |= {"per_node": 8, "hardware": "NVIDIA B200", "nodes": 1}
+    three = [{"role": "reference"}] * 3 + [{"role": "partner"}]
+    assert plots._group_label(group, three).endswith("Supermicro's median 60,119.9 Tokens/s")
+    assert plots._group_label(group, three[2:]).endswith("Supermicro's result 60,119.9 Tokens/s")
+
+
+def test_p2_the_across_rounds_text_and_plot_name_the_division(tmp_path: Path) -> None:
+    from checker.commands.across import to_text
+    from checker.commands.published import Selection
+
+    text = to_text([], [], Selection.of(division="open"))
+    assert "Across rounds: the best open result per round on the same hardware" in text
+    written = plots.rounds([], str(tmp_path / "e.svg"), ("open",), ["v6.0", "v6.1"])
+    svg = Path(written[0]).read_text()
+    assert "No hardware has open results in two or more rounds." in svg.replace("&#39;", "'")
+    assert "(v6.0, v6.1), open division" in svg
+
+
+@pytest.mark.slow
+def test_p4_the_mean_deviation_marker_is_hollow_so_no_partner_hides_under_it() -> None:
+    with plots._style() as plt:
+        figure = plots.deviation_page(plt, _compare_figure(), Options(), "v6.1")
+        try:
+            diamonds = [c for axes in figure.axes for c in axes.collections if "mean |deviation|" in str(c.get_label())]
+            assert diamonds and all(len(c.get_facecolors()) == 0 for c in diamonds)
+        finally:
+            plt.close(figure)
+
+
+def test_p3_an_empty_plot_says_why(tmp_path: Path) -> None:
+    """A selection that takes no row stops compare with its reason (exit 2, nothing written);
+    a plot with no group names the minimum of submitters and the divisions."""
+    table = tmp_path / "t.json"
+    table.write_text('[{"Submitter": "A", "Category": "closed", "Model": "m", "Scenario": "Offline",'
+                     ' "Performance_Result": 1, "Performance_Units": "Tokens/s", "Accelerator": "X", "a#": 1,'
+                     ' "version": "v6.1"}]')  # fmt: skip
+    done = cli("compare", str(table), "--model", "nosuch", "--plot", str(tmp_path / "e.svg"))
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: no row matches the selection (model nosuch; division closed): no row has model nosuch; "
+        "the model values are m\n",
+    )
+    assert not (tmp_path / "e.svg").exists()
+    done = cli(
+        "compare", str(table), "--division", "closed", "--plot", str(tmp_path / "e.svg"), "-o", str(tmp_path / "o")
+    )
+    assert done.returncode == 0, done.stderr
+    said = (tmp_path / "e.svg").read_text()
+    assert "No comparable group has results from enough submitters (2 or more, closed division)." in said

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
+from ..settings import UsageError
 from .published import Row, Selection, best, faster
 
 
@@ -97,6 +98,49 @@ class Scaling:
                 for count, row in sorted(self.points.items())
             ],
         }
+
+
+@dataclass
+class Followed:
+    """What `follow` found: the rows taken, the series, the scaling series, the selection's notes
+    and the divisions followed."""
+
+    rows: list[Row]
+    series: list[Series]
+    scalings: list[Scaling]
+    notes: list[str]
+    division: tuple[str, ...]
+
+
+def follow(
+    rows: list[Row],
+    selection: Selection,
+    scaling_too: bool = False,
+    across_submitters: bool = False,
+) -> Followed:
+    """`compare --across-rounds` and mlperf_check.across_rounds alike: the rows of the
+    selection's divisions (closed when it names none) that it takes (published.Selection, a
+    usage error saying why when none is), which must hold two or more rounds; each hardware
+    name in one spelling (published.one_spelling)."""
+    import dataclasses
+
+    from .published import frame, one_spelling
+
+    division = tuple(d.lower() for d in selection.division) or ("closed",)
+    within = dataclasses.replace(selection, division=division)
+    if rows:
+        taken = within.taken(frame(rows)).tolist()
+        rows = [row for row, keep in zip(rows, taken, strict=True) if keep]
+    spelling = one_spelling(row.hardware for row in rows)
+    rows = [dataclasses.replace(row, hardware=spelling[row.hardware]) for row in rows]
+    rounds = sorted({row.round for row in rows if row.round}, key=_order)
+    if len(rounds) < 2:
+        raise UsageError(
+            f"--across-rounds needs results of two or more rounds; the rows selected hold {', '.join(rounds) or 'none'}"
+        )
+    series = across_rounds(rows, division)
+    scalings = scaling(rows, across_submitters, division) if scaling_too else []
+    return Followed(rows, series, scalings, selection.notes(row.hardware for row in rows), division)
 
 
 def across_rounds(rows: list[Row], division: tuple[str, ...] = ("closed",)) -> list[Series]:
@@ -173,8 +217,9 @@ def to_text(
     series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
 ) -> str:
     lines = selection.lines(notes) if selection else []
+    which = " or ".join(d.lower() for d in selection.division) if selection and selection.division else "closed"
     lines.append(
-        "Across rounds: the best closed result per round on the same hardware (ratio to the first round; "
+        f"Across rounds: the best {which} result per round on the same hardware (ratio to the first round; "
         "above 1 is faster)."
     )
     for s in series:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -415,11 +415,44 @@ def run(invocation: Invoked) -> int:
     if missing:
         raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     selection = options.selection()
-    chosen = {name: selection.select(found) for name, found in rows.items()}
-    verdicts = check_claims(invocation.listed, chosen)
-    notes = selection.notes(row.hardware for found in chosen.values() for row in found)
+    verdicts, notes = judged(invocation.listed, rows, selection)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, selection, notes)
     return 0 if all(v.verdict == "holds" for v in verdicts) else 1
+
+
+def judged(
+    listed: list[dict[str, Any]],
+    rows: dict[str, list[Row]],
+    selection: Selection,
+    warn: Callable[[str], None] = common.warn,
+) -> tuple[list[Any], list[str]]:
+    """The verdicts of the claims `listed` on the rows of each round (`rows`, each result once:
+    a duplicate is left out with a warning) that `selection` takes, and the selection's notes:
+    what `claims` and mlperf_check.claims both compute."""
+    from .published import duplicated, unique_rows
+
+    taken: dict[str, list[Row]] = {}
+    left_out = 0
+    for name, found in rows.items():
+        taken[name], count = unique_rows(found)
+        left_out += count
+    if left_out:
+        warn(duplicated(left_out))
+    chosen = {name: selection.select(found) for name, found in taken.items()}
+    if selection and any(taken.values()) and not any(chosen.values()):
+        from .published import frame
+
+        raise UsageError(selection.why_empty(frame([row for found in taken.values() for row in found])))
+    verdicts = check_claims(listed, chosen)
+    return verdicts, selection.notes(row.hardware for found in chosen.values() for row in found)
+
+
+def of_round(label: str, name: str, found: list[Row]) -> list[Row]:
+    """The rows of a table given for round `name`, or a usage error when they say another round."""
+    other = sorted({r.round for r in found if r.round and r.round != name})
+    if other:
+        raise UsageError(f"{label}: its rows are of round {', '.join(other)}, not {name}")
+    return found
 
 
 def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
@@ -434,8 +467,4 @@ def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
     if not os.path.exists(path):
         raise UsageError(f"--table {item}: {path}: no such file or folder")
     common.load(name)
-    found = normalise(inputs.table_rows(path, name, shown=shown).rows, name)
-    other = sorted({r.round for r in found if r.round and r.round != name})
-    if other:
-        raise UsageError(f"--table {item}: its rows are of round {', '.join(other)}, not {name}")
-    return name, found
+    return name, of_round(f"--table {item}", name, normalise(inputs.table_rows(path, name, shown=shown).rows, name))

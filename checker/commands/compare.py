@@ -23,6 +23,7 @@ group; text, JSON, CSV, HTML and the plot are rendered from them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -175,6 +176,16 @@ def frame_of(rows: list[Row]) -> pd.DataFrame:
     )
 
 
+def check_options(tolerance: float, outlier: float, min_submitters: int) -> None:
+    """A usage error (a ValueError) for a tolerance or outlier threshold that is not a fraction,
+    or a minimum of submitters that is not a whole number from 1: checked first, by the
+    command line and the API alike."""
+    fraction(tolerance, "--tolerance")
+    fraction(outlier, "--outlier")
+    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int) or min_submitters < 1:
+        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more")
+
+
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
@@ -196,8 +207,13 @@ def compare(
     partner's |deviation| above `tolerance` and `outlier`)."""
     keys = group_keys(by)
     columns = ["group", *keys, *(c for c in frame.columns if c not in keys), *MEMBER_COLUMNS]
-    if not len(frame):
+    check_options(tolerance, outlier, min_submitters)
+    if not len(frame):  # no row to compare (the reader said why)
         return pd.DataFrame(columns=columns)
+    if reference is not None:
+        known_reference(reference, frame)
+    if "hardware" in frame.columns:
+        frame = frame.assign(hardware=frame["hardware"].map(published.one_spelling(frame["hardware"].astype(str))))
     grouped = frame.groupby(keys, sort=True, dropna=False)
     number = grouped.ngroup()  # in the keys' order
     submitter = frame["Submitter"].astype(str).str.lower()
@@ -338,12 +354,29 @@ def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     return kept, len(rows) - len(kept)
 
 
-def submitters(rows: list[dict[str, Any]]) -> list[str]:
-    """The submitters of the closed rows (those compare groups), sorted case-blind."""
-    return sorted(
-        {str(r.get("Submitter")) for r in rows if r.get("Category") == "closed" and r.get("Submitter")},
-        key=str.lower,
-    )
+def known_reference(name: str, frame: pd.DataFrame) -> None:
+    """A usage error (a ValueError) unless the reference submitter `name` has a result among
+    the rows compared (`frame`: the selected rows of the divisions compared), case-blind."""
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"--reference submitter:{name}: give a submitter's name")
+    known = sorted({str(s) for s in frame["Submitter"].dropna()}, key=str.lower)
+    if name.strip().lower() not in {k.lower() for k in known}:
+        divisions = sorted({str(d) for d in frame["division"].dropna()})
+        shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
+        raise UsageError(
+            f"--reference submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
+            f"among the selected rows; their submitters are {shown or 'none'}"
+        )
+
+
+def selected(rows: list[Row], selection: Selection, division: Sequence[str]) -> list[Row]:
+    """The rows of `division` that `selection` takes (one path: published.Selection, case-blind),
+    or a usage error saying why none is."""
+    if not rows:
+        return []
+    within = dataclasses.replace(selection, division=tuple(selection.division or division))
+    taken = within.taken(published.frame(rows)).tolist()
+    return [row for row, keep in zip(rows, taken, strict=True) if keep]
 
 
 def comparison(rows: list[dict[str, Any]], options: Options, selection: Selection | None = None) -> Comparison:
@@ -351,7 +384,7 @@ def comparison(rows: list[dict[str, Any]], options: Options, selection: Selectio
     divisions that `selection` takes, compared as `options` say, with the fields in which each
     outlier differs from its group's majority."""
     selection = selection or Selection()
-    chosen = selection.select([row for row in normalise(rows) if row.division in options.division])
+    chosen = selected(normalise(rows), selection, options.division)
     frame = frame_of(chosen)
     members = compare(
         frame,
@@ -691,7 +724,7 @@ class CommandLine:
     """compare's command line."""
 
     inputs: list[str]
-    round: str | None = None
+    round: list[str] | None = None  # the round filter; one round is also the trees' round
     tolerance: float = 0.04
     outlier: float = 0.10
     reference: str = "median"
@@ -709,16 +742,32 @@ class CommandLine:
     accelerator: list[str] | None = None
     division: list[str] | None = None
 
-    def selection(self, round: str | None) -> Selection:
-        """The rows the command line takes; `round` the name of --round's round."""
+    @property
+    def tree_round(self) -> str | None:
+        """The round of the submission trees: the one --round (a name, case-blind, or a round
+        file), or None (detected per tree) when none or several are given."""
+        if not self.round or len(self.round) > 1:
+            return None
+        return round_named(self.round[0])
+
+    def selection(self, rounds: list[str] | None) -> Selection:
+        """The rows the command line takes; `rounds` the names of --round's rounds."""
         return Selection.of(
             model=self.model,
             scenario=self.scenario,
             submitter=self.submitter,
             accelerator=self.accelerator,
-            round=round,
+            round=rounds,
             division=self.division,
         )
+
+
+def round_named(given: str) -> str:
+    """A --round value as a round's name when it names one case-blind ("V6.0" is v6.0), else
+    as given (a round file)."""
+    from ..rounds import available_rounds
+
+    return next((name for name in available_rounds() if name.lower() == given.strip().lower()), given)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -745,13 +794,15 @@ def invocation(options: CommandLine) -> Invoked:
     reference = options.reference
     if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
         raise UsageError("--reference is median or submitter:NAME")
-    fraction(options.tolerance, "--tolerance")
-    fraction(options.outlier, "--outlier")
+    check_options(options.tolerance, options.outlier, options.min_submitters)
     if options.scaling_across_submitters and not options.across_rounds:
         raise UsageError("--scaling-across-submitters goes with --across-rounds")
     inputs = options.inputs
     plan = Plan(
-        reads=[round_file(options.round), *(i for i in inputs if not os.path.isdir(i))],
+        reads=[
+            *(round_file(round_named(r)) for r in options.round or ()),
+            *(i for i in inputs if not os.path.isdir(i)),
+        ],
         trees=[i for i in inputs if os.path.isdir(i)],
     )
     outputs = ((name, plan.add(options.output)),)
@@ -769,10 +820,9 @@ def run(invocation: Invoked) -> int:
     from .common import load, pages
 
     options = invocation.options
-    selection = options.selection(load(options.round).name if options.round is not None else None)
-    rows = _compared_rows(options.inputs, options.round, options.progress)
-    if options.reference != "median" and not options.across_rounds and rows:
-        _known_reference(options.reference, rows)
+    rounds = [load(round_named(r)).name for r in options.round or ()]
+    selection = options.selection(rounds or None)
+    rows = _compared_rows(options.inputs, options.tree_round, options.progress)
     if options.plot:
         try:
             import matplotlib  # noqa: F401 - only to say what is missing before anything is written
@@ -782,32 +832,32 @@ def run(invocation: Invoked) -> int:
             raise UsageError("--plot: " + missing_extra("matplotlib", "plot")) from None
     if options.across_rounds:
         return _across_rounds(invocation, rows, selection)
-    division = tuple(options.division or ("closed",))
+    division = tuple(d.strip().lower() for d in options.division or ("closed",))
     found = comparison(
         rows,
         Options(options.tolerance, options.outlier, options.reference, options.min_submitters, division),
         selection,
     )
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
+    noted(invocation.format, found.notes)
     if invocation.plot is not None:
         pages(invocation.plan, invocation.plot, lambda page: plots.deviations(list(found.each()), found.options, page))
     return 0
 
 
-def _known_reference(reference: str, rows: list[dict[str, Any]]) -> None:
-    """A usage error unless --reference submitter:NAME names a submitter of the inputs."""
-    name, known = reference.partition(":")[2], submitters(rows)
-    if name.lower() not in {k.lower() for k in known}:
-        shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
-        raise UsageError(
-            f"--reference {reference}: no closed result of submitter {name} in the inputs; "
-            f"the submitters are {shown or 'none'}"
-        )
+def noted(format: str, notes: list[str]) -> None:
+    """The selection's notes on stderr (`note: ...`) for a format that has no place for them
+    (CSV: one row per member); the others print them with the selection."""
+    from .common import say
+
+    if format == "csv":
+        for note in notes:
+            say(f"note: {note}")
 
 
 def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
     """The rows of compare's inputs, each result once. A row names its round, else its
-    table's (--round, or the file): two tables' rows never pool in one group."""
+    table's (the one --round, or the file): two tables' rows never pool in one group."""
     import os
 
     from .common import round_name, warn
@@ -819,16 +869,18 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
             raise UsageError(f"{item}: no such file or folder")
         name = round_name(round, item, f"{item}: ") if os.path.isdir(item) else round
         found = table_rows(item, name, with_description=True, shown=progress).rows
-        for row in found:
-            if row.get("version") in (None, ""):
-                row["version"] = round or f"(round of {item})"
+        unnamed = [row for row in found if row.get("version") in (None, "")]
+        for row in unnamed:
+            row["version"] = round or f"(round of {item})"
+        if unnamed and round is None:  # as load_table warns (its round is <NA>)
+            warn(
+                f"{item}: {len(unnamed)} rows do not name their round (no version column): "
+                f"their round is '(round of {item})'; give --round to name it"
+            )
         rows += found
     rows, duplicates = unique(rows)
     if duplicates:
-        warn(
-            f"{duplicates} duplicate row{'s' if duplicates > 1 else ''} ignored (the round, Location and Submitter "
-            "of an earlier row)"
-        )
+        warn(published.duplicated(duplicates))
     return rows
 
 
@@ -836,25 +888,21 @@ def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: S
     from . import across, plots
     from .common import pages
 
-    normalised = selection.select(normalise(rows))
-    rounds = sorted({r.round for r in normalised if r.round})
-    if len(rounds) < 2:
-        raise UsageError(
-            f"--across-rounds needs results of two or more rounds; the inputs hold {', '.join(rounds) or 'none'}"
-        )
-    division = tuple(invocation.options.division or ("closed",))
-    series = across.across_rounds(normalised, division)
-    scalings = across.scaling(normalised, invocation.options.scaling_across_submitters, division)
+    options = invocation.options
+    within = dataclasses.replace(selection, division=tuple(options.division or ()))
+    found = across.follow(normalise(rows), within, True, options.scaling_across_submitters)
     emit(
         invocation.plan,
         across.FORMATS,
         invocation.format,
         invocation.target,
-        series,
-        scalings,
+        found.series,
+        found.scalings,
         selection,
-        selection.notes(r.hardware for r in normalised),
+        found.notes,
     )
+    noted(invocation.format, found.notes)
     if invocation.plot is not None:
-        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(series, page))
+        rounds = sorted({row.round for row in found.rows if row.round})
+        pages(invocation.plan, invocation.plot, lambda page: plots.rounds(found.series, page, found.division, rounds))
     return 0

@@ -118,6 +118,24 @@ COLUMNS = (
 )
 
 
+# The columns a results table has in its header (a CSV's first line, the keys of a JSON table's
+# rows): the required ones, and those the hardware key is made of. A table without one is not a
+# results table (a missing Accelerator would make every system CPU-only, a missing
+# Performance_Result would leave every row out), said once, naming the column.
+HEADER = (*(column.key for column in COLUMNS if column.required), "Accelerator", "a#")
+NUMERIC = {column.key for column in COLUMNS if column.kind in ("number", "count")}
+
+
+def missing_columns(path: str, keys: set[str]) -> None:
+    """A TableError naming the HEADER columns that `keys` (a table's header) lacks."""
+    missing = [key for key in HEADER if key not in keys]
+    if missing:
+        raise TableError(
+            f"{path} is not a results table: it has no {', '.join(missing)} column"
+            f"{'s' if len(missing) > 1 else ''} (a results table has {', '.join(HEADER)})"
+        )
+
+
 def shown(value: Any) -> str:
     """A value as a message names it: JSON's words for JSON's types, long text cut."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -251,6 +269,7 @@ def read_table(path: str) -> Table:
     from .table.load import TEXT_KEYS, _format_of, _typed, normalise
 
     text = _text_of(path)
+    header: list[str] = []
     if path.endswith(".csv"):
         header, records = _csv_records(path, text)
         _few(path, records)
@@ -273,7 +292,16 @@ def read_table(path: str) -> Table:
             if not isinstance(row, dict):
                 raise TableError(f"{path}: {label} is {shown(row)}, not an object of keys and values")
         fmt = _format_of({key for _, row in written for key in row}, shape)
+        # A number written as text ("8840.42") is read as a CSV cell is: the same value.
+        numeric = {fmt.key(k) for k in NUMERIC} if fmt is not None else NUMERIC
+        written = [
+            (label, {k: _typed(v) if k in numeric and isinstance(v, str) else v for k, v in row.items()})
+            for label, row in written
+        ]
     labelled = [(label, {fmt.fact(k): v for k, v in row.items()} if fmt else dict(row)) for label, row in written]
+    if labelled:
+        header = header if path.endswith(".csv") else [key for _, row in written for key in row]
+        missing_columns(path, {fmt.fact(key) if fmt else key for key in header})
     kept, left_out = typed(path, labelled)
     return Table(
         source=path,

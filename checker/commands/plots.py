@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .across import Series
 
 PER_PAGE = 30
-FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # by the file's extension; none is PNG
+FORMATS = {"png": "image/png", "svg": "image/svg+xml"}  # by the file's extension
 DPI = 110
 LABEL_WIDTH = 44  # characters of a row's label per line
 NOTE_WIDTH = 40  # characters of a row's outlier list per line
@@ -60,11 +60,16 @@ class Limits(Protocol):
 
 # --- files ---------------------------------------------------------------------------------
 def image_format(path: str, option: str = "--plot") -> str:
-    """png or svg, by the extension of `path` (png without one, as matplotlib's savefig);
-    any other extension is a usage error."""
+    """png or svg, by the extension of `path` (PNG for a device or pipe such as /dev/stdout);
+    another extension, none, or a folder is a usage error (a path ending in "/" would
+    otherwise be written as a file without it)."""
+    if not os.path.basename(path) or path.endswith((os.sep, "/")) or os.path.isdir(path):
+        raise UsageError(f"{option} {path}: give a file, e.g. {os.path.join(path, 'plot.png')}, not a folder")
     extension = os.path.splitext(os.path.basename(path))[1].lower().lstrip(".")
     if not extension:
-        return "png"
+        if path.startswith("/dev/") or (os.path.exists(path) and not os.path.isfile(path)):  # /dev/stdout, a pipe
+            return "png"
+        raise UsageError(f"{option} {path}: a plot is a .png or .svg file: give its extension")
     if extension not in FORMATS:
         raise UsageError(f"{option} {path}: a plot is a .png or .svg file, not .{extension}")
     return extension
@@ -436,7 +441,7 @@ def _deviation_figures(plt: Any, groups: Sequence[Group], limits: Limits) -> Ite
     names = ", ".join(sorted({str(group["round"]) for group, _ in groups}))
     heading = f"{names or 'Compare'}: each result's deviation from its group's reference"
     if not groups:
-        yield _empty(plt, heading, "No comparable group has results from enough submitters.")
+        yield _empty(plt, heading, _no_group(limits))
         return
     pages = paged(groups, _panel)
     for number, page in enumerate(pages, 1):
@@ -445,13 +450,21 @@ def _deviation_figures(plt: Any, groups: Sequence[Group], limits: Limits) -> Ite
         )
 
 
+def _no_group(limits: Limits) -> str:
+    """Why compare drew no group: no group of its divisions had results of enough submitters
+    (a selection that takes no row stops compare before: published.Selection.taken)."""
+    division = " or ".join(getattr(limits, "division", ()) or ("closed",))
+    least = getattr(limits, "min_submitters", 2)
+    return f"No comparable group has results from enough submitters ({least} or more, {division} division)."
+
+
 def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Limits, heading: str) -> Any:
     """One page of `deviations`: a figure (not yet saved)."""
     sections = [
         Section(
             title,
             rows,
-            [_group_label(group) for group, _ in rows],
+            [_group_label(group, members) for group, members in rows],
             [wrapped(_outliers(members), NOTE_WIDTH) for _, members in rows],
         )
         for title, rows in page
@@ -502,7 +515,12 @@ def deviation_page(plt: Any, page: Sequence[tuple[str, list[Group]]], limits: Li
                 if group["mean_abs_dev"] is not None and bool(group["within_tolerance"]) == within
             ]
             said = "partners' mean |deviation|, " + ("within tolerance" if within else "beyond tolerance")
-            _scatter(panel, shown, marker="D", s=30, zorder=4, color=colour, label=once(said, shown))
+            # Hollow and larger: a partner's dot at the same place (two partners at +-d around
+            # their median) shows through it.
+            _scatter(
+                panel, shown, marker="D", s=60, zorder=4, facecolors="none", edgecolors=colour, linewidths=1.4,
+                label=once(said, shown),
+            )  # fmt: skip
         _rows(section, panel)
     _legend(figure, axes)
     return figure
@@ -519,9 +537,16 @@ def _scatter(panel: Any, points: Sequence[tuple[float, int]], **style: Any) -> N
         panel.scatter([x for x, _ in points], [y for _, y in points], **style)
 
 
-def _group_label(group: Mapping[str, Any]) -> str:
-    """The hardware, then the reference: "8x AMD Instinct MI355X, 1 node / median 117,180 Tokens/s"."""
-    who = f"{group['reference_submitter']}'s mean" if group["reference_submitter"] else "median"
+def _group_label(group: Mapping[str, Any], members: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The hardware, then the reference: "8x AMD Instinct MI355X, 1 node / median 117,180 Tokens/s";
+    a reference submitter's median when they have several results in the group (compare's
+    definition), their result when one."""
+    own = sum(1 for m in members if m["role"] == "reference")
+    who = (
+        f"{group['reference_submitter']}'s {'median' if own > 1 else 'result'}"
+        if group["reference_submitter"]
+        else "median"
+    )
     reference = group["reference"]
     said = f"{_number(reference)} {group['units']}" if reference is not None else "none"
     return wrapped(hardware(group["per_node"], group["hardware"], group["nodes"])) + "\n" + wrapped(f"{who} {said}")
@@ -534,27 +559,33 @@ def _outliers(members: Sequence[Mapping[str, Any]]) -> str:
 
 
 # --- across rounds -------------------------------------------------------------------------
-def rounds(series: Sequence[Series], path: str) -> list[str]:
+def rounds(
+    series: Sequence[Series], path: str, division: Sequence[str] = ("closed",), given: Sequence[str] = ()
+) -> list[str]:
     """One bar group per hardware key (all submitters), one bar per round, labelled with the
     ratio to the first round: a panel per model and scenario, in pages of PER_PAGE keys:
     `path`, then `<stem>-2<ext>`, ...; returns the files written."""
     from .across import _order
 
     overall = [s for s in series if s.submitter is None]
-    names = sorted({name for s in overall for name in s.best}, key=_order)
-    heading = f"The same hardware across rounds ({', '.join(names)})"
+    names = sorted({name for s in overall for name in s.best} or set(given), key=_order)
+    which = " or ".join(division)
+    heading = f"The same hardware across rounds ({', '.join(names)}), {which} division"
     with _style() as plt:
         if not overall:
-            return [save(_empty(plt, heading, "No hardware has closed results in two or more rounds."), path, 1)]
+            said = f"No hardware has {which} results in two or more rounds."
+            return [save(_empty(plt, heading, said), path, 1)]
         pages = paged(overall, lambda s: f"{s.model} {s.scenario}")
         written = []
         for number, page in enumerate(pages, 1):
             said = heading + (f", page {number} of {len(pages)}" if len(pages) > 1 else "")
-            written.append(save(rounds_page(plt, page, names, said), path, number))
+            written.append(save(rounds_page(plt, page, names, said, which), path, number))
         return written
 
 
-def rounds_page(plt: Any, page: Sequence[tuple[str, list[Series]]], names: Sequence[str], heading: str) -> Any:
+def rounds_page(
+    plt: Any, page: Sequence[tuple[str, list[Series]]], names: Sequence[str], heading: str, which: str = "closed"
+) -> Any:
     """One page of `rounds`: a figure (not yet saved)."""
     sections = [Section(title, rows, [_series_label(s) for s in rows], []) for title, rows in page]
     bars = max(1, len(names))
@@ -565,7 +596,7 @@ def rounds_page(plt: Any, page: Sequence[tuple[str, list[Series]]], names: Seque
         plt,
         sections,
         heading,
-        "best closed result against the first round's (x; above 1 is faster)",
+        f"best {which} result against the first round's (x; above 1 is faster)",
         f"hardware: accelerators per node, nodes; the first round's best in {', '.join(units)}",
         2 * len(names),  # one row of entries
         shared=False,  # one panel's x46 would flatten every other panel's x1.05

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..parsers import number
 from ..parsers.counts import per_part
 from ..rounds import Round, RoundError, available_rounds, load_round
+from ..settings import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,12 +114,39 @@ def location_of(row: dict[str, Any]) -> str:
     return str(row.get("Location") or "").removeprefix("./").removesuffix("/performance/run_1")
 
 
+_MARKS = re.compile(r"\((?:R|TM|C)\)|[\u00ae\u2122]", re.IGNORECASE)
+
+
+def hardware_name(name: str) -> str:
+    """A hardware name without trademark marks ("(R)", "(TM)", "®", "™") and with single
+    spaces: "INTEL(R) XEON(R) 6980P" is "INTEL XEON 6980P". Case is folded where keys are
+    compared (`one_spelling`), so that the name keeps a spelling its submitters wrote."""
+    return " ".join(_MARKS.sub("", name).split())
+
+
+def fold(name: str) -> str:
+    """The key under which hardware names are one: marks and spaces removed, case folded."""
+    return hardware_name(name).casefold()
+
+
+def one_spelling(names: Iterable[str]) -> dict[str, str]:
+    """Each of `names` -> the one spelling of its `fold`: the most frequent, ties broken by
+    the sorted order. Every grouping of hardware (compare, across rounds, notes) keys on it,
+    so "NVIDIA B300-SXM-270GB" and "Nvidia B300-SXM-270GB" are one hardware."""
+    counts: dict[str, dict[str, int]] = {}
+    for name in names:
+        spellings = counts.setdefault(fold(name), {})
+        spellings[name] = spellings.get(name, 0) + 1
+    chosen = {key: min(spellings, key=lambda n: (-spellings[n], n)) for key, spellings in counts.items()}
+    return {name: chosen[key] for key, spellings in counts.items() for name in spellings}
+
+
 def hardware_of(row: dict[str, Any]) -> tuple[str, str, int, bool]:
-    """(kind, hardware key, count per node, mixed) of a row."""
-    accelerator = str(row.get("Accelerator") or "").strip()
+    """(kind, hardware key, count per node, mixed) of a row; the key without trademark marks."""
+    accelerator = hardware_name(str(row.get("Accelerator") or ""))
     per_node = _count(row.get("a#"))
     if per_node == 0 or accelerator in NOT_APPLICABLE:
-        return "cpu", str(row.get("Processor") or "").strip(), _count(row.get("p#")), False
+        return "cpu", hardware_name(str(row.get("Processor") or "")), _count(row.get("p#")), False
     mixed = bool(per_part(accelerator)) or bool(_MIXED.search(accelerator))
     return "accelerator", (accelerator if mixed else _COUNT_SUFFIX.sub("", accelerator)), per_node, mixed
 
@@ -203,6 +231,41 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
     return out
 
 
+def duplicated(count: int) -> str:
+    """The warning for `count` rows left out as duplicates (`without_duplicates`, and the
+    command line's reading of its inputs)."""
+    return (
+        f"{count} duplicate row{'s' if count > 1 else ''} ignored (the round, Location and Submitter of an earlier row)"
+    )
+
+
+def unique_rows(rows: list[Row]) -> tuple[list[Row], int]:
+    """`without_duplicates` for Rows: each (round, location, submitter) once, and how many were left out."""
+    seen: set[tuple[str, str, str]] = set()
+    kept = []
+    for row in rows:
+        key = (row.round, row.location, row.submitter)
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept, len(rows) - len(kept)
+
+
+def without_duplicates(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """A frame of COLUMNS with each result once (the first row of each round, location and
+    submitter), and how many rows were left out: the same table given twice, or a tree and
+    its table, would count a result twice in n and in the median."""
+    if not len(table):
+        return table, 0
+    key = (
+        table[["round", "location", "submitter"]]
+        .astype(object)
+        .where(table[["round", "location", "submitter"]].notna(), "")
+    )
+    kept = ~key.duplicated()
+    return (table if kept.all() else table[kept].reset_index(drop=True)), int((~kept).sum())
+
+
 # --- one canonical frame, and selections ------------------------------------------------------
 # The columns of `frame` (and mlperf_check.load_table), with their dtypes: every round's
 # published format (and the CSV of `table`, and a checked tree's valid results) in one set.
@@ -241,7 +304,7 @@ def frame(rows: list[Row]) -> pd.DataFrame:
 
     records = [
         {
-            "round": row.round,
+            "round": text(row.round),  # <NA> where no row or caller names the round
             "division": row.division,
             "availability": row.availability,
             "submitter": row.submitter,
@@ -310,10 +373,32 @@ RAW = {"UsedModel": "used_model", "System": "system", "Accelerator": "accelerato
 FILTERS = ("model", "scenario", "submitter", "accelerator", "round", "division")
 
 
-def _names(values: str | Iterable[str] | None) -> tuple[str, ...]:
+DIVISIONS = ("closed", "open", "network")  # what --division takes (every round's divisions)
+
+
+def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
+    """A filter's values, checked: text that is not blank, and for division one of DIVISIONS
+    (case-blind). TypeError for what is not text, UsageError (a ValueError) for a value no
+    row can have: the CLI and the API refuse the same values with the same message."""
     if values is None:
         return ()
-    return (values,) if isinstance(values, str) else tuple(values)
+    if not isinstance(values, str):
+        try:
+            values = tuple(values)
+        except TypeError:
+            raise TypeError(f"{key}: give a name or a list of names, not {values!r}") from None
+    names = (values,) if isinstance(values, str) else values
+    for value in names:
+        if not isinstance(value, str):
+            raise TypeError(f"{key}: give a name or a list of names, not {value!r}")
+        if not value.strip():
+            raise UsageError(f"--{key} {value!r}: give a name, not a blank")
+        if key == "division" and value.strip().lower() not in DIVISIONS:
+            raise UsageError(f"--division {value}: the divisions are {', '.join(DIVISIONS)}")
+    if key == "round":  # a round this version knows, in its own spelling: "V6.1" is v6.1
+        known = {name.lower(): name for name in available_rounds()}
+        return tuple(known.get(value.strip().lower(), value.strip()) for value in names)
+    return tuple(value.strip() for value in names)
 
 
 @dataclass(frozen=True)
@@ -337,7 +422,7 @@ class Selection:
         unknown = sorted(set(given) - set(FILTERS))
         if unknown:
             raise TypeError(f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTERS)}")
-        return cls(**{key: _names(value) for key, value in given.items()})
+        return cls(**{key: _names(key, value) for key, value in given.items()})
 
     def __bool__(self) -> bool:
         return any(getattr(self, key) for key in FILTERS)
@@ -371,6 +456,26 @@ class Selection:
                 lambda a, b: a | b, (hardware.str.contains(_part(wanted)) for wanted in self.accelerator)
             )
         return taken
+
+    def taken(self, table: pd.DataFrame) -> pd.Series:
+        """`mask`, or a UsageError (a ValueError) saying why when the filters take no row of a
+        table that has some: no command ends on an empty selection without saying why."""
+        taken = self.mask(table)
+        if len(table) and not taken.any():
+            raise UsageError(self.why_empty(table))
+        return taken
+
+    def why_empty(self, table: pd.DataFrame) -> str:
+        """Which filter takes no row of `table`, and the values the table has for it."""
+        given = "; ".join(f"{key} {', '.join(values)}" for key, values in self.given().items())
+        for key in FILTERS:
+            alone = Selection(**{key: getattr(self, key)})
+            if getattr(self, key) and not alone.mask(table).any():
+                column = "hardware" if key == "accelerator" else key
+                values = sorted({str(v) for v in table[column].dropna()}, key=str.lower)
+                shown = ", ".join(values[:12]) + (f", ... ({len(values)} in all)" if len(values) > 12 else "")
+                return f"no row matches the selection ({given}): no row has {key} {', '.join(getattr(self, key))}; the {key} values are {shown}"
+        return f"no row matches the selection ({given}) as a whole; each filter alone takes some rows"
 
     def select(self, rows: list[Row]) -> list[Row]:
         """The rows the selection takes, in their order."""
@@ -408,7 +513,7 @@ def _part(wanted: str) -> re.Pattern[str]:
 
 def pooled(wanted: str, names: Iterable[str]) -> str | None:
     """The note for an accelerator selection `wanted` that took rows of several hardware `names`."""
-    distinct = sorted(set(names), key=str.lower)
+    distinct = sorted(set(one_spelling(names).values()), key=str.lower)
     if len(distinct) < 2:
         return None
     return f"accelerator {wanted!r} takes {len(distinct)} different names: {'; '.join(distinct)}"
