@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, ResultRecord
+from .wording import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -183,7 +184,8 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
         warnings.warn(left_out.message(), stacklevel=2)
     if table.invalid:
         warnings.warn(
-            f"{source}: {table.invalid} invalid results left out (`mlperf-check check` says why)", stacklevel=2
+            f"{source}: {counted(table.invalid, 'invalid result')} left out (`mlperf-check check` says why)",
+            stacklevel=2,
         )
     unnamed = sum(1 for row in table.rows if not row.get("version"))
     if unnamed and round is None:

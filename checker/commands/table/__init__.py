@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import Invocation, UsageError
+from ...wording import counted
 from .. import common
 from .collect import DESCRIPTION_FIELDS, table_row, valid_rows
 from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
@@ -87,7 +88,7 @@ def run(invocation: Invoked) -> int:
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, rows, fmt)
     left_out = sum(1 for r in report.results if not r.valid)
     common.say(
-        f"{len(rows)} rows in the {the_round.name} table format ({fmt.table.file}); "
-        f"{left_out} invalid results left out (`mlperf-check check` says why)"
+        f"{counted(len(rows), 'row')} in the {the_round.name} table format ({fmt.table.file}); "
+        f"{counted(left_out, 'invalid result')} left out (`mlperf-check check` says why)"
     )
     return 3 if any(f.code == "INT001" for f in report.findings) else 0
