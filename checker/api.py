@@ -209,13 +209,17 @@ def _detected(root: str) -> str:
 def _table_path(given: str) -> str:
     """The file (or tree) `load_table` reads for what it was given."""
     from .rounds import available_rounds, load_round
+    from .workspace import WorkspaceError, locate
 
     rounds = [load_round(name) for name in available_rounds()]
     if os.path.isdir(given):
-        # A submission tree (it holds a division's folder) is checked; another folder holding
-        # one round's table file is that table.
-        if any(os.path.isdir(os.path.join(given, division)) for r in rounds for division in r.divisions):
-            return given
+        # A submission tree (or a part of one: workspace.locate) is checked; another folder
+        # holding one round's table file is that table.
+        try:
+            if locate(given, deletions=False).tree:
+                return given
+        except WorkspaceError:
+            pass
         names = {r.table.file for r in rounds if r.table is not None}
         held = sorted(name for name in names if os.path.isfile(os.path.join(given, name)))
         return os.path.join(given, held[0]) if len(held) == 1 else given

@@ -32,17 +32,16 @@ of them stays cheap, and a tree that mixes rounds is always caught.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from .model import discover, locate, results_of, systems_of
+from .model import discover, results_of, systems_of
 from .parsers.endpoints import parse_endpoints_config
 from .parsers.mllog import KEY_HEAD, PREFIXES
 from .rounds import Round, available_rounds, load_round, version_numbers
 from .tree import FileChanged, Kind, Tree, join
+from .workspace import WorkspaceError, locate, locate_result
 
 # Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
 # 22 KiB into the real v5.1 and v6.0 logs); a log is read in chunks until the seeds are found,
@@ -190,12 +189,16 @@ def gather(root: str, rounds: list[Round], only: frozenset[str] | None = None) -
     logs: dict[str, tuple[str, list[str]]] = {}  # location -> (benchmark, main performance logs)
     folders: dict[str, frozenset[str]] = {}
     layouts = set()
+    try:
+        where = locate(root)
+        top, part = where.root, where.part
+    except WorkspaceError:  # no such folder: no evidence
+        top, part = root, ()
     for round in rounds:
         signature = (tuple(round.divisions), round.layout.result, round.layout.performance)
         if signature in layouts:
             continue
         layouts.add(signature)
-        top, part = locate(root, round)
         tree = Tree(top)
         for submission in discover(tree, round, part):
             if only is not None and not any(location.startswith(submission.rel + "/") for location in only):
@@ -436,21 +439,10 @@ def detect(root: str) -> Detection:
     return decide(gather(root, [r for r in rounds if not r.is_profile]), rounds)
 
 
-def locate_result(path: str, rounds: list[Round]) -> tuple[str, str] | None:
-    """(checked root, location) of a `.../<division>/<submitter>/<results>/<system>/<benchmark>/<scenario>`
-    folder under the layout of any of the rounds, or None."""
-    parts = Path(os.path.abspath(path)).parts
-    for round in rounds:
-        for index in range(len(parts) - 5):
-            if parts[index] in round.divisions and parts[index + 2] == round.results_root and len(parts) == index + 6:
-                return str(Path(*parts[:index])), "/".join(parts[index:])
-    return None
-
-
 def detect_result(path: str) -> Detection:
     """The round of one result folder (for `reproduce` and `rerun`), from its own evidence."""
     rounds = _rounds()
     real = [r for r in rounds if not r.is_profile]
-    found = locate_result(path, real)
+    found = next(filter(None, (locate_result(path, r.divisions, r.results_root) for r in real)), None)
     evidence = gather(found[0], real, only=frozenset({found[1]})) if found else Evidence()
     return decide(evidence, rounds)

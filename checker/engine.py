@@ -33,7 +33,6 @@ from .model import (
     System,
     discover,
     discovery_findings,
-    locate,
     results_of,
     systems_of,
     unfollowed_folders,
@@ -48,6 +47,7 @@ from .rounds import Round, load_round
 from .scope import Scope
 from .tree import Tree, join
 from .waivers import Waiver, apply_waivers
+from .workspace import Workspace, locate
 
 # A command's hook: called once per checked result, in the worker that checked it; what it
 # returns is the record's `collected`. It must be a module-level function (workers import it).
@@ -57,7 +57,7 @@ Collect = Callable[[Result, ResultRecord], Any]
 @dataclass(frozen=True)
 class Options:
     root: str
-    round: str
+    round: str  # the round's origin: which round a worker's state is of (it is handed the round itself)
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
 
@@ -249,7 +249,7 @@ def _setup(options: Options) -> tuple[Tree, Round]:
         _STATE.update(
             key=key,
             tree=Tree(options.root),
-            round=load_round(options.round),
+            round=_STATE["handed"],
             submissions={},
             context=Context(provenance=source),
         )
@@ -285,8 +285,10 @@ def _run_unit(args: Unit) -> UnitOutput:
     return output
 
 
-def _worker() -> None:
-    """A worker process starts: its own signals (checker.process.worker), its phase times from zero."""
+def _worker(round: Round) -> None:
+    """A worker process starts: its own signals (checker.process.worker), its phase times from
+    zero, and the round the check loaded (forked, it is not read again)."""
+    _STATE["handed"] = round
     process.worker()
     phases.reset()
 
@@ -300,7 +302,7 @@ def _in_workers(
     """The units in worker processes, their outputs in order. Forked with SIGINT and SIGTERM
     held (each worker sets its own: checker.process.worker); when this process is stopped (a
     signal, any exception), the workers are terminated and the units not started dropped."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker, initargs=(_STATE["handed"],))
     try:
         with held():
             done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
@@ -325,8 +327,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def check(
-    root: str,
-    round_name: str,
+    where: str | Workspace,
+    round: str | Round,
     select: Iterable[str] = (),
     ignore: Iterable[str] = (),
     jobs: int | None = None,
@@ -347,13 +349,18 @@ def check(
     # What this process cached of an earlier check (its tree, its submissions with what their
     # rules derived) describes the tree as it was then: a second check of the same folder in
     # one process (a test, a watcher) must see it as it is now.
-    _STATE.clear()
+    _STATE.clear()  # (and the round a worker was handed)
     load_all()
-    round = load_round(round_name)
-    root, only = locate(root, round)
-    tree = Tree(root)
+    if isinstance(round, str):
+        round = load_round(round)
+    if isinstance(where, str):  # a path: its workspace, narrowed to what it names (a workspace handed is as decided)
+        where = locate(where, deletions=False)
+        scope = scope or where.scope(round)
+    only = where.part
+    tree = Tree(where.root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, collect)
+    options = Options(tree.root, round.origin, os.path.abspath(inference_repo) if inference_repo else None, collect)
+    _STATE["handed"] = round  # the workers, forked, inherit it: the round is loaded once a run
     submissions = discover(tree, round, only)
     found_first = discovery_findings(tree, round, only)
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]

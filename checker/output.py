@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import io
 import os
 import shutil
@@ -37,9 +36,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .tree import _what
+from .workspace import within
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 STDOUT = "-"
 
@@ -189,46 +192,24 @@ def _special(mode: int) -> str | None:
     return "a block device" if stat.S_ISBLK(mode) else _what(mode)
 
 
-# --- what a path may not be ----------------------------------------------------------------
-@functools.cache
-def _divisions() -> frozenset[str]:
-    """The division folders of every bundled round (closed, open, network)."""
-    from .rounds import available_rounds, load_round
-
-    return frozenset(d for name in available_rounds() for d in load_round(name).divisions)
-
-
-def submission_areas(tree: str) -> list[str]:
-    """The folders holding the submission's own files for a checked path: its division
-    folders, or the division folder it is in, or itself when it is in none."""
-    real = os.path.realpath(tree)
-    if not os.path.isdir(real):
-        return [real]
-    divisions = _divisions()
-    inside = [os.path.join(real, d) for d in sorted(divisions) if os.path.isdir(os.path.join(real, d))]
-    if inside:
-        return inside
-    current = real
-    while os.path.dirname(current) != current:
-        if os.path.basename(current) in divisions:
-            return [current]
-        current = os.path.dirname(current)
-    return [real]
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 class Plan:
     """The outputs of one command, checked against what it reads before any work."""
 
-    def __init__(self, reads: Iterable[str | None] = (), trees: Iterable[str | None] = ()) -> None:
+    def __init__(
+        self,
+        reads: Iterable[str | None] = (),
+        trees: Iterable[str | None] = (),
+        workspaces: Iterable[Workspace] = (),
+    ) -> None:
         """`reads`: files (or folders) the command reads; `trees`: the submission trees it
-        checks (a path of `trees` that is a file, a results table, is one it reads)."""
+        checks (a path of `trees` that is a file, a results table, is one it reads), or
+        `workspaces`, those already located: no output may enter their areas."""
+        from .workspace import areas_of
+
         checked = [t for t in trees if t]
         self.reads = [r for r in reads if r] + [t for t in checked if not os.path.isdir(t)]
-        self.areas = [area for tree in checked if os.path.isdir(tree) for area in submission_areas(tree)]
+        self.areas = [area for tree in checked if os.path.isdir(tree) for area in areas_of(tree)]
+        self.areas += [area for where in workspaces for area in where.areas]
         self.targets: list[Target] = []
 
     def add(
@@ -261,22 +242,22 @@ class Plan:
             )
         joined = os.path.join(base, path)
         here = os.path.realpath(os.getcwd())
-        if not _within(os.path.realpath(joined), here):
+        if not within(os.path.realpath(joined), here):
             raise OutputError(
                 f"{shown}: a configuration file inside the checked tree names a path outside the current "
                 f"folder ({os.path.realpath(joined)}); give -o on the command line"
             )
 
     def _not_read(self, target: Target) -> None:
+        from .workspace import WorkspaceError, refuse_write
+
         landing = os.path.realpath(target.path)
-        for area in self.areas:
-            if _within(landing, area):
-                raise OutputError(
-                    f"{target.label}: that is inside the checked submission ({area}); "
-                    "write outside its division folders"
-                )
+        try:
+            refuse_write(target.path, target.label, self.areas)
+        except WorkspaceError as error:
+            raise OutputError(str(error)) from None
         for read in self.reads:
-            if _within(landing, os.path.realpath(read)) or _same_file(landing, read):
+            if within(landing, os.path.realpath(read)) or _same_file(landing, read):
                 raise OutputError(f"{target.label}: that is {read}, which this command reads; give another file")
 
     def write(self, target: Target | None, render: Callable[[TextIO], object]) -> None:

@@ -179,6 +179,7 @@ def _git_dir(path: str) -> str:
     try:
         done = subprocess.run(
             ["git", "-C", path, "rev-parse", "--absolute-git-dir"],
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
             capture_output=True,
             text=True,
             errors="backslashreplace",

@@ -103,6 +103,15 @@ class Scope:
         return frozenset(chosen)
 
 
+def git_env() -> dict[str, str]:
+    """The environment of every git this tool runs: git only reads. Without optional locks
+    (GIT_OPTIONAL_LOCKS=0), no git refreshes an index it would otherwise rewrite (`status`
+    inside a submodule, run by diff-index to tell whether it is dirty, rewrites
+    .git/modules/<path>/index)."""
+    return {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+
+
+_GITLINK = "160000"  # a submodule: its changes are those of every file under it
 _BLOBS = ("100644", "100755")  # regular files; a link or a submodule that looks changed stays changed
 
 # A ref that names one revision in the plain syntax: `REF^{commit}` then names its commit. A
@@ -126,6 +135,7 @@ class Changes:
         self.root, self.ref = root, ref
         self._running: list[subprocess.Popen[bytes]] = []
         self.commit = ""  # the ref as git names its commit (`REF^{commit}`, or the hash)
+        self.gitlinks: set[str] = set()  # changed submodules: folders, each changing all it holds
         self._error: ValueError | None = None
         atexit.register(self.close)  # a check that ends early (a usage error) leaves no git behind
         try:
@@ -139,7 +149,12 @@ class Changes:
 
     def _start(self, *args: str) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
-            ["git", *args], cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            ["git", *args],
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=git_env(),
         )
         self._running.append(process)
         return process
@@ -151,6 +166,7 @@ class Changes:
         done = subprocess.run(
             ["git", "rev-parse", "--show-toplevel", *verify],
             cwd=self.root,
+            env=git_env(),
             stdin=subprocess.DEVNULL,
             capture_output=True,
         )
@@ -214,6 +230,8 @@ class Changes:
             if len(words) < 5:  # a record git did not write so: the path counts as changed
                 words = ["", "", "", "", "?"]
             old_mode, new_mode, old_sha, new_sha, status = words[:5]
+            if _GITLINK in (old_mode, new_mode):
+                self.gitlinks.add(path)
             if status == "M" and old_mode == new_mode and old_mode in _BLOBS and not new_sha.strip("0"):
                 stale[path] = old_sha
             else:
@@ -233,6 +251,7 @@ class Changes:
         done = subprocess.run(
             ["git", "hash-object", "--stdin-paths"],
             cwd=self.root,
+            env=git_env(),
             capture_output=True,
             input=b"".join(os.fsencode(os.path.join(top, path)) + b"\n" for path in asked),
         )
@@ -265,7 +284,11 @@ def changed_inputs(
         folder, name = os.path.split(os.path.abspath(path))
         try:
             done = subprocess.run(
-                ["git", "show", f"{commit}:./{name}"], cwd=folder, stdin=subprocess.DEVNULL, capture_output=True
+                ["git", "show", f"{commit}:./{name}"],
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env=git_env(),
             )
         except OSError:
             done = None
@@ -295,6 +318,7 @@ def staged_deletions(root: str) -> list[str]:
             cwd=root,
             stdin=subprocess.DEVNULL,
             capture_output=True,
+            env=git_env(),
         )
     except OSError:
         return []

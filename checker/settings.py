@@ -217,8 +217,8 @@ def plan_formats(
 def _inside_tree(folder: str, tree: str) -> bool:
     """Whether `folder` (a configuration file's) is the checked `tree` or inside it, or holds
     the division folder `tree` is in (a submitter folder was given)."""
-    from .output import submission_areas
+    from .workspace import areas_of
 
     real = os.path.realpath(folder)
-    roots = {os.path.realpath(tree)} | {os.path.dirname(area) for area in submission_areas(tree)}
+    roots = {os.path.realpath(tree)} | {os.path.dirname(area) for area in areas_of(tree)}
     return any(real == root or real.startswith(root + os.sep) for root in roots)

@@ -441,7 +441,7 @@ def test_the_root_of_a_path_is_the_nearest_submission_root(tmp_path: Path, above
     """Whatever folders named like divisions lie above the tree, or name its submitter, a path
     in it is read from the tree's root: the nearest folder whose division folder holds a
     submitter folder."""
-    from checker.commands.check import _given
+    from checker.workspace import locate
 
     root = tmp_path.joinpath(*above, "tree")
     result = root / "closed" / submitter / "results" / "sys" / "bench" / "Offline"
@@ -450,7 +450,8 @@ def test_the_root_of_a_path_is_the_nearest_submission_root(tmp_path: Path, above
     (result / "user.conf").write_text("")
     parts = ["closed", submitter, "results", "sys", "bench", "Offline", "user.conf"][: depth + 2]
     path = root.joinpath(*parts)
-    found, given = _given([str(path)])
+    where = locate([str(path)])
+    found, given = where.path, where.given
     if depth == 0 and path.is_dir():  # a submitter folder: checked whole, from its own path
         assert given is None
         return

@@ -1,4 +1,4 @@
-"""The one reader of the paths given to `check` (check._place), on the bundled example: every
+"""The one reader of the paths given to `check` (workspace._place), on the bundled example: every
 kind of path, through links and `..`, from folders named like divisions, is read from its
 tree's root as the same path typed there. (tests/test_given_paths.py: the checks themselves,
 on a real slice.)"""
@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checker.commands.check import _given, _place, _tree_marks
+from checker.workspace import _place, locate, marks
 from helpers import EXAMPLE, OFFLINE, SUBMISSION
 
 # Each path of the tree, from its root, and whether it is a folder.
@@ -40,7 +40,7 @@ def test_every_kind_of_path_is_read_from_its_tree(tmp_path: Path, above: list[st
     tree = work / "tree"
     if not tree.exists():
         shutil.copytree(EXAMPLE, tree, symlinks=True)
-    _, divisions, holds = _tree_marks()
+    found_marks = marks()
     if how == "plain":
         path = str(tree / target) if target else str(tree)
     elif how == "dotdot":  # through a folder and back
@@ -55,11 +55,12 @@ def test_every_kind_of_path_is_read_from_its_tree(tmp_path: Path, above: list[st
         else:
             link.symlink_to(tree / target)
             path = str(link)
-    place = _place(path, divisions, holds)
+    place = _place(path, found_marks)
     assert place is not None, path
     assert (place.root, place.rel, place.folder) == (str(tree.resolve()), target, INSIDE[target]), path
-    found, narrowed = _given([path, str(tree / f"{SUBMISSION}/systems/cpu-1x-numpy.json")])
+    where = locate([path, str(tree / f"{SUBMISSION}/systems/cpu-1x-numpy.json")])
+    narrowed = where.given
     if target == "":
-        assert narrowed is None and os.path.realpath(found) == str(tree.resolve())  # a root: the whole tree
+        assert narrowed is None and os.path.realpath(where.path) == str(tree.resolve())  # a root: the whole tree
     else:
         assert narrowed is not None and narrowed.outside == () and target in narrowed.inside

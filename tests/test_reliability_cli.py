@@ -194,8 +194,11 @@ def test_no_results_holds_whatever_discovery_returns(monkeypatch: pytest.MonkeyP
     right folder (here discovery is made to find nothing)."""
     import checker.engine as engine  # the CLI imports engine.check when a command runs
 
+    from checker.scope import Scope
+
     real = engine.check
-    monkeypatch.setattr(engine, "check", lambda *a, **k: real(str(EXAMPLE / SYSTEM), "demo-v6.1", jobs=1))
+    nothing = Scope(results=frozenset())  # a scope that names no result: the check finds none
+    monkeypatch.setattr(engine, "check", lambda *a, **k: real(str(EXAMPLE), "demo-v6.1", jobs=1, scope=nothing))
     done = runner.invoke(app, ["check", str(EXAMPLE), "--round", "demo-v6.1"])
     assert done.exit_code == 2
     assert done.stderr == (

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..rounds import Round
     from ..scope import Changes, Scope
     from ..waivers import Waiver
+    from ..workspace import Given, Workspace
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INTERNAL = 0, 1, 3
 VIEWS = ("default", "full", "concise")  # the text report's views (text_report.render)
@@ -58,28 +59,13 @@ class CommandLine:
     color: str = "auto"
 
 
-@dataclass(frozen=True)
-class Given:
-    """Paths given to `check` inside a tree, relative to its root (POSIX): `inside`, those of
-    them that are folders, `outside`, the paths given that lie in no division folder, and
-    `deleted`, the files of the tree that the git index deletes."""
-
-    inside: tuple[str, ...]
-    folders: frozenset[str]
-    outside: tuple[str, ...]
-    deleted: tuple[str, ...] = ()  # files the index deletes, in the same tree (pre-commit never passes them)
-
-    @property
-    def count(self) -> int:
-        return len(self.inside) + len(self.outside)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Invoked(Invocation[CommandLine]):
     """check's invocation: the folder to check, the paths given inside it (None: all of it),
     git's listing of the changes (started), and the waivers read."""
 
     path: str
+    workspace: Workspace
     given: Given | None = None
     changes: Changes | None = None
     waivers: tuple[Waiver, ...] = field(default=())
@@ -89,14 +75,17 @@ def invocation(options: CommandLine) -> Invoked:
     """The folder and paths to check, the settings, the round and the outputs; a usage error
     for anything that cannot be run. Paths that all lie outside the tree's division folders
     need nothing more: `run` says so."""
-    path, given = _given(options.paths)
+    where = located(options.paths)
+    given = where.given
     if given is not None and not given.inside and not given.deleted:
-        named = Settings.of(config_of(path), {"waivers": options.waivers})
+        named = Settings.of(config_of(where.path), {"waivers": options.waivers})
         inputs = _inputs_given(options.paths, named)
         if not inputs:
-            return Invoked(options=options, path=path, given=given)
+            return Invoked(options=options, path=where.path, workspace=where, given=given)
         # A global input given checks the whole tree it governs: the one under its folder.
-        path = _tree_under(os.path.dirname(os.path.abspath(inputs[0])), os.path.relpath(inputs[0]))
+        under = _tree_under(os.path.dirname(os.path.abspath(inputs[0])), os.path.relpath(inputs[0]))
+        where, given = located([under]), None
+    path = where.path
     one_of(options.color, COLORS, "--color", "color")
     one_of(options.output_format, VIEWS, "--output-format", "view")
     changes = None
@@ -120,7 +109,7 @@ def invocation(options: CommandLine) -> Invoked:
     from ..reporters import CHECK, EXTENSIONS
 
     reads = [settings.waivers, settings.path, round_file(settings.round), options.inference_repo]
-    plan = Plan(reads=reads, trees=[path])
+    plan = Plan(reads=reads, workspaces=[where])
     config = settings.config
     source = config if config is not None and _formats_from_config(options, config) else None
     outputs = plan_formats(plan, settings.format, options.output, CHECK.names, EXTENSIONS, source, path)
@@ -132,6 +121,7 @@ def invocation(options: CommandLine) -> Invoked:
         plan=plan,
         outputs=outputs,
         path=path,
+        workspace=where,
         given=given,
         changes=changes,
         waivers=waivers,
@@ -196,8 +186,8 @@ def _checked(invocation: Invoked) -> tuple[Scope | None, Report, list[str]]:
         return (
             scope,
             check(
-                invocation.path,
-                invocation.round_name,
+                invocation.workspace,
+                invocation.round,
                 list(settings.select),
                 list(settings.ignore),
                 settings.jobs or None,
@@ -234,7 +224,7 @@ def run(invocation: Invoked) -> int:
     if not report.results and not report.has_errors:
         from ..model import holds_results
 
-        if scope is None or not holds_results(invocation.path, invocation.round):
+        if scope is None or not holds_results(invocation.workspace, invocation.round):
             if report.findings:
                 formats.write("text", sys.stderr, report)  # what was found explains, but it is no check of results
             raise common.no_results(invocation.path, invocation.round)
@@ -285,25 +275,19 @@ def _scope(invocation: Invoked, the_round: Round) -> tuple[Scope | None, list[st
 
 
 def _narrowed(invocation: Invoked, the_round: Round) -> Scope | None:
-    from ..model import locate
     from ..scope import scope_of
 
-    given = invocation.given
     if invocation.changes is not None:
         try:
             # git names the changes relative to PATH; the scope names them from the root
             # the engine checks (PATH's parent or grandparent for a division or submitter folder)
-            named = "".join(part + "/" for part in locate(invocation.path, the_round)[1])
-            return scope_of({named + name: how for name, how in invocation.changes.statuses().items()}, the_round)
+            named = "".join(part + "/" for part in invocation.workspace.part)
+            statuses = invocation.changes.statuses()
+            gitlinks = [named + name for name in invocation.changes.gitlinks]  # submodules: all they hold
+            return scope_of({named + name: how for name, how in statuses.items()}, the_round, gitlinks)
         except ValueError as error:
             raise UsageError(str(error)) from None
-    if given is None:
-        return None
-    # A file given may be new (pre-commit passes added files too); a folder given is there
-    # and names its own results; a deletion is one.
-    statuses = {path: "M" if path in given.folders else "?" for path in given.inside}
-    scope = scope_of(statuses | dict.fromkeys(given.deleted, "D"), the_round, given.folders)
-    return dataclasses.replace(scope, outside=tuple(sorted(scope.outside + given.outside)))
+    return invocation.workspace.scope(the_round)
 
 
 def _inputs(settings: Settings) -> dict[str, Callable[[bytes | None], Any]]:
@@ -352,185 +336,23 @@ def _inputs_given(paths: list[str], settings: Settings) -> list[str]:
     return [path for path in _inputs(settings) if os.path.realpath(path) in given]
 
 
-def _given(paths: list[str]) -> tuple[str, Given | None]:
-    """The folder to check, and the paths given inside it (None: the tree, or one division or
-    submitter folder, checked whole). Every path is read by one rule (`_place`): resolved as
-    the file system resolves it up to the tree it lies in, then named from that tree's root.
-    A root among the paths checks its whole tree; a division, submitter, system, benchmark or
-    result folder, or a file, names the results it affects; a file in no tree affects none.
-    A path that is not there, a folder in no tree, and paths in two trees are usage errors."""
-    rounds, divisions, holds = _tree_marks()
-    places: list[tuple[str, Place | None]] = []
-    for path in paths:
-        if not os.path.lexists(path):
-            raise UsageError(f"{path}: no such file or folder")
-        place = _place(path, divisions, holds)
-        if place is None and os.path.isdir(path):
-            if len(paths) == 1:
-                return path, None  # no tree at all: the check says where to look
-            raise common.no_results(path, rounds[-1])
-        places.append((path, place))
-    roots = {place.root: _shown(place.root) for _, place in places if place is not None}
-    if len(roots) > 1:
-        raise UsageError(
-            f"the paths given lie in {len(roots)} trees ({', '.join(sorted(roots.values()))}): give those of one"
-        )
-    if len(places) == 1 and places[0][1] is not None and places[0][1].whole:
-        return paths[0], None  # one root, division or submitter folder: checked whole, named as given
-    if any(place is not None and place.rel == "" for _, place in places):
-        return next(iter(roots.values())), None  # a root among the paths: its whole tree
-    inside = tuple(place.rel for _, place in places if place is not None)
-    folders = frozenset(place.rel for _, place in places if place is not None and place.folder)
-    outside = tuple(path for path, place in places if place is None)
-    deleted = _deleted(roots, divisions, holds)
-    if not roots and deleted:
-        roots = {deleted[0][0]: _shown(deleted[0][0])}
-    chosen = next(iter(roots), None)
-    gone = tuple(rel for root, rel in deleted if root == chosen)
-    return (roots[chosen] if chosen is not None else "."), Given(inside, folders, outside, gone)
+def located(paths: list[str]) -> Workspace:
+    """The workspace of the paths given (workspace.locate), or a usage error."""
+    from ..workspace import WorkspaceError, locate
 
-
-def _tree_marks() -> tuple[list[Round], frozenset[str], Callable[[str], bool]]:
-    """What tells a tree, in any known round: the rounds, their division folders, and whether
-    a folder holds a submitter folder, looked at once a run (not across runs of one process:
-    the tree may change in between)."""
-    from ..rounds import available_rounds
-
-    rounds = [common.load(name) for name in available_rounds()]
-    divisions = frozenset(d for one in rounds for d in one.divisions)
-    marks = frozenset(m for one in rounds for m in (one.results_root, "systems"))
-    return rounds, divisions, functools.cache(functools.partial(_holds_submitters, marks=marks))
+    try:
+        return locate(paths)
+    except WorkspaceError as error:
+        raise UsageError(str(error)) from None
 
 
 def _tree_under(folder: str, named: str) -> str:
-    """The one tree at or under `folder` (the folder of a configuration or waivers file given
-    with no path in a tree, which governs it), read by `_place`, at most three folders down
-    and none hidden; a usage error when there is none or several."""
-    _, divisions, holds = _tree_marks()
-    found, level = [], [folder]
-    for _ in range(4):
-        found = sorted({p.root for p in (_place(f, divisions, holds) for f in level) if p is not None and not p.rel})
-        if found:
-            break
-        level = [e.path for f in level for e in _subfolders(f)]
-    if len(found) != 1:
-        where = f"{len(found)} trees ({', '.join(_shown(root) for root in found)})" if found else "no tree"
-        raise UsageError(
-            f"{named} governs {where} under {_shown(folder)}: give the folder that holds closed/, open/ or network/"
-        )
-    return _shown(found[0])
+    from ..workspace import WorkspaceError, tree_under
 
-
-def _subfolders(folder: str) -> list[os.DirEntry[str]]:
-    """The folders in `folder` that are not hidden, links not followed."""
     try:
-        with os.scandir(folder) as entries:
-            return [e for e in entries if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
-    except OSError:
-        return []
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a path given lies: the real path of its tree's root, and the path inside it
-    (POSIX; "" for the root itself). `folder`: the path is a folder."""
-
-    root: str
-    rel: str
-    folder: bool
-
-    @property
-    def whole(self) -> bool:
-        """A root, a division or a submitter folder: checked whole when given alone."""
-        return self.folder and len(self.rel.split("/")) <= 2 if self.rel else self.folder
-
-
-def _place(path: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> Place | None:
-    """Where `path` lies (`Place`), or None for a path in no tree. Links and `..` are resolved
-    as the file system does (a link to a submitter folder, `link/..`) until the path enters a
-    tree; inside it, names are the tree's own (a link in the tree is a file of it, as the
-    check reads it). The tree is the nearest one (`_division_at`); a folder that holds a
-    division folder is itself a root."""
-    parts = _resolved(path, divisions, holds)
-    real = os.sep.join(parts) or os.sep
-    folder = os.path.isdir(real)
-    if folder and _is_root(real, divisions, holds):
-        return Place(real, "", True)
-    at = _division_at(parts, divisions, holds)
-    if at is None:
-        return None
-    return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
-
-
-def _resolved(path: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> list[str]:
-    """The parts of `path`, absolute: each name resolved as the file system resolves it (links,
-    `..`) until the path lies in a tree; the names inside the tree as given."""
-    # os.path.abspath would drop `link/..` by name; the file system goes up from the link's target.
-    names = [name for name in os.path.join(os.getcwd(), path).split(os.sep) if name not in ("", ".")]
-    current = os.sep
-    for index, name in enumerate(names):
-        current = os.path.realpath(os.path.join(current, name))
-        parts = current.split(os.sep)
-        if _division_at(parts, divisions, holds) is not None:
-            rest = os.path.normpath(os.sep.join([current, *names[index + 1 :]]))
-            return rest.split(os.sep)
-    return current.split(os.sep)
-
-
-def _is_root(folder: str, divisions: frozenset[str], holds: Callable[[str], bool]) -> bool:
-    """Whether a folder is a submission root: it holds a division folder that holds a
-    submitter folder, or, in no tree, any division folder (an empty tree, checked to say so)."""
-    present = [os.path.join(folder, d) for d in divisions if os.path.isdir(os.path.join(folder, d))]
-    if any(holds(d) for d in present):
-        return True
-    return bool(present) and _division_at(folder.split(os.sep), divisions, holds) is None
-
-
-def _shown(root: str) -> str:
-    """A tree's root as shown: relative to the current folder when inside it."""
-    shown = os.path.relpath(root)
-    return root if shown.startswith("..") else shown
-
-
-def _deleted(roots: dict[str, str], divisions: frozenset[str], holds: Callable[[str], bool]) -> list[tuple[str, str]]:
-    """The files the index deletes (pre-commit passes only the files that stay), each as the
-    real root of the tree it lay in and its path there (`_place`, from its folder, which is
-    still there): in the tree of the paths given, else in one tree."""
-    from ..scope import staged_deletions
-
-    found = []
-    for name in staged_deletions(os.getcwd()):
-        folder, base = os.path.split(name)
-        place = _place(folder or ".", divisions, holds)
-        if place is not None and place.rel:
-            found.append((place.root, f"{place.rel}/{base}"))
-    if not roots and len({root for root, _ in found}) > 1:
-        return []  # deletions in several trees and no path to choose one: each tree's own run checks them
-    return found
-
-
-def _division_at(parts: list[str], divisions: frozenset[str], holds: Callable[[str], bool]) -> int | None:
-    """Where the division folder is among the parts of an absolute path: the nearest folder
-    above it that is named as a division and holds a submitter folder (one holding results/
-    or systems/), so that a folder named `open` or `closed` further up (a clone inside
-    /tmp/x/open/, a submitter named so) is not taken for it. Its folders, not its own
-    name, tell a submission root (the parent of the division folder) from any other."""
-    for at in range(len(parts) - 1, -1, -1):
-        if parts[at] in divisions and holds(os.sep.join(parts[: at + 1]) or os.sep):
-            return at
-    return None
-
-
-def _holds_submitters(folder: str, marks: frozenset[str]) -> bool:
-    """Whether a folder holds a submitter folder: one with a results/ or systems/ folder. A link
-    is no submitter folder (the check does not enter one that leaves the tree), so a link to a
-    submitter folder beside a tree does not make its folder a division."""
-    try:
-        with os.scandir(folder) as entries:
-            inner = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
-    except OSError:
-        return False
-    return any(os.path.isdir(os.path.join(path, mark)) for path in inner for mark in marks)
+        return tree_under(folder, named)
+    except WorkspaceError as error:
+        raise UsageError(str(error)) from None
 
 
 def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given | None, checked: int) -> str:

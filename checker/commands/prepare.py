@@ -32,13 +32,14 @@ from typing import Any
 from .. import __version__
 from ..engine import check
 from ..findings import Finding, Report, Severity
-from ..model import Result, discover, locate, no_results_reason, results_of, systems_of
+from ..model import Result, discover, no_results_reason, results_of, systems_of
 from ..output import settle_folder, stage_beside
 from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..tree import Kind, Tree, join
+from ..workspace import Workspace, WorkspaceError, locate
 from . import common
 from .prepare_results import Failed, Inference, judge, preparation
 from .prepare_tree import Change, Stage, copy_folder
@@ -90,6 +91,21 @@ class Prepared:
     def counts(self) -> dict[str, int]:
         counted = Counter(change.action for change in self.changes)
         return {action: counted.get(action, 0) for action in ACTIONS}
+
+
+def workspace_of(source: str, destination: str) -> Workspace:
+    """SRC's workspace, with DEST checked against it before any work (check_paths)."""
+    if not os.path.isdir(source):
+        raise PrepareError(f"{source} is not a folder")
+    if destination == "":
+        raise PrepareError("-o '': an empty path (an unset variable?); give a new or empty folder")
+    check_paths(source, destination)
+    try:
+        where = locate(source, deletions=False)
+        where.refuse(destination, "-o")
+    except WorkspaceError as error:
+        raise PrepareError(str(error)) from None
+    return where
 
 
 def check_paths(source: str, destination: str) -> None:
@@ -228,11 +244,11 @@ def prepare(
 ) -> Prepared:
     """Write SRC ready for upload into DEST (nothing at all with `dry_run`) and check it.
     PrepareError for a usage error."""
-    check_paths(source, destination)
+    where = workspace_of(source, destination)
     round = load_round(round_name)
     if round.prepare is None:
         raise PrepareError(f"{round.origin} has no prepare facts (`prepare:`): give a round file that has them")
-    root, only = locate(source, round)
+    root, only = where.root, where.part
     tree = Tree(root)
     submissions = [s for s in discover(tree, round, only) if submitter is None or s.submitter == submitter]
     if submitter is not None and not submissions:
@@ -244,7 +260,7 @@ def prepare(
         raise PrepareError(no_results_reason(source, round))
     prepared = Prepared(source, destination, round, dry_run)
     options = {
-        "round_name": round_name,
+        "round": round,
         "select": select,
         "ignore": ignore,
         "jobs": jobs,
@@ -371,6 +387,10 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
     change list goes to stdout."""
     name = common.choose(FORMATS, options.format, None)
     common.folder(options.path)
+    try:  # DEST is refused before anything is read or written
+        workspace_of(options.path, options.output)
+    except PrepareError as error:
+        raise UsageError(str(error)) from None
     given = {"select": None, "ignore": None, "waivers": None, "jobs": options.jobs, "round": options.round}
     return dataclasses.replace(common.on_tree(options, options.path, given), outputs=((name, None),))
 

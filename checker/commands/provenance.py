@@ -7,13 +7,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..model import discover, locate, results_of, systems_of
+from ..model import discover, results_of, systems_of
 from ..provenance import VERDICTS, Source, Verdict, build_of, judge
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text, strict_json
 from ..rounds import Round
 from ..settings import Invocation, UsageError
 from ..tree import Tree
+from ..workspace import locate
 from . import common
 
 
@@ -24,10 +25,10 @@ def verdicts_of(
     the number of results there (those without a loadgen_version are not judged);
     `progress(done, total)` after each result."""
     verdicts = []
-    top, part = locate(path, round)
+    where = locate(path)
     found = [
         result
-        for submission in discover(Tree(top), round, part)
+        for submission in discover(Tree(where.root), round, where.part)
         for system in systems_of(submission)
         for result in results_of(system)
     ]

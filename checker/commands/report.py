@@ -566,7 +566,7 @@ def run(invocation: Invoked) -> int:
         with common.progress(options.progress) as tick:
             found = check(
                 options.path,
-                invocation.round_name,
+                invocation.round,
                 jobs=invocation.settings.jobs or None,
                 waivers=list(invocation.waived),
                 progress=tick,

@@ -32,6 +32,7 @@ from ..rounds import Round
 from ..scope import Scope
 from ..settings import Invocation, UsageError, fraction, round_file
 from ..tree import FileChanged, Kind, Tree
+from ..workspace import locate_result
 from . import TIMEOUT, common, published
 
 # Loadgen settings that must match between an original and its reproduction.
@@ -68,12 +69,12 @@ class CommandTimeout(Exception):
         self.seconds = seconds
 
 
-def locate(path: str, round: Round) -> tuple[str, str]:
-    """(checked root, result location) of a `.../<division>/<submitter>/<results>/<system>/<benchmark>/<scenario>` folder."""
-    parts = Path(os.path.abspath(path)).parts
-    for index in range(len(parts) - 5):
-        if parts[index] in round.divisions and parts[index + 2] == round.results_root and len(parts) == index + 6:
-            return str(Path(*parts[:index])), "/".join(parts[index:])
+def result_root(path: str, round: Round) -> tuple[str, str]:
+    """(checked root, result location) of a result folder (workspace.locate_result), or a
+    ResultPathError."""
+    found = locate_result(path, round.divisions, round.results_root)
+    if found is not None:
+        return found
     raise ResultPathError(
         f"{path} is not a result folder (.../<division>/<submitter>/"
         f"{round.results_root}/<system>/<benchmark>/<scenario>)"
@@ -148,12 +149,12 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     """Check the reproduction and compare it with the original: settings, accuracy, and the
     headline metric against `tolerance` (default: the round's audit threshold)."""
     tolerance = rules.audit.tolerance if tolerance is None else tolerance
-    root_a, where_a = locate(original, rules)
-    root_b, where_b = locate(reproduction, rules)
+    root_a, where_a = result_root(original, rules)
+    root_b, where_b = result_root(reproduction, rules)
     # One result is judged, not its benchmark's set of scenarios (STR003).
     report = check(
         root_b,
-        rules.origin if os.path.isfile(rules.origin) else rules.name,
+        rules,
         ignore=["STR003"],
         jobs=1,
         scope=Scope(results=frozenset({where_b})),
@@ -251,7 +252,9 @@ def to_text(result: Reproduction) -> str:
 def check_workdir(original: str, round: Round, workdir: str) -> None:
     """Raises WorkdirError unless `workdir` is outside the original's tree (symlinks
     resolved: not the tree, not inside it, not holding it) and new or empty."""
-    root, _ = locate(original, round)
+    if workdir == "":
+        raise WorkdirError("--workdir '': an empty path (an unset variable?); give a new or empty folder")
+    root, _ = result_root(original, round)
     tree, work = os.path.realpath(root), os.path.realpath(workdir)
     common = os.path.commonpath([tree, work])
     relation = "is" if work == tree else "is inside" if common == tree else "holds" if common == work else None
@@ -272,7 +275,7 @@ def prepare_copy(original: str, round: Round, workdir: str) -> str:
     made before anything runs; the original stays untouched. Returns the copy's result
     folder. Raises WorkdirError for a work folder `check_workdir` refuses."""
     check_workdir(original, round, workdir)
-    root, location = locate(original, round)
+    root, location = result_root(original, round)
     division, submitter, _, system, _, _ = location.split("/")
     target = Path(workdir)
     (target / division / submitter / "systems").mkdir(parents=True)
@@ -308,7 +311,7 @@ def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
     """Run the built-in harness (real loadgen, the numpy demo model) into the copy."""
     from . import harness
 
-    root, location = locate(copy, round)
+    root, location = result_root(copy, round)
     result = result_at(root, location, round)
     if result.benchmark != harness.MODEL or result.scenario not in ("Offline", "SingleStream"):
         raise ValueError(

@@ -75,7 +75,9 @@ def _copy(options: CommandLine, the_round: Round) -> tuple[str, str]:
     from ..output import new_folder
 
     try:
-        rep.locate(options.result_path, the_round)
+        if options.workdir == "":
+            raise rep.WorkdirError("--workdir '': an empty path (an unset variable?); give a new or empty folder")
+        rep.result_root(options.result_path, the_round)
         common.folder(options.result_path)
         work = options.workdir or new_folder(prefix="mlperf-check-rerun-")  # removed if a signal stops the re-run
         return work, rep.prepare_copy(options.result_path, the_round, work)

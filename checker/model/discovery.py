@@ -5,7 +5,7 @@ finding."""
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..registry import RULES
@@ -14,49 +14,23 @@ from ..tree import Kind, Tree, join
 from .result import Result
 from .submission import Submission, System, entered
 
-
-def locate(path: str, round: Round) -> tuple[str, tuple[str, ...]]:
-    """The root to check for `path`, and the part of it `path` names: () for a root holding
-    division folders, (division,) for one division folder, (division, submitter) for one
-    submitter's folder. Findings keep their paths relative to the root, as in a whole check."""
-    real = os.path.realpath(path)
-    parent, name = os.path.split(real)
-    grandparent, parent_name = os.path.split(parent)
-    divisions = set(round.divisions)
-    if os.path.isdir(real) and not any(os.path.isdir(os.path.join(real, d)) for d in divisions):
-        if name in divisions:
-            return parent, (name,)
-        marks = (round.results_root, "systems")
-        if parent_name in divisions and any(os.path.isdir(os.path.join(real, m)) for m in marks):
-            return grandparent, (parent_name, name)
-    return path, ()
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 
 def no_results_reason(path: str, round: Round) -> str:
-    """Why a tree holds no results, naming the folder to give instead."""
-    divisions = list(round.divisions)
-    holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
-    present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
-    if present:
-        return (
-            f"no results under {path}: its {' and '.join(d + '/' for d in present)} "
-            f"{'holds' if len(present) == 1 else 'hold'} no "
-            f"<submitter>/{round.results_root}/<system>/<benchmark>/<scenario> folder"
-        )
-    parts = os.path.normpath(os.path.abspath(path)).split(os.sep)
-    inside = [i for i, part in enumerate(parts) if part in divisions]
-    if inside:
-        root = os.sep.join(parts[: inside[-1]]) or os.sep
-        shown = root if os.path.isabs(path) else os.path.relpath(root)
-        return f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it"
-    return f"no results under {path}: give the folder that holds {holding}"
+    """Why a tree holds no results, naming the folder to give instead (workspace.no_results_reason)."""
+    from ..workspace import no_results_reason as reason
+
+    return reason(path, round.divisions, round.results_root)
 
 
-def holds_results(path: str, round: Round) -> bool:
-    """Whether the tree at `path` has a result at all."""
-    top, part = locate(path, round)
+def holds_results(where: Workspace, round: Round) -> bool:
+    """Whether the workspace's tree has a result at all."""
     return any(
-        results_of(system) for submission in discover(Tree(top), round, part) for system in systems_of(submission)
+        results_of(system)
+        for submission in discover(Tree(where.root), round, where.part)
+        for system in systems_of(submission)
     )
 
 

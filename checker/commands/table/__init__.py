@@ -79,9 +79,7 @@ def run(invocation: Invoked) -> int:
     options, fmt, the_round = invocation.options, invocation.table, invocation.round
     assert the_round is not None and invocation.round_name is not None
     with common.progress(options.progress) as tick:
-        report = check(
-            options.path, invocation.round_name, jobs=invocation.settings.jobs or None, progress=tick, collect=table_row
-        )
+        report = check(options.path, the_round, jobs=invocation.settings.jobs or None, progress=tick, collect=table_row)
     if not report.results:
         raise common.no_results(options.path, the_round)
     rows = render(valid_rows(report), fmt, options.publish_base, options.first_id)
