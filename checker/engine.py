@@ -24,7 +24,7 @@ from typing import Any
 
 from . import phases, process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
-from .locate import locate as locate_findings
+from .locate import place as place_findings
 from .model import (
     NEEDS,
     Context,
@@ -47,7 +47,7 @@ from .rounds import Round, load_round
 from .scope import Scope
 from .tree import Tree, join
 from .waivers import Waiver, apply_waivers
-from .workspace import Workspace, locate
+from .workspace import Workspace, locate, too_long
 
 # A command's hook: called once per checked result, in the worker that checked it; what it
 # returns is the record's `collected`. It must be a module-level function (workers import it).
@@ -276,10 +276,12 @@ def _run_unit(args: Unit) -> UnitOutput:
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         submission = _submission(options, division, submitter)
         submission.tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        submission.tree.unlistable.clear()
         if system_name is None:
             output = check_submission(submission)
         else:
             output = check_system(System(submission, system_name), only, options.collect)
+    output.findings += unlistable(submission.tree)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
     output.phases = phases.take()
     return output
@@ -370,7 +372,8 @@ def check(
     ran = time.perf_counter()
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
-    findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
+    merged = found_first + unlistable(tree) + [g for o in outputs for g in o.findings]
+    findings = [f for f in _once(merged, "FIL025") if _chosen(f, codes)]
     if strict:
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
@@ -378,7 +381,7 @@ def check(
     findings = apply_waivers(
         findings, waivers or [], tree.root, functools.partial(_judged, whole=scope is None and not only, codes=codes)
     )
-    findings = locate_findings(tree, findings)  # their places, read once per file that has them
+    findings = place_findings(tree, findings)  # their places, read once per file that has them
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}
@@ -396,6 +399,33 @@ def check(
         seconds=dict(sorted(seconds.items())),
         phases=spent,
     )
+
+
+def unlistable(tree: Tree) -> list[Finding]:
+    """FIL025 for each folder of the tree that could not be listed because its path is longer
+    than a file system opens by name (what it holds is then neither read nor checked)."""
+    found = []
+    for rel in sorted(tree.unlistable):
+        rule = RULES["FIL025"]
+        why = too_long(tree.root, rel) or "its path is longer than a file system opens by name"
+        parts = rel.split("/")
+        location = "/".join(parts[:6]) if len(parts) >= 6 else ""  # <division>/<submitter>/results/<s>/<b>/<scenario>
+        message = f"the folder cannot be listed: {why}"
+        found.append(Finding(rule.code, rule.severity, rel, message, location=location, name=rule.name))
+    return found
+
+
+def _once(findings: list[Finding], code: str) -> list[Finding]:
+    """The findings, each of `code` once per path (units that list the same folder each say so)."""
+    seen: set[str] = set()
+    kept = []
+    for finding in findings:
+        if finding.code == code:
+            if finding.path in seen:
+                continue
+            seen.add(finding.path)
+        kept.append(finding)
+    return kept
 
 
 def _judged(waiver: Waiver, whole: bool, codes: frozenset[str]) -> bool:

@@ -89,7 +89,7 @@ def _request(finding: Finding) -> str | None:
     return finding.pointer if finding.pointer and not _LINE.match(finding.pointer) else f"line {finding.line}"
 
 
-def locate(root: str | Tree, findings: list[Finding]) -> list[Finding]:
+def place(root: str | Tree, findings: list[Finding]) -> list[Finding]:
     """`findings` with their line and column set where their file's reader places what they
     name (module docstring); a finding keeps the line it carries."""
     tree = root if isinstance(root, Tree) else Tree(root)

@@ -22,6 +22,7 @@ from .parsers.mllog import LoadgenLog, parse_mllog
 from .phases import phase
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
+from .workspace import too_long
 
 T = TypeVar("T")
 
@@ -89,6 +90,8 @@ class Reader:
             self.report("FIL006", rel, f"{what} is a symlink that leaves the checked folder; it was not followed")
         elif entry.kind is Kind.BROKEN:
             self.report("FIL010", rel, f"{what} is a broken symlink")
+        elif entry.kind is Kind.TOO_LONG:
+            self.report("FIL025", rel, f"{what} cannot be opened: {too_long(self.tree.root, rel)}")
         else:
             self.report("FIL011", rel, f"{what} is not a regular file")
         return None

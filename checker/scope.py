@@ -143,7 +143,9 @@ class Changes:
             commit = f"{ref}^{{commit}}" if _PLAIN_REF.fullmatch(ref) else self._resolve()
             self.commit = commit
             if self._error is None:
-                self._diff = self._start("diff-index", "-z", "--no-renames", "--relative", commit, "--")
+                self._diff = self._start(
+                    "diff-index", "-z", "--no-renames", "--ignore-submodules=none", "--relative", commit, "--"
+                )
         except OSError as error:  # no git executable
             self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
 

@@ -23,6 +23,7 @@ class Kind(enum.StrEnum):
     OUTSIDE = "outside"  # a symlink (or a path through one) that leaves the checked root
     BROKEN = "broken"  # a symlink whose target does not exist
     OTHER = "other"  # a socket, FIFO or device
+    TOO_LONG = "too long"  # a path the file system cannot open by name (workspace.too_long): FIL025
 
 
 # One item of a folder as `Tree.walk` lists it: (name, "dir" | "file" | "link" | "other", size
@@ -86,6 +87,7 @@ class Tree:
         self.root = os.path.realpath(os.fspath(root))
         self._real_dirs: dict[str, str | None] = {"": self.root}
         self._entries: dict[str, Entry] = {}
+        self.unlistable: set[str] = set()  # folders whose path is too long to list (Kind.TOO_LONG, FIL025)
 
     def forget(self) -> None:
         """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
@@ -145,8 +147,8 @@ class Tree:
             st = os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
             return Entry(rel, Kind.MISSING)
-        except OSError:
-            return Entry(rel, Kind.OTHER)
+        except OSError as error:
+            return Entry(rel, Kind.TOO_LONG if error.errno == errno.ENAMETOOLONG else Kind.OTHER)
         is_link = stat.S_ISLNK(st.st_mode)
         if is_link:
             astray = self.astray(path)
@@ -216,7 +218,8 @@ class Tree:
             return []
         try:
             names = sorted(os.listdir(real))
-        except OSError:
+        except OSError as error:
+            self._unlistable(rel, error)
             return []
         return [self.entry(join(rel, name)) for name in names]
 
@@ -231,7 +234,8 @@ class Tree:
             try:
                 with os.scandir(real) as scan:
                     items = sorted(scan, key=lambda item: item.name)
-            except OSError:
+            except OSError as error:
+                self._unlistable(rel, error)
                 return []
             names = []
             for item in items:
@@ -245,6 +249,10 @@ class Tree:
                 except OSError:
                     continue
             return names
+
+    def _unlistable(self, rel: str, error: OSError) -> None:
+        if error.errno == errno.ENAMETOOLONG:
+            self.unlistable.add(rel)
 
     def walk(self, rel: str) -> Iterator[tuple[str, list[Item]]]:
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
@@ -267,7 +275,8 @@ class Tree:
         try:
             with os.scandir(real) as scan:
                 items = sorted(scan, key=lambda item: item.name)
-        except OSError:
+        except OSError as error:
+            self._unlistable(folder, error)
             return None
         listed: list[Item] = []
         for item in items:

@@ -121,6 +121,20 @@ Policy: submission_rules.adoc, "Directory structure".
 """,
 )
 declare(
+    "FIL025",
+    "path-too-long",
+    """A file or folder lies deeper than a file system opens by name: its path is longer than
+4,095 bytes (Linux's PATH_MAX), or one of its names longer than 255 bytes.
+
+Why: no tool can open it by its path: the official checker, `prepare`'s copy and the
+reviewers' own tools would each miss it or fail on it, so what it holds is never checked.
+`check` reports what it cannot read, and `prepare` refuses a DEST where a file it copies
+would lie so deep, with the same limit.
+Fix: check the tree from a shorter path, or shorten the folder names.
+Policy: submission_rules.adoc, "Directory structure" (every file must be readable).
+""",
+)
+declare(
     "FIL012",
     "malformed-value",
     """A value the checker reads from a file is not of the type and range declared for its key.

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.findings import Finding, Severity
-from checker.locate import locate, positions
+from checker.locate import place as locate
+from checker.locate import positions
 
 RECORD = ':::MLLOG {{"key": "{key}", "value": {value}, "time_ms": 0.1, "namespace": "mlperf::logging"}}\n'
 

@@ -193,7 +193,6 @@ def test_no_results_holds_whatever_discovery_returns(monkeypatch: pytest.MonkeyP
     """Item 3, in the CLI layer: a check that returns no results ends with exit 2, even for the
     right folder (here discovery is made to find nothing)."""
     import checker.engine as engine  # the CLI imports engine.check when a command runs
-
     from checker.scope import Scope
 
     real = engine.check

@@ -84,7 +84,7 @@ def invocation(options: CommandLine) -> Invoked:
             return Invoked(options=options, path=where.path, workspace=where, given=given)
         # A global input given checks the whole tree it governs: the one under its folder.
         under = _tree_under(os.path.dirname(os.path.abspath(inputs[0])), os.path.relpath(inputs[0]))
-        where, given = located([under]), None
+        where = dataclasses.replace(located([under]), given=given)  # the paths given still say what changed
     path = where.path
     one_of(options.color, COLORS, "--color", "color")
     one_of(options.output_format, VIEWS, "--output-format", "view")

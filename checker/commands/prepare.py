@@ -39,7 +39,7 @@ from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..tree import Kind, Tree, join
-from ..workspace import Workspace, WorkspaceError, locate
+from ..workspace import Workspace, WorkspaceError, locate, too_long
 from . import common
 from .prepare_results import Failed, Inference, judge, preparation
 from .prepare_tree import Change, Stage, copy_folder
@@ -106,6 +106,22 @@ def workspace_of(source: str, destination: str) -> Workspace:
     except WorkspaceError as error:
         raise PrepareError(str(error)) from None
     return where
+
+
+def _fits(tree: Tree, folders: list[str], destination: str) -> None:
+    """A usage error, before any write, when a file prepare would copy lies too deep under
+    DEST for the file system (workspace.too_long: the limit FIL025 holds SRC's files to)."""
+    base = os.path.realpath(destination)
+    for folder in folders:
+        for top, dirs, files in os.walk(tree.abspath(folder)):
+            dirs.sort()
+            for name in sorted(files) or [""]:
+                rel = os.path.relpath(os.path.join(top, name), tree.root).replace(os.sep, "/")
+                why = too_long(base, rel)
+                if why:
+                    raise PrepareError(
+                        f"-o {destination}: {rel} would not fit there (FIL025: {why}); give a DEST with a shorter path"
+                    )
 
 
 def check_paths(source: str, destination: str) -> None:
@@ -257,7 +273,11 @@ def prepare(
         )
     results = [r for s in submissions for system in systems_of(s) for r in results_of(system)]
     if not results:
+        if tree.unlistable:  # the results are there, too deep to list
+            first = min(tree.unlistable)
+            raise PrepareError(f"{source}: {first} cannot be listed (FIL025: {too_long(tree.root, first)})")
         raise PrepareError(no_results_reason(source, round))
+    _fits(tree, [f"{s.division}/{s.submitter}" for s in submissions], destination)
     prepared = Prepared(source, destination, round, dry_run)
     options = {
         "round": round,

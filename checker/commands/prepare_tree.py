@@ -31,6 +31,7 @@ UNFOLLOWED = {
     Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the source folder"),
     Kind.BROKEN: ("FIL010", "is a broken symlink"),
     Kind.OTHER: ("FIL011", "is not a regular file or folder"),
+    Kind.TOO_LONG: ("FIL025", "cannot be opened: its path is longer than the 4095 bytes a file system opens by name"),
     Kind.DIR: ("FIL005", "is a folder"),
 }
 

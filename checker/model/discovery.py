@@ -11,6 +11,7 @@ from ..findings import Finding, Severity
 from ..registry import RULES
 from ..rounds import Round
 from ..tree import Kind, Tree, join
+from ..workspace import too_long
 from .result import Result
 from .submission import Submission, System, entered
 
@@ -38,6 +39,7 @@ LINK_KINDS = {
     Kind.OUTSIDE: ("FIL006", "is a symlink that leaves the checked folder; it was not followed"),
     Kind.BROKEN: ("FIL010", "is a broken symlink"),
     Kind.OTHER: ("FIL011", "is not a regular file or folder"),
+    Kind.TOO_LONG: ("FIL025", "cannot be opened"),  # and why: workspace.too_long
 }
 
 
@@ -48,6 +50,8 @@ def _unfollowed(tree: Tree, rel: str, what: str) -> list[Finding]:
     for entry in tree.listdir(rel):
         if entry.kind in LINK_KINDS:
             code, text = LINK_KINDS[entry.kind]
+            if entry.kind is Kind.TOO_LONG:
+                text += f": {too_long(tree.root, entry.rel)}"
             found.append(
                 Finding(
                     code=code,
