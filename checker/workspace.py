@@ -151,14 +151,22 @@ class Marks:
 
 
 def marks() -> Marks:
-    """The marks of every round this version knows (their layouts name the same folders)."""
+    """The marks of every round this version knows (their layouts name the same folders),
+    with a new look at the folders (`holds`) for each run."""
+    divisions, inner, named, results_root = _layouts()
+    holds = functools.cache(functools.partial(_holds_submitters, marks=inner))
+    return Marks(divisions, holds, named, results_root)
+
+
+@functools.cache
+def _layouts() -> tuple[frozenset[str], frozenset[str], tuple[str, ...], str]:
+    """The division folders and submitter marks of the bundled rounds (read once a process)."""
     from .rounds import available_rounds, load_round
 
     rounds = [load_round(name) for name in available_rounds()]
     divisions = frozenset(d for one in rounds for d in one.divisions)
     inner = frozenset(m for one in rounds for m in (one.results_root, "systems"))
-    holds = functools.cache(functools.partial(_holds_submitters, marks=inner))
-    return Marks(divisions, holds, tuple(rounds[-1].divisions), rounds[-1].results_root)
+    return divisions, inner, tuple(rounds[-1].divisions), rounds[-1].results_root
 
 
 # --- locate -----------------------------------------------------------------------------
