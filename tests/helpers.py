@@ -161,6 +161,22 @@ def expand(text: str) -> str:
     return text.format(**PLACES) if isinstance(text, str) else text
 
 
+def full_digest(root: Path) -> str:
+    """Every name, type, mode, mtime, link target and content under `root` (links not followed)."""
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            info = path.lstat()
+            digest.update(os.fsencode(path.relative_to(root)) + f"{info.st_mode}:{info.st_mtime_ns}".encode())
+            if path.is_symlink():
+                digest.update(b"->" + os.fsencode(os.readlink(path)))
+            elif path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def tree_digest(root: Path) -> str:
     """A hash of every path, link target and file content under root (links not followed)."""
     digest = hashlib.sha256()

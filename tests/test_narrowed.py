@@ -34,7 +34,7 @@ from checker.engine import check
 from checker.findings import Applying, Finding, Report
 from checker.rounds import load_round
 from checker.scope import Changes, scope_of
-from helpers import REAL_ROOT, cli, real_data, set_mllog, tree_digest
+from helpers import REAL_ROOT, cli, full_digest, real_data, set_mllog, tree_digest
 
 pytestmark = pytest.mark.real
 
@@ -216,6 +216,7 @@ def _judge(history: History, edits: list[str], committed: bool) -> tuple[int, in
     ref = history.make(edits, committed)
     round_ = load_round(history.round)
     root = str(history.root)
+    git_before = full_digest(history.root / ".git")
     whole = check(root, history.round, jobs=1)
     statuses = Changes(root, ref).statuses()
     by_git = check(root, history.round, jobs=1, scope=scope_of(statuses, round_))
@@ -224,6 +225,7 @@ def _judge(history: History, edits: list[str], committed: bool) -> tuple[int, in
     by_files = check(root, history.round, jobs=1, scope=scope_of(present, round_))
     # pre-commit passes no deleted file: what a deletion alone changed is the whole check's
     _assert_narrowed(by_files, whole, history.before, complete=all(how != "D" for how in statuses.values()))
+    assert full_digest(history.root / ".git") == git_before  # git is only read: no index refreshed
     return len(by_git.results), len(by_files.results)
 
 

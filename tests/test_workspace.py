@@ -14,7 +14,6 @@ they name, and where a command may write, answered once.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import os
 import shutil
@@ -26,25 +25,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checker.workspace import locate, locate_result, within
-from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, cli
+from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, cli, full_digest
 
 ROUND = ["--round", "demo-v6.1", "--no-progress"]
-
-
-def full_digest(root: Path) -> str:
-    """Every name, type, mode, mtime, link target and content under `root` (links not followed)."""
-    digest = hashlib.sha256()
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            path = Path(folder) / name
-            info = path.lstat()
-            digest.update(os.fsencode(path.relative_to(root)) + f"{info.st_mode}:{info.st_mtime_ns}".encode())
-            if path.is_symlink():
-                digest.update(b"->" + os.fsencode(os.readlink(path)))
-            elif path.is_file():
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def git(cwd: Path, *args: str) -> str:
