@@ -200,9 +200,9 @@ def locate(paths: Sequence[str] | str, deletions: bool = True) -> Workspace:
     if any(place is not None and place.rel == "" for _, place in places):
         root = next(iter(roots))
         return Workspace(roots[root], roots[root], tree=root, divisions=found.divisions)
-    inside = tuple(place.rel for _, place in places if place is not None)
-    folders = frozenset(place.rel for _, place in places if place is not None and place.folder)
-    outside = tuple(path for path, place in places if place is None)
+    inside = tuple(place.rel for _, place in places if place is not None and not place.loose)
+    folders = frozenset(place.rel for _, place in places if place is not None and place.folder and not place.loose)
+    outside = tuple(path for path, place in places if place is None or place.loose)
     deleted = _deleted(roots, found) if deletions else []
     if not roots and deleted:
         roots = {deleted[0][0]: _shown(deleted[0][0])}
@@ -287,10 +287,13 @@ class Place:
     root: str
     rel: str
     folder: bool
+    loose: bool = False  # beside the division folders (a README at the root): in the tree, in no part
 
     @property
     def whole(self) -> bool:
         """A root, a division or a submitter folder: checked whole when given alone."""
+        if self.loose:
+            return False
         return self.folder and len(self.rel.split("/")) <= 2 if self.rel else self.folder
 
 
@@ -305,9 +308,13 @@ def _place(path: str, found: Marks) -> Place | None:
     if folder and _is_root(real, found):
         return Place(real, "", True)
     at = _division_at(parts, found)
-    if at is None:
-        return None
-    return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
+    if at is not None:
+        return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
+    for up in range(len(parts) - 1, 1, -1):  # a file beside the division folders is the tree's too
+        above = os.sep.join(parts[:up])
+        if _is_root(above, found):
+            return None if folder else Place(above, "/".join(parts[up:]), folder, loose=True)
+    return None
 
 
 def _resolved(path: str, found: Marks) -> list[str]:
