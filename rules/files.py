@@ -123,8 +123,10 @@ Policy: submission_rules.adoc, "Directory structure".
 declare(
     "FIL025",
     "path-too-long",
-    """A file or folder lies deeper than a file system opens by name: its path is longer than
-4,095 bytes (Linux's PATH_MAX), or one of its names longer than 255 bytes.
+    """A file or folder lies deeper than a file system opens by name.
+
+Its path is longer than 4,095 bytes (Linux's PATH_MAX), or one of its names longer than 255
+bytes.
 
 Why: no tool can open it by its path: the official checker, `prepare`'s copy and the
 reviewers' own tools would each miss it or fail on it, so what it holds is never checked.
