@@ -1,12 +1,12 @@
 """The Python API (the package `mlperf_check`, docs/api.md): DataFrames in, DataFrames out.
 
-Each function here is what a command computes, called the way the command calls it: `check`
-is engine.check, `compare` is commands/compare.py's compare and groups_of, `across_rounds` is
-commands/across.py's, `claims` is commands/claims.py's judge, `reproduce` is
-commands/reproduce.py's. So the API and the command line give the same numbers
-(tests/test_api.py holds them to it on the real tables). Nothing here prints or writes,
-except `across_rounds(..., plot=PATH)`, which draws the plot `compare --across-rounds --plot`
-draws.
+Each function here asks the question its command asks, of the same core: `check` is
+engine.check, `load_table`, `compare`, `across_rounds` and `claims` are checker/analysis
+(the one typed reader and table, the one selection, the one comparable-group key), and
+`reproduce` is commands/reproduce.py's. So the API and the command line give the same
+numbers (tests/test_api.py and tests/test_api_equals_cli.py hold them to it). Nothing here
+prints or writes, except `across_rounds(..., plot=PATH)`, which draws the plot
+`compare --across-rounds --plot` draws.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .wording import counted
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .commands.published import Row
+    from .analysis.table import Row
 
 TABLES_VARIABLE = "MLPERF_CHECK_TABLES"  # the folder of the published tables, one folder per round
 BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")
@@ -123,7 +123,7 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
     for a path that does not exist or is not a folder, a round that cannot be found or read, a
     tree that holds no results (the command line's exit 2 and message); a warning when the
     round is not detected and the newest is used, as the command line does."""
-    from .commands.table import NoResults
+    from .analysis.published import NoResults
     from .detect import detect
     from .engine import check as run
 
@@ -169,8 +169,8 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     tree's invalid results; rows whose round is said nowhere have round <NA>, with a warning.
     ValueError for what is not a results table (a file lacking a column the canonical
     columns are made of is one, naming it) and for a round this version does not know."""
-    from .commands.inputs import rows_of
-    from .commands.published import frame, normalise
+    from .analysis.reader import rows_of
+    from .analysis.table import frame, normalise
     from .rounds import available_rounds
 
     if round is not None and round not in available_rounds():
@@ -234,7 +234,7 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
     """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    from .commands.published import COLUMNS, duplicated, without_duplicates
+    from .analysis.table import COLUMNS, duplicated, without_duplicates
 
     if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
         raise TypeError(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
@@ -257,7 +257,7 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
-    from .commands.published import Selection
+    from .analysis.selection import Selection
 
     return Selection.of(**filters)
 
@@ -297,7 +297,7 @@ def compare(
     outlier. Groups: the group number, its key, reference_submitter, reference, n, partners,
     submitters, mean_abs_dev, median_abs_dev, max_abs_dev, cv, within_tolerance, beyond,
     outliers."""
-    from .commands import compare as command
+    from .analysis import compare as command
 
     command.check_options(tolerance, outlier, min_submitters)
     frame = _frame(frame)
@@ -346,13 +346,13 @@ def across_rounds(
     scaling, `ratio` the efficiency). `plot` draws the ratios into that PNG (matplotlib)."""
     import pandas as pd
 
-    from .commands import across
-    from .commands.published import rows
+    from .analysis import across
+    from .analysis.table import rows
 
     table = _frame(frames)
     found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
     if plot is not None:
-        from .commands import plots
+        from .analysis import plots
 
         plots.image_format(os.fspath(plot), "plot")
         folder = os.path.dirname(os.fspath(plot)) or "."
@@ -381,8 +381,8 @@ def claims(
     it rests on, as dicts). ValueError for a claims document that is not valid."""
     import pandas as pd
 
-    from .commands import claims as command
-    from .commands.published import rows
+    from .analysis import claims as command
+    from .analysis.table import rows
 
     if isinstance(spec, (str, os.PathLike)):
         listed = command.load_claims(os.fspath(spec))

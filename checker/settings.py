@@ -31,6 +31,12 @@ class UsageError(ValueError):
     """A command line or configuration that cannot be run: exit 2, with the message in one line."""
 
 
+def missing_extra(what: str, extra: str) -> str:
+    """What a command needs that is not installed, and how to install it: the package is not
+    on PyPI, so from a checkout (`pip install -e '.[plot]'`)."""
+    return f"{what} is not installed: it comes with the `{extra}` extra, `pip install -e '.[{extra}]'` in a checkout"
+
+
 def split(values: Iterable[str] | None) -> list[str]:
     """`--select PRF,RNG001 --select SYS` -> [PRF, RNG001, SYS]."""
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]

@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 import mlperf_check
-from checker.commands.published import COLUMNS, Selection, frame, normalise
+from checker.analysis.selection import Selection
+from checker.analysis.table import COLUMNS, frame, normalise
 from helpers import EXAMPLE, REAL_ROOT, TABLES_ROOT, cli, real_data
 
 TABLE_FILES = {"v5.1": "summary_results.json", "v6.0": "summary_results.json", "v6.1": "summary.json"}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands import across, claims
-from checker.commands.inputs import load_table
-from checker.commands.published import normalise
+from checker.analysis import across, claims
+from checker.analysis.reader import load_table
+from checker.analysis.table import normalise
 from helpers import TABLES_ROOT as TABLES
 from helpers import real_data
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands import across
-from checker.commands.compare import Options, comparison
-from checker.commands.inputs import load_table, table_of
-from checker.commands.published import normalise
+from checker.analysis import across
+from checker.analysis.compare import Options, comparison
+from checker.analysis.reader import load_table, table_of
+from checker.analysis.table import normalise
 from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, cli, real_data, tree_digest
 
 

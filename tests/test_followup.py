@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands.followup import follow_up
-from checker.commands.inputs import table_of
+from checker.analysis.followup import follow_up
+from checker.analysis.reader import table_of
 from helpers import cli
 
 pytestmark = pytest.mark.real
@@ -136,8 +136,8 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
     """The published v6.0 Preview system returns Available in v6.1 under the same system
     folder, its accelerator spelt another way; v6.1's lower-case scenarios and own model
     names are read in the round's spelling."""
-    from checker.commands.followup import follow_up
-    from checker.commands.inputs import load_table
+    from checker.analysis.followup import follow_up
+    from checker.analysis.reader import load_table
     from helpers import TABLES_ROOT, real_data
 
     tables = real_data(TABLES_ROOT)

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..output import save_figure
 from ..reporters.common import visible
-from ..settings import UsageError
-from .common import missing_extra
+from ..settings import UsageError, missing_extra
 
 if TYPE_CHECKING:
     from .across import Series

@@ -1,6 +1,6 @@
 """Reading published tables back: the bundled rounds' formats, a table's rows with the
 v5.1/v6.0 key names (`normalise`), and the rows of a checked tree as a round publishes them
-(`publish`), which compare and followup read. commands/inputs.py reads the files."""
+(`publish`), which compare and followup read. checker/analysis/reader.py reads the files."""
 
 from __future__ import annotations
 
