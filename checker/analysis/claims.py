@@ -31,9 +31,10 @@ from typing import Any
 from .. import userfiles
 from ..reporters import Formats, as_data, as_text
 from ..settings import UsageError
+from . import selection as chosen_by
 from . import table as published
 from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
-from .selection import Selection, pooled
+from .selection import Selection
 from .table import Row, best, faster
 
 KINDS = ("spread", "speedup", "ratio", "scaling", "value")
@@ -252,7 +253,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         note if side == "in" else f"the {side} selection: {note}"
         for side in sides
         if "accelerator" in claim[side]
-        and (note := pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))
+        and (note := chosen_by.pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))
     ]
     if mixed:
         verdict.verdict, verdict.notes = "ambiguous", mixed + pooled
