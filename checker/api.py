@@ -169,7 +169,7 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     tree's invalid results; rows whose round is said nowhere have round <NA>, with a warning.
     ValueError for what is not a results table (a file lacking a column the canonical
     columns are made of is one, naming it) and for a round this version does not know."""
-    from .analysis.reader import rows_of
+    from .analysis.reader import left_out_lines, rows_of
     from .analysis.table import frame, normalise
     from .rounds import available_rounds
 
@@ -180,8 +180,8 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
         if round is None and os.path.isdir(source):
             round = _detected(source)
         table = rows_of(source, round)
-    for left_out in table.left_out:
-        warnings.warn(left_out.message(), stacklevel=2)
+    for line in left_out_lines(source, table.left_out):
+        warnings.warn(line, stacklevel=2)
     if table.invalid:
         warnings.warn(
             f"{source}: {counted(table.invalid, 'invalid result')} left out (`mlperf-check check` says why)",
@@ -234,20 +234,29 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
     """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    from .analysis.table import COLUMNS, duplicated, without_duplicates
+    from .analysis.reader import left_out_lines
+    from .analysis.table import COLUMNS, duplicated, typed_frame, without_duplicates
 
     if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
         raise TypeError(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
-    for frame in frames:
+    typed = []
+    for number, frame in enumerate(frames):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"give DataFrames of load_table, not {type(frame).__name__}")
         missing = [column for column in COLUMNS if column not in frame.columns]
         if missing:
             raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
-    if not frames:
+        source = "frame" if len(frames) == 1 else f"frame {number}"
+        kept, left_out = typed_frame(frame, source)  # the reader's declarations: what a file would keep
+        for line in left_out_lines(source, left_out):
+            warnings.warn(line, stacklevel=3)
+        if len(frame) and not len(kept):
+            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=3)
+        typed.append(kept)
+    if not typed:
         raise ValueError("no table given")
-    table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    table = typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)
     if not warn:  # the caller leaves the duplicates out, and says so
         return table
     table, duplicates = without_duplicates(table)

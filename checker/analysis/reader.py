@@ -38,7 +38,7 @@ from ..parsers import MAX_DEPTH, nests_deeper, number
 MAX_TABLE_BYTES = 16 * 1024 * 1024
 MAX_TABLE_CELLS = 500_000
 MAX_TABLE_ROWS = 50_000
-_ROUND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+ROUND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _INDEX_KEY = re.compile(r"[0-9]{1,9}")
 
 
@@ -79,7 +79,7 @@ class Column:
         return "not a value" if isinstance(value, (dict, list)) else None
 
     def _round(self, value: Any) -> str | None:
-        return None if isinstance(value, str) and _ROUND_NAME.fullmatch(value) else "not a round's name"
+        return None if isinstance(value, str) and ROUND_NAME.fullmatch(value) else "not a round's name"
 
     def _count(self, value: Any) -> str | None:
         if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 16:
@@ -90,6 +90,9 @@ class Column:
         if whole and self.low <= value <= self.high:
             return None
         return f"not a whole number from {self.low:g} to {self.high:g}"
+
+    def _flag(self, value: Any) -> str | None:
+        return None if isinstance(value, bool) else "not true or false"
 
     def _number(self, value: Any) -> str | None:
         if number(value) is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -361,3 +364,15 @@ def rows_of(
         results=len(report.results),
         invalid=sum(1 for r in report.results if not r.valid),
     )
+
+
+LEFT_OUT_SHOWN = 10  # rows left out of a table that are named one by one
+
+
+def left_out_lines(source: str, left_out: list[LeftOut]) -> list[str]:
+    """The warnings for the rows of `source` left out: the first LEFT_OUT_SHOWN named one by
+    one, then how many more. The command line prints them and the API warns them, alike."""
+    lines = [row.message() for row in left_out[:LEFT_OUT_SHOWN]]
+    if len(left_out) > LEFT_OUT_SHOWN:
+        lines.append(f"{source}: {len(left_out) - LEFT_OUT_SHOWN} more rows left out (the same way or another)")
+    return lines

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 
-from ..analysis.reader import Table, rows_of
+from ..analysis.reader import Table, left_out_lines, rows_of
 from ..settings import UsageError
 from .common import progress, warn
-
-LEFT_OUT_SHOWN = 10  # rows left out of a table that are named one by one
 
 
 def table_rows(path: str, name: str | None, with_description: bool = False, shown: bool = False) -> Table:
@@ -22,10 +20,8 @@ def table_rows(path: str, name: str | None, with_description: bool = False, show
             found = rows_of(path, name, with_description, tick)
     except ValueError as error:  # NoResults too: its message is no_results_reason's
         raise UsageError(str(error)) from None
-    for left_out in found.left_out[:LEFT_OUT_SHOWN]:
-        warn(left_out.message())
-    if len(found.left_out) > LEFT_OUT_SHOWN:
-        warn(f"{path}: {len(found.left_out) - LEFT_OUT_SHOWN} more rows left out (the same way or another)")
+    for line in left_out_lines(path, found.left_out):
+        warn(line)
     reason = found.empty_reason()
     if reason:
         warn(reason)

@@ -1,0 +1,137 @@
+"""One analysis core, whichever door (issue 31): a table file through the command line and the
+same rows as a DataFrame through the API are typed by the same declarations, so they keep the
+same rows and say the same rows are left out (inf, 1e15, NaN, zero, negative, text in a
+number, extra columns of any name)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import mlperf_check
+from checker.cli import app
+
+runner = CliRunner()
+
+# What a result may be, degenerate ones included: each with whether the reader keeps it.
+RESULTS: list[tuple[Any, bool]] = [
+    (100.0, True),
+    (103.5, True),
+    (97.25, True),
+    ("101.5", True),  # a number written as text reads as the number
+    (math.inf, False),
+    (-math.inf, False),
+    (1e15, False),  # beyond the 1e12 the declaration allows
+    (math.nan, False),
+    (0.0, False),
+    (-5.0, False),
+    ("fast", False),
+]
+
+
+def _row(number: int, result: Any, scenario: str = "Offline", accelerator: str = "NVIDIA H100-SXM-80GB") -> dict:
+    system = f"sys{number}"
+    return {
+        "Category": "closed",
+        "Model": "llama2-70b-99",
+        "Scenario": scenario,
+        "Submitter": f"Org{number % 3}",
+        "Performance_Units": "Tokens/s",
+        "Performance_Result": result,
+        "Accelerator": accelerator,
+        "a#": 8,
+        "Nodes": 1,
+        "version": "v6.0",
+        "Platform": system,
+        "System": system,
+        "Availability": "available",
+        "Location": f"closed/Org{number % 3}/results/{system}/llama2-70b-99/{scenario}",
+    }
+
+
+def _cli_compare(path: Path, *args: str) -> tuple[int, dict | None, list[str]]:
+    done = runner.invoke(app, ["compare", str(path), "-f", "json", "--no-progress", *args], prog_name="mlperf-check")
+    warned = [line for line in done.stderr.splitlines() if "left out" in line]
+    return done.exit_code, json.loads(done.stdout) if done.exit_code == 0 else None, warned
+
+
+def _left_out_rows(lines: list[str]) -> list[str]:
+    """The rows the warnings name (`row 3` of a file, `row 2` of a frame: a file counts from 1)."""
+    return sorted(match.group(1) for line in lines if (match := re.search(r": row (\d+): ", line)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.sampled_from(RESULTS), min_size=2, max_size=8),
+    st.sampled_from(["value", "role", "group", "Submitter", "Model", "deviation", "outlier", "n"]),
+)
+def test_a_frame_keeps_and_leaves_out_the_rows_its_file_does(
+    tmp_path: Path, results: list[tuple[Any, bool]], extra: str
+) -> None:
+    rows = [_row(number, result) for number, (result, _) in enumerate(results)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(rows))  # inf and NaN as JSON's Infinity and NaN, which Python reads
+    clean = [_row(number, 100.0) for number in range(len(rows))]
+    clean_path = tmp_path / "clean.json"
+    clean_path.write_text(json.dumps(clean))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = mlperf_check.load_table(clean_path)
+    frame["result"] = pd.Series([result for result, _ in results], dtype=object)
+    frame[extra] = "anything"  # an extra column of any name is not the analysis's
+
+    status, listed, said = _cli_compare(path, "--min-submitters", "1")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            found: Any = mlperf_check.compare(frame, min_submitters=1)
+            error = None
+        except ValueError as raised:
+            found, error = None, str(raised)
+    warned = [str(w.message) for w in caught if "left out" in str(w.message)]
+
+    kept = [row["Location"] for row, (_, keeps) in zip(rows, results, strict=True) if keeps]
+    assert [int(n) - 1 for n in _left_out_rows(said)] == sorted(n for n, (_, keeps) in enumerate(results) if not keeps)
+    assert [int(n) for n in _left_out_rows(warned)] == sorted(n for n, (_, keeps) in enumerate(results) if not keeps)
+    if status != 0:
+        assert error is not None
+        return
+    assert error is None and listed is not None
+    cli = sorted(m["Location"] for g in listed["groups"] for m in g["members"])
+    api = sorted(found.members["location"])
+    assert cli == api == sorted(kept)
+    for cli_group, api_group in zip(listed["groups"], found.groups.to_dict("records"), strict=True):
+        assert cli_group["mean_abs_dev"] == pytest.approx(api_group["mean_abs_dev"], nan_ok=True)
+        assert cli_group["cv"] == pytest.approx(api_group["cv"], nan_ok=True)
+
+
+def test_the_issues_degenerate_frame_is_typed_as_its_file(tmp_path: Path) -> None:
+    """inf (compare's mean |dev| inf), 1e15 (compared), NaN, 0 and negative (dropped silently):
+    each is now left out of a frame with the warning a file's row gets."""
+    file = tmp_path / "t.json"
+    file.write_text(json.dumps([_row(n, 100.0 + n) for n in range(7)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = mlperf_check.load_table(file)
+    frame.loc[2:6, "result"] = [math.inf, 1e15, math.nan, 0.0, -5.0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        members, groups = mlperf_check.compare(frame, min_submitters=1)
+    assert [str(w.message) for w in caught] == [
+        "frame: row 2: result is Infinity, not a positive number of at most 1e+12; the row is left out",
+        "frame: row 3: result is 1000000000000000.0, not a positive number of at most 1e+12; the row is left out",
+        "frame: row 4: result is NaN, not a positive number of at most 1e+12; the row is left out",
+        "frame: row 5: result is 0.0, not a positive number of at most 1e+12; the row is left out",
+        "frame: row 6: result is -5.0, not a positive number of at most 1e+12; the row is left out",
+    ]
+    assert len(members) == 2 and math.isfinite(groups["mean_abs_dev"].iloc[0])
