@@ -115,43 +115,56 @@ def _listed(document: userfiles.UserFile) -> list[dict[str, Any]]:
     return claims
 
 
-def _norm(text: Any) -> str:
-    return str(text).strip().lower().replace("_", ".")
+def select(rows: dict[str, list[Row]], side: dict[str, Any]) -> list[Row]:
+    """The rows of one round's table that a claim's side takes, with a result above 0: model,
+    scenario, submitter, accelerator and division by the one selection rule
+    (checker.analysis.selection, as compare and the API take them; division `any` takes every
+    division, and none given is closed), per_node, nodes, accelerators and availability exact."""
+    division = side.get("division", "closed")
+    selection = Selection.of(
+        **{key: side[key] for key in ("model", "scenario", "submitter", "accelerator") if key in side},
+        division=None if division == "any" else division,
+    )
+    exact = {key: side[key] for key in ("per_node", "nodes", "accelerators", "availability") if key in side}
+    return [
+        row
+        for row in selection.select(rows.get(side["round"], []))
+        if row.result is not None and row.result > 0 and all(getattr(row, k) == v for k, v in exact.items())
+    ]
 
 
-def select(rows: dict[str, list[Row]], selection: dict[str, Any]) -> list[Row]:
-    """The rows of one round's table that a selection takes."""
-    table = rows.get(selection["round"], [])
-    division = selection.get("division", "closed")
-    chosen = []
-    for row in table:
-        if division != "any" and row.division != division:
-            continue
-        if (
-            "model" in selection
-            and _norm(row.model) != _norm(selection["model"])
-            and _norm(row.raw.get("UsedModel", "")) != _norm(selection["model"])
-        ):
-            continue
-        if "scenario" in selection and row.scenario.lower() != str(selection["scenario"]).lower():
-            continue
-        if "accelerator" in selection and str(selection["accelerator"]).lower() not in row.hardware.lower():
-            continue
-        if any(
-            key in selection and selection[key] != value
-            for key, value in (
-                ("per_node", row.per_node),
-                ("nodes", row.nodes),
-                ("accelerators", row.accelerators),
-                ("submitter", row.submitter),
-                ("availability", row.availability),
-            )
-        ):
-            continue
-        if row.result is None or row.result <= 0:
-            continue
-        chosen.append(row)
-    return chosen
+GROUPS_NAMED = 6  # the comparable groups an ambiguous claim names one by one
+
+
+def _spans(side: str, chosen: list[Row]) -> str | None:
+    """Why `chosen` cannot give one figure: its rows are in more than one comparable group
+    (GROUP_KEY), which a claim never pools."""
+    groups = published.grouped(chosen)
+    if len(groups) < 2:
+        return None
+    named = "; ".join(
+        f"{published.group_name(key)}: {len(found)} row{'s' if len(found) > 1 else ''}"
+        for key, found in list(groups.items())[:GROUPS_NAMED]
+    )
+    more = f"; ... ({len(groups)} in all)" if len(groups) > GROUPS_NAMED else ""
+    return (
+        f"the {side} selection spans {len(groups)} comparable groups ({named}{more}); a claim never pools "
+        "groups: name the scenario, per_node or nodes (or the accelerator) of one"
+    )
+
+
+def _took(side: str, top: Row, chosen: list[Row]) -> dict[str, Any]:
+    """The row a best-of claim took, and why: the best of its one group's rows."""
+    best_is = "lowest" if top.latency else "highest"
+    ((key, _),) = published.grouped(chosen).items()
+    return {
+        "side": side,
+        "location": top.location,
+        "submitter": top.submitter,
+        "result": top.result,
+        "why": f"the {best_is} {top.units} of the {len(chosen)} row{'s' if len(chosen) > 1 else ''} of "
+        f"{published.group_name(key)}",
+    }
 
 
 def _holds(measured: float, claim: dict[str, Any]) -> bool:
@@ -255,6 +268,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         if "accelerator" in claim[side]
         and (note := chosen_by.pooled(str(claim[side]["accelerator"]), (r.hardware for r in chosen[side])))
     ]
+    mixed += [why for side in sides if not _mixed(side, chosen[side]) and (why := _spans(side, chosen[side]))]
     if mixed:
         verdict.verdict, verdict.notes = "ambiguous", mixed + pooled
         verdict.rows = [r.summary() for side in sides for r in chosen[side]][:20]
@@ -268,7 +282,9 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
         top = _best(chosen["in"])
         verdict.measured = top.result
         verdict.rows = [top.summary()]
-        verdict.notes = _notes([top], sides=False)
+        took = _took("in", top, chosen["in"])
+        verdict.detail = {"took": [took]}
+        verdict.notes = [f"took {top.location} ({top.submitter}): {took['why']}", *_notes([top], sides=False)]
     else:
         a, b = _best(chosen["from"]), _best(chosen["to"])
         ratio = faster(a, b)
@@ -277,6 +293,7 @@ def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
             verdict.detail = {"accelerators": {"from": a.accelerators, "to": b.accelerators}}
         verdict.measured = ratio
         verdict.rows = [a.summary(), b.summary()]
+        verdict.detail["took"] = [_took("from", a, chosen["from"]), _took("to", b, chosen["to"])]
         verdict.notes = _notes([a, b])
         if a.units != b.units:
             verdict.notes.append(f"the two sides are in different units: {a.units}, {b.units}")

@@ -10,8 +10,10 @@ Every filter of every door (compare, claims, followup, the report, and the Pytho
 - accelerator: a part of the hardware key (the accelerator without its count, or the
   processor of a CPU-only system) that starts a word, case-blind: "H200" takes
   "NVIDIA H200-NVL-141GB" and "NVIDIA H200-SXM-141GB", not "NVIDIA GH200 Grace Hopper";
-  "B300" takes "NVIDIA B300-SXM-270GB", not "NVIDIA GB300". A filter that takes several
-  hardware names says so (`pooled`, a note in every output).
+  "B300" takes "NVIDIA B300-SXM-270GB", not "NVIDIA GB300". A value that is a whole hardware
+  name of the table (trademark marks, spaces and case aside) takes that name only, so that
+  "AMD Instinct MI355X 288GB HBM3e" does not also take "... (Power Cap 1000 W)". A filter that
+  takes several hardware names says so (`pooled`, a note in every output).
 
 Several values of one filter take any of them; several filters take the rows all of them
 take. A filter value that no row can have (a blank, an unknown division) is a UsageError, and
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..rounds import available_rounds
 from ..settings import UsageError
-from .table import Row, frame, one_spelling
+from .table import Row, fold, frame, one_spelling
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,9 +116,11 @@ class Selection:
             if getattr(self, key):
                 taken &= any_of(key, getattr(self, key))
         if self.accelerator:
-            hardware = blind("hardware")
+            hardware = table["hardware"].fillna("").astype(str).map(fold)
+            names = set(hardware)
             taken &= functools.reduce(
-                lambda a, b: a | b, (hardware.str.contains(_part(wanted)) for wanted in self.accelerator)
+                lambda a, b: a | b,
+                (hardware.map(lambda key, w=wanted: _takes(w, key, names)) for wanted in self.accelerator),
             )
         return taken
 
@@ -162,10 +166,21 @@ class Selection:
         """What a reader of the selected rows needs to know, given their `hardware` keys: an
         accelerator filter that takes different hardware names pools them."""
         keys = set(hardware)
+        names = {fold(key) for key in keys}
         found = (
-            pooled(wanted, [key for key in keys if _part(wanted).search(key.lower())]) for wanted in self.accelerator
+            pooled(wanted, [key for key in keys if _takes(wanted, fold(key), names)]) for wanted in self.accelerator
         )
         return [note for note in found if note]
+
+
+def _takes(wanted: str, key: str, names: set[str]) -> bool:
+    """Whether the accelerator filter `wanted` takes the hardware key `key` (folded: marks and
+    spaces removed, case folded) among the folded `names` of the table: the whole name when
+    `wanted` is one of them, else a part of it that starts a word."""
+    whole = fold(wanted)
+    if whole in names:
+        return key == whole
+    return bool(_part(wanted).search(key))
 
 
 def _part(wanted: str) -> re.Pattern[str]:

@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -183,6 +183,33 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
             )
         )
     return out
+
+
+# The one comparable-group key: results are compared (compare's groups, a claim, a series
+# across rounds, the plots and the report's variance) only within one round, model, scenario,
+# unit, hardware kind, hardware (in its one spelling), count per node and node count.
+GROUP_KEY = ("round", "model", "scenario", "units", "kind", "hardware", "per_node", "nodes")
+
+
+def grouped(rows: Sequence[Row]) -> dict[tuple[Any, ...], list[Row]]:
+    """The rows by their comparable group (GROUP_KEY, the hardware in its one spelling), in
+    the order each group first appears."""
+    spelled = one_spelling(row.hardware for row in rows)
+    found: dict[tuple[Any, ...], list[Row]] = {}
+    for row in rows:
+        key = tuple(spelled[row.hardware] if name == "hardware" else getattr(row, name) for name in GROUP_KEY)
+        found.setdefault(key, []).append(row)
+    return found
+
+
+def group_name(key: Sequence[Any]) -> str:
+    """A comparable group as people read it: `v6.0 llama2-70b-99 Offline, 8x NVIDIA B300 (Tokens/s)`."""
+    fields = dict(zip(GROUP_KEY, key, strict=True))
+    nodes = f" x {fields['nodes']} nodes" if fields["nodes"] != 1 else ""
+    return (
+        f"{fields['round']} {fields['model']} {fields['scenario']}, {fields['per_node']}x {fields['hardware']}"
+        f"{nodes} ({fields['units']})"
+    )
 
 
 def best(rows: list[Row]) -> Row | None:
