@@ -190,7 +190,7 @@ def test_a1_a10_a4_a3_a11_a5_e2_filters_and_reference_are_checked_in_one_place(i
         mlperf_check.compare(table, model=[None])  # E3
     with pytest.raises(TypeError, match=r"^give DataFrames of load_table, not int$"):
         mlperf_check.compare([1, 2])  # E3
-    with pytest.raises(TypeError, match=r"^reference: give a submitter's name or None, not 123$"):
+    with pytest.raises(TypeError, match=r"^reference 123: give a submitter's name or None$"):
         mlperf_check.compare(table, reference=123)
 
 

@@ -135,3 +135,106 @@ def test_the_issues_degenerate_frame_is_typed_as_its_file(tmp_path: Path) -> Non
         "frame: row 6: result is -5.0, not a positive number of at most 1e+12; the row is left out",
     ]
     assert len(members) == 2 and math.isfinite(groups["mean_abs_dev"].iloc[0])
+
+
+# --- every parameter checked once: ValueError or TypeError naming it -----------------------------
+WRONG: Any = st.one_of(
+    st.integers(-10, 10),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.none(),
+    st.lists(st.integers(), max_size=2),
+    st.booleans(),
+)
+
+# (function, parameter, whether a value is right): a value that is not right must be refused.
+PARAMETERS = {
+    ("check", "strict"): lambda v: isinstance(v, bool),
+    ("check", "jobs"): lambda v: v is None or (type(v) is int and v >= 0),
+    ("check", "round"): lambda v: v is None,  # None: detected (the missing tree is then refused)
+    ("compare", "tolerance"): lambda v: type(v) in (int, float) and 0 <= v <= 1,
+    ("compare", "outlier"): lambda v: type(v) in (int, float) and 0 <= v <= 1,
+    ("compare", "min_submitters"): lambda v: type(v) is int and v >= 1,
+    ("compare", "by"): lambda v: isinstance(v, list) and not v,
+    ("compare", "reference"): lambda v: v is None,
+    ("across_rounds", "scaling"): lambda v: isinstance(v, bool),
+    ("across_rounds", "across_submitters"): lambda v: isinstance(v, bool),
+    ("claims", "spec"): lambda v: False,
+    ("reproduce", "tolerance"): lambda v: v is None or (type(v) in (int, float) and 0 <= v <= 1),
+    ("load_table", "round"): lambda v: v is None,
+}
+
+
+def _call(function: str, parameter: str, value: Any, table: pd.DataFrame) -> None:
+    if function == "check":
+        mlperf_check.check("/nonexistent-tree", **{parameter: value})
+    elif function == "compare":
+        mlperf_check.compare(table, **{parameter: value})
+    elif function == "across_rounds":
+        mlperf_check.across_rounds([table], **{parameter: value})
+    elif function == "claims":
+        mlperf_check.claims(value, table)
+    elif function == "reproduce":
+        mlperf_check.reproduce("/nonexistent-a", "/nonexistent-b", round="v6.0", **{parameter: value})
+    else:
+        mlperf_check.load_table("/nonexistent.json", **{parameter: value})
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    path = tmp_path_factory.mktemp("small") / "t.json"
+    path.write_text(json.dumps([_row(n, 100.0 + n) for n in range(4)]))
+    return mlperf_check.load_table(path)
+
+
+@pytest.mark.parametrize(("function", "parameter"), list(PARAMETERS))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=WRONG)
+def test_every_wrong_parameter_is_refused_naming_it(
+    small: pd.DataFrame, function: str, parameter: str, value: Any
+) -> None:
+    if PARAMETERS[function, parameter](value):
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises((TypeError, ValueError)) as raised:
+            _call(function, parameter, value, small)
+    message = str(raised.value)
+    named = parameter if function != "reproduce" else "--tolerance"
+    if (function, parameter) == ("check", "round") and isinstance(value, str):
+        return  # a text round is a name: the missing tree is refused first, naming the path
+    if (function, parameter) == ("load_table", "round") and isinstance(value, str):
+        assert message.startswith(f"round {value!r}: not a round this version knows")
+        return
+    if (function, parameter) == ("claims", "spec") and isinstance(value, str):
+        assert message.startswith("cannot read claims file")  # a text is a claims file's path
+        return
+    if (function, parameter) == ("claims", "spec") and value == []:
+        assert message.startswith("spec:2: claims: [] should be non-empty")  # the spec, and the place in it
+        return
+    if (function, parameter) == ("compare", "by") and isinstance(value, list):
+        assert message.startswith("by ") or "by names no column" in message
+        return
+    assert message.startswith((f"{named} ", f"--{parameter.replace('_', '-')} ", f"{parameter}: ")), message
+
+
+def test_the_issues_wrong_parameters() -> None:
+    """check(strict="no") turned strict mode on, jobs=-1 was taken, select="PRV" was P, R, V,
+    by="model" named the columns m, o, d, e, l, round=5 and claims(123) ended in TypeErrors
+    about iterables."""
+    tree = "/work/shared/real/v6.1"
+    with pytest.raises(TypeError, match=r"^strict 'no': give True or False$"):
+        mlperf_check.check(tree, strict="no")
+    with pytest.raises(ValueError, match=r"^jobs -1: give a whole number, 0 or more \(0: every core\)$"):
+        mlperf_check.check(tree, jobs=-1)
+    with pytest.raises(TypeError, match=r"^round 5: give a path or a name$"):
+        mlperf_check.check(tree, round=5)
+    with pytest.raises(TypeError, match=r"^by 'model': give a list of column names, e.g. \('model',\)$"):
+        mlperf_check.compare(pd.DataFrame(), by="model")
+    with pytest.raises(TypeError, match=r"^spec 123: give a claims file"):
+        mlperf_check.claims(123, pd.DataFrame())
+    with pytest.raises(ValueError, match=r"^--tolerance 5: give a fraction, e.g. 0.05 for 5%$"):
+        mlperf_check.reproduce(tree, tree, tolerance=5)
+    from checker.settings import UsageError, WrongType
+
+    assert issubclass(WrongType, UsageError) and issubclass(WrongType, TypeError) and issubclass(UsageError, ValueError)

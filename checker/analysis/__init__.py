@@ -16,3 +16,9 @@ checker/commands/, or the Python API, checker/api.py).
 Nothing here prints, reads the command line or exits: a user error is a UsageError
 (checker.settings), which the command line maps to exit 2 and the API to a ValueError.
 """
+
+# compare's defaults, said once (the command line's options, the API's parameters, claims and
+# the report read them here): within tolerance when the partners' mean |deviation| <= 4%, an
+# outlier when |deviation| > 10%. Here, so that the command line reads them without pandas.
+TOLERANCE = 0.04
+OUTLIER = 0.10

@@ -41,7 +41,7 @@ KINDS = ("spread", "speedup", "ratio", "scaling", "value")
 VERDICTS = ("holds", "fails", "no-data", "ambiguous")
 
 
-class ClaimsError(ValueError):
+class ClaimsError(UsageError):
     """A claims file that cannot be read or does not match the schema (exit code 2)."""
 
 

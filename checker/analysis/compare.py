@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..parsers import number
 from ..reporters.common import csv_text
-from ..settings import UsageError, fraction
+from ..settings import UsageError, WrongType, fraction
+from . import OUTLIER, TOLERANCE
 from . import table as published
 from .selection import Selection
 from .table import Row, deviation, location_of, normalise
@@ -102,8 +103,8 @@ def percent(fraction: float) -> str:
 
 @dataclass
 class Options:
-    tolerance: float = 0.04
-    outlier: float = 0.10
+    tolerance: float = TOLERANCE
+    outlier: float = OUTLIER
     reference: str = "median"  # or "submitter:NAME"
     min_submitters: int = 2
     division: tuple[str, ...] = ("closed",)
@@ -178,19 +179,23 @@ def check_options(tolerance: float, outlier: float, min_submitters: int) -> None
     """A usage error (a ValueError) for a tolerance or outlier threshold that is not a fraction,
     or a minimum of submitters that is not a whole number from 1: checked first, by the
     command line and the API alike."""
-    fraction(tolerance, "--tolerance")
-    fraction(outlier, "--outlier")
-    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int) or min_submitters < 1:
-        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more")
+    for value, option in ((tolerance, "--tolerance"), (outlier, "--outlier")):
+        if value is None:  # compare has no default of the round's: a fraction is given
+            raise WrongType(f"{option} None: give a fraction, e.g. 0.04 for 4%", option.lstrip("-"))
+        fraction(value, option)
+    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int):
+        raise WrongType(f"--min-submitters {min_submitters!r}: give a whole number, 1 or more", "min_submitters")
+    if min_submitters < 1:
+        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more", "min_submitters")
 
 
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
-    tolerance: float = 0.04,
+    tolerance: float = TOLERANCE,
     by: Sequence[str] = BY,
     *,
-    outlier: float = 0.10,
+    outlier: float = OUTLIER,
     min_submitters: int = 2,
 ) -> pd.DataFrame:
     """One row per member of every comparable group of `frame` (as `frame_of` makes it).
@@ -245,7 +250,7 @@ def compare(
     return members[columns].reset_index(drop=True)
 
 
-def groups_of(members: pd.DataFrame, tolerance: float = 0.04, by: Sequence[str] = BY) -> pd.DataFrame:
+def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[str] = BY) -> pd.DataFrame:
     """One row per group of `compare`'s members: the grouping columns, then the reference
     (its submitter, as written, or None for the median, and its value), n, partners,
     submitters, the partners' mean, median and max |deviation|, the group's coefficient of

@@ -16,6 +16,7 @@ from .. import userfiles
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
+from ..settings import UsageError
 from .table import canonical
 
 
@@ -96,7 +97,7 @@ def _known(name: str, what: str) -> Any:
     try:
         return load_round(name)
     except RoundError as error:
-        raise ValueError(f"{what}: {error}") from None
+        raise UsageError(f"{what}: {error}") from None
 
 
 def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str | None, option: str) -> str | None:
@@ -111,18 +112,18 @@ def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str 
         if version in (None, ""):
             continue
         if not isinstance(version, str):
-            raise ValueError(f"{source}: {label}: version {version!r} is not a round name")
+            raise UsageError(f"{source}: {label}: version {version!r} is not a round name")
         if first is None:
             if expected is not None and version != expected:
-                raise ValueError(f"{source}: {label}: version {version}, but {option} is {expected}")
+                raise UsageError(f"{source}: {label}: version {version}, but {option} is {expected}")
             if expected is None and version not in available_rounds():
-                raise ValueError(
+                raise UsageError(
                     f"{source}: {label}: version {version!r} is not a round this version knows "
                     f"({', '.join(available_rounds())})"
                 )
             first = (version, label)
         elif version != first[0]:
-            raise ValueError(
+            raise UsageError(
                 f"{source}: {label}: version {version}, but {first[1]} is {first[0]}; a table holds one round"
             )
     return given if given is not None else first[0] if first else None
@@ -135,12 +136,12 @@ def check_order(previous: str | None, current: str | None) -> None:
         return
     before, after = load_round(previous), load_round(current)
     if before.name == after.name:
-        raise ValueError(
+        raise UsageError(
             f"--previous and --current are both round {after.name}; a preview result is followed up in a later round"
         )
     dates = [str(r.seed_release.date or "") if r.seed_release else "" for r in (before, after)]
     if all(dates) and dates[0] >= dates[1]:
-        raise ValueError(
+        raise UsageError(
             f"--previous is round {before.name} (seed release {dates[0]}) and --current is round "
             f"{after.name} ({dates[1]}); a preview result is followed up in a later round"
         )

@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import yamlsafe
 from ..parsers import MAX_DEPTH, nests_deeper, number
+from ..settings import UsageError
 
 MAX_TABLE_BYTES = 16 * 1024 * 1024
 MAX_TABLE_CELLS = 500_000
@@ -42,7 +43,7 @@ ROUND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _INDEX_KEY = re.compile(r"[0-9]{1,9}")
 
 
-class TableError(ValueError):
+class TableError(UsageError):
     """A file that is not a results table this reader takes; the message names it."""
 
 

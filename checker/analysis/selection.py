@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..rounds import available_rounds
-from ..settings import UsageError
+from ..settings import UsageError, WrongType
 from .table import Row, fold, frame, one_spelling
 
 if TYPE_CHECKING:
@@ -51,11 +51,11 @@ def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
         try:
             values = tuple(values)
         except TypeError:
-            raise TypeError(f"{key}: give a name or a list of names, not {values!r}") from None
+            raise WrongType(f"{key}: give a name or a list of names, not {values!r}") from None
     names = (values,) if isinstance(values, str) else values
     for value in names:
         if not isinstance(value, str):
-            raise TypeError(f"{key}: give a name or a list of names, not {value!r}")
+            raise WrongType(f"{key}: give a name or a list of names, not {value!r}")
         if not value.strip():
             raise UsageError(f"--{key} {value!r}: give a name, not a blank")
         if key == "division" and value.strip().lower() not in DIVISIONS:
@@ -86,7 +86,7 @@ class Selection:
         """A selection from keyword arguments: a name or a list of names each, None for any."""
         unknown = sorted(set(given) - set(FILTERS))
         if unknown:
-            raise TypeError(f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTERS)}")
+            raise WrongType(f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTERS)}")
         return cls(**{key: _names(key, value) for key, value in given.items()})
 
     def __bool__(self) -> bool:

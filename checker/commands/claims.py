@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis.claims import FORMATS, ClaimsError, judged, load_claims, of_round
+from ..analysis.claims import FORMATS, judged, load_claims, of_round
 from ..analysis.selection import FILTERS, Selection
 from ..analysis.table import Row, normalise
 from ..output import Plan
@@ -51,10 +51,7 @@ def invocation(options: CommandLine) -> Invoked:
         trees=[p for p in paths if os.path.isdir(p)],
     )
     outputs = ((name, plan.add(options.output)),)
-    try:
-        listed = load_claims(options.claims_file)
-    except ClaimsError as error:
-        raise UsageError(str(error)) from None
+    listed = load_claims(options.claims_file)  # a ClaimsError is a UsageError: exit 2
     return Invoked(options=options, plan=plan, outputs=outputs, listed=listed)
 
 

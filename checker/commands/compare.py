@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis import OUTLIER, TOLERANCE
 from ..analysis import table as published
 from ..analysis.compare import (
     Comparison,
@@ -62,8 +63,8 @@ class CommandLine:
 
     inputs: list[str]
     round: list[str] | None = None  # the round filter; one round is also the trees' round
-    tolerance: float = 0.04
-    outlier: float = 0.10
+    tolerance: float = TOLERANCE
+    outlier: float = OUTLIER
     reference: str = "median"
     min_submitters: int = 2
     format: str | None = None
