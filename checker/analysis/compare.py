@@ -96,6 +96,14 @@ GROUP_COLUMNS = (
 )
 
 
+# The coefficient of variation, as every output states it: pandas' default (the sample
+# standard deviation, n - 1) would say 1.85% where this says 1.7% for the same five results.
+CV_DEFINITION = (
+    "CV: the population standard deviation (dividing by n) of the group's results, the reference's "
+    "included, over their mean."
+)
+
+
 def percent(fraction: float) -> str:
     """A tolerance or threshold as people write it: 4%, 2.5%."""
     return f"{fraction * 100:.4g}%"
@@ -128,7 +136,8 @@ class Options:
             f"Reference: {reference}. Deviation = (x - ref) / ref for throughput and (ref - x) / ref for latency, "
             f"so positive is better. Mean, median and max |deviation| are over the partners; "
             f"beyond tolerance: |deviation| > {percent(self.tolerance)}; outliers: |deviation| > "
-            f"{percent(self.outlier)}. Within tolerance: the partners' mean |deviation| <= {percent(self.tolerance)}."
+            f"{percent(self.outlier)}. Within tolerance: the partners' mean |deviation| <= {percent(self.tolerance)}. "
+            f"{CV_DEFINITION}"
         )
 
 

@@ -33,6 +33,7 @@ class Outcome:
     delta: float | None = None  # (current - previous) / previous in the better direction
     matched_by: str | None = None
     basis: str = "performance"
+    reason: str | None = None  # why it is not-comparable or missing
 
 
 @dataclass
@@ -74,17 +75,20 @@ def _score(row: dict[str, Any]) -> tuple[float | None, str]:
     return score, "performance"
 
 
-def _current_models(current: list[dict[str, Any]], round_name: str | None) -> set[str]:
-    """The benchmarks the current round still has: its round file's models when known,
-    else every model that appears in the current table."""
+def _current_models(current: list[dict[str, Any]], round_name: str | None) -> tuple[set[str], str]:
+    """The benchmarks the current round still has, and where that comes from: its round
+    file's models when known, else every model that appears in the current table."""
     names = {round_name} if round_name else {str(r.get("version")) for r in current if r.get("version")}
     models: set[str] = set()
+    in_table = {str(r.get("Model")) for r in current}
     for name in names:
         try:
             models |= set(load_round(name).models)
         except RoundError:
-            return {str(r.get("Model")) for r in current}
-    return models or {str(r.get("Model")) for r in current}
+            return in_table, "the current table"
+    if not models:
+        return in_table, "the current table"
+    return models, f"round {', '.join(sorted(names))}"
 
 
 def load_mapping(path: str) -> dict[str, str]:
@@ -156,7 +160,7 @@ def follow_up(
     result = Followup(tolerance=load_round(current_round or newest_round()).preview.tolerance)
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
-    models = _current_models(current, current_round)
+    models, where = _current_models(current, current_round)
     previews: dict[str, list[dict[str, Any]]] = {}
     for row in previous:
         if str(row.get("Availability", "")).lower() == "preview":
@@ -175,13 +179,21 @@ def follow_up(
         names = sorted({_system_key(r) for r in successors})
         result.systems.append({"preview": key, "successors": names, "matched_by": how if names else None})
         for row in rows:
-            result.outcomes.append(_judge(row, successors, models, how if names else None, result.tolerance))
+            result.outcomes.append(_judge(row, successors, (models, where), how if names else None, result.tolerance))
     return result
 
 
 def _judge(
-    row: dict[str, Any], successors: list[dict[str, Any]], models: set[str], how: str | None, tolerance: float
+    row: dict[str, Any],
+    successors: list[dict[str, Any]],
+    benchmarks: tuple[set[str], str],
+    how: str | None,
+    tolerance: float,
 ) -> Outcome:
+    """The outcome of one preview row, with the reason when it is not-comparable (its
+    benchmark is not in the current round) or missing (no successor, or none of its
+    benchmark and scenario with a result)."""
+    models, where = benchmarks
     before, basis = _score(row)
     outcome = Outcome(
         location=str(row.get("Location")),
@@ -195,10 +207,19 @@ def _judge(
     )
     if outcome.model not in models:
         outcome.status = "not-comparable"
+        outcome.reason = f"{outcome.model} is not a benchmark of {where}: nothing to follow it up with"
         return outcome
     same = [r for r in successors if r.get("Model") == row.get("Model") and r.get("Scenario") == row.get("Scenario")]
     scored = [(s, r) for r in same for s in [_score(r)[0]] if s is not None]
-    if not scored or before is None:
+    if before is None:
+        outcome.reason = "the preview row has no result above 0 to compare"
+        return outcome
+    if not scored:
+        outcome.reason = (
+            "no Available successor system found"
+            if how is None
+            else f"no {outcome.model} {outcome.scenario} result of the successor ({how})"
+        )
         return outcome
     best, chosen = max(scored, key=lambda pair: pair[0])
     outcome.successor = str(chosen.get("Location"))
@@ -220,6 +241,7 @@ COLUMNS = (
     "basis",
     "successor",
     "matched_by",
+    "reason",
 )
 
 
@@ -261,7 +283,7 @@ def to_text(followup: Followup) -> str:
         )
     for o in followup.outcomes:
         delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
-        lines.append(f"  {o.status:<14} {o.location}{delta}")
+        lines.append(f"  {o.status:<14} {o.location}{delta}" + (f": {o.reason}" if o.reason else ""))
     return "\n".join(lines) + "\n"
 
 
