@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .analysis.table import Row
 
 TABLES_VARIABLE = "MLPERF_CHECK_TABLES"  # the folder of the published tables, one folder per round
-BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")
+BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")  # table.GROUP_KEY but round and units
 Filter = str | Iterable[str] | None
 
 

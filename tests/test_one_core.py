@@ -238,3 +238,165 @@ def test_the_issues_wrong_parameters() -> None:
     from checker.settings import UsageError, WrongType
 
     assert issubclass(WrongType, UsageError) and issubclass(WrongType, TypeError) and issubclass(UsageError, ValueError)
+
+
+# --- one comparable-group key, whichever analysis: properties over generated tables ---------------
+HARDWARE = ["NVIDIA H100-SXM-80GB", "Nvidia H100-SXM-80GB", "NVIDIA GH100", "NVIDIA H100-NVL-94GB", "AMD MI300X"]
+SCENARIOS = {"Offline": "Tokens/s", "Server": "Tokens/s", "SingleStream": "Latency (ms)"}
+
+
+@st.composite
+def tables(draw: Any) -> list[dict]:
+    count = draw(st.integers(2, 14))
+    rows = []
+    for number in range(count):
+        scenario = draw(st.sampled_from(sorted(SCENARIOS)))
+        system = f"sys{number}"
+        submitter = draw(st.sampled_from(["Alpha", "Beta", "Gamma", "Delta"]))
+        rows.append(
+            {
+                "Category": "closed",
+                "Model": draw(st.sampled_from(["llama2-70b-99", "mixtral-8x7b"])),
+                "Scenario": scenario,
+                "Submitter": submitter,
+                "Performance_Units": SCENARIOS[scenario],
+                "Performance_Result": draw(st.floats(50, 150)),
+                "Accelerator": draw(st.sampled_from(HARDWARE)),
+                "a#": draw(st.sampled_from([4, 8])),
+                "Nodes": draw(st.sampled_from([1, 2])),
+                "version": draw(st.sampled_from(["v5.1", "v6.0"])),
+                "Platform": system,
+                "System": system,
+                "Availability": "available",
+                "Location": f"closed/{submitter}/results/{system}/m/{scenario}",
+            }
+        )
+    return rows
+
+
+FILTER_VALUES = {
+    "model": ["llama2-70b-99", "MIXTRAL-8X7B"],
+    "scenario": ["offline", "Server"],
+    "submitter": ["alpha", "Beta"],
+    "accelerator": ["H100", "NVIDIA H100-SXM-80GB", "MI300X"],
+    "round": ["v5.1", "V6.0"],
+}
+filter_sets = st.dictionaries(st.sampled_from(sorted(FILTER_VALUES)), st.just(None), max_size=3).flatmap(
+    lambda keys: st.fixed_dictionaries({key: st.sampled_from(FILTER_VALUES[key]) for key in keys})
+)
+
+
+def _frame_of(rows: list[dict], folder: Path) -> tuple[Path, pd.DataFrame]:
+    path = folder / "t.json"
+    path.write_text(json.dumps(rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return path, mlperf_check.load_table(path)
+
+
+def _compared(frame: pd.DataFrame, *args: Any, **keywords: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return mlperf_check.compare(frame, *args, **keywords)
+        except ValueError as error:
+            return str(error)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), filters=filter_sets)
+def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, rows: list[dict], filters: dict) -> None:
+    from checker.analysis.table import GROUP_KEY, fold
+
+    assert tuple(key for key in GROUP_KEY if key not in ("round", "units")) == mlperf_check.BY
+    _, frame = _frame_of(rows, tmp_path)
+    found = _compared(frame, min_submitters=1, **filters)
+    if isinstance(found, str):
+        assert found.startswith("no row matches the selection")
+        return
+    members = found.members.assign(folded=found.members["hardware"].map(fold))
+    for _, group in members.groupby("group"):
+        for column in ("round", "model", "scenario", "units", "kind", "folded", "per_node", "nodes"):
+            assert group[column].nunique(dropna=False) == 1, (column, group[column].tolist())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), reference=st.sampled_from(["Alpha", "Beta", None]), scenario=st.booleans())
+def test_a_spread_claim_is_compares_group_or_ambiguous(
+    tmp_path: Path, rows: list[dict], reference: str | None, scenario: bool
+) -> None:
+    """For each of compare's groups, the spread claim that selects it (by its key) measures its
+    mean |deviation|, number for number; the same claim without its scenario is ambiguous when
+    its rows span several groups."""
+    _, frame = _frame_of(rows, tmp_path)
+    found = _compared(frame, reference, min_submitters=1)
+    if isinstance(found, str):  # the reference has no row: compare refuses it (the claims say no data)
+        assert "no closed result of submitter" in found
+        return
+    for group in found.groups.to_dict("records"):
+        side = {
+            "round": group["round"],
+            "model": group["model"],
+            "accelerator": group["hardware"],
+            "per_node": int(group["per_node"]),
+            "nodes": int(group["nodes"]),
+            **({"scenario": group["scenario"]} if scenario else {}),
+        }
+        claim = {"id": "s", "kind": "spread", "expect": 0.04, "in": side}
+        if reference is not None:
+            claim["reference"] = f"submitter:{reference}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            judged = mlperf_check.claims([claim], frame).iloc[0]
+        spans = frame[
+            (frame["round"] == side["round"])
+            & (frame["model"] == side["model"])
+            & (frame["hardware"].str.casefold() == group["hardware"].casefold())
+            & (frame["per_node"] == side["per_node"])
+            & (frame["nodes"] == side["nodes"])
+            & ((frame["scenario"] == group["scenario"]) if scenario else True)
+        ][["scenario", "units"]].drop_duplicates()
+        if len(spans) > 1:
+            assert judged["verdict"] == "ambiguous"
+            continue
+        if group["partners"] == 0:
+            assert judged["measured"] is None or judged["measured"] != judged["measured"]
+            continue
+        assert judged["measured"] == pytest.approx(group["mean_abs_dev"], rel=1e-12)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), filters=filter_sets, fmt=st.sampled_from(["json", "csv"]))
+def test_compare_through_the_api_is_compare_through_the_command_line(
+    tmp_path: Path, rows: list[dict], filters: dict, fmt: str
+) -> None:
+    """Every filter key, and the JSON and CSV formats: the same groups, or the same refusal."""
+    path, frame = _frame_of(rows, tmp_path)
+    args = [f"--{key}={value}" for key, value in filters.items()]
+    done = runner.invoke(
+        app,
+        ["compare", str(path), "-f", fmt, "--min-submitters", "1", "--no-progress", *args],
+        prog_name="mlperf-check",
+    )
+    found = _compared(frame, min_submitters=1, **filters)
+    if isinstance(found, str):
+        assert done.exit_code == 2 and done.stderr.endswith(f"error: {found}\n")
+        return
+    assert done.exit_code == 0, done.stderr
+    if fmt == "json":
+        listed = json.loads(done.stdout)["groups"]
+        cli = [(g["round"], g["model"], g["scenario"], g["hardware"], g["n"], round(g["cv"], 9)) for g in listed]
+    else:
+        import csv
+        import io
+
+        records = list(csv.DictReader(io.StringIO(done.stdout)))
+        seen: dict = {}
+        for r in records:
+            seen.setdefault(r["group"], (r["round"], r["model"], r["scenario"], r["hardware"], int(r["n"])))
+        cli = list(seen.values())
+    api = [
+        (g["round"], g["model"], g["scenario"], g["hardware"], g["n"], round(g["cv"], 9))
+        for g in found.groups.to_dict("records")
+    ]
+    assert cli == (api if fmt == "json" else [a[:5] for a in api])

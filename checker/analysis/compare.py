@@ -67,18 +67,22 @@ def group_keys(by: Sequence[str]) -> list[str]:
     return ["round", *(key for key in by if key not in ALWAYS), "Performance_Units"]
 
 
-BY = ("Model", "Scenario", "kind", "hardware", "per_node", "nodes")
-# A group's key as the outputs name it.
-KEY_NAMES = {
-    "round": "round",
-    "Model": "model",
-    "Scenario": "scenario",
-    "Performance_Units": "units",
-    "kind": "kind",
-    "hardware": "hardware",
-    "per_node": "per_node",
-    "nodes": "nodes",
+# The canonical columns (published.COLUMNS) under the names compare computes with and its
+# outputs print; the others keep their canonical names.
+INTERNAL = {
+    "model": "Model",
+    "scenario": "Scenario",
+    "units": "Performance_Units",
+    "submitter": "Submitter",
+    "system": "System",
+    "location": "Location",
+    "result": "value",
 }
+# The comparable-group key (table.GROUP_KEY) under compare's names; `by` defaults to it,
+# and the round and units are added to whatever `by` says.
+BY = tuple(INTERNAL.get(key, key) for key in published.GROUP_KEY if key not in ("round", "units"))
+# A group's key as the outputs name it.
+KEY_NAMES = {INTERNAL.get(key, key): key for key in published.GROUP_KEY}
 MEMBER_COLUMNS = ("role", "reference", "deviation", "deviation_from_median", "abs_dev", "beyond_tolerance", "outlier")
 GROUP_COLUMNS = (
     "reference_submitter",
@@ -142,17 +146,6 @@ class Options:
 
 
 # --- the frames ------------------------------------------------------------------------------
-# The canonical columns (published.COLUMNS) under the names compare computes with and its
-# outputs print; the others keep their canonical names.
-INTERNAL = {
-    "model": "Model",
-    "scenario": "Scenario",
-    "units": "Performance_Units",
-    "submitter": "Submitter",
-    "system": "System",
-    "location": "Location",
-    "result": "value",
-}
 CANONICAL = {internal: name for name, internal in INTERNAL.items()}
 COMPARED = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
 
