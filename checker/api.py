@@ -439,7 +439,7 @@ def claims(
         not isinstance(spec, Mapping) and not all(isinstance(claim, Mapping) for claim in spec)
     ):
         raise settings.WrongType(
-            f"spec {_shown(spec)}: give a claims file, its document ({{'claims': [...]}}) or its list of claims",
+            f"spec {settings.shown(spec)}: give a claims file, its document ({{'claims': [...]}}) or its list of claims",
             "spec",
         )
     else:
@@ -463,11 +463,6 @@ def claims(
         ),
         notes,
     )
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _warning(message: str) -> None:

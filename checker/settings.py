@@ -44,7 +44,8 @@ class WrongType(UsageError, TypeError):
     and a TypeError for the Python API."""
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A given value as a message names it: its repr, cut at 60 characters."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -52,7 +53,7 @@ def _shown(value: Any) -> str:
 def flag(value: Any, parameter: str) -> bool:
     """`value` when it is True or False: `strict="no"` is not a yes."""
     if not isinstance(value, bool):
-        raise WrongType(f"{parameter} {_shown(value)}: give True or False", parameter)
+        raise WrongType(f"{parameter} {shown(value)}: give True or False", parameter)
     return value
 
 
@@ -61,7 +62,7 @@ def whole(value: Any, parameter: str, low: int = 0, what: str = "") -> int | Non
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise WrongType(f"{parameter} {_shown(value)}: give a whole number, {low} or more{what}", parameter)
+        raise WrongType(f"{parameter} {shown(value)}: give a whole number, {low} or more{what}", parameter)
     if value < low:
         raise UsageError(f"{parameter} {value}: give a whole number, {low} or more{what}", parameter)
     return value
@@ -74,7 +75,7 @@ def text(value: Any, parameter: str, paths: bool = False) -> str | None:
     if paths and isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str):
-        raise WrongType(f"{parameter} {_shown(value)}: give a {'path or a ' if paths else ''}name", parameter)
+        raise WrongType(f"{parameter} {shown(value)}: give a {'path or a ' if paths else ''}name", parameter)
     return value
 
 
@@ -85,10 +86,10 @@ def names(value: Any, parameter: str) -> list[str]:
         return []
     listed = [value] if isinstance(value, str) else value
     if isinstance(listed, (bytes, dict)) or not isinstance(listed, (list, tuple, set, frozenset)):
-        raise WrongType(f"{parameter} {_shown(value)}: give a code or a list of codes", parameter)
+        raise WrongType(f"{parameter} {shown(value)}: give a code or a list of codes", parameter)
     for item in listed:
         if not isinstance(item, str):
-            raise WrongType(f"{parameter} {_shown(item)}: give a code or a list of codes", parameter)
+            raise WrongType(f"{parameter} {shown(item)}: give a code or a list of codes", parameter)
     return split(listed)
 
 
@@ -99,10 +100,10 @@ def columns(value: Any, parameter: str) -> tuple[str, ...]:
     try:
         listed = tuple(value)
     except TypeError:
-        raise WrongType(f"{parameter} {_shown(value)}: give a list of column names", parameter) from None
+        raise WrongType(f"{parameter} {shown(value)}: give a list of column names", parameter) from None
     for item in listed:
         if not isinstance(item, str):
-            raise WrongType(f"{parameter} {_shown(item)}: give a list of column names", parameter)
+            raise WrongType(f"{parameter} {shown(item)}: give a list of column names", parameter)
     return listed
 
 

@@ -320,7 +320,7 @@ def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, r
             assert group[column].nunique(dropna=False) == 1, (column, group[column].tolist())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=tables(), reference=st.sampled_from(["Alpha", "Beta", None]), scenario=st.booleans())
 def test_a_spread_claim_is_compares_group_or_ambiguous(
     tmp_path: Path, rows: list[dict], reference: str | None, scenario: bool
@@ -400,3 +400,41 @@ def test_compare_through_the_api_is_compare_through_the_command_line(
         for g in found.groups.to_dict("records")
     ]
     assert cli == (api if fmt == "json" else [a[:5] for a in api])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(RESULTS), min_size=2, max_size=6), st.booleans())
+def test_claims_on_a_frame_are_claims_on_its_file(tmp_path: Path, results: list[tuple[Any, bool]], twice: bool) -> None:
+    """claims: the same rows kept and left out, the same duplicates left out, the same verdict."""
+    rows = [_row(number, result) for number, (result, _) in enumerate(results)]
+    rows += rows[:1] if twice else []  # a duplicate row: left out by both doors, with a warning
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(rows))
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps([_row(number, 100.0) for number in range(len(rows))]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = mlperf_check.load_table(clean)
+    frame["result"] = pd.Series([row["Performance_Result"] for row in rows], dtype=object)
+    frame.loc[len(results) :, "location"] = frame.loc[0, "location"]  # the duplicate's location and system
+    frame.loc[len(results) :, "platform"] = frame.loc[0, "platform"]
+    frame.loc[len(results) :, "submitter"] = frame.loc[0, "submitter"]
+    frame["value"] = -1.0  # an extra column named as compare's own
+    claim = {"id": "v", "kind": "value", "expect": 100.0, "in": {"round": "v6.0", "model": "llama2-70b-99"}}
+    spec = tmp_path / "c.json"
+    spec.write_text(json.dumps({"claims": [claim]}))
+    done = runner.invoke(
+        app, ["claims", str(spec), f"--table=v6.0={path}", "-f", "json", "--no-progress"], prog_name="mlperf-check"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        judged = mlperf_check.claims([claim], {"v6.0": frame}).iloc[0]
+    cli = json.loads(done.stdout)["claims"][0]
+    assert (cli["verdict"], cli["measured"]) == (judged["verdict"], judged["measured"])
+    assert cli["rows"] == judged["rows"]
+    said = [line for line in done.stderr.splitlines() if "left out" in line or "duplicate" in line]
+    warned = [str(w.message) for w in caught if "left out" in str(w.message) or "duplicate" in str(w.message)]
+    assert [int(n) - 1 for n in _left_out_rows(said)] == [int(n) for n in _left_out_rows(warned)]
+    duplicates = [line.removeprefix("warning: ") for line in said if "duplicate" in line]
+    assert duplicates == [line for line in warned if "duplicate" in line]
+    assert len(duplicates) == (1 if twice and results[0][1] else 0)
