@@ -1,12 +1,12 @@
 """The Python API (the package `mlperf_check`, docs/api.md): DataFrames in, DataFrames out.
 
-Each function here is what a command computes, called the way the command calls it: `check`
-is engine.check, `compare` is commands/compare.py's compare and groups_of, `across_rounds` is
-commands/across.py's, `claims` is commands/claims.py's judge, `reproduce` is
-commands/reproduce.py's. So the API and the command line give the same numbers
-(tests/test_api.py holds them to it on the real tables). Nothing here prints or writes,
-except `across_rounds(..., plot=PATH)`, which draws the plot `compare --across-rounds --plot`
-draws.
+Each function here asks the question its command asks, of the same core: `check` is
+engine.check, `load_table`, `compare`, `across_rounds` and `claims` are checker/analysis
+(the one typed reader and table, the one selection, the one comparable-group key), and
+`reproduce` is commands/reproduce.py's. So the API and the command line give the same
+numbers (tests/test_api.py and tests/test_api_equals_cli.py hold them to it). Nothing here
+prints or writes, except `across_rounds(..., plot=PATH)`, which draws the plot
+`compare --across-rounds --plot` draws.
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import settings
+from .analysis import OUTLIER, TOLERANCE
 from .findings import Finding, ResultRecord
 from .wording import counted
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .commands.published import Row
+    from .analysis.table import Row
 
 TABLES_VARIABLE = "MLPERF_CHECK_TABLES"  # the folder of the published tables, one folder per round
-BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")
+BY = ("model", "scenario", "kind", "hardware", "per_node", "nodes")  # table.GROUP_KEY but round and units
 Filter = str | Iterable[str] | None
 
 
@@ -87,7 +89,7 @@ class Report:
                 ],
                 columns=list(FINDING_COLUMNS),
             ).astype(FINDING_COLUMNS)
-        raise ValueError(f"to_frame gives results or findings, not {what!r}")
+        raise settings.UsageError(f"to_frame gives results or findings, not {what!r}")
 
 
 RESULT_COLUMNS = {
@@ -123,20 +125,22 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
     for a path that does not exist or is not a folder, a round that cannot be found or read, a
     tree that holds no results (the command line's exit 2 and message); a warning when the
     round is not detected and the newest is used, as the command line does."""
-    from .commands.table import NoResults
+    from .analysis.published import NoResults
     from .detect import detect
     from .engine import check as run
 
-    root = os.fspath(path)
+    round = settings.text(round, "round", paths=True)
+    options = _engine_options(options)
+    root = os.fspath(settings.text(path, "path", paths=True) or "")
     if not os.path.lexists(root):
-        raise ValueError(f"{root}: no such file or folder")
+        raise settings.UsageError(f"{root}: no such file or folder")
     if not os.path.isdir(root):
-        raise ValueError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
+        raise settings.UsageError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
     with _round_errors():
         if round is None:
             found = detect(root)
             if found.round is None:
-                raise ValueError(found.reason)
+                raise settings.UsageError(found.reason)
             if found.reason.startswith("not detected"):  # the command line says so too, and goes on
                 warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
             round = found.round
@@ -144,6 +148,34 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
     if not report.results:
         raise NoResults(root, report.round)  # a ValueError with the command line's reason
     return Report(report.round.name, report.root, report.results, report.findings)
+
+
+ENGINE_OPTIONS = ("select", "ignore", "jobs", "strict", "inference_repo")
+
+
+def _engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """check's options, each checked as the command line checks its option: select and
+    ignore a code, a prefix or a rule's name, or a list of them ("PRV" is one prefix, and
+    "PRF,SYS" two, as --select takes them); jobs a whole number, 0 (every core) or more;
+    strict True or False; inference_repo a path. A WrongType (a TypeError) or UsageError (a
+    ValueError) names the parameter and what was given."""
+    unknown = sorted(set(options) - set(ENGINE_OPTIONS))
+    if unknown:
+        raise settings.WrongType(
+            f"check() got an unknown option {', '.join(unknown)}; the options are {', '.join(ENGINE_OPTIONS)}",
+            unknown[0],
+        )
+    checked: dict[str, Any] = {}
+    for key in ("select", "ignore"):
+        if key in options:
+            checked[key] = settings.names(options[key], key)
+    if "jobs" in options:
+        checked["jobs"] = settings.whole(options["jobs"], "jobs", 0, " (0: every core)")
+    if "strict" in options:
+        checked["strict"] = settings.flag(options["strict"], "strict")
+    if "inference_repo" in options:
+        checked["inference_repo"] = settings.text(options["inference_repo"], "inference_repo", paths=True)
+    return checked
 
 
 @contextlib.contextmanager
@@ -154,7 +186,7 @@ def _round_errors() -> Iterator[None]:
     try:
         yield
     except RoundError as error:
-        raise ValueError(str(error)) from None
+        raise settings.UsageError(str(error)) from None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -169,19 +201,21 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     tree's invalid results; rows whose round is said nowhere have round <NA>, with a warning.
     ValueError for what is not a results table (a file lacking a column the canonical
     columns are made of is one, naming it) and for a round this version does not know."""
-    from .commands.inputs import rows_of
-    from .commands.published import frame, normalise
+    from .analysis.reader import left_out_lines, rows_of
+    from .analysis.table import frame, normalise
     from .rounds import available_rounds
 
+    path_or_round = settings.text(path_or_round, "path_or_round", paths=True) or ""
+    round = settings.text(round, "round")
     if round is not None and round not in available_rounds():
-        raise ValueError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
+        raise settings.UsageError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
     source = _table_path(os.fspath(path_or_round))
     with _round_errors():
         if round is None and os.path.isdir(source):
             round = _detected(source)
         table = rows_of(source, round)
-    for left_out in table.left_out:
-        warnings.warn(left_out.message(), stacklevel=2)
+    for line in left_out_lines(source, table.left_out):
+        warnings.warn(line, stacklevel=2)
     if table.invalid:
         warnings.warn(
             f"{source}: {counted(table.invalid, 'invalid result')} left out (`mlperf-check check` says why)",
@@ -202,7 +236,7 @@ def _detected(root: str) -> str:
 
     found = detect(root)
     if found.round is None:
-        raise ValueError(found.reason)
+        raise settings.UsageError(found.reason)
     return found.round
 
 
@@ -227,10 +261,12 @@ def _table_path(given: str) -> str:
         return given
     folder = os.environ.get(TABLES_VARIABLE)
     if not folder:
-        raise ValueError(f"{given}: set {TABLES_VARIABLE} to the folder of the published tables, or give the file")
+        raise settings.UsageError(
+            f"{given}: set {TABLES_VARIABLE} to the folder of the published tables, or give the file"
+        )
     table = load_round(given).table
     if table is None:
-        raise ValueError(f"{given}: the round has no published table")
+        raise settings.UsageError(f"{given}: the round has no published table")
     return os.path.join(folder, given, table.file)
 
 
@@ -238,20 +274,29 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
     """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
     import pandas as pd
 
-    from .commands.published import COLUMNS, duplicated, without_duplicates
+    from .analysis.reader import left_out_lines
+    from .analysis.table import COLUMNS, duplicated, typed_frame, without_duplicates
 
     if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
-        raise TypeError(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
+        raise settings.WrongType(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
-    for frame in frames:
+    typed = []
+    for number, frame in enumerate(frames):
         if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"give DataFrames of load_table, not {type(frame).__name__}")
+            raise settings.WrongType(f"give DataFrames of load_table, not {type(frame).__name__}")
         missing = [column for column in COLUMNS if column not in frame.columns]
         if missing:
-            raise ValueError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
-    if not frames:
-        raise ValueError("no table given")
-    table = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            raise settings.UsageError(f"not a frame of load_table's columns: it lacks {', '.join(missing)}")
+        source = "frame" if len(frames) == 1 else f"frame {number}"
+        kept, left_out = typed_frame(frame, source)  # the reader's declarations: what a file would keep
+        for line in left_out_lines(source, left_out):
+            warnings.warn(line, stacklevel=3)
+        if len(frame) and not len(kept):
+            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=3)
+        typed.append(kept)
+    if not typed:
+        raise settings.UsageError("no table given")
+    table = typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)
     if not warn:  # the caller leaves the duplicates out, and says so
         return table
     table, duplicates = without_duplicates(table)
@@ -261,7 +306,7 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
-    from .commands.published import Selection
+    from .analysis.selection import Selection
 
     return Selection.of(**filters)
 
@@ -284,10 +329,10 @@ class Compared:
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
-    tolerance: float = 0.04,
+    tolerance: float = TOLERANCE,
     by: Sequence[str] = BY,
     *,
-    outlier: float = 0.10,
+    outlier: float = OUTLIER,
     min_submitters: int = 2,
     division: Filter = "closed",
     **filters: Filter,
@@ -301,17 +346,18 @@ def compare(
     outlier. Groups: the group number, its key, reference_submitter, reference, n, partners,
     submitters, mean_abs_dev, median_abs_dev, max_abs_dev, cv, within_tolerance, beyond,
     outliers."""
-    from .commands import compare as command
+    from .analysis import compare as command
 
     command.check_options(tolerance, outlier, min_submitters)
+    by = settings.columns(by, "by")
+    if reference is not None and not isinstance(reference, str):
+        raise settings.WrongType(f"reference {reference!r}: give a submitter's name or None", "reference")
     frame = _frame(frame)
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
-        raise ValueError(f"by names no column of the frame: {', '.join(unknown)}")
+        raise settings.UsageError(f"by names no column of the frame: {', '.join(unknown)}")
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
-    if reference is not None and not isinstance(reference, str):
-        raise TypeError(f"reference: give a submitter's name or None, not {reference!r}")
     name = None if reference in (None, "median") else reference.removeprefix("submitter:")
     keys = [command.INTERNAL.get(key, key) for key in by]
     members = command.compare(
@@ -350,18 +396,21 @@ def across_rounds(
     scaling, `ratio` the efficiency). `plot` draws the ratios into that PNG (matplotlib)."""
     import pandas as pd
 
-    from .commands import across
-    from .commands.published import rows
+    from .analysis import across
+    from .analysis.table import rows
 
+    scaling = settings.flag(scaling, "scaling")
+    across_submitters = settings.flag(across_submitters, "across_submitters")
+    plot = settings.text(plot, "plot", paths=True)
     table = _frame(frames)
     found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
     if plot is not None:
-        from .commands import plots
+        from .analysis import plots
 
         plots.image_format(os.fspath(plot), "plot")
         folder = os.path.dirname(os.fspath(plot)) or "."
         if not os.path.isdir(folder):
-            raise ValueError(f"plot {os.fspath(plot)}: no folder {folder}")
+            raise settings.UsageError(f"plot {os.fspath(plot)}: no folder {folder}")
         plots.rounds(
             found.series, os.fspath(plot), found.division, sorted({row.round for row in found.rows if row.round})
         )
@@ -385,16 +434,24 @@ def claims(
     it rests on, as dicts). ValueError for a claims document that is not valid."""
     import pandas as pd
 
-    from .commands import claims as command
-    from .commands.published import rows
+    from .analysis import claims as command
+    from .analysis.table import rows
 
     if isinstance(spec, (str, os.PathLike)):
         listed = command.load_claims(os.fspath(spec))
+    elif not isinstance(spec, (Mapping, list, tuple)) or (
+        not isinstance(spec, Mapping) and not all(isinstance(claim, Mapping) for claim in spec)
+    ):
+        raise settings.WrongType(
+            f"spec {settings.shown(spec)}: give a claims file, its document ({{'claims': [...]}}) or its list of claims",
+            "spec",
+        )
     else:
-        listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec])
+        listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec], "spec")
     if isinstance(tables, Mapping):
         by_round: dict[str, list[Row]] = {}
         for name, value in tables.items():
+            settings.text(name, "tables (a round's name)")
             given = value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
             found = rows(_frame(given, warn=False))
             by_round.setdefault(name, []).extend(command.of_round(f"tables[{name!r}]", name, found))
@@ -433,11 +490,15 @@ def reproduce(
     from .detect import detect_result
     from .rounds import load_round
 
+    original = settings.text(original, "original", paths=True) or ""
+    reproduction = settings.text(reproduction, "reproduction", paths=True) or ""
+    round = settings.text(round, "round", paths=True)
+    settings.fraction(tolerance, "--tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
     with _round_errors():
         if round is None:
             found = detect_result(os.fspath(original))
             if found.round is None:
-                raise ValueError(found.reason)
+                raise settings.UsageError(found.reason)
             round = found.round
         the_round = load_round(round)
     result = command.reproduce(os.fspath(original), os.fspath(reproduction), the_round, tolerance)

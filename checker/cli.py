@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import typer
 
 from . import __version__, clikit
+from .analysis import OUTLIER, TOLERANCE
 from .commands import TIMEOUT as RERUN_TIMEOUT
 
 app = clikit.new_app("Check MLPerf Inference submissions against their round's rules.")
@@ -181,11 +182,11 @@ def compare(
         "submission trees (a name or a round file; default: detected per tree).",
     ),
     tolerance: float = typer.Option(
-        0.04,
+        TOLERANCE,
         "--tolerance",
         help="Within tolerance when the partners' mean |deviation| <= this; partners beyond it are named.",
     ),
-    outlier: float = typer.Option(0.10, "--outlier", help="Outlier when |deviation| > this."),
+    outlier: float = typer.Option(OUTLIER, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option(
         "median", "--reference", help="median, or submitter:NAME (their result; the others are their partners)."
     ),

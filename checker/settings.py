@@ -28,7 +28,89 @@ Output = tuple[str, Target | None]  # a format, and where it goes (None: stdout)
 
 
 class UsageError(ValueError):
-    """A command line or configuration that cannot be run: exit 2, with the message in one line."""
+    """The one user error: a command line, configuration, API call or input that cannot be run
+    as given. The analysis and the engine raise it; the command line maps it once to exit 2
+    (commands.common.call, the message in one line) and the API lets it through as the
+    ValueError it is (a WrongType is also a TypeError). The message names the parameter (or
+    option, or column) and what was given; `parameter` keeps the name."""
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+
+
+class WrongType(UsageError, TypeError):
+    """A parameter of the wrong type (an API call's `round=5`, `strict="no"`): a UsageError,
+    and a TypeError for the Python API."""
+
+
+def shown(value: Any) -> str:
+    """A given value as a message names it: its repr, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def flag(value: Any, parameter: str) -> bool:
+    """`value` when it is True or False: `strict="no"` is not a yes."""
+    if not isinstance(value, bool):
+        raise WrongType(f"{parameter} {shown(value)}: give True or False", parameter)
+    return value
+
+
+def whole(value: Any, parameter: str, low: int = 0, what: str = "") -> int | None:
+    """`value` when it is None or a whole number of at least `low` (jobs: 0 is every core)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WrongType(f"{parameter} {shown(value)}: give a whole number, {low} or more{what}", parameter)
+    if value < low:
+        raise UsageError(f"{parameter} {value}: give a whole number, {low} or more{what}", parameter)
+    return value
+
+
+def text(value: Any, parameter: str, paths: bool = False) -> str | None:
+    """`value` when it is None or a text (or, with `paths`, a path, as os.fspath gives it)."""
+    if value is None:
+        return None
+    if paths and isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise WrongType(f"{parameter} {shown(value)}: give a {'path or a ' if paths else ''}name", parameter)
+    return value
+
+
+def names(value: Any, parameter: str) -> list[str]:
+    """A text or a list of texts as the command line's repeatable, comma-separated option
+    gives them: "PRV" is ["PRV"] (not P, R, V), "PRF,SYS" is ["PRF", "SYS"]."""
+    if value is None:
+        return []
+    listed = [value] if isinstance(value, str) else value
+    if isinstance(listed, (bytes, dict)) or not isinstance(listed, (list, tuple, set, frozenset)):
+        raise WrongType(f"{parameter} {shown(value)}: give a code or a list of codes", parameter)
+    for item in listed:
+        if not isinstance(item, str):
+            raise WrongType(f"{parameter} {shown(item)}: give a code or a list of codes", parameter)
+    return split(listed)
+
+
+def columns(value: Any, parameter: str) -> tuple[str, ...]:
+    """A list of column names: "model" alone is ("model",)'s mistake, said as such."""
+    if isinstance(value, str):
+        raise WrongType(f"{parameter} {value!r}: give a list of column names, e.g. ({value!r},)", parameter)
+    try:
+        listed = tuple(value)
+    except TypeError:
+        raise WrongType(f"{parameter} {shown(value)}: give a list of column names", parameter) from None
+    for item in listed:
+        if not isinstance(item, str):
+            raise WrongType(f"{parameter} {shown(item)}: give a list of column names", parameter)
+    return listed
+
+
+def missing_extra(what: str, extra: str) -> str:
+    """What a command needs that is not installed, and how to install it: the package is not
+    on PyPI, so from a checkout (`pip install -e '.[plot]'`)."""
+    return f"{what} is not installed: it comes with the `{extra}` extra, `pip install -e '.[{extra}]'` in a checkout"
 
 
 def split(values: Iterable[str] | None) -> list[str]:
@@ -42,11 +124,11 @@ def fraction(value: float | None, option: str) -> None:
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UsageError(f"{option} {value!r}: give a fraction, e.g. 0.04 for 4%")
+        raise WrongType(f"{option} {value!r}: give a fraction, e.g. 0.04 for 4%", option.lstrip("-"))
     if 0 <= value <= 1:
         return
     example = f"{value / 100:g} for {value:g}%" if 1 < value <= 100 else "0.04 for 4%"
-    raise UsageError(f"{option} {value:g}: give a fraction, e.g. {example}")
+    raise UsageError(f"{option} {value:g}: give a fraction, e.g. {example}", option.lstrip("-"))
 
 
 def config_of(path: str) -> Config:

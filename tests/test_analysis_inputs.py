@@ -4,7 +4,7 @@ that show each bound.
 
 - A group never mixes rounds or units: compare's groups, claims' figures, across-rounds
   series and scaling, for any table of mixed rows.
-- Every column the analysis computes with has one declared type (commands/inputs.py
+- Every column the analysis computes with has one declared type (checker/analysis/reader.py
   COLUMNS): any value of any type is either within it or its row is left out with a warning
   naming the file, the row and the column; never computed with, never exit 3.
 - Readers are bounded: any nesting depth, any size, any shape ends in exit 0 or 2 with a
@@ -28,10 +28,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from checker.analysis import across, claims
+from checker.analysis import reader as inputs
+from checker.analysis.compare import Options, comparison
+from checker.analysis.table import normalise
 from checker.cli import app
-from checker.commands import across, claims, inputs
-from checker.commands.compare import Options, comparison
-from checker.commands.published import normalise
 from helpers import EXAMPLE, table_row, write_table
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -296,7 +297,7 @@ def test_the_costliest_tables_at_the_caps_are_read_in_bounded_memory(tmp_path: P
     # VmHWM is this process's own peak: ru_maxrss would count the peak of pytest, which forked it
     script = (
         "import sys\n"
-        "from checker.commands import inputs\n"
+        "from checker.analysis import reader as inputs\n"
         "try:\n    print(len(inputs.read_table(sys.argv[1]).rows))\n"
         "except inputs.TableError as error:\n    print(error)\n"
         "print(next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')))\n"

@@ -4,14 +4,15 @@ written here independently from the raw published rows; and the same hardware ac
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 
 import pytest
 
-from checker.commands import across, claims
-from checker.commands.inputs import load_table
-from checker.commands.published import normalise
+from checker.analysis import across, claims
+from checker.analysis.reader import load_table
+from checker.analysis.table import normalise
 from helpers import TABLES_ROOT as TABLES
 from helpers import real_data
 
@@ -45,6 +46,7 @@ def _mine(
     per_node: int | None = None,
     nodes: int | None = None,
     division: str = "closed",
+    whole: str | None = None,
 ) -> list[tuple[float, dict]]:
     """The independent selection: published keys of either format, read directly."""
     found = []
@@ -56,7 +58,10 @@ def _mine(
             continue
         if str(get("Scenario")).lower() != scenario.lower():
             continue
-        if accelerator.lower() not in str(get("Accelerator", "accelerator_model_name")).lower():
+        name = str(get("Accelerator", "accelerator_model_name")).lower()
+        if not re.search(r"(?<![a-z0-9])" + re.escape(accelerator.lower()), name):  # a part that starts a word
+            continue
+        if whole is not None and name.split(" (x")[0] != whole.lower():
             continue
         if per_node is not None and get("a#", "accelerators_per_node") != per_node:
             continue
@@ -196,6 +201,9 @@ def test_ratio_of_latencies_is_inverted(raw, rows) -> None:
     assert verdict.verdict == ("holds" if abs(before / after / 44.1 - 1) <= 0.01 else "fails")
 
 
+WHOLE = "AMD Instinct MI355X 288GB HBM3e"
+
+
 def test_scaling_efficiency_per_accelerator(raw, rows) -> None:
     side = {"model": "llama2-70b-99", "scenario": "Offline", "accelerator": "MI355X"}
     verdict = _check(
@@ -204,12 +212,13 @@ def test_scaling_efficiency_per_accelerator(raw, rows) -> None:
             "kind": "scaling",
             "expect": 0.95,
             "at_least": True,
-            "from": {"round": "v6.0", **side, "nodes": 1, "per_node": 8},
+            # The whole name: "MI355X" alone also takes its Power Cap 1000 W variant, another group.
+            "from": {"round": "v6.0", **side, "accelerator": WHOLE, "nodes": 1, "per_node": 8},
             "to": {"round": "v6.0", **side, "accelerators": 88},
         },
         rows,
     )
-    one = max(v for v, _ in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X", 8, 1))
+    one = max(v for v, _ in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X", 8, 1, whole=WHOLE))
     cluster = [
         (v, r) for v, r in _mine(raw["v6.0"], "llama2-70b-99", "Offline", "MI355X") if r["Total Accelerators"] == 88
     ]
@@ -243,7 +252,7 @@ def test_a_claim_without_data(rows) -> None:
 
 
 def test_best_rows_from_different_divisions_are_noted(raw, rows) -> None:
-    side = {"model": "deepseek-r1", "scenario": "Offline", "accelerator": "B300", "division": "any"}
+    side = {"model": "deepseek-r1", "scenario": "Offline", "accelerator": "B300", "nodes": 1, "division": "any"}
     verdict = _check(
         {
             "id": "div",
@@ -361,3 +370,55 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     assert len(scaling) == 80 and {s["submitter"] for s in scaling} == {"all"}
     done = _cli("compare", str(TABLES / FILES["v6.1"]), "--across-rounds")
     assert done.exit_code == 2 and "needs results of two or more rounds" in " ".join(done.output.split())
+
+
+# --- issue 31: a claim never pools comparable groups, and one accelerator rule ------------------
+B300 = {"round": "v6.0", "model": "llama2-70b-99", "accelerator": "B300", "per_node": 8, "nodes": 1}
+
+
+def test_a_spread_over_several_scenarios_is_ambiguous_and_names_the_groups(rows) -> None:
+    """Before: 13.19% over Offline, Server and Interactive rows pooled in one group."""
+    claim = {"id": "s", "kind": "spread", "expect": 0.04, "reference": "submitter:Cisco", "in": B300}
+    verdict = _check(claim, rows)
+    assert (verdict.verdict, verdict.measured) == ("ambiguous", None)
+    assert verdict.notes == [
+        "the in selection spans 3 comparable groups (v6.0 llama2-70b-99 Offline, 8x NVIDIA B300-SXM-270GB "
+        "(Tokens/s): 5 rows; v6.0 llama2-70b-99 Server, 8x NVIDIA B300-SXM-270GB (Tokens/s): 5 rows; v6.0 "
+        "llama2-70b-99 Interactive, 8x NVIDIA B300-SXM-270GB (Tokens/s): 2 rows); a claim never pools groups: "
+        "name the scenario, per_node or nodes (or the accelerator) of one"
+    ]
+
+
+def test_a_spread_of_one_group_is_compares_group(rows) -> None:
+    """The spread claim and compare --reference on the same selection: number for number."""
+    import mlperf_check
+
+    claim = {"id": "s", "kind": "spread", "expect": 0.04, "reference": "submitter:Cisco"}
+    verdict = _check({**claim, "in": {**B300, "scenario": "Offline"}}, rows)
+    frame = mlperf_check.load_table(TABLES / "v6.0" / "summary_results.json")
+    members, groups = mlperf_check.compare(
+        frame, "submitter:Cisco", round="v6.0", model="llama2-70b-99", scenario="Offline", accelerator="B300"
+    )
+    (group,) = groups[(groups["per_node"] == 8) & (groups["nodes"] == 1)].to_dict("records")
+    assert verdict.measured == pytest.approx(0.04823511621878511, rel=1e-12)
+    assert verdict.measured == group["mean_abs_dev"]
+    assert (verdict.detail["max"], verdict.detail["partners"]) == (group["max_abs_dev"], group["partners"])
+    partners = members[(members["group"] == group["group"]) & (members["role"] == "partner")]
+    assert sorted(r["deviation"] for r in verdict.rows if r["role"] == "partner") == sorted(partners["deviation"])
+
+
+def test_a_value_claim_names_the_row_it_took_and_b300_is_not_gb300(rows) -> None:
+    """Before: "B300" took NVIDIA GB300 (a 72-GPU system, 1,126,850 Tokens/s), unsaid."""
+    side = {"round": "v6.0", "model": "llama2-70b-99", "accelerator": "B300", "scenario": "Offline"}
+    verdict = _check({"id": "v", "kind": "value", "expect": 115730.0, "in": side}, rows)
+    where = "closed/Cisco/results/C880A_M8_B300_288GBx8_TRT/llama2-70b-99/Offline"
+    why = "the highest Tokens/s of the 5 rows of v6.0 llama2-70b-99 Offline, 8x NVIDIA B300-SXM-270GB (Tokens/s)"
+    assert (verdict.verdict, verdict.measured) == ("holds", 115730.0)
+    assert verdict.detail["took"] == [
+        {"side": "in", "location": where, "submitter": "Cisco", "result": 115730.0, "why": why}
+    ]
+    assert verdict.notes == [f"took {where} (Cisco): {why}"]
+    pooled = {key: value for key, value in side.items() if key != "scenario"}
+    no_scenario = _check({"id": "v", "kind": "value", "expect": 1.0, "in": pooled}, rows)
+    assert no_scenario.verdict == "ambiguous"  # Offline, Server, Interactive: never the best of them all
+    assert no_scenario.notes[0].startswith("the in selection spans ")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands import across
-from checker.commands.compare import Options, comparison
-from checker.commands.inputs import load_table, table_of
-from checker.commands.published import normalise
+from checker.analysis import across
+from checker.analysis.compare import Options, comparison
+from checker.analysis.reader import load_table, table_of
+from checker.analysis.table import normalise
 from helpers import EXAMPLE, OFFLINE, SINGLE, TABLES_ROOT, cli, real_data, tree_digest
 
 
@@ -434,3 +434,37 @@ def test_rerun_command_gets_the_output_folder(tmp_path: Path) -> None:
         "performance/run_1/mlperf_log_detail.txt",
         "performance/run_1/mlperf_log_summary.txt",
     ]
+
+
+def test_the_cv_is_the_population_one_and_every_output_says_so() -> None:
+    """Issue 31: the CV divides by n (pandas' default std() divides by n - 1: 1.85% where
+    this says 1.7% for such a group), and the definition printed with text and JSON says so."""
+    import json as json_module
+    import statistics
+
+    from checker.analysis.compare import CV_DEFINITION, to_json, to_text
+
+    rows = [
+        {
+            "Category": "closed",
+            "Model": "llama2-70b-99",
+            "Scenario": "Offline",
+            "Submitter": f"S{n}",
+            "Performance_Units": "Tokens/s",
+            "Performance_Result": value,
+            "Accelerator": "NVIDIA H100-SXM-80GB",
+            "a#": 8,
+            "Nodes": 1,
+            "version": "v6.0",
+            "Platform": f"p{n}",
+            "Location": f"closed/S{n}/results/p{n}/llama2-70b-99/Offline",
+        }
+        for n, value in enumerate([100.0, 102.0, 98.0, 103.0, 97.0])
+    ]
+    found = comparison(rows, Options())
+    values = [100.0, 102.0, 98.0, 103.0, 97.0]
+    assert found.groups["cv"].iloc[0] == pytest.approx(statistics.pstdev(values) / statistics.fmean(values))
+    assert found.groups["cv"].iloc[0] != pytest.approx(statistics.stdev(values) / statistics.fmean(values))
+    assert "population standard deviation (dividing by n)" in CV_DEFINITION
+    assert CV_DEFINITION in to_text(found)
+    assert CV_DEFINITION in json_module.loads(to_json(found))["definition"]

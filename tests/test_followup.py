@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from checker.commands.followup import follow_up
-from checker.commands.inputs import table_of
+from checker.analysis.followup import follow_up
+from checker.analysis.reader import table_of
 from helpers import cli
 
 pytestmark = pytest.mark.real
@@ -136,8 +136,8 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
     """The published v6.0 Preview system returns Available in v6.1 under the same system
     folder, its accelerator spelt another way; v6.1's lower-case scenarios and own model
     names are read in the round's spelling."""
-    from checker.commands.followup import follow_up
-    from checker.commands.inputs import load_table
+    from checker.analysis.followup import follow_up
+    from checker.analysis.reader import load_table
     from helpers import TABLES_ROOT, real_data
 
     tables = real_data(TABLES_ROOT)
@@ -164,3 +164,8 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
         ("llama3.1-8b", "Server", "followed"),
         ("whisper", "Offline", "followed"),
     ]
+    # Issue 31: a not-comparable outcome says why (before: the status alone).
+    assert [o.reason for o in result.outcomes if o.status == "not-comparable"] == [
+        "llama2-70b-99 is not a benchmark of round v6.1: nothing to follow it up with"
+    ] * 2
+    assert all(o.reason is None for o in result.outcomes if o.status == "followed")

@@ -187,7 +187,7 @@ def test_a_round_file_without_the_audit_tolerance_is_refused(tmp_path: Path) -> 
 def test_counts_written_as_whole_floats_are_counts() -> None:
     """A table written by a tool that types columns as floats gives `a#` as 8.0: still 8
     accelerators, not a CPU-only row."""
-    from checker.commands.published import hardware_of
+    from checker.analysis.table import hardware_of
 
     row = {"a#": 8.0, "Accelerator": "H100", "Processor": "Xeon", "p#": 2.0}
     assert hardware_of(row) == hardware_of({**row, "a#": 8, "p#": 2}) == ("accelerator", "H100", 8, False)

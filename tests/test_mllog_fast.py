@@ -679,8 +679,8 @@ def test_every_loadgen_key_the_checker_reads_is_declared() -> None:
         if loadgen_reads(path)
     }
     assert sorted(reads) == [
+        "analysis/published/collect.py",
         "commands/reproduce.py",
-        "commands/table/collect.py",
         "model/metrics.py",
         "model/result.py",
         "provenance.py",

@@ -1,4 +1,4 @@
-"""The plots of compare and --across-rounds (checker/commands/plots.py, issue 25 "plots a reader
+"""The plots of compare and --across-rounds (checker/analysis/plots.py, issue 25 "plots a reader
 trusts"): a label holds the accelerator, its count and the nodes and is never cut; the legend
 and the outliers' names cover no data and no other name; the title names the round, model and
 scenario and the axes their units; PNG or SVG by the extension; the HTML compare page embeds
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from checker.commands import plots
-from checker.commands.compare import Options
+from checker.analysis import plots
+from checker.analysis.compare import Options
 from checker.settings import UsageError
 from helpers import EXAMPLE, ROOT, cli
 
@@ -234,7 +234,7 @@ def test_the_svg_is_an_svg_of_the_same_page(drawn: Path) -> None:
 
 
 def _compare_figure() -> Any:
-    from checker.commands.compare import comparison
+    from checker.analysis.compare import comparison
     from checker.commands.inputs import table_rows
 
     rows = table_rows(str(COMPARE), "v6.1", with_description=True, shown=False).rows
@@ -304,7 +304,7 @@ def test_check_never_imports_matplotlib() -> None:
 
 # --- the report's plot, drawn in a child process ----------------------------------------------
 def _groups() -> list[Any]:
-    from checker.commands.compare import comparison
+    from checker.analysis.compare import comparison
     from checker.commands.inputs import table_rows
 
     rows = table_rows(str(COMPARE), "v6.1", with_description=True, shown=False).rows
@@ -352,8 +352,8 @@ def test_the_report_process_leaves_matplotlib_to_its_child(tmp_path: Path) -> No
 
 
 def _series(model: str, hardware: str, per_node: int, nodes: int, results: list[float]) -> Any:
-    from checker.commands.across import Series
-    from checker.commands.published import Row
+    from checker.analysis.across import Series
+    from checker.analysis.table import Row
 
     rounds = ["v5.1", "v6.0", "v6.1"][: len(results)]
     rows = {
@@ -417,8 +417,8 @@ def test_p1_a_reference_submitters_several_results_are_their_median() -> None:
 
 
 def test_p2_the_across_rounds_text_and_plot_name_the_division(tmp_path: Path) -> None:
-    from checker.commands.across import to_text
-    from checker.commands.published import Selection
+    from checker.analysis.across import to_text
+    from checker.analysis.selection import Selection
 
     text = to_text([], [], Selection.of(division="open"))
     assert "Across rounds: the best open result per round on the same hardware" in text

@@ -193,7 +193,7 @@ WHOLE = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json
 
 
 def _whole(round_name: str) -> list[dict]:
-    from checker.commands.inputs import load_table
+    from checker.analysis.reader import load_table
 
     return load_table(str(real_data(TABLES_ROOT / WHOLE[round_name])))
 

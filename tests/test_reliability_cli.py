@@ -252,7 +252,8 @@ def test_compare_refuses_numbers_that_overflow_its_arithmetic(tmp_path: Path) ->
 
 def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     """Item 5: table, followup and reproduce JSON too."""
-    from checker.commands import followup, reproduce
+    from checker.analysis import followup
+    from checker.commands import reproduce
     from checker.commands.table import TableFormat, dumps, to_json
     from checker.rounds import load_round
 

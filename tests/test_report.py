@@ -25,9 +25,9 @@ import pytest
 from test_real import INVALID
 from typer.testing import CliRunner
 
+from checker.analysis.compare import Options, comparison
 from checker.cli import app
 from checker.commands import report as audit
-from checker.commands.compare import Options, comparison
 from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from checker.analysis.reader import load_table
 from checker.cli import app
-from checker.commands.inputs import load_table
 from checker.commands.table import (
     TableFormat,
     dumps,

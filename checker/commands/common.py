@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..output import Plan, Target
 from ..settings import Invocation, Settings, UsageError, config_of, one_of, output_format, round_file
+from ..settings import missing_extra as missing_extra  # where the commands name it (checker.settings says it)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -78,12 +79,6 @@ def no_results(path: str, the_round: Round) -> UsageError:
     from ..model import no_results_reason
 
     return UsageError(no_results_reason(path, the_round))
-
-
-def missing_extra(what: str, extra: str) -> str:
-    """What a command needs that is not installed, and how to install it: the package is not
-    on PyPI, so from a checkout (`pip install -e '.[plot]'`)."""
-    return f"{what} is not installed: it comes with the `{extra}` extra, `pip install -e '.[{extra}]'` in a checkout"
 
 
 def folder(path: str) -> None:

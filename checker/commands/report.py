@@ -12,7 +12,7 @@ compare plot is a data: URI, and without JavaScript everything is shown. The pag
   system description or its submitter folder, as findings.Applying decides) and the rule's Fix,
   its warnings and notes collapsed under it;
 - loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
-  findings), and the cross-partner variance of the comparable groups (commands/compare.py on
+  findings), and the cross-partner variance of the comparable groups (checker/analysis/compare.py on
   the valid rows) with the compare plot;
 - every finding.
 
@@ -35,6 +35,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import yamlsafe
+from ..analysis import compare as cmp
+from ..analysis import plots
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..registry import RULES
@@ -42,8 +44,7 @@ from ..reporters import EXTENSIONS, Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
 from ..settings import Invocation, UsageError, output_format
-from . import common, plots
-from . import compare as cmp
+from . import common
 from .html import render
 
 if TYPE_CHECKING:

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis import table as published
 from ..engine import check
 from ..facts import FileRole
 from ..model import Result, Submission, System
@@ -33,7 +34,7 @@ from ..scope import Scope
 from ..settings import Invocation, UsageError, fraction, round_file
 from ..tree import FileChanged, Kind, Tree
 from ..workspace import locate_result
-from . import TIMEOUT, common, published
+from . import TIMEOUT, common
 
 # Loadgen settings that must match between an original and its reproduction.
 SETTINGS = (

@@ -1,20 +1,32 @@
 """`mlperf-check table`: the published results table, per round, built from the checked tree.
 
-Two steps. collect.py gathers the round-independent facts of one result once, in the worker
-that checked it; format.py writes rows in a round's published format, as the round file's
-`table:` block describes it. load.py reads published tables back into rows with the
-v5.1/v6.0 key names (commands/inputs.py reads the files)."""
+The command's shell: the table itself (collecting a result's facts, a round's published
+format, reading tables back) is checker.analysis.published, which the analyses read too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...analysis.published import (
+    DESCRIPTION_FIELDS,
+    FORMATS,
+    TEXT_KEYS,
+    NoResults,
+    TableFormat,
+    dumps,
+    formats,
+    normalise,
+    publish,
+    published_numbers,
+    render,
+    table_row,
+    to_csv,
+    to_json,
+    valid_rows,
+)
 from ...settings import Invocation, UsageError
 from ...wording import counted
 from .. import common
-from .collect import DESCRIPTION_FIELDS, table_row, valid_rows
-from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
-from .load import TEXT_KEYS, NoResults, formats, normalise, publish
 
 __all__ = [
     "DESCRIPTION_FIELDS",

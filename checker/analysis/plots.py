@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..output import save_figure
 from ..reporters.common import visible
-from ..settings import UsageError
-from .common import missing_extra
+from ..settings import UsageError, missing_extra
+from . import OUTLIER, TOLERANCE
 
 if TYPE_CHECKING:
     from .across import Series
@@ -216,8 +216,8 @@ def _warm() -> None:
 
 @dataclass(frozen=True)
 class _Warm:
-    tolerance: float = 0.04
-    outlier: float = 0.1
+    tolerance: float = TOLERANCE
+    outlier: float = OUTLIER
 
 
 @contextlib.contextmanager

@@ -10,17 +10,17 @@ the processor of a CPU-only system; a system that mixes accelerators keeps its o
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..parsers import number
 from ..parsers.counts import per_part
 from ..rounds import Round, RoundError, available_rounds, load_round
-from ..settings import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -183,6 +183,33 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
             )
         )
     return out
+
+
+# The one comparable-group key: results are compared (compare's groups, a claim, a series
+# across rounds, the plots and the report's variance) only within one round, model, scenario,
+# unit, hardware kind, hardware (in its one spelling), count per node and node count.
+GROUP_KEY = ("round", "model", "scenario", "units", "kind", "hardware", "per_node", "nodes")
+
+
+def grouped(rows: Sequence[Row]) -> dict[tuple[Any, ...], list[Row]]:
+    """The rows by their comparable group (GROUP_KEY, the hardware in its one spelling), in
+    the order each group first appears."""
+    spelled = one_spelling(row.hardware for row in rows)
+    found: dict[tuple[Any, ...], list[Row]] = {}
+    for row in rows:
+        key = tuple(spelled[row.hardware] if name == "hardware" else getattr(row, name) for name in GROUP_KEY)
+        found.setdefault(key, []).append(row)
+    return found
+
+
+def group_name(key: Sequence[Any]) -> str:
+    """A comparable group as people read it: `v6.0 llama2-70b-99 Offline, 8x NVIDIA B300 (Tokens/s)`."""
+    fields = dict(zip(GROUP_KEY, key, strict=True))
+    nodes = f" x {fields['nodes']} nodes" if fields["nodes"] != 1 else ""
+    return (
+        f"{fields['round']} {fields['model']} {fields['scenario']}, {fields['per_node']}x {fields['hardware']}"
+        f"{nodes} ({fields['units']})"
+    )
 
 
 def best(rows: list[Row]) -> Row | None:
@@ -370,150 +397,105 @@ TEXT_FIELDS = {
 RAW = {"UsedModel": "used_model", "System": "system", "Accelerator": "accelerator", "Processor": "processor"}
 
 
-FILTERS = ("model", "scenario", "submitter", "accelerator", "round", "division")
+# --- the frame door: a DataFrame given to the API, typed as the reader types a file -----------
+def _declared() -> dict[str, Any]:
+    """COLUMNS' declarations, each as reader.COLUMNS declares the published column it comes
+    from (result is Performance_Result: a positive number of at most 1e12), so that a frame
+    given to the API keeps the rows, and leaves out the rows, a table file would."""
+    from .reader import COLUMNS as PUBLISHED
+    from .reader import Column
+
+    published = {column.key: column for column in PUBLISHED}
+    source = {
+        "division": "Category",
+        "model": "Model",
+        "scenario": "Scenario",
+        "submitter": "Submitter",
+        "units": "Performance_Units",
+        "result": "Performance_Result",
+        "power": "Power_Result",
+        "round": "version",
+    }
+    declared: dict[str, Any] = {name: dataclasses.replace(published[key], key=name) for name, key in source.items()}
+    declared.update(
+        nodes=dataclasses.replace(published["Nodes"], key="nodes", required=True),
+        per_node=dataclasses.replace(published["a#"], key="per_node", required=True),
+        accelerators=Column("accelerators", "count", required=True, low=0, high=10**10),
+        mixed=Column("mixed", "flag", required=True),
+    )
+    for name, dtype in COLUMNS.items():
+        if dtype == "string" and name not in declared:
+            declared[name] = Column(name, "text")
+    return declared
 
 
-DIVISIONS = ("closed", "open", "network")  # what --division takes (every round's divisions)
+def _cell(value: Any, numeric: bool) -> Any:
+    """A frame's cell as the reader sees a file's: a missing value (None, NaN or <NA>) in a
+    column other than a required number is absent; a number written as text is the number."""
+    import pandas as pd
 
-
-def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
-    """A filter's values, checked: text that is not blank, and for division one of DIVISIONS
-    (case-blind). TypeError for what is not text, UsageError (a ValueError) for a value no
-    row can have: the CLI and the API refuse the same values with the same message."""
-    if values is None:
-        return ()
-    if not isinstance(values, str):
-        try:
-            values = tuple(values)
-        except TypeError:
-            raise TypeError(f"{key}: give a name or a list of names, not {values!r}") from None
-    names = (values,) if isinstance(values, str) else values
-    for value in names:
-        if not isinstance(value, str):
-            raise TypeError(f"{key}: give a name or a list of names, not {value!r}")
-        if not value.strip():
-            raise UsageError(f"--{key} {value!r}: give a name, not a blank")
-        if key == "division" and value.strip().lower() not in DIVISIONS:
-            raise UsageError(f"--division {value}: the divisions are {', '.join(DIVISIONS)}")
-    if key == "round":  # a round this version knows, in its own spelling: "V6.1" is v6.1
-        known = {name.lower(): name for name in available_rounds()}
-        return tuple(known.get(value.strip().lower(), value.strip()) for value in names)
-    return tuple(value.strip() for value in names)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which rows an analysis takes: each field is the values it accepts (any of them; none
-    given takes every row). model: the round's name or the submitter's (case-blind, `_` and
-    `.` alike); scenario, submitter, round, division: the name, case-blind; accelerator: a
-    part of the hardware key (case-blind), so "H200" takes H200 NVL and H200-SXM alike, and
-    `pooled` says so."""
-
-    model: tuple[str, ...] = ()
-    scenario: tuple[str, ...] = ()
-    submitter: tuple[str, ...] = ()
-    accelerator: tuple[str, ...] = ()
-    round: tuple[str, ...] = ()
-    division: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, **given: str | Iterable[str] | None) -> Selection:
-        """A selection from keyword arguments: a name or a list of names each, None for any."""
-        unknown = sorted(set(given) - set(FILTERS))
-        if unknown:
-            raise TypeError(f"unknown filter {', '.join(unknown)}; the filters are {', '.join(FILTERS)}")
-        return cls(**{key: _names(key, value) for key, value in given.items()})
-
-    def __bool__(self) -> bool:
-        return any(getattr(self, key) for key in FILTERS)
-
-    def given(self) -> dict[str, list[str]]:
-        """The filters given, for an output to show."""
-        return {key: list(getattr(self, key)) for key in FILTERS if getattr(self, key)}
-
-    def mask(self, table: pd.DataFrame) -> pd.Series:
-        """Which rows of a frame of COLUMNS the selection takes (the one place it is decided)."""
-        import pandas as pd
-
-        def blind(column: str) -> pd.Series:
-            return table[column].fillna("").astype(str).str.strip().str.lower()
-
-        def any_of(column: str, wanted: tuple[str, ...], spelling: Callable[[str], str] = str.lower) -> pd.Series:
-            return blind(column).map(spelling).isin({spelling(w.strip().lower()) for w in wanted})
-
-        def dotted(text: str) -> str:
-            return text.replace("_", ".")
-
-        taken = pd.Series(True, index=table.index)
-        if self.model:
-            taken &= any_of("model", self.model, dotted) | any_of("used_model", self.model, dotted)
-        for key in ("scenario", "submitter", "round", "division"):
-            if getattr(self, key):
-                taken &= any_of(key, getattr(self, key))
-        if self.accelerator:
-            hardware = blind("hardware")
-            taken &= functools.reduce(
-                lambda a, b: a | b, (hardware.str.contains(_part(wanted)) for wanted in self.accelerator)
-            )
-        return taken
-
-    def taken(self, table: pd.DataFrame) -> pd.Series:
-        """`mask`, or a UsageError (a ValueError) saying why when the filters take no row of a
-        table that has some: no command ends on an empty selection without saying why."""
-        taken = self.mask(table)
-        if len(table) and not taken.any():
-            raise UsageError(self.why_empty(table))
-        return taken
-
-    def why_empty(self, table: pd.DataFrame) -> str:
-        """Which filter takes no row of `table`, and the values the table has for it."""
-        given = "; ".join(f"{key} {', '.join(values)}" for key, values in self.given().items())
-        for key in FILTERS:
-            alone = Selection(**{key: getattr(self, key)})
-            if getattr(self, key) and not alone.mask(table).any():
-                column = "hardware" if key == "accelerator" else key
-                values = sorted({str(v) for v in table[column].dropna()}, key=str.lower)
-                shown = ", ".join(values[:12]) + (f", ... ({len(values)} in all)" if len(values) > 12 else "")
-                return f"no row matches the selection ({given}): no row has {key} {', '.join(getattr(self, key))}; the {key} values are {shown}"
-        return f"no row matches the selection ({given}) as a whole; each filter alone takes some rows"
-
-    def select(self, rows: list[Row]) -> list[Row]:
-        """The rows the selection takes, in their order."""
-        if not self or not rows:
-            return list(rows)
-        taken = self.mask(frame(rows)).tolist()
-        return [row for row, keep in zip(rows, taken, strict=True) if keep]
-
-    def fields(self, notes: Sequence[str]) -> dict[str, Any]:
-        """The filters given and the notes on what they took, for a JSON output: nothing without a filter."""
-        return {"selection": self.given(), "notes": list(notes)} if self else {}
-
-    def lines(self, notes: Sequence[str]) -> list[str]:
-        """The filters given and the notes on what they took, for a text output: none without a filter."""
-        if not self:
-            return []
-        given = "; ".join(f"{key} {', '.join(values)}" for key, values in self.given().items())
-        return [f"Selection: {given}", *(f"note: {note}" for note in notes), ""]
-
-    def notes(self, hardware: Iterable[str]) -> list[str]:
-        """What a reader of the selected rows needs to know, given their `hardware` keys: an
-        accelerator filter that takes different hardware names pools them."""
-        keys = set(hardware)
-        found = (
-            pooled(wanted, [key for key in keys if _part(wanted).search(key.lower())]) for wanted in self.accelerator
-        )
-        return [note for note in found if note]
-
-
-def _part(wanted: str) -> re.Pattern[str]:
-    """An accelerator filter as it matches a hardware key in lower case: a part of it that
-    starts a word ("h200" takes "nvidia h200-nvl-141gb", not "nvidia gh200 grace hopper")."""
-    return re.compile(r"(?<![a-z0-9])" + re.escape(wanted.strip().lower()))
-
-
-def pooled(wanted: str, names: Iterable[str]) -> str | None:
-    """The note for an accelerator selection `wanted` that took rows of several hardware `names`."""
-    distinct = sorted(set(one_spelling(names).values()), key=str.lower)
-    if len(distinct) < 2:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value and not numeric):
         return None
-    return f"accelerator {wanted!r} takes {len(distinct)} different names: {'; '.join(distinct)}"
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # a numpy scalar as the Python value a file gives
+    if numeric and isinstance(value, str):
+        from .published.load import _typed
+
+        return _typed(value.strip())
+    return value
+
+
+def typed_frame(table: pd.DataFrame, source: str = "frame") -> tuple[pd.DataFrame, list[Any]]:
+    """A frame given to the API as the one typed table: COLUMNS only (other columns are
+    left out, as a table file's other keys are), in their dtypes, without the rows whose
+    values break their declaration (`_declared`), and a reader.LeftOut for each of those,
+    naming `source`, the row (its index) and the column: the rows and the warnings a table
+    file with the same values gives."""
+    import pandas as pd
+
+    from .reader import LeftOut
+
+    declared = _declared()
+    numeric = {name for name, column in declared.items() if column.kind in ("number", "count")}
+    table = table[list(COLUMNS)]
+    fine = _plainly_typed(table, declared)
+    kept: list[Any] = []
+    left_out = []
+    if fine is not None and fine.all():
+        return table.reset_index(drop=True), []
+    records = table.to_dict("records")
+    for index, record in zip(table.index, records, strict=True):
+        cells = {name: _cell(value, name in numeric and name != "power") for name, value in record.items()}
+        if cells["power"] is not None and isinstance(cells["power"], float) and cells["power"] != cells["power"]:
+            cells["power"] = None  # NaN power is "no power result", as load_table writes it
+        wrong = next(((name, why) for name, column in declared.items() if (why := column.problem(cells))), None)
+        if wrong is None:
+            kept.append({**cells, "round": cells["round"] or None})
+        else:
+            left_out.append(LeftOut(source, f"row {index!r}", *wrong))
+    return pd.DataFrame.from_records(kept, columns=list(COLUMNS)).astype(COLUMNS), left_out
+
+
+def _plainly_typed(table: pd.DataFrame, declared: dict[str, Any]) -> pd.Series | None:
+    """Which rows of a frame in COLUMNS' dtypes keep every declaration, decided a column at a
+    time (load_table's frames: a thousand rows in a millisecond); None for a frame in other
+    dtypes, whose rows `typed_frame` looks at one by one."""
+    import pandas as pd
+
+    from .reader import ROUND_NAME
+
+    if any(str(table[name].dtype) != dtype for name, dtype in COLUMNS.items()):
+        return None
+    fine = pd.Series(True, index=table.index)
+    for name, column in declared.items():
+        values = table[name]
+        if column.kind in ("number", "count"):
+            present = values.notna()
+            low = values > 0 if column.positive else values >= (column.low if column.low is not None else -math.inf)
+            within = present & low & (values <= column.high)
+            fine &= within if column.required or name == "result" else (~present | within)
+        elif column.kind == "name":
+            fine &= values.notna() & values.str.strip().ne("")
+        elif column.kind == "round":
+            fine &= values.isna() | values.str.fullmatch(ROUND_NAME.pattern).fillna(False).astype(bool)
+    return fine

@@ -1,6 +1,6 @@
 """Reading published tables back: the bundled rounds' formats, a table's rows with the
 v5.1/v6.0 key names (`normalise`), and the rows of a checked tree as a round publishes them
-(`publish`), which compare and followup read. commands/inputs.py reads the files."""
+(`publish`), which compare and followup read. checker/analysis/reader.py reads the files."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from ...model import no_results_reason
 from ...rounds import Round, RoundError, available_rounds, load_round
+from ...settings import UsageError
 from .collect import DESCRIPTION_FIELDS
 from .format import TableFormat, _in_order, render
 
@@ -88,7 +89,7 @@ def publish(
     return canonical
 
 
-class NoResults(ValueError):
+class NoResults(UsageError):
     """A submission tree without a single result."""
 
     def __init__(self, path: str, round: Round) -> None:

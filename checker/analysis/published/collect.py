@@ -1,7 +1,7 @@
 """The facts of one result's row in the published results table: `table_row` gathers the
 round-independent facts of one result once (the check's `collect` hook, in the worker that
 checked it: `record.collected`); they carry the key names of the v5.1/v6.0 tables
-(`Submitter`, `Category`, `Performance_Result`, ...). commands/table/format.py writes them
+(`Submitter`, `Category`, `Performance_Result`, ...). checker/analysis/published/format.py writes them
 in a round's published format."""
 
 from __future__ import annotations

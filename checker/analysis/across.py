@@ -25,7 +25,8 @@ from typing import Any
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..settings import UsageError
-from .published import Row, Selection, best, faster
+from .selection import Selection
+from .table import Row, best, faster
 
 
 def _order(name: str) -> tuple[int, ...]:
@@ -124,7 +125,7 @@ def follow(
     name in one spelling (published.one_spelling)."""
     import dataclasses
 
-    from .published import frame, one_spelling
+    from .table import frame, one_spelling
 
     division = tuple(d.lower() for d in selection.division) or ("closed",)
     within = dataclasses.replace(selection, division=division)
