@@ -225,6 +225,7 @@ class Plan:
             self._confined(path, option, base or ".")
         if base is not None and not os.path.isabs(path):
             path = os.path.join(base, path)
+        self._refused(path, Target(path, option, path, False).label)
         target = resolve(path, option)
         self._not_read(target)
         for other in self.targets:
@@ -248,14 +249,19 @@ class Plan:
                 f"folder ({os.path.realpath(joined)}); give -o on the command line"
             )
 
-    def _not_read(self, target: Target) -> None:
+    def _refused(self, path: str, label: str) -> None:
         from .workspace import WorkspaceError, refuse_write
 
-        landing = os.path.realpath(target.path)
+        if path == "":
+            return  # resolve says what an empty name needs
         try:
-            refuse_write(target.path, target.label, self.areas)
+            refuse_write(path, label, self.areas)
         except WorkspaceError as error:
             raise OutputError(str(error)) from None
+
+    def _not_read(self, target: Target) -> None:
+        landing = os.path.realpath(target.path)
+        self._refused(target.path, target.label)
         for read in self.reads:
             if within(landing, os.path.realpath(read)) or _same_file(landing, read):
                 raise OutputError(f"{target.label}: that is {read}, which this command reads; give another file")

@@ -72,12 +72,25 @@ class Workspace:
     divisions: frozenset[str] = field(default=frozenset())
 
     @property
+    def trees(self) -> tuple[str, ...]:
+        """The real roots of the tree and of every tree that holds it (a tree kept in another
+        tree's folder: writing into the outer one changes it too), the nearest first."""
+        if not self.tree:
+            return ()
+        found, current, marks_ = [self.tree], self.tree, marks()
+        while (up := os.path.dirname(current)) != current:
+            if _is_root(up, marks_):
+                found.append(up)
+            current = up
+        return tuple(found)
+
+    @property
     def areas(self) -> tuple[str, ...]:
-        """The real folders no write may enter (module doc): the tree's division folders, or
-        the folder given when it lies in no tree."""
+        """The real folders no write may enter (module doc): the division folders of the tree
+        and of every tree that holds it, or the folder given when it lies in no tree."""
         if not self.tree:
             return (os.path.realpath(self.path),) if os.path.isdir(self.path) else ()
-        return tuple(os.path.join(self.tree, division) for division in sorted(self.divisions))
+        return tuple(os.path.join(root, division) for root in self.trees for division in sorted(self.divisions))
 
     def scope(self, round: Round) -> Scope | None:
         """The results the paths given affect (None: the part, whole). A file given may be

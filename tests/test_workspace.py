@@ -96,6 +96,36 @@ def test_check_output_may_not_make_a_division_of_the_tree(tree: Path) -> None:
     assert os.listdir(tree / "open") == []
 
 
+def test_prepare_refuses_a_dest_anywhere_in_the_tree_of_what_was_given(tree: Path) -> None:
+    """A copy at the tree's root is a second tree inside it (attack on issue 30, item 1)."""
+    for source in (f"T/{SUBMISSION}", "T/closed"):
+        done = cli("prepare", source, "-o", "T/up", *ROUND, cwd=tree.parent)
+        assert done.returncode == 2
+        assert done.stderr.splitlines()[-1] == (
+            f"error: -o T/up: it is inside the tree {tree.resolve()} that {source} lies in; give a folder outside it"
+        )
+    assert not (tree / "up").exists()
+
+
+def test_a_tree_kept_inside_another_tree_protects_both(tree: Path) -> None:
+    """A tree in another tree's folder: no output may enter the outer tree's division folders
+    either (attack on issue 30, item 2)."""
+    inner = tree / SUBMISSION / "documentation" / "N"
+    shutil.copytree(EXAMPLE, inner, symlinks=True)
+    before = full_digest(tree)
+    target = f"T/{OFFLINE}/accuracy/accuracy.txt"
+    done = cli("check", str(inner.relative_to(tree.parent)), "-f", f"text:{target}", *ROUND, cwd=tree.parent)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"error: --format text:{target}: that is inside the checked submission ({tree.resolve()}/closed); "
+        "write outside its division folders"
+    )
+    done = cli("prepare", str(inner.relative_to(tree.parent)), "-o", "T/closed/pp", *ROUND, cwd=tree.parent)
+    assert done.returncode == 2 and "inside the checked submission" in done.stderr
+    assert full_digest(tree) == before
+    assert locate(str(inner)).trees == (str(inner.resolve()), str(tree.resolve()))
+
+
 def test_the_workspace_of_each_level(tree: Path) -> None:
     real = str(tree.resolve())
     assert (locate(str(tree)).root, locate(str(tree)).part) == (str(tree), ())

@@ -39,7 +39,7 @@ from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..tree import Kind, Tree, join
-from ..workspace import Workspace, WorkspaceError, locate, too_long
+from ..workspace import Workspace, WorkspaceError, locate, too_long, within
 from . import common
 from .prepare_results import Failed, Inference, judge, preparation
 from .prepare_tree import Change, Stage, copy_folder
@@ -94,17 +94,27 @@ class Prepared:
 
 
 def workspace_of(source: str, destination: str) -> Workspace:
-    """SRC's workspace, with DEST checked against it before any work (check_paths)."""
+    """SRC's workspace, with DEST checked against it before any work: not empty, outside SRC,
+    outside the tree SRC lies in (at any level it is given: a copy there is a second tree in
+    it) and every tree holding that one, new or empty, in a folder that can be written."""
     if not os.path.isdir(source):
         raise PrepareError(f"{source} is not a folder")
     if destination == "":
         raise PrepareError("-o '': an empty path (an unset variable?); give a new or empty folder")
-    check_paths(source, destination)
+    real_source, real_destination = os.path.realpath(source), os.path.realpath(destination)
+    if within(real_destination, real_source):
+        raise PrepareError(f"-o {destination}: it is inside {source}; give a folder outside the submission")
     try:
         where = locate(source, deletions=False)
         where.refuse(destination, "-o")
     except WorkspaceError as error:
         raise PrepareError(str(error)) from None
+    for root in where.trees:
+        if within(real_destination, root):
+            raise PrepareError(
+                f"-o {destination}: it is inside the tree {root} that {source} lies in; give a folder outside it"
+            )
+    check_paths(source, destination)
     return where
 
 
