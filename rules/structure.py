@@ -13,6 +13,7 @@ from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
+from checker.strays import RunFolders, classify
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 
@@ -300,15 +301,32 @@ def _concerning(submission: Submission, rel: str) -> tuple[str, ...]:
 
 def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     """One walk of the submission: empty folders, oversized files, links leaving the tree or
-    pointing nowhere, and folders whose names differ only in case. Links inside results/ and
-    systems/ are reported when read (FIL006)."""
+    pointing nowhere, folders whose names differ only in case, and files that look like
+    mistakes (checker/strays.py; nothing inside a stray folder is reported again). Links
+    inside results/ and systems/ are reported when read (FIL006)."""
     if "hygiene" in submission.cache:
         cached: list[tuple[str, Problem]] = submission.cache["hygiene"]
         return cached
     found: list[tuple[str, Problem]] = list(_submitter_clash(submission))
     limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
+    runs, astray = RunFolders.of(round.layout.performance), [""]
     for folder, items in submission.walk():
+        if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
+            continue
+        for name, kind, _, _ in items:
+            stray = classify(join(folder, name), kind == "dir", runs)
+            if stray is not None:
+                astray += [stray.rel] if kind == "dir" else []
+                problem = Problem(
+                    path=stray.rel,
+                    message=stray.message,
+                    observed=name,
+                    expected=stray.copy_of,
+                    hint=stray.fix,
+                    concerns=_concerning(submission, stray.rel),
+                )
+                found.append(("STR012", problem))
         if not items and folder != submission.rel:
             found.append(
                 ("STR007", Problem(path=folder, message="empty folder", concerns=_concerning(submission, folder)))
@@ -464,3 +482,23 @@ def folder_names_differ_only_in_case(submission: Submission, round: Round) -> It
     give one result (Offline) and this error on `offline`.
     """
     yield from of_code("STR011", _hygiene(submission, round))
+
+
+@rule("STR012", "stray-file", scope="submission", severity=Severity.WARNING)
+def stray_file(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No file or folder looks like a mistake: an OS or editor artefact, a backup or copy, a second run folder.
+
+    Why: a `.DS_Store`, a `mlperf_log_detail.txt.bak`, an `accuracy/mlperf_log_accuracy (1).json`
+    or a second `performance/run_2/` is left over from copying the submission together; it is
+    published with it (an untruncated copy of an accuracy log can be gigabytes), and a second
+    run folder leaves the reviewer to guess which run is the result. Other files the layout
+    does not name (README.md, summary.html, calibration documents) are not reported: the
+    published results hold them.
+    Fix: delete the file or folder (or put the copy in place of the file it copies);
+    `mlperf-check prepare` leaves each out of the upload and lists it.
+    Policy: submission_rules.adoc, "Directory structure" (the files of each folder);
+    performance/run_1 is the round's one performance run (the layout's `performance`).
+    Example: `results/sys/resnet/Offline/performance/run_1/mlperf_log_detail.txt.bak` gets a
+    warning; `results/sys/resnet/Offline/README.md` passes.
+    """
+    yield from of_code("STR012", _hygiene(submission, round))
