@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import phases, process
-from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
+from .findings import Finding, Problem, Report, ResultRecord, Severity, follow, judge
 from .locate import locate as locate_findings
 from .model import (
     NEEDS,
@@ -85,12 +85,13 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
         pointer=problem.pointer,
         observed=problem.observed,
         expected=problem.expected,
-        hint=problem.hint,
         name=rule.name,
         subject=subject,
         concerns=None if location else problem.concerns,
         line=problem.line,
         column=problem.column if problem.line is not None else None,
+        cause=problem.cause,
+        hint=None if problem.cause is not None else problem.hint,
     )
 
 
@@ -363,7 +364,8 @@ def check(
     ran = time.perf_counter()
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
-    findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
+    # each consequence of a read failure names its cause (findings.follow), before selection
+    findings = [f for f in follow(found_first + [g for o in outputs for g in o.findings]) if _chosen(f, codes)]
     if strict:
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings

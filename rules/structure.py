@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from checker.facts import ScenarioRule
-from checker.findings import Severity
+from checker.findings import Cause, Severity
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.model.discovery import result_holding
 from checker.model.views import Categorised
@@ -112,6 +112,8 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     reported, since none of them can be published alone. A scenario the round neither
     requires nor allows fails too: that result in v5.1, the whole benchmark from v6.0 (the
     round file's `unknown_scenarios`).
+    A system type the round does not know (SYS008) leaves the scenarios unknown: the finding
+    then follows from SYS008 and has no fix of its own.
     Fix: add the missing scenario's results, or drop the benchmark.
     Policy: inference_rules.adoc, "Benchmarks" (required scenarios per category); the
     official checker's required-scenarios tables.
@@ -123,6 +125,16 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     scenarios = _scenarios_by_model(system).get(result.model, set())
     folder = result.location.rsplit("/", 1)[0]
     rules = round.scenario_rules(result.model, system.system_type)
+    known = {value.replace(" ", "").lower() for value in round.system_types.values}
+    if rules is None and system.system_type.lower() not in known:
+        yield Problem(  # SYS008 says what the type should be; this result set waits for it
+            path=folder,
+            observed=system.system_type,
+            message=f"the scenarios {result.model} needs cannot be known: system type `{system.system_type}` "
+            f"is not a system type of {round.name}",
+            cause=Cause("SYS008", system.json_path, "/system_type"),
+        )
+        return
     if rules is None:
         yield Problem(
             path=folder,
