@@ -14,7 +14,7 @@ from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.suggest import did_you_mean
-from checker.wording import counted
+from checker.wording import counted, said
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
@@ -126,11 +126,11 @@ def _suggestion(field: str, value: Any, round: Round) -> str | None:
 
 def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     if code == "SYS002" and isinstance(value, str) and value:
-        return f"`{field}` holds only whitespace ({value!r}); it needs a meaningful value"
+        return f"`{field}` holds only whitespace; it needs a meaningful value"
     if code == "SYS002":
         return f"`{field}` needs a meaningful value, and it is empty"
     if code == "SYS006":
-        return f"`{field}` is {value!r}, not a count; the published table leaves it blank"
+        return f"`{field}` is {said(value)}, not a count; the published table leaves it blank"
     wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
     return f"`{field}` is {_quoted(value)}: {wanted}"
 
@@ -138,7 +138,7 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
 def _quoted(value: Any) -> str:
     """A value as the message quotes it: repr, or for a long one (a 5,000-digit count) what
     parsers.typed.shown says of it."""
-    text = repr(value)
+    text = said(value)
     return text if len(text) <= 80 else shown(value)
 
 
@@ -303,13 +303,16 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
 
 
 def _matches_folder(system: Described, field: str, folder: str) -> Iterator[Problem]:
-    """A description field that must name its folder (case does not matter)."""
+    """A description field that must name its folder (case does not matter). A field that is
+    missing is SYS001's, not a mismatch."""
+    if field not in system.description:
+        return
     value = system.description.get(field)
     if not isinstance(value, str) or value.strip().lower() != folder.lower():
         yield Problem(
             path=system.json_path,
             pointer=f"/{field}",
-            message=f"{field} is {value!r}, but the folder is {folder!r}",
+            message=f"`{field}` is {said(value)}, but the folder is `{folder}`",
             observed=value,
             expected=folder,
         )
