@@ -252,7 +252,9 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     Why: from v6.0 the rules ask for src/<benchmark>/<implementation>, but the round's checker
     only requires src/, and it accepted results without a per-benchmark folder; so this warns,
     once per benchmark. A folder for the other accuracy tier of the same model, or for the
-    model's official name, serves it (src/llama2-70b-99 for llama2-70b-99.9).
+    model's official name, serves it (src/llama2-70b-99 for llama2-70b-99.9), and so does a
+    folder spelled as the round accepts a results folder's name (src/llama3_1-8b for
+    llama3.1-8b).
     Fix: put each benchmark's code under src/<benchmark>, or a README there that points at it.
     Policy: submission_rules.adoc, "Directory structure" (src/<benchmark_name per reference>);
     the round checker's directory_exist_check (src/ only).
@@ -265,7 +267,13 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     base = join(submission.rel, policy.split("{")[0].rstrip("/"))
     if not reader.is_dir(base):
         return  # STR005: the folder the round requires is missing
-    present = {_variant(name, suffix) for name in reader.subdirs(base)} | set(reader.subdirs(base))
+    folders_there = reader.subdirs(base)
+    present = {_variant(name, suffix) for name in folders_there} | set(folders_there)
+    # a folder spelled as the results folder may spell the benchmark (round.canonical_model,
+    # the one spelling rule of every folder that names a benchmark: src/llama3_1-8b serves
+    # llama3.1-8b as results/<system>/llama3_1-8b does)
+    spelled = {round.canonical_model(name, submission.model_mapping) for name in folders_there} - {None}
+    present |= spelled | {_variant(model, suffix) for model in spelled if model}
     benchmarks: dict[str, str | None] = {}
     folders: dict[str, list[str]] = {}  # the benchmark's folders of results, one per system
     for system in systems_of(submission):

@@ -268,7 +268,23 @@ def preview_software_identified(system: Described, round: Round) -> Iterator[Pro
         )
 
 
-COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
+# The accelerator counts a system name can hold, read from its tokens (split at `_`, `-` and
+# spaces): a token that begins with a count (`8xH100`, `94xMI355X`), or that is one (`x8`)
+# or ends with one (`180GBx8`, `aarch64x72`); never an instruction-set name (`x86`, `x64`)
+# or a model number (`XE9780L`). The first of each form is the name's count.
+TOKENS = re.compile(r"[_\-\s]+")
+COUNT_IN_NAME = (re.compile(r"(\d+)x[A-Za-z].*"), re.compile(r"(?!x(?:86|64|32)$)(?:.*[A-Za-z0-9])?x(\d+)"))
+
+
+def name_counts(name: str) -> list[int]:
+    """The counts a system name states, by COUNT_IN_NAME: at most one of each form."""
+    tokens = TOKENS.split(name)
+    found = []
+    for pattern in COUNT_IN_NAME:
+        match = next((m for token in tokens if (m := pattern.fullmatch(token))), None)
+        if match:
+            found.append(int(match.group(1)))
+    return found
 
 
 @rule("SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING)
@@ -276,7 +292,9 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     """The system folder name's accelerator count (`x8`, `8x`) agrees with the description.
 
     Why: readers take `B200x8` to mean eight accelerators; a description with another count
-    means the name or the description is wrong.
+    means the name or the description is wrong. A count is read from a token of the name
+    only (`8xH100`, `x8`, `180GBx8`), never from an architecture (`x86`, `x86_64`) or a model
+    number: `XE9780L_x86_B300-SXM-270GBx8_TRT` says 8.
     Fix: correct accelerators_per_node / number_of_nodes, or rename the system.
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; inference_rules.adoc,
     "Audit" (a submission is submitter + platform).
@@ -286,10 +304,8 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     nodes = whole(system.description.get("number_of_nodes")) or 1
     if per_node is None or per_node == 0:
         return
-    for pattern in COUNT_IN_NAME:
-        match = pattern.search(system.name)
-        if match:
-            count = int(match.group(1))
+    for count in name_counts(system.name):
+        if count:
             if count not in (per_node, per_node * nodes):
                 yield Problem(
                     path=system.json_path,
