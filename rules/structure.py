@@ -272,8 +272,8 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     # a folder spelled as the results folder may spell the benchmark (round.canonical_model,
     # the one spelling rule of every folder that names a benchmark: src/llama3_1-8b serves
     # llama3.1-8b as results/<system>/llama3_1-8b does)
-    spelled = {round.canonical_model(name, submission.model_mapping) for name in folders_there} - {None}
-    present |= spelled | {_variant(model, suffix) for model in spelled if model}
+    spelled = {model for name in folders_there if (model := round.canonical_model(name, submission.model_mapping))}
+    present |= spelled | {_variant(model, suffix) for model in spelled}
     benchmarks: dict[str, str | None] = {}
     folders: dict[str, list[str]] = {}  # the benchmark's folders of results, one per system
     for system in systems_of(submission):
