@@ -268,20 +268,22 @@ def preview_software_identified(system: Described, round: Round) -> Iterator[Pro
         )
 
 
-# The accelerator counts a system name can hold, read from its tokens (split at `_`, `-` and
-# spaces): a token that begins with a count (`8xH100`, `94xMI355X`), or that is one (`x8`)
-# or ends with one (`180GBx8`, `aarch64x72`); never an instruction-set name (`x86`, `x64`)
-# or a model number (`XE9780L`). The first of each form is the name's count.
-TOKENS = re.compile(r"[_\-\s]+")
-COUNT_IN_NAME = (re.compile(r"(\d+)x[A-Za-z].*"), re.compile(r"(?!x(?:86|64|32)$)(?:.*[A-Za-z0-9])?x(\d+)"))
+# The accelerator counts a system name can hold, read from its tokens: a token (split at `_`,
+# `-` and spaces) that begins with a count (`8xH100`, `94xMI355X`), or a token (split at `_`
+# and spaces: `B300-SXM-270GBx8` is one) that is one (`x8`) or ends with one (`180GBx8`,
+# `aarch64x72`); never an instruction-set name (`x86`, `x64`), a model number (`XE9780L`) or
+# an instance type inside a token (`gx3-48x240x2l40s`). The first of each form is the count.
+COUNT_IN_NAME = (
+    (re.compile(r"[_\-\s]+"), re.compile(r"(\d+)x[A-Za-z].*")),
+    (re.compile(r"[_\s]+"), re.compile(r"(?!x(?:86|64|32)$)(?:.*[A-Za-z0-9])?x(\d+)")),
+)
 
 
 def name_counts(name: str) -> list[int]:
     """The counts a system name states, by COUNT_IN_NAME: at most one of each form."""
-    tokens = TOKENS.split(name)
     found = []
-    for pattern in COUNT_IN_NAME:
-        match = next((m for token in tokens if (m := pattern.fullmatch(token))), None)
+    for split, pattern in COUNT_IN_NAME:
+        match = next((m for token in split.split(name) if (m := pattern.fullmatch(token))), None)
         if match:
             found.append(int(match.group(1)))
     return found
