@@ -148,3 +148,20 @@ def test_follow_keeps_a_root_and_what_was_read() -> None:
     other = Finding("PRF016", Severity.ERROR, "b/log.txt", "no metric", location="b")
     linked = follow([cut, read, unread, other])
     assert [f.cause for f in linked] == [None, None, Cause("LOG001", "a/log.txt", "line 9"), None]
+
+
+@pytest.mark.parametrize("name", ["system_desc", "cpu-1x-numpi"])
+def test_a_renamed_description_is_one_finding_that_says_rename_it(tmp_path: Path, name: str) -> None:
+    """mlperf-sysinfo's default name, or a typo: one FIL001 with the rename, no STR004."""
+    root = _example(tmp_path)
+    (root / SYSTEM).rename(root / SUBMISSION / "systems" / f"{name}.json")
+    report = run(root)
+    assert [(f.code, f.path, f.message, f.hint) for f in report.findings] == [
+        (
+            "FIL001",
+            SYSTEM,
+            f"system description is missing; systems/{name}.json has no results: rename it to "
+            "systems/cpu-1x-numpy.json",
+            f"rename systems/{name}.json to systems/cpu-1x-numpy.json",
+        )
+    ]
