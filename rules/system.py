@@ -69,7 +69,7 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
             if note is None:
                 continue
             expected = properties.get(field, {}).get("description")
-            hint = _suggestion(field, value, round)
+            hint = _suggestion(field, value, round) or _not_applicable(code, field, value, round)
             found.append(
                 (
                     code,
@@ -80,7 +80,7 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
                         expected=expected,
                         severity=severity,
                         message=_with_suggestion(_message(code, field, value, expected) + note, hint),
-                        hint=hint if hint and hint.startswith("did you mean") else None,
+                        hint=hint if hint and hint.startswith(("did you mean", "where it does not apply")) else None,
                     ),
                 )
             )
@@ -109,6 +109,16 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
             f"; the round requires whole numbers only in {', '.join(round.system_description.integer) or 'no field'}"
         )
     return None, ""
+
+
+def _not_applicable(code: str, field: str, value: Any, round: Round) -> str | None:
+    """For an empty field the round's published descriptions fill with a fixed value where it
+    does not apply (a CPU-only system's accelerator fields, `not_applicable`): that value."""
+    facts = round.system_description.not_applicable
+    written = facts.values.get(field) if facts is not None and code == "SYS002" and value == "" else None
+    if written is None:
+        return None
+    return f"where it does not apply, the round's published descriptions write `{written}` (as on its CPU-only systems)"
 
 
 def _with_suggestion(message: str, hint: str | None) -> str:
@@ -163,6 +173,9 @@ def field_needs_meaningful_value(system: Described, round: Round) -> Iterator[Pr
 
     Why: the policy marks these fields (processor, memory, accelerator, framework, ...) as
     needing a real answer; an empty string publishes a row nobody can compare.
+    A description made by a tool that leaves what it cannot see blank (mlperf-sysinfo on a
+    CPU-only system) gets, for each such field, what the round's published descriptions write
+    where it does not apply (`N/A`, `0`).
     Fix: fill in the field the finding points at.
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (meaningful response
     required); official checker SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS.

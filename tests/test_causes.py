@@ -165,3 +165,25 @@ def test_a_renamed_description_is_one_finding_that_says_rename_it(tmp_path: Path
             f"rename systems/{name}.json to systems/cpu-1x-numpy.json",
         )
     ]
+
+
+def test_a_blank_field_of_a_cpu_only_system_gets_the_rounds_value(tmp_path: Path) -> None:
+    """mlperf-sysinfo leaves the accelerator fields of a CPU-only system blank: the fix says
+    what the round's published descriptions write there (round file `not_applicable`)."""
+    root = _example(tmp_path)
+    path = root / SYSTEM
+    data = json.loads(path.read_text())
+    data.update(accelerators_per_node="", accelerator_model_name="", framework="")
+    path.write_text(json.dumps(data, indent=2))
+    report = run(root, select=["SYS002"])
+    assert [(f.pointer, f.hint) for f in report.findings if f.location == "" and f.code == "SYS002"][:3] == [
+        (
+            "/accelerator_model_name",
+            "where it does not apply, the round's published descriptions write `N/A` (as on its CPU-only systems)",
+        ),
+        (
+            "/accelerators_per_node",
+            "where it does not apply, the round's published descriptions write `0` (as on its CPU-only systems)",
+        ),
+        ("/framework", None),
+    ]

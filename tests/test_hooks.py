@@ -317,4 +317,3 @@ def test_pre_commit_refuses_a_commit_that_only_deletes_a_required_file(committin
     assert _outcome(done.stderr, CHANGED) == "Failed"
     assert "1 file given and 1 deleted in the git index; checked 2 results" in done.stderr
     assert f"{OFFLINE}  INVALID" in done.stderr and "FIL001" in done.stderr
-
