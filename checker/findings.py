@@ -179,11 +179,17 @@ def invalidates(finding: Finding) -> bool:
 UNREAD = frozenset(
     ("FIL002", "FIL003", "FIL004", "FIL005", "FIL006", "FIL007", "FIL008", "FIL009", "FIL010", "FIL011")
 ) | frozenset(("LOG002", "LOG003"))
-# A file read in part (a loadgen log cut short, a line malformed): what was read stands, so
-# only a finding about a value that was never read follows from it.
-PARTLY_READ = frozenset(("LOG001",))
-# Root codes: a finding of one of these is never a consequence of a read failure.
-ROOTS = UNREAD | PARTLY_READ | frozenset(("FIL001", "FIL012", "INT001"))
+# A file read in part (a loadgen log cut short, a line malformed), or a log of another run
+# than its folder's (an AccuracyOnly log in performance/, PRF011: it holds no verdict and no
+# metric): what was read stands, so only a finding about a value never read follows from it.
+PARTLY_READ = frozenset(("LOG001", "PRF011"))
+# A result folder the round does not know (its benchmark or its scenario): no other finding
+# on that result can be judged as the round's, so each follows from it.
+NO_RESULT = frozenset(("STR001", "STR002"))
+# Root codes: a finding of one of these is never a consequence of a read failure. (PRF011
+# may be one: a log cut before its test mode names none.)
+ROOTS = UNREAD | frozenset(("LOG001",)) | NO_RESULT | frozenset(("FIL001", "FIL012", "INT001"))
+CANDIDATES = UNREAD | PARTLY_READ | NO_RESULT | frozenset(("FIL012",))  # what a finding may follow from
 
 
 def _folder(path: str) -> str:
@@ -201,22 +207,35 @@ def follow(findings: list[Finding]) -> list[Finding]:
     """`findings` with each consequence of a read failure given its `cause`: a finding on the
     same result (or the same system or submission) and on a file that could not be read
     (`UNREAD`), or about a value never read (`_never_read`) of a file read in part or of a
-    file beside an unread one; and a finding on the pointer of a malformed value (FIL012).
+    file beside an unread one; a finding on the pointer of a malformed value (FIL012); any
+    other finding on a result folder the round does not know (`NO_RESULT`).
     A cause a rule gave stays; a root code (`ROOTS`) is never a consequence. Order is kept."""
-    roots: dict[str, list[Finding]] = defaultdict(list)
-    for finding in findings:
-        if finding.code in UNREAD or finding.code in PARTLY_READ or finding.code == "FIL012":
-            roots[_whose(finding)].append(finding)
-    if not roots:
+    candidates = [f for f in findings if f.code in CANDIDATES]
+    if not candidates:
         return findings
+    # a candidate that is no root code (PRF011) is a root only when it follows from none
+    followed = {id(f) for f in candidates if f.code not in ROOTS and _cause(f, candidates) is not None}
+    roots: dict[str, list[Finding]] = defaultdict(list)
+    for finding in candidates:
+        if id(finding) not in followed and finding.cause is None:
+            roots[_whose(finding)].append(finding)
     linked = []
     for finding in findings:
         if finding.cause is None and finding.code not in ROOTS:
-            cause = next((r for r in roots.get(_whose(finding), ()) if _follows(finding, r)), None)
+            cause = next((r for r in roots.get(_whose(finding), ()) if r is not finding and _follows(finding, r)), None)
             if cause is not None:
                 finding = replace(finding, cause=Cause.of(cause), hint=None)
         linked.append(finding)
     return linked
+
+
+def _cause(finding: Finding, candidates: list[Finding]) -> Finding | None:
+    """The root-code candidate `finding` follows from, if any."""
+    whose = _whose(finding)
+    return next(
+        (r for r in candidates if r is not finding and r.code in ROOTS and _whose(r) == whose and _follows(finding, r)),
+        None,
+    )
 
 
 def _whose(finding: Finding) -> str:
@@ -227,6 +246,8 @@ def _whose(finding: Finding) -> str:
 def _follows(finding: Finding, root: Finding) -> bool:
     if root.code == "FIL012":
         return finding.path == root.path and finding.pointer == root.pointer
+    if root.code in NO_RESULT:
+        return bool(finding.location)
     if finding.path == root.path:
         return root.code in UNREAD or _never_read(finding)
     return _folder(finding.path) == _folder(root.path) and _never_read(finding)

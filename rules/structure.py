@@ -146,7 +146,9 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     unknown = sorted(s for s in scenarios if s not in offered)
     whole = round.run.unknown_scenarios == "benchmark"
     if unknown and (whole or result.scenario in unknown):
+        unnamed = _unnamed_scenario(result, round) if whole else None  # no scenario of the model: STR002's
         yield Problem(
+            cause=Cause("STR002", unnamed) if unnamed else None,
             path=folder if whole else result.location,
             observed=unknown,
             expected=sorted(offered),
@@ -156,12 +158,15 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
         )
     missing = _missing_scenarios(rules, scenarios)
     if missing:
+        unnamed = _unnamed_scenario(result, round)  # a misnamed scenario folder, STR002's finding
         yield Problem(
             path=folder,
             observed=sorted(scenarios),
             expected=missing,
             message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
-            f"(has {', '.join(sorted(scenarios))})",
+            f"(has {', '.join(sorted(scenarios))})"
+            + (f", while {unnamed.rpartition('/')[2]} beside them is no scenario of it" if unnamed else ""),
+            cause=Cause("STR002", unnamed) if unnamed else None,
         )
         return
     policy = round.models[result.model].policy
@@ -177,6 +182,18 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
             f"the written policy requires ({policy.source}); the round's checker required "
             f"less, and it has {', '.join(sorted(scenarios))} ({round.name})",
         )
+
+
+def _unnamed_scenario(result: Categorised, round: Round) -> str | None:
+    """The first scenario folder beside the result whose name the round does not know, or does
+    not define for the model (STR002's finding), or None."""
+    for other in results_of(result.system):
+        if other.benchmark != result.benchmark:
+            continue
+        defined = round.model_scenarios(other.model) if other.model else None
+        if other.scenario is None or (defined is not None and other.scenario not in defined):
+            return other.location
+    return None
 
 
 def _missing_scenarios(rules: ScenarioRule, scenarios: set[str]) -> list[str]:

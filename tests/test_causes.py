@@ -187,3 +187,37 @@ def test_a_blank_field_of_a_cpu_only_system_gets_the_rounds_value(tmp_path: Path
         ),
         ("/framework", None),
     ]
+
+
+# Where one fault breaks two rules that each say something of their own: a log that says VALID
+# while its numbers break a limit is an edited log or a modified loadgen (PRF004) and a run
+# that broke the limit (the limit's code); both are roots.
+TWO_ROOTS = {"PRF004"}
+
+
+def _single_fault_cases() -> list:
+    from helpers import case_files
+
+    found = []
+    for path, document in case_files():
+        for case in document["cases"]:
+            if len(case.get("edits", [])) == 1 and case.get("base", "example") == "example":
+                found.append(pytest.param(document, case, id=f"{path.stem}-{case['name']}"))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("document,case", _single_fault_cases())
+def test_one_fault_has_one_root_error(document: dict, case: dict, tmp_path: Path) -> None:
+    """Property, over every case of one edit on the example, every code selected: the errors
+    that follow from no other finding are one (or none), PRF004 beside a limit aside."""
+    from helpers import CASES, apply_edit
+
+    root = _example(tmp_path)
+    apply_edit(root, case["edits"][0], tmp_path / "outside.txt")
+    round_name = case.get("round", document.get("round", "demo-v6.1"))
+    report = run(root, str(CASES / round_name) if round_name.endswith(".yaml") else round_name)
+    errors = [f for f in report.findings if f.severity is Severity.ERROR and f.code not in TWO_ROOTS]
+    roots = sorted({(f.code, f.path) for f in errors if f.cause is None})
+    assert len(roots) <= 1, roots
+    assert all(fix_of(f) is None for f in report.findings if f.cause is not None)
