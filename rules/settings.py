@@ -40,7 +40,24 @@ SETTINGS: dict[str, dict[str, tuple[str, float]]] = {
     "max_query_count": {"*": ("requested_max_query_count", 1)},
     "performance_sample_count_override": {"*": ("requested_performance_sample_count_override", 1)},
 }
-LOADGEN_KEYS = reads(*sorted({logged for by_scenario in SETTINGS.values() for logged, _ in by_scenario.values()}))
+# The keys SETTINGS names, as the rule reads them.
+REQUESTED = (
+    "requested_offline_expected_qps",
+    "requested_server_target_qps",
+    "requested_server_target_latency_ns",
+    "requested_single_stream_expected_latency_ns",
+    "requested_multi_stream_expected_latency_ns",
+    "requested_server_target_latency_percentile",
+    "requested_single_stream_target_latency_percentile",
+    "requested_multi_stream_target_latency_percentile",
+    "requested_multi_stream_samples_per_query",
+    "requested_min_duration_ms",
+    "requested_max_duration_ms",
+    "requested_min_query_count",
+    "requested_max_query_count",
+    "requested_performance_sample_count_override",
+)
+LOADGEN_KEYS = reads(*REQUESTED)
 
 
 def _line(conf: dict[str, str], models: set[str], scenario: str, key: str) -> tuple[str, str] | None:
@@ -97,12 +114,15 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     if log is None or scenario is None:
         return
     models = {name for name in (result.benchmark, result.model) if name}
+    requested: dict[str, object] = {}
+    for key in REQUESTED:
+        requested[key] = log.get(key)
     for key, by_scenario in SETTINGS.items():
         logged_key, factor = by_scenario.get(scenario) or by_scenario.get("*") or (None, 1.0)
         if logged_key is None:
             continue
         line = _line(result.user_conf, models, scenario, key)
-        logged = log.get(logged_key)
+        logged = requested.get(logged_key)
         if line is None or isinstance(logged, bool) or not isinstance(logged, (int, float)):
             continue
         stated = _number(line[1])

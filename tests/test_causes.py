@@ -221,3 +221,11 @@ def test_one_fault_has_one_root_error(document: dict, case: dict, tmp_path: Path
     roots = sorted({(f.code, f.path) for f in errors if f.cause is None})
     assert len(roots) <= 1, roots
     assert all(fix_of(f) is None for f in report.findings if f.cause is not None)
+
+
+def test_the_settings_table_reads_the_keys_it_declares() -> None:
+    """PRF017's table of loadgen's settings names exactly the keys the rule reads."""
+    from checker.rules import settings as prf017
+
+    logged = {key for by_scenario in prf017.SETTINGS.values() for key, _ in by_scenario.values()}
+    assert logged == set(prf017.REQUESTED) == set(prf017.LOADGEN_KEYS)
