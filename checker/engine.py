@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import phases, process
-from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
+from .findings import Finding, Problem, Report, ResultRecord, Severity, follow, judge
 from .locate import place as place_findings
 from .model import (
     NEEDS,
@@ -85,12 +85,13 @@ def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round
         pointer=problem.pointer,
         observed=problem.observed,
         expected=problem.expected,
-        hint=problem.hint,
         name=rule.name,
         subject=subject,
         concerns=None if location else problem.concerns,
         line=problem.line,
         column=problem.column if problem.line is not None else None,
+        cause=problem.cause,
+        hint=None if problem.cause is not None else problem.hint,
     )
 
 
@@ -373,7 +374,8 @@ def check(
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     merged = found_first + unlistable(tree) + [g for o in outputs for g in o.findings]
-    findings = [f for f in _once(merged, "FIL025") if _chosen(f, codes)]
+    # each consequence of a read failure names its cause (findings.follow), before selection
+    findings = [f for f in follow(_once(merged, "FIL025")) if _chosen(f, codes)]
     if strict:
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings

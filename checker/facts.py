@@ -586,6 +586,15 @@ class Prepare:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NotApplicable:
+    """What the round's published descriptions write in a field that does not apply to the
+    system (a CPU-only system's accelerator fields): the value a SYS002 fix names."""
+
+    source: str
+    values: Mapping[str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
 class SystemDescription:
     source: str
     schema: str | None = None
@@ -595,6 +604,7 @@ class SystemDescription:
     integer: Names = ()
     network: Names = ()
     power: Names = ()
+    not_applicable: NotApplicable | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

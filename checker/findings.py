@@ -31,6 +31,32 @@ class Severity(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Cause:
+    """The finding another follows from: its code and path (and pointer, when it has one).
+
+    A finding with a cause is a consequence: the check could not see what the rule looks for
+    because of its cause (a file unreadable or cut short, a value malformed, a system type the
+    round does not know), so it has no fix of its own: fixing the cause fixes it or lets it
+    be judged."""
+
+    code: str
+    path: str
+    pointer: str | None = None
+
+    @classmethod
+    def of(cls, finding: Finding) -> Cause:
+        return cls(finding.code, finding.path, finding.pointer)
+
+    @property
+    def text(self) -> str:
+        """`follows from LOG001 at closed/A/.../mlperf_log_detail.txt`: what every format says."""
+        return f"follows from {self.code} at {self.path}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
 class Finding:
     """What a rule saw, where, and what it expected.
 
@@ -53,6 +79,8 @@ class Finding:
     # key, a JSON pointer's member, a YAML key), when the file is text and the place is known.
     line: int | None = None
     column: int | None = None
+    # The finding this one follows from (a consequence has no fix of its own); None for a root.
+    cause: Cause | None = None
     # The system or submission folder a finding is about when it is not about one result;
     # every result of that system or submission depends on it. Not part of the output.
     subject: str = field(default="", compare=False)
@@ -70,6 +98,8 @@ class Finding:
         data["severity"] = self.severity.value
         data.pop("subject")
         data.pop("concerns")
+        if self.cause is not None:
+            data["cause"] = self.cause.to_dict()
         return {key: value for key, value in data.items() if value is not None}
 
 
@@ -93,6 +123,9 @@ class Problem:
     # empty benchmark folder, none), when that is narrower than the rule's subject; () for no
     # result at all. None: every result of the system or submission.
     concerns: tuple[str, ...] | None = None
+    # The finding this one follows from, when the rule knows it (STR003 on a system type
+    # the round does not know follows from SYS008); `follow` finds the others.
+    cause: Cause | None = None
 
 
 @dataclass
@@ -138,6 +171,86 @@ UNWAIVABLE = "INT001"
 def invalidates(finding: Finding) -> bool:
     """An un-waived error, or a rule that crashed: what makes every result it applies to invalid."""
     return finding.code == UNWAIVABLE or (finding.severity is Severity.ERROR and not finding.waived)
+
+
+# Read failures that leave nothing of a file read: every other finding on that file follows
+# from one, and so does any finding on a file beside it (the run's other log) about a value
+# it could not compare.
+UNREAD = frozenset(
+    ("FIL002", "FIL003", "FIL004", "FIL005", "FIL006", "FIL007", "FIL008", "FIL009", "FIL010", "FIL011")
+) | frozenset(("LOG002", "LOG003"))
+# A file read in part (a loadgen log cut short, a line malformed), or a log of another run
+# than its folder's (an AccuracyOnly log in performance/, PRF011: it holds no verdict and no
+# metric): what was read stands, so only a finding about a value never read follows from it.
+PARTLY_READ = frozenset(("LOG001", "PRF011"))
+# A result folder the round does not know (its benchmark or its scenario): no other finding
+# on that result can be judged as the round's, so each follows from it.
+NO_RESULT = frozenset(("STR001", "STR002"))
+# Root codes: a finding of one of these is never a consequence of a read failure. (PRF011
+# may be one: a log cut before its test mode names none.)
+ROOTS = UNREAD | frozenset(("LOG001",)) | NO_RESULT | frozenset(("FIL001", "FIL012", "INT001"))
+CANDIDATES = UNREAD | PARTLY_READ | NO_RESULT | frozenset(("FIL012",))  # what a finding may follow from
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _never_read(finding: Finding) -> bool:
+    """A finding about a value its rule never got (the key absent): `observed` or `expected`
+    is None, or `observed` is a set of values (keys -> values) that holds a None."""
+    observed = finding.observed
+    return observed is None or finding.expected is None or (isinstance(observed, dict) and None in observed.values())
+
+
+def follow(findings: list[Finding]) -> list[Finding]:
+    """`findings` with each consequence of a read failure given its `cause`: a finding on the
+    same result (or the same system or submission) and on a file that could not be read
+    (`UNREAD`), or about a value never read (`_never_read`) of a file read in part or of a
+    file beside an unread one; a finding on the pointer of a malformed value (FIL012); any
+    other finding on a result folder the round does not know (`NO_RESULT`).
+    A cause a rule gave stays; a root code (`ROOTS`) is never a consequence. Order is kept."""
+    candidates = [f for f in findings if f.code in CANDIDATES]
+    if not candidates:
+        return findings
+    # a candidate that is no root code (PRF011) is a root only when it follows from none
+    followed = {id(f) for f in candidates if f.code not in ROOTS and _cause(f, candidates) is not None}
+    roots: dict[str, list[Finding]] = defaultdict(list)
+    for finding in candidates:
+        if id(finding) not in followed and finding.cause is None:
+            roots[_whose(finding)].append(finding)
+    linked = []
+    for finding in findings:
+        if finding.cause is None and finding.code not in ROOTS:
+            cause = next((r for r in roots.get(_whose(finding), ()) if r is not finding and _follows(finding, r)), None)
+            if cause is not None:
+                finding = replace(finding, cause=Cause.of(cause), hint=None)
+        linked.append(finding)
+    return linked
+
+
+def _cause(finding: Finding, candidates: list[Finding]) -> Finding | None:
+    """The root-code candidate `finding` follows from, if any."""
+    whose = _whose(finding)
+    return next(
+        (r for r in candidates if r is not finding and r.code in ROOTS and _whose(r) == whose and _follows(finding, r)),
+        None,
+    )
+
+
+def _whose(finding: Finding) -> str:
+    """The result a finding is on, else the system or submission it is about."""
+    return finding.location or f"subject:{finding.subject}"
+
+
+def _follows(finding: Finding, root: Finding) -> bool:
+    if root.code == "FIL012":
+        return finding.path == root.path and finding.pointer == root.pointer
+    if root.code in NO_RESULT:
+        return bool(finding.location)
+    if finding.path == root.path:
+        return root.code in UNREAD or _never_read(finding)
+    return _folder(finding.path) == _folder(root.path) and _never_read(finding)
 
 
 def _ancestors(path: str) -> Iterator[str]:

@@ -337,6 +337,15 @@ class Verdict:
     after_deadline: bool = False
     identified_as: str | None = None  # the release an "NA" build's files match
     source: str = ""
+    # Why the verdict is what it is, in a sentence, for every verdict but a plain "descends":
+    # what a build without a git rev was identified as and what that means, or why it was not.
+    reason: str = ""
+
+    @property
+    def exception(self) -> bool:
+        """Whether the build is one a reviewer looks at: it does not descend from the seed
+        release (or cannot be shown to), or it is dirty, modified or after the deadline."""
+        return self.verdict != "descends" or self.dirty or bool(self.modified_files) or self.after_deadline
 
 
 def _after(date: str | None, deadline: str | None) -> bool:
@@ -362,29 +371,60 @@ def compare_files(logged: dict[str, str], tracked: dict[str, str]) -> tuple[list
 
 def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
     verdict = Verdict(location, build.version, build.rev, "no-git-rev", None, dirty=build.dirty, source=source.name)
+    names = {round.name, round.extends}  # a profile (demo-v6.1) is judged as its round
     if build.rev is None:
-        verdict.identified_as = source.identify(build.file_sha1)
-        if verdict.identified_as:
-            first = source.release_commit(verdict.identified_as)
-            commit = source.commit(first, round) if first else None
-            if commit is not None:
-                verdict.commit_date = commit.date
-            tracked = source.files(first, verdict.identified_as) if first else None
-            if tracked is not None:  # identified: nothing tracked differs, some files may be untracked
-                verdict.untracked_files = compare_files(build.file_sha1, tracked)[1]
+        _identify(verdict, build, round, source, names)
         return verdict
     commit = source.commit(build.rev, round)
     if commit is None:
         verdict.verdict = "unknown-commit"
+        verdict.reason = f"rev {build.rev} is no commit of mlcommons/inference in the {source.name}"
         return verdict
-    names = {round.name, round.extends}  # a profile (demo-v6.1) is judged as its round
     verdict.verdict = "descends" if names & commit.descends or _no_seed(round) else "predates"
+    if verdict.verdict == "predates":
+        verdict.reason = f"commit {build.rev} does not descend from the seed release of {round.name}"
     verdict.commit_date = commit.date
     verdict.after_deadline = _after(commit.date, round.seed_release.deadline if round.seed_release else None)
     expected = source.files(build.rev, build.version)
     if expected is not None:
         verdict.modified_files, verdict.untracked_files = compare_files(build.file_sha1, expected)
     return verdict
+
+
+def _identify(verdict: Verdict, build: Build, round: Round, source: Source, names: set[str | None]) -> None:
+    """A build without a git rev ("NA": the PyPI package, a wheel): identified by its files as
+    a release, it descends when that release's first commit does (a release at or after the
+    seed release); else it stays "no-git-rev", and `reason` says what it is or why not."""
+    logged = f"no git revision logged ({NO_GIT}: a build outside a git checkout, such as the PyPI package)"
+    verdict.identified_as = source.identify(build.file_sha1) if build.file_sha1 else None
+    if not verdict.identified_as:
+        why = (
+            "it logged no loadgen file SHA-1s"
+            if not build.file_sha1
+            else f"its loadgen files match no release in the {source.name}"
+        )
+        verdict.reason = f"{logged}, and {why}"
+        return
+    release = verdict.identified_as
+    first = source.release_commit(release)
+    commit = source.commit(first, round) if first else None
+    if commit is not None:
+        verdict.commit_date = commit.date
+    tracked = source.files(first, release) if first else None
+    if tracked is not None:  # identified: nothing tracked differs, some files may be untracked
+        verdict.untracked_files = compare_files(build.file_sha1, tracked)[1]
+    if commit is not None and (names & commit.descends or _no_seed(round)):
+        verdict.verdict = "descends"
+        verdict.reason = f"{logged}; its loadgen files are release {release}'s, which descends from the seed release"
+        verdict.after_deadline = _after(commit.date, round.seed_release.deadline if round.seed_release else None)
+    elif commit is not None:
+        verdict.reason = (
+            f"{logged}; its loadgen files are release {release}'s, which does not descend from the seed release"
+        )
+    else:
+        verdict.reason = (
+            f"{logged}; its loadgen files are release {release}'s, whose commit the {source.name} does not know"
+        )
 
 
 def _no_seed(round: Round) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -198,7 +199,7 @@ class Reader:
                 self.report(
                     "FIL007",
                     rel,
-                    f"{what} is not valid JSON{where}: {getattr(error, 'msg', error)}",
+                    f"{what} is not valid JSON{where}: {_json_reason(error)}",
                     pointer=f"line {line}" if line else None,
                     line=line or None,
                     column=column if line else None,
@@ -283,3 +284,14 @@ class _Descriptor:
 
     def read(self, size: int) -> bytes:
         return os.read(self.fd, size)
+
+
+def _json_reason(error: ValueError) -> str:
+    """What the JSON decoder found, as a whole sentence: its message ends in " at" (the place
+    follows in its str, which the finding says itself), and it names a character by its repr."""
+    message = str(getattr(error, "msg", error))
+    message = re.sub(r" at$", "", message)
+    control = re.match(r"Invalid control character (.+)$", message)
+    if control:
+        return "a control character (a raw line break or tab) inside a string; write it escaped (\\n, \\t)"
+    return message[:1].lower() + message[1:]

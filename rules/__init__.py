@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     provenance,
     runs,
     seeds,
+    settings,
     structure,  # noqa: F401
     system,
 )

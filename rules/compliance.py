@@ -14,6 +14,7 @@ from checker.parsers.text import Summary, parse_summary
 from checker.registry import Problem, declare, rule
 from checker.rounds import Round
 from checker.tree import join
+from checker.wording import said
 
 declare(
     "CMP001",
@@ -300,6 +301,8 @@ def _recomputed(
     path = result.compliance_file(test, "detail_log" if check.reads == "detail" else "summary_log")
     claim, accepted, note = _claimed(result, test, spec, check)
     (main_scenario, main_validity), (scenario, validity) = _scenario_and_validity(main), _scenario_and_validity(run)
+    if main_scenario is None:
+        return  # the main run's log names no scenario: PRF009 says so
     if scenario != main_scenario:
         yield Problem(
             path=path,
@@ -307,7 +310,8 @@ def _recomputed(
             observed=scenario,
             expected=main_scenario,
             severity=accepted,
-            message=f"{test} ran {scenario}, the main run {main_scenario}: its verify script fails that{claim}{note}",
+            message=f"{test} ran {scenario or 'no scenario it names'}, the main run {main_scenario}: its verify "
+            f"script fails that{claim}{note}",
         )
         return
     if main_validity != "VALID":
@@ -328,14 +332,14 @@ def _recomputed(
         return  # no score to compare: the log rules report the missing keys
     metric, ref, value = scores
     for key in check.same.get(scenario or "", ()):
-        if run.get(key) != main.get(key):
+        if run.get(key) != main.get(key) and main.get(key) is not None:  # the main log's missing keys: PRF
             yield Problem(
                 path=path,
                 pointer=key,
                 observed=run.get(key),
                 expected=main.get(key),
                 severity=accepted,
-                message=f"{test} ran with {key} {run.get(key)}, the main run with {main.get(key)}: its "
+                message=f"{test} ran with {key} {said(run.get(key))}, the main run with {said(main.get(key))}: its "
                 f"verify script fails that{claim}{note}",
             )
     passes, threshold, why = _judge(check, scenario or "", ref, value)

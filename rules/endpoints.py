@@ -18,6 +18,7 @@ from checker.model.views import (
 )
 from checker.registry import Problem, rule
 from checker.rounds import Round
+from checker.wording import said
 
 
 def _summary_path(result: Result) -> str:
@@ -94,7 +95,7 @@ def endpoints_run_complete(result: EndpointsRun, round: Round) -> Iterator[Probl
             pointer="state",
             observed={"state": state, "complete": complete},
             expected={"state": "complete", "complete": True},
-            message=f"the run did not complete: state {state!r}, complete {complete!r}",
+            message=f"the run did not complete: state {said(state)}, complete {said(complete)}",
         )
     failed = summary.get("n_samples_failed")
     if failed:
@@ -339,7 +340,7 @@ def endpoints_scenario(result: EndpointsConfigured, round: Round) -> Iterator[Pr
                 observed=run_type,
                 expected=result.scenario,
                 severity=Severity.WARNING,
-                message=f"config.yaml `type` is {run_type!r}, which does not run the {result.scenario} "
+                message=f"config.yaml `type` is {said(run_type)}, which does not run the {result.scenario} "
                 f"scenario; a warning: the round's checker takes the scenario from the folder",
             )
         return
@@ -350,7 +351,7 @@ def endpoints_scenario(result: EndpointsConfigured, round: Round) -> Iterator[Pr
             pointer="type",
             observed=run_type,
             expected=result.scenario,
-            message=f"config.yaml `type` is {run_type!r}, which the round's checker reads as "
+            message=f"config.yaml `type` is {said(run_type)}, which the round's checker reads as "
             f"{judged or 'no scenario'}, not {result.scenario}",
         )
 
@@ -407,8 +408,8 @@ def endpoints_audits(result: KnownEndpointsRun, round: Round) -> Iterator[Proble
                 pointer="passed",
                 observed={"test": audit.get("test"), "passed": audit.get("passed")},
                 expected={"test": name, "passed": True},
-                message=f"{test} audit {name} did not pass (test {audit.get('test')!r}, "
-                f"passed {audit.get('passed')!r})",
+                message=f"{test} audit {name} did not pass (test {said(audit.get('test'))}, "
+                f"passed {said(audit.get('passed'))})",
             )
     bounds = facts.output_tokens.get(result.model)
     if bounds and "TEST09" in round.compliance_tests(result.model):

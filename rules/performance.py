@@ -11,6 +11,7 @@ from checker.model.views import Logged, Measured, Summarised
 from checker.parsers.mllog import reads
 from checker.registry import Problem, rule
 from checker.rounds import Round
+from checker.wording import said
 
 from .limits import (
     Violation,
@@ -271,12 +272,15 @@ def equal_issue_mode(result: Measured, round: Round) -> Iterator[Problem]:
     """
     if not round.models[result.model].equal_issue or result.inferred_from:
         return
-    value = result.performance_log.get("effective_sample_concatenate_permutation")
+    key = "effective_sample_concatenate_permutation"
+    value = result.performance_log.get(key)
     if value is not True:
         yield Problem(
             path=perf_path(result),
             pointer="effective_sample_concatenate_permutation",
-            message=f"equal-issue mode is off ({value!r}); {result.model} requires it",
+            message=f"equal-issue mode is off ({key} is {said(value)}); {result.model} requires it"
+            if value is not None
+            else f"the log has no {key}: equal-issue mode, which {result.model} requires, is not shown to be on",
             observed=value,
             expected=True,
         )
@@ -295,10 +299,11 @@ def summary_matches_detail(result: Summarised, round: Round) -> Iterator[Problem
     summary = result.performance_summary.validity
     detail = result.performance_log.get("result_validity")
     if summary != detail:
+        said = f"says {detail}" if detail is not None else "has no result_validity"
         yield Problem(
             path=result.file("performance", "summary_log"),
             pointer="Result is",
-            message=f"the summary says {summary!r}, the detail log says {detail!r}",
+            message=f"the summary says {summary or 'nothing'}, the detail log {said}",
             observed=summary,
             expected=detail,
         )

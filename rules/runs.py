@@ -41,7 +41,9 @@ def scenario_matches_folder(result: Logged, round: Round) -> Iterator[Problem]:
         yield Problem(
             path=perf_path(result),
             pointer="effective_scenario",
-            message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}",
+            message=f"the log ran scenario {logged}, but the folder is {result.scenario_folder}"
+            if logged is not None
+            else f"the log names no scenario (no effective_scenario); the folder is {result.scenario_folder}",
             observed=logged,
             expected=expected,
         )
@@ -115,7 +117,9 @@ def test_mode_matches_folder(result: LoadgenRun, round: Round) -> Iterator[Probl
             yield Problem(
                 path=path,
                 pointer="effective_test_mode",
-                message=f"the log ran in mode {log.test_mode}, this folder needs {mode}",
+                message=f"the log ran in mode {log.test_mode}, this folder needs {mode}"
+                if log.test_mode is not None
+                else f"the log names no test mode (no effective_test_mode); this folder needs {mode}",
                 observed=log.test_mode,
                 expected=mode,
             )

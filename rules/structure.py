@@ -7,12 +7,13 @@ import re
 from collections.abc import Iterator
 
 from checker.facts import ScenarioRule
-from checker.findings import Severity
+from checker.findings import Cause, Severity
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
+from checker.strays import RunFolders, classify
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 
@@ -111,6 +112,8 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     reported, since none of them can be published alone. A scenario the round neither
     requires nor allows fails too: that result in v5.1, the whole benchmark from v6.0 (the
     round file's `unknown_scenarios`).
+    A system type the round does not know (SYS008) leaves the scenarios unknown: the finding
+    then follows from SYS008 and has no fix of its own.
     Fix: add the missing scenario's results, or drop the benchmark.
     Policy: inference_rules.adoc, "Benchmarks" (required scenarios per category); the
     official checker's required-scenarios tables.
@@ -122,6 +125,16 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     scenarios = _scenarios_by_model(system).get(result.model, set())
     folder = result.location.rsplit("/", 1)[0]
     rules = round.scenario_rules(result.model, system.system_type)
+    known = {value.replace(" ", "").lower() for value in round.system_types.values}
+    if rules is None and system.system_type.lower() not in known:
+        yield Problem(  # SYS008 says what the type should be; this result set waits for it
+            path=folder,
+            observed=system.system_type,
+            message=f"the scenarios {result.model} needs cannot be known: system type `{system.system_type}` "
+            f"is not a system type of {round.name}",
+            cause=Cause("SYS008", system.json_path, "/system_type"),
+        )
+        return
     if rules is None:
         yield Problem(
             path=folder,
@@ -133,7 +146,9 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
     unknown = sorted(s for s in scenarios if s not in offered)
     whole = round.run.unknown_scenarios == "benchmark"
     if unknown and (whole or result.scenario in unknown):
+        unnamed = _unnamed_scenario(result, round) if whole else None  # no scenario of the model: STR002's
         yield Problem(
+            cause=Cause("STR002", unnamed) if unnamed else None,
             path=folder if whole else result.location,
             observed=unknown,
             expected=sorted(offered),
@@ -143,12 +158,15 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
         )
     missing = _missing_scenarios(rules, scenarios)
     if missing:
+        unnamed = _unnamed_scenario(result, round)  # a misnamed scenario folder, STR002's finding
         yield Problem(
             path=folder,
             observed=sorted(scenarios),
             expected=missing,
             message=f"{result.model} on system type {system.system_type} lacks {', '.join(missing)} "
-            f"(has {', '.join(sorted(scenarios))})",
+            f"(has {', '.join(sorted(scenarios))})"
+            + (f", while {unnamed.rpartition('/')[2]} beside them is no scenario of it" if unnamed else ""),
+            cause=Cause("STR002", unnamed) if unnamed else None,
         )
         return
     policy = round.models[result.model].policy
@@ -166,6 +184,18 @@ def required_scenarios(result: Categorised, round: Round) -> Iterator[Problem]:
         )
 
 
+def _unnamed_scenario(result: Categorised, round: Round) -> str | None:
+    """The first scenario folder beside the result whose name the round does not know, or does
+    not define for the model (STR002's finding), or None."""
+    for other in results_of(result.system):
+        if other.benchmark != result.benchmark:
+            continue
+        defined = round.model_scenarios(other.model) if other.model else None
+        if other.scenario is None or (defined is not None and other.scenario not in defined):
+            return other.location
+    return None
+
+
 def _missing_scenarios(rules: ScenarioRule, scenarios: set[str]) -> list[str]:
     missing = [s for s in rules.required if s not in scenarios]
     either = rules.one_of
@@ -180,13 +210,17 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
 
     Why: a description without results is left over from another submission or names a
     system whose results were forgotten.
+    A description that looks like the one a system with results lacks (a renamed system, or
+    mlperf-sysinfo's systems/system_desc.json beside one system without a description) is
+    not reported here: that system's FIL001 names it and says to rename it.
     Fix: add the system's results, or delete systems/<system>.json.
     Policy: the official checker's all-systems-have-results check (old checker, dropped in the package).
     Example: systems/spare.json with no results/spare/ gets a warning.
     """
     results_root = join(submission.rel, round.results_root)
+    renamed = set(submission.renamed.values())  # FIL001 of the system it belongs to says so
     for system in systems_of(submission):
-        if system.name not in submission.systems_with_results:
+        if system.name not in submission.systems_with_results and system.name not in renamed:
             yield Problem(
                 path=system.json_path, message=f"system {system.name} has no results under {results_root}", concerns=()
             )
@@ -239,7 +273,9 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     Why: from v6.0 the rules ask for src/<benchmark>/<implementation>, but the round's checker
     only requires src/, and it accepted results without a per-benchmark folder; so this warns,
     once per benchmark. A folder for the other accuracy tier of the same model, or for the
-    model's official name, serves it (src/llama2-70b-99 for llama2-70b-99.9).
+    model's official name, serves it (src/llama2-70b-99 for llama2-70b-99.9), and so does a
+    folder spelled as the round accepts a results folder's name (src/llama3_1-8b for
+    llama3.1-8b).
     Fix: put each benchmark's code under src/<benchmark>, or a README there that points at it.
     Policy: submission_rules.adoc, "Directory structure" (src/<benchmark_name per reference>);
     the round checker's directory_exist_check (src/ only).
@@ -252,7 +288,13 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     base = join(submission.rel, policy.split("{")[0].rstrip("/"))
     if not reader.is_dir(base):
         return  # STR005: the folder the round requires is missing
-    present = {_variant(name, suffix) for name in reader.subdirs(base)} | set(reader.subdirs(base))
+    folders_there = reader.subdirs(base)
+    present = {_variant(name, suffix) for name in folders_there} | set(folders_there)
+    # a folder spelled as the results folder may spell the benchmark (round.canonical_model,
+    # the one spelling rule of every folder that names a benchmark: src/llama3_1-8b serves
+    # llama3.1-8b as results/<system>/llama3_1-8b does)
+    spelled = {model for name in folders_there if (model := round.canonical_model(name, submission.model_mapping))}
+    present |= spelled | {_variant(model, suffix) for model in spelled}
     benchmarks: dict[str, str | None] = {}
     folders: dict[str, list[str]] = {}  # the benchmark's folders of results, one per system
     for system in systems_of(submission):
@@ -300,15 +342,32 @@ def _concerning(submission: Submission, rel: str) -> tuple[str, ...]:
 
 def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     """One walk of the submission: empty folders, oversized files, links leaving the tree or
-    pointing nowhere, and folders whose names differ only in case. Links inside results/ and
-    systems/ are reported when read (FIL006)."""
+    pointing nowhere, folders whose names differ only in case, and files that look like
+    mistakes (checker/strays.py; nothing inside a stray folder is reported again). Links
+    inside results/ and systems/ are reported when read (FIL006)."""
     if "hygiene" in submission.cache:
         cached: list[tuple[str, Problem]] = submission.cache["hygiene"]
         return cached
     found: list[tuple[str, Problem]] = list(_submitter_clash(submission))
     limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
+    runs, astray = RunFolders.of(round.layout.performance), [""]
     for folder, items in submission.walk():
+        if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
+            continue
+        for name, kind, _, _ in items:
+            stray = classify(join(folder, name), kind == "dir", runs)
+            if stray is not None:
+                astray += [stray.rel] if kind == "dir" else []
+                problem = Problem(
+                    path=stray.rel,
+                    message=stray.message,
+                    observed=name,
+                    expected=stray.copy_of,
+                    hint=stray.fix,
+                    concerns=_concerning(submission, stray.rel),
+                )
+                found.append(("STR012", problem))
         if not items and folder != submission.rel:
             found.append(
                 ("STR007", Problem(path=folder, message="empty folder", concerns=_concerning(submission, folder)))
@@ -464,3 +523,23 @@ def folder_names_differ_only_in_case(submission: Submission, round: Round) -> It
     give one result (Offline) and this error on `offline`.
     """
     yield from of_code("STR011", _hygiene(submission, round))
+
+
+@rule("STR012", "stray-file", scope="submission", severity=Severity.WARNING)
+def stray_file(submission: Submission, round: Round) -> Iterator[Problem]:
+    """No file or folder looks like a mistake: an OS or editor artefact, a backup or copy, a second run folder.
+
+    Why: a `.DS_Store`, a `mlperf_log_detail.txt.bak`, an `accuracy/mlperf_log_accuracy (1).json`
+    or a second `performance/run_2/` is left over from copying the submission together; it is
+    published with it (an untruncated copy of an accuracy log can be gigabytes), and a second
+    run folder leaves the reviewer to guess which run is the result. Other files the layout
+    does not name (README.md, summary.html, calibration documents) are not reported: the
+    published results hold them.
+    Fix: delete the file or folder (or put the copy in place of the file it copies);
+    `mlperf-check prepare` leaves each out of the upload and lists it.
+    Policy: submission_rules.adoc, "Directory structure" (the files of each folder);
+    performance/run_1 is the round's one performance run (the layout's `performance`).
+    Example: `results/sys/resnet/Offline/performance/run_1/mlperf_log_detail.txt.bak` gets a
+    warning; `results/sys/resnet/Offline/README.md` passes.
+    """
+    yield from of_code("STR012", _hygiene(submission, round))

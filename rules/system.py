@@ -14,7 +14,7 @@ from checker.parsers.typed import shown
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
 from checker.suggest import did_you_mean
-from checker.wording import counted
+from checker.wording import counted, said
 
 NOT_APPLICABLE = re.compile(r"^\s*(N/?A|-)\s*$", re.IGNORECASE)
 
@@ -69,7 +69,7 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
             if note is None:
                 continue
             expected = properties.get(field, {}).get("description")
-            hint = _suggestion(field, value, round)
+            hint = _suggestion(field, value, round) or _not_applicable(code, field, value, round)
             found.append(
                 (
                     code,
@@ -80,7 +80,7 @@ def schema_problems(system: Described, round: Round) -> list[tuple[str, Problem]
                         expected=expected,
                         severity=severity,
                         message=_with_suggestion(_message(code, field, value, expected) + note, hint),
-                        hint=hint if hint and hint.startswith("did you mean") else None,
+                        hint=hint if hint and hint.startswith(("did you mean", "where it does not apply")) else None,
                     ),
                 )
             )
@@ -111,6 +111,16 @@ def _as_applied(code: str, field: str, value: Any, round: Round) -> tuple[Severi
     return None, ""
 
 
+def _not_applicable(code: str, field: str, value: Any, round: Round) -> str | None:
+    """For an empty field the round's published descriptions fill with a fixed value where it
+    does not apply (a CPU-only system's accelerator fields, `not_applicable`): that value."""
+    facts = round.system_description.not_applicable
+    written = facts.values.get(field) if facts is not None and code == "SYS002" and value == "" else None
+    if written is None:
+        return None
+    return f"where it does not apply, the round's published descriptions write `{written}` (as on its CPU-only systems)"
+
+
 def _with_suggestion(message: str, hint: str | None) -> str:
     return message.rstrip(".") + f"; {hint}" if hint else message
 
@@ -126,11 +136,11 @@ def _suggestion(field: str, value: Any, round: Round) -> str | None:
 
 def _message(code: str, field: str, value: Any, expected: str | None) -> str:
     if code == "SYS002" and isinstance(value, str) and value:
-        return f"`{field}` holds only whitespace ({value!r}); it needs a meaningful value"
+        return f"`{field}` holds only whitespace; it needs a meaningful value"
     if code == "SYS002":
         return f"`{field}` needs a meaningful value, and it is empty"
     if code == "SYS006":
-        return f"`{field}` is {value!r}, not a count; the published table leaves it blank"
+        return f"`{field}` is {said(value)}, not a count; the published table leaves it blank"
     wanted = expected[0].lower() + expected[1:] if expected else "not allowed by the schema"
     return f"`{field}` is {_quoted(value)}: {wanted}"
 
@@ -138,7 +148,7 @@ def _message(code: str, field: str, value: Any, expected: str | None) -> str:
 def _quoted(value: Any) -> str:
     """A value as the message quotes it: repr, or for a long one (a 5,000-digit count) what
     parsers.typed.shown says of it."""
-    text = repr(value)
+    text = said(value)
     return text if len(text) <= 80 else shown(value)
 
 
@@ -163,6 +173,9 @@ def field_needs_meaningful_value(system: Described, round: Round) -> Iterator[Pr
 
     Why: the policy marks these fields (processor, memory, accelerator, framework, ...) as
     needing a real answer; an empty string publishes a row nobody can compare.
+    A description made by a tool that leaves what it cannot see blank (mlperf-sysinfo on a
+    CPU-only system) gets, for each such field, what the round's published descriptions write
+    where it does not apply (`N/A`, `0`).
     Fix: fill in the field the finding points at.
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata" (meaningful response
     required); official checker SYSTEM_DESC_MEANINGFUL_RESPONSE_REQUIRED_FIELDS.
@@ -268,7 +281,25 @@ def preview_software_identified(system: Described, round: Round) -> Iterator[Pro
         )
 
 
-COUNT_IN_NAME = (re.compile(r"(?:^|[_\-])(\d+)x(?=[A-Za-z])"), re.compile(r"x(\d+)(?=_|$)"))
+# The accelerator counts a system name can hold, read from its tokens: a token (split at `_`,
+# `-` and spaces) that begins with a count (`8xH100`, `94xMI355X`), or a token (split at `_`
+# and spaces: `B300-SXM-270GBx8` is one) that is one (`x8`) or ends with one (`180GBx8`,
+# `aarch64x72`); never an instruction-set name (`x86`, `x64`), a model number (`XE9780L`) or
+# an instance type inside a token (`gx3-48x240x2l40s`). The first of each form is the count.
+COUNT_IN_NAME = (
+    (re.compile(r"[_\-\s]+"), re.compile(r"(\d+)x[A-Za-z].*")),
+    (re.compile(r"[_\s]+"), re.compile(r"(?!x(?:86|64|32)$)(?:.*[A-Za-z0-9])?x(\d+)")),
+)
+
+
+def name_counts(name: str) -> list[int]:
+    """The counts a system name states, by COUNT_IN_NAME: at most one of each form."""
+    found = []
+    for split, pattern in COUNT_IN_NAME:
+        match = next((m for token in split.split(name) if (m := pattern.fullmatch(token))), None)
+        if match:
+            found.append(int(match.group(1)))
+    return found
 
 
 @rule("SYS010", "name-contradicts-description", scope="system", severity=Severity.WARNING)
@@ -276,7 +307,9 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     """The system folder name's accelerator count (`x8`, `8x`) agrees with the description.
 
     Why: readers take `B200x8` to mean eight accelerators; a description with another count
-    means the name or the description is wrong.
+    means the name or the description is wrong. A count is read from a token of the name
+    only (`8xH100`, `x8`, `180GBx8`), never from an architecture (`x86`, `x86_64`) or a model
+    number: `XE9780L_x86_B300-SXM-270GBx8_TRT` says 8.
     Fix: correct accelerators_per_node / number_of_nodes, or rename the system.
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; inference_rules.adoc,
     "Audit" (a submission is submitter + platform).
@@ -286,10 +319,8 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     nodes = whole(system.description.get("number_of_nodes")) or 1
     if per_node is None or per_node == 0:
         return
-    for pattern in COUNT_IN_NAME:
-        match = pattern.search(system.name)
-        if match:
-            count = int(match.group(1))
+    for count in name_counts(system.name):
+        if count:
             if count not in (per_node, per_node * nodes):
                 yield Problem(
                     path=system.json_path,
@@ -303,13 +334,16 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
 
 
 def _matches_folder(system: Described, field: str, folder: str) -> Iterator[Problem]:
-    """A description field that must name its folder (case does not matter)."""
+    """A description field that must name its folder (case does not matter). A field that is
+    missing is SYS001's, not a mismatch."""
+    if field not in system.description:
+        return
     value = system.description.get(field)
     if not isinstance(value, str) or value.strip().lower() != folder.lower():
         yield Problem(
             path=system.json_path,
             pointer=f"/{field}",
-            message=f"{field} is {value!r}, but the folder is {folder!r}",
+            message=f"`{field}` is {said(value)}, but the folder is `{folder}`",
             observed=value,
             expected=folder,
         )

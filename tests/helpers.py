@@ -192,9 +192,13 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-# What a message must never say: a Python None, a "(s)" plural, or a plural after 1 ("1
-# warnings", "says 1 accelerators"); checker.wording.counted says a count.
-_SLIP = re.compile(r"\bNone\b|\w\(s\)|(?<![\d.,])\b1 (?!(?:ha|wa|i|doe|thi|plu|minu|clas)s\b)[a-z]+s\b")
+# What a message must never say: a Python None, True or False, a Python str, list, dict or
+# bytes repr (a value is quoted in backticks), a sentence cut before its end (a JSON error cut at " at"), a "(s)" plural, or a plural
+# after 1 ("1 warnings", "says 1 accelerators"); checker.wording.counted says a count.
+_SLIP = re.compile(
+    r"\b(?:None|True|False)\b|\[\'|\{\'|\bb\'|(?:^|[\s(])'[^'\s]*'(?=[\s,;:.)]|$)|\bat:? *$|\w\(s\)"
+    r"|(?<![\d.,])\b1 (?!(?:ha|wa|i|doe|thi|plu|minu|clas)s\b)[a-z]+s\b"
+)
 
 
 def slips(findings: Iterable[Finding]) -> list[tuple[str, str]]:

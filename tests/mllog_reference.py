@@ -182,4 +182,5 @@ def _show(line: bytes, width: int = 80) -> str:
 
 
 def _name(key: str, width: int = 80) -> str:
-    return repr(key) if len(key) <= width else repr(key[:width]) + "..."
+    shown = json.dumps(key if len(key) <= width else key[:width], ensure_ascii=False)[1:-1]
+    return f"`{shown}`" + ("..." if len(key) > width else "")

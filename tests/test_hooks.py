@@ -47,9 +47,11 @@ def _env(repo: Path) -> dict[str, str]:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A submission repository: the example at its root, committed."""
+    """A submission repository: the example at its root, with a pre-commit configuration
+    (the changed hook's path when pre-commit passes none), committed."""
     root = tmp_path / "submission"
     shutil.copytree(EXAMPLE, root, symlinks=True)
+    (root / ".pre-commit-config.yaml").write_text("repos: []\n")
     (tmp_path / "gitconfig").write_text("")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "v6.1 submission"]):
         done = subprocess.run(["git", *command], cwd=root, env=_env(root), capture_output=True, text=True)
@@ -72,7 +74,7 @@ def test_the_hooks_shape() -> None:
     assert set(HOOKS) == {"mlperf-check", "mlperf-check-changed"}
     for hook in HOOKS.values():
         entry = shlex.split(hook["entry"])
-        assert entry == ["mlperf-check", "check", "--no-progress"], hook
+        assert entry[:3] == ["mlperf-check", "check", "--no-progress"], hook
         assert not any(part.startswith(("--round", "-r")) for part in entry + hook.get("args", [])), (
             "no round: the tool detects it from the tree"
         )
@@ -80,6 +82,9 @@ def test_the_hooks_shape() -> None:
     whole, changed = HOOKS["mlperf-check"], HOOKS["mlperf-check-changed"]
     assert (whole["pass_filenames"], whole["always_run"], whole["args"]) == (False, True, ["."])
     assert (changed["pass_filenames"], changed["require_serial"], "args" in changed) == (True, True, False)
+    # it runs on every commit, a deletion alone included: the config file is its path when
+    # pre-commit passes none (it affects no result), and the deletions come from git's index
+    assert (changed["always_run"], shlex.split(changed["entry"])[3:]) == (True, [".pre-commit-config.yaml"])
 
 
 def test_the_changed_hooks_files_are_those_of_every_rounds_divisions() -> None:
@@ -130,7 +135,7 @@ def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
     (repo / accuracy).write_text("accuracy=80.000%\nhash=00ff\n")
     done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + [accuracy], repo)
     assert done.returncode == 1, done.stderr
-    assert "1 file given; checked 2 results" in done.stderr  # a file that may be new: its benchmark's results
+    assert "2 files given; checked 2 results" in done.stderr  # a file that may be new: its benchmark's results
     assert f"{OFFLINE}  INVALID" in done.stdout and f"{SINGLE}  INVALID" not in done.stdout
     assert "2 results, 1 valid, 1 invalid; 1 error" in done.stdout
     assert "ACC002" in done.stdout
@@ -143,7 +148,8 @@ def test_changed_hook_checks_the_results_of_the_files_given(repo: Path) -> None:
     done = _run(_hook("mlperf-check-changed", ["--round", "demo-v6.1"]) + ["README.md"], repo)
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr == (
-        "1 file given; checked 0 results; README.md lies in no <division>/<submitter> folder and affects no result\n"
+        "2 files given; checked 0 results; .pre-commit-config.yaml, README.md lie in no <division>/<submitter> "
+        "folder and affect no result\n"
     )
 
 
@@ -219,7 +225,7 @@ def test_pre_commit_blocks_a_commit_that_breaks_a_result(committing: Path) -> No
     done = _commit(committing, "new system description")
     assert done.returncode == 1, done.stdout + done.stderr
     assert _outcome(done.stderr, CHANGED) == "Failed" and _outcome(done.stderr, WHOLE) == "Failed"
-    assert "1 file given; checked 2 results" in done.stderr
+    assert "2 files given; checked 2 results" in done.stderr
     assert f"{OFFLINE}  INVALID" in done.stderr and f"{SINGLE}  INVALID" in done.stderr
     assert "SYS001" in done.stderr
 
@@ -242,7 +248,8 @@ def test_pre_commit_skips_a_commit_outside_the_submitter_folders(committing: Pat
     _git(committing, "add", "README.md", "closed/README.md")
     done = _pre_commit(committing, "run")
     assert done.returncode == 0, done.stdout
-    assert _outcome(done.stdout, CHANGED) == "Skipped" and "(no files to check)" in done.stdout
+    # it runs on every commit (a deletion alone must be seen): here it checks no result
+    assert _outcome(done.stdout, CHANGED) == "Passed"
     assert _outcome(done.stdout, WHOLE) == "Passed"
 
 
@@ -296,5 +303,17 @@ def test_pre_commit_checks_the_results_of_a_staged_deletion(committing: Path) ->
     done = _commit(committing, "drop a measurements file")
     assert done.returncode == 1, done.stdout + done.stderr
     assert _outcome(done.stderr, CHANGED) == "Failed"
-    assert "1 file given and 1 deleted in the git index; checked 4 results" in done.stderr
+    assert "2 files given and 1 deleted in the git index; checked 4 results" in done.stderr
     assert f"{OFFLINE.replace(SUBMISSION, 'closed/OtherCo')}  INVALID" in done.stderr
+
+
+@pytest.mark.slow
+def test_pre_commit_refuses_a_commit_that_only_deletes_a_required_file(committing: Path) -> None:
+    """A commit whose only change is a deleted accuracy.txt: pre-commit passes no file, and the
+    changed hook still runs, reads the deletion from git's index and refuses the commit."""
+    _git(committing, "rm", "-q", f"{OFFLINE}/accuracy/accuracy.txt")
+    done = _commit(committing, "drop an accuracy report")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert _outcome(done.stderr, CHANGED) == "Failed"
+    assert "1 file given and 1 deleted in the git index; checked 2 results" in done.stderr
+    assert f"{OFFLINE}  INVALID" in done.stderr and "FIL001" in done.stderr

@@ -105,7 +105,8 @@ def test_every_real_detail_log_reads_as_the_reference(real_logs) -> None:
         totals["errors"] += len(errors)
         totals["warnings"] += len(warnings)
         totals["lines"] += line_count
-    assert totals == {"values": 28500, "errors": 188, "warnings": 204, "lines": 76160}
+    # 3,728 of the values are the requested_ settings PRF017 reads
+    assert totals == {"values": 32228, "errors": 188, "warnings": 204, "lines": 76160}
 
 
 def _middle(lines: list[bytes]) -> range:
@@ -191,8 +192,8 @@ def test_real_logs_corrupted_where_the_fast_reading_takes_short_cuts(real_logs) 
     # v6.0.9 TEST01 logs whose every record is flagged, so the edited value is kept); a
     # missing last newline changes nothing; a few records edited already carried the flag.
     assert changed == {
-        "error flag in the middle": 535,
-        "warning flag in the middle": 530,
+        "error flag in the middle": 536,
+        "warning flag in the middle": 534,
         "error flag on a sample set": 536,
         "a flag in a value, before the metadata": 2,
         "a flag on a record without metadata": 538,
@@ -201,7 +202,7 @@ def test_real_logs_corrupted_where_the_fast_reading_takes_short_cuts(real_logs) 
         "tail cut inside a line": 538,
         "tail cut at a line's end": 538,
         "no newline at the end": 0,
-        "middle lines in other shapes": 509,
+        "middle lines in other shapes": 511,
     }
 
 
@@ -533,10 +534,10 @@ def test_records_no_one_wants_are_never_visited_one_by_one(tmp_path: Path, monke
     keys = len({line[18 : line.find(b'"', 18)] for line in _example_lines()})
     assert keys == 89
     assert counts == {
-        ("records", 0): (keys, 53),
-        ("records", 4 * MiB): (keys + 4, 53),
-        ("blank", 4 * MiB): (keys, 53),
-        ("short", 4 * MiB): (keys + MAX_DEFECTS + 1, 53),
+        ("records", 0): (keys, 59),
+        ("records", 4 * MiB): (keys + 4, 59),
+        ("blank", 4 * MiB): (keys, 59),
+        ("short", 4 * MiB): (keys + MAX_DEFECTS + 1, 59),
     }
 
 
@@ -656,7 +657,7 @@ def test_every_rule_family_declares_the_loadgen_keys_it_reads() -> None:
         if reads or hasattr(module, "LOADGEN_KEYS"):
             declared[path.stem] = set(module.LOADGEN_KEYS)
             assert declared[path.stem] == reads, path
-    assert sorted(declared) == ["accuracy", "compliance", "limits", "performance", "power", "runs", "seeds"]
+    assert sorted(declared) == ["accuracy", "compliance", "limits", "performance", "power", "runs", "seeds", "settings"]
     assert declared["seeds"] == {"effective_*"}
     with pytest.raises(ValueError, match="not declared .*loadgen_log.schema.json.*: requested_scenario, qsl_*"):
         mllog.reads("result_validity", "requested_scenario", "qsl_*")
@@ -757,4 +758,4 @@ def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_declared(real: Path,
     check(str(real), "v5.1", jobs=1)
     check(str(REAL_V60), "v6.0", jobs=1)
     assert sorted(key for key in asked if not _declared(key)) == []
-    assert len(asked) == 41
+    assert len(asked) == 55  # 14 of them the requested_ settings PRF017 reads

@@ -520,6 +520,40 @@ def test_dry_run_prints_the_change_list_and_writes_nothing(tmp_path: Path) -> No
     assert pinned(src) == before
 
 
+def test_strays_are_left_out_and_listed(tmp_path: Path) -> None:
+    """The issue's strays (checker/strays.py, STR012): a `.DS_Store`, a backup of a system
+    description and of a detail log, an untruncated second copy of an accuracy log and a second
+    run folder are each left out of DEST and listed once (nothing inside run_2 again); the
+    README beside a result is copied."""
+    src = copy_of(EXAMPLE, tmp_path / "src")
+    strays = {
+        f"{SUBMISSION}/.DS_Store": "a macOS Finder file",
+        f"{SUBMISSION}/systems/cpu-1x-numpy.json.bak": "a backup copy of cpu-1x-numpy.json",
+        f"{OFFLINE}/accuracy/mlperf_log_accuracy (1).json": "a second copy of mlperf_log_accuracy.json",
+        f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt.bak": "a backup copy of mlperf_log_detail.txt",
+        f"{OFFLINE}/performance/run_2": "a second run folder beside run_1, which is the only one the round reads",
+    }
+    full = (src / OFFLINE / "accuracy/mlperf_log_accuracy.json").read_bytes() * 100
+    for rel in strays:
+        if rel.endswith("run_2"):
+            shutil.copytree(src / OFFLINE / "performance/run_1", src / rel)
+        else:
+            (src / rel).write_bytes(full if "accuracy (1)" in rel else b"{}\n")
+    (src / OFFLINE / "README.md").write_text("How this result was run.\n")
+    before = pinned(src)
+    dest = tmp_path / "dest"
+    done = cli(str(src), "-o", str(dest), "--round", "demo-v6.1")
+    assert done.exit_code == 0, done.output
+    assert [line for line in lines(done.stdout) if line.startswith("left out")] == [
+        f"left out       {rel}: {what}, not part of the submission" for rel, what in sorted(strays.items())
+    ]
+    for rel in strays:
+        assert not (dest / rel).exists(), rel
+    assert (dest / OFFLINE / "README.md").read_text() == "How this result was run.\n"
+    assert max(path.stat().st_size for path in dest.rglob("mlperf_log_accuracy*")) <= 8199 < len(full)
+    assert pinned(src) == before
+
+
 # --- usage errors ----------------------------------------------------------------------------
 
 

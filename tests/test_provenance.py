@@ -175,8 +175,8 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
     assert (verdict.verdict, verdict.modified_files, verdict.untracked_files) == ("descends", ["/loadgen.cc"], [WHEEL])
     assert to_csv([verdict], load_round(inference["round"])).splitlines() == [
         "location,loadgen_version,rev,verdict,commit_date,modified_files,dirty,after_deadline,identified_as,source,"
-        "untracked_files",
-        f"{OFFLINE},6.0.2,{rev[:10]},descends,2026-07-10T10:00:00+00:00,/loadgen.cc,False,False,,repository,{WHEEL}",
+        "untracked_files,reason",
+        f"{OFFLINE},6.0.2,{rev[:10]},descends,2026-07-10T10:00:00+00:00,/loadgen.cc,False,False,,repository,{WHEEL},",
     ]
     assert (
         to_text([verdict], load_round(inference["round"])).splitlines()[1]
@@ -247,17 +247,36 @@ def test_na_build_identified_through_the_bundled_table() -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
     verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
+    # a release at or after the seed release: it descends, and says how it was identified
     assert (verdict.verdict, verdict.identified_as, verdict.dirty, verdict.untracked_files) == (
-        "no-git-rev",
+        "descends",
         "6.0.17",
         False,
         [],
+    )
+    assert verdict.reason == (
+        "no git revision logged (NA: a build outside a git checkout, such as the PyPI package); its loadgen "
+        "files are release 6.0.17's, which descends from the seed release"
     )
     with_wheel = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{WHEEL: "0" * 40}), False)
     verdict = judge(OFFLINE, with_wheel, load_round("v6.1"), TableSource())
     assert (verdict.identified_as, verdict.modified_files, verdict.untracked_files) == ("6.0.17", [], [WHEEL])
     changed = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{"/loadgen.cc": "0" * 40}), False)
-    assert judge(OFFLINE, changed, load_round("v6.1"), TableSource()).identified_as is None
+    unknown = judge(OFFLINE, changed, load_round("v6.1"), TableSource())
+    assert (unknown.verdict, unknown.identified_as) == ("no-git-rev", None)
+    assert unknown.reason == (
+        "no git revision logged (NA: a build outside a git checkout, such as the PyPI package), and its loadgen "
+        "files match no release in the bundled table"
+    )
+    # a release whose first commit is older than the seed release: still no-git-rev, and why
+    table = {
+        "releases": {"6.0.1": {"first": "0123456789", "loadgen": "tree"}},
+        "revs": {"0123456789": {"date": "2025-12-01T00:00:00+00:00", "descends": ["v5.1"]}},
+        "loadgen_trees": {"tree": dict(build.file_sha1)},
+    }
+    older = judge(OFFLINE, na, load_round("v6.1"), TableSource(table))
+    assert (older.verdict, older.identified_as) == ("no-git-rev", "6.0.1")
+    assert older.reason.endswith("its loadgen files are release 6.0.1's, which does not descend from the seed release")
 
 
 @pytest.mark.parametrize(
@@ -376,10 +395,13 @@ def test_real_v60_slice_from_the_bundled_table() -> None:
     counts: dict[str, int] = {}
     for result in results:
         counts[result["verdict"]] = counts.get(result["verdict"], 0) + 1
-    assert counts == {"descends": 58, "no-git-rev": 8, "unknown-commit": 4}
+    # the eight PyPI 6.0.8 builds are identified as a release after the seed release: they descend
+    assert counts == {"descends": 66, "unknown-commit": 4}
     assert [r["location"] for r in results if r["dirty"] or r["modified_files"]] == []
     assert {r["location"]: r["untracked_files"] for r in results if r["untracked_files"]} == {BUILT_MODULES: MODULES}
-    assert {r["identified_as"] for r in results if r["verdict"] == "no-git-rev"} == {"6.0.8"}
+    assert {r["identified_as"] for r in results if r["rev"] is None} == {"6.0.8"}
     text = cli(*command).stdout
-    assert "      8  no-git-rev      6.0.8 @ NA          2026-01-28  Lenovo  [identified as 6.0.8]\n" in text
+    assert "      8  descends        6.0.8 @ NA          2026-01-28  Lenovo  [identified as 6.0.8]\n" in text
+    # the exceptions first: the four builds of revs mlcommons/inference does not have
+    assert [line.split()[1] for line in text.splitlines()[1:]][:3] == ["unknown-commit", "unknown-commit", "descends"]
     assert "      1  descends        6.0.9 @ 4b4a3ffc89  2026-02-06  RedHat  [1 with untracked files]\n" in text

@@ -53,12 +53,12 @@ def test_findings_on_enumerated_values_say_did_you_mean(tmp_path: Path) -> None:
     assert found == {
         (
             "AVL001",
-            "`status` is 'availble': the availability category: available, preview or rdi; did you mean `available`?",
+            "`status` is `availble`: the availability category: available, preview or rdi; did you mean `available`?",
             "did you mean `available`?",
         ),
         (
             "SYS008",
-            "`system_type` is 'datacentre': datacenter, edge, or both separated by a comma; did you mean `datacenter`?",
+            "`system_type` is `datacentre`: datacenter, edge, or both separated by a comma; did you mean `datacenter`?",
             "did you mean `datacenter`?",
         ),
         (

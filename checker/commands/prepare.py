@@ -6,7 +6,8 @@ when it is done, so an interrupted run (SIGINT, SIGTERM) leaves neither a stage 
 DEST. The steps, each from the round file's `prepare:` facts:
 
 1. Copy the division folders (the `--submitter` one only), links inside SRC followed, none
-   out of it, modes kept; truncate each accuracy log the round truncates and put the hash of
+   out of it, modes kept, and what looks like a mistake (a `.DS_Store`, a `.bak`, a second
+   copy of a log, a second run folder: STR012) left out; truncate each accuracy log the round truncates and put the hash of
    the whole log in its report.
 2. Check the copy; remove each result whose own files fail, or move its benchmark to open,
    as the round's preprocess does (a failing power measurement alone loses only its power
@@ -38,6 +39,7 @@ from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
+from ..strays import RunFolders, strays
 from ..tree import Kind, Tree, join
 from ..workspace import Workspace, WorkspaceError, locate, too_long, within
 from . import common
@@ -186,7 +188,8 @@ class _Run:
         return ""
 
     def copy(self, submissions: list[tuple[str, str]], results: list[Result]) -> None:
-        """Step 1: the division folders, every accuracy log as the round truncates it."""
+        """Step 1: the division folders, every accuracy log as the round truncates it, each
+        file that looks like a mistake (checker/strays.py, STR012) left out and listed."""
         for result in results:
             for key in preparation(self.round).failed.result_folders:
                 folder = result.path(key)
@@ -195,6 +198,12 @@ class _Run:
         planned = places(self.tree, preparation(self.round).truncation, self.round.layout.files, results)
         skipped = {p.log for p in planned} | {p.report for p in planned}
         for division, submitter in submissions:
+            found = strays(self.tree.walk(join(division, submitter)), RunFolders.of(self.round.layout.performance))
+            for stray in sorted(found, key=lambda stray: stray.rel):
+                skipped.add(stray.rel)
+                self.prepared.changes.append(
+                    Change("left out", stray.rel, f"{stray.what}, not part of the submission", codes=["STR012"])
+                )
             self.stage.mkdir(division, _mode(self.tree.abspath(division)))
             copy_folder(self.tree, join(division, submitter), self.stage, skipped.__contains__, self.finding)
         for place in planned:

@@ -54,6 +54,7 @@ FIELDS = (
     "identified_as",
     "source",
     "untracked_files",
+    "reason",
 )  # new columns go last
 
 
@@ -92,7 +93,15 @@ def to_text(verdicts: list[Verdict], round: Round) -> str:
         f"Loadgen provenance, round {round.name} (seed release {seed[:10]}), "
         f"from the {verdicts[0].source if verdicts else 'bundled table'}:"
     ]
-    order = sorted(groups.items(), key=lambda item: (VERDICTS.index(item[1][0].verdict), -len(item[1])))
+    # the exceptions first (what does not descend, or is dirty, modified or late), then the rest
+    order = sorted(
+        groups.items(),
+        key=lambda item: (
+            not any(v.exception for v in item[1]),
+            VERDICTS.index(item[1][0].verdict),
+            -len(item[1]),
+        ),
+    )
     for (rev, version), members in order:
         first = members[0]
         submitters = sorted({v.location.split("/")[1] for v in members})
@@ -108,6 +117,7 @@ def to_text(verdicts: list[Verdict], round: Round) -> str:
             else []
         )
         flags += [f"identified as {first.identified_as}"] if first.identified_as else []
+        flags += [first.reason] if first.reason and not first.identified_as else []
         lines.append(
             f"  {len(members):>5}  {first.verdict:<15} {version or '?'} @ {rev or 'NA':<10}  "
             f"{(first.commit_date or '')[:10]:<10}  {', '.join(submitters)}"

@@ -364,8 +364,8 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
     counts = Counter(v.verdict for v in verdicts)
     divisions = the_round.divisions
     flagged = []
-    for verdict in sorted(verdicts, key=lambda v: v.location):
-        if verdict.verdict == "descends" and not (verdict.dirty or verdict.modified_files or verdict.after_deadline):
+    for verdict in sorted(verdicts, key=lambda v: (prv.VERDICTS.index(v.verdict) == 0, v.location)):
+        if not verdict.exception:  # a build identified as a release at or after the seed release descends
             continue
         division, submitter = _owner(verdict.location, divisions)
         flagged.append(
@@ -381,7 +381,7 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
                 "modified": verdict.modified_files,
                 "untracked": len(verdict.untracked_files),
                 "after_deadline": verdict.after_deadline,
-                "identified_as": verdict.identified_as or "",
+                "identified_as": verdict.identified_as or verdict.reason,
             }
         )
     return {

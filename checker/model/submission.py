@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..findings import Finding
 from ..reader import Reader
 from ..rounds import Round
+from ..suggest import closest
 from ..tree import Kind, Tree, join
 
 if TYPE_CHECKING:
@@ -77,6 +78,23 @@ class Submission:
             for name in [self._described(join(folder, entry.rel.rpartition("/")[2]))]
             if name
         )
+
+    @functools.cached_property
+    def renamed(self) -> dict[str, str]:
+        """{system with results but no description: the description with no results that is
+        its (renamed) one}: the closest name among those descriptions, or the only one when
+        one system lacks a description and one description lacks results (a description a
+        tool wrote under its own name, such as mlperf-sysinfo's system_desc.json)."""
+        missing = sorted(self.systems_with_results - self.described_systems)
+        spare = sorted(self.described_systems - self.systems_with_results)
+        found: dict[str, str] = {}
+        for name in missing:
+            close = closest(name, [s for s in spare if s not in found.values()])
+            if close is None and len(missing) == len(spare) == 1:
+                close = spare[0]
+            if close is not None:
+                found[name] = close
+        return found
 
     def _described(self, inner: str) -> str | None:
         """The system whose description is at `inner` (relative to the submitter's folder), by
@@ -175,11 +193,26 @@ class System:
     def description(self) -> dict[str, Any] | None:
         data = self.reader.json(self.json_path, what="system description")
         if data is None:
+            self._renamed()
             return None
         if not isinstance(data, dict):
             self.reader.report("FIL007", self.json_path, "system description is JSON but not an object", pointer="")
             return None
         return data
+
+    def _renamed(self) -> None:
+        """A missing description whose system was renamed (Submission.renamed): its FIL001 says
+        which description it is and how to fix it; STR004 then says nothing of that one."""
+        spare = self.submission.renamed.get(self.name)
+        last = self.findings[-1] if self.findings else None
+        if spare is None or last is None or last.code != "FIL001" or last.path != self.json_path:
+            return
+        folder = self.submission.round.layout.system_json.rpartition("/")[0]
+        old = f"{folder}/{spare}.json" if folder else f"{spare}.json"
+        new = self.submission.round.layout.system_json.format(system=self.name)
+        self.findings[-1] = last.with_(
+            message=f"{last.message}; {old} has no results: rename it to {new}", hint=f"rename {old} to {new}"
+        )
 
     @property
     def system_type(self) -> str | None:

@@ -512,5 +512,7 @@ def _show(line: bytes, width: int = 80) -> str:
 
 
 def _name(key: str, width: int = 80) -> str:
-    """A key as a message quotes it: repr, cut at `width` characters (a forged key can be long)."""
-    return repr(key) if len(key) <= width else repr(key[:width]) + "..."
+    """A key as a message quotes it: in backticks, escaped as JSON escapes it (a forged key can
+    hold control characters), cut at `width` characters (a forged key can be long)."""
+    shown = json.dumps(key if len(key) <= width else key[:width], ensure_ascii=False)[1:-1]
+    return f"`{shown}`" + ("..." if len(key) > width else "")

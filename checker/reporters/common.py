@@ -181,9 +181,18 @@ def line_of(pointer: str | None) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def follows(finding: Finding) -> str:
+    """`; follows from CODE at PATH` for a consequence, "" for a root: what every format adds
+    to a finding's message."""
+    return f"; {finding.cause.text}" if finding.cause is not None else ""
+
+
 def fix_of(finding: Finding) -> str | None:
     """What to do about a finding: its own hint, else the Fix of its rule's documentation;
-    what the text report's `help:` line, an annotation and SARIF say."""
+    what the text report's `help:` line, an annotation and SARIF say. None for a consequence
+    (a finding with a `cause`): fixing its cause is its fix."""
+    if finding.cause is not None:
+        return None
     if finding.hint:
         return finding.hint
     from ..registry import RULES

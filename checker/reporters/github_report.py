@@ -24,6 +24,7 @@ from ..findings import Distinct, Finding, Report, ResultRecord, Severity, Shown,
 from ..output import append_text
 from .common import (
     fix_of,
+    follows,
     in_workspace,
     place,
     pointer_shown,
@@ -54,7 +55,7 @@ def annotation(finding: Finding, prefix: str, suffix: str = "", base: str | None
             properties.append(f"col={finding.column}")
     properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
     pointer = pointer_shown(finding)
-    message = finding.message + (f" [{pointer}]" if pointer else "") + suffix
+    message = finding.message + follows(finding) + (f" [{pointer}]" if pointer else "") + suffix
     message += _help(finding)
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
@@ -143,7 +144,7 @@ def summary(report: Report, prefix: str, limit: int = SUMMARY_LIMIT, base: str |
         pointer = pointer_shown(finding)
         where = markdown_code(place(finding, prefix, base)) + (f" ({markdown_text(pointer)})" if pointer else "")
         waived = f" (waived: {markdown_text(finding.waived)})" if finding.waived else ""
-        message = markdown_text(finding.message)
+        message = markdown_text(finding.message + follows(finding))
         parts.append(f"- {finding.severity.value} **{finding.code}** {where}: {message}{waived}{shown.suffix}\n")
     text, size = [], 0
     for index, part in enumerate(parts):

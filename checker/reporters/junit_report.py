@@ -20,7 +20,7 @@ from typing import TextIO
 from xml.etree import ElementTree as ET
 
 from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates
-from .common import place, pointer_shown, visible
+from .common import follows, place, pointer_shown, visible
 
 SHARED_CASE = "submission and systems"
 
@@ -32,7 +32,7 @@ def _where(finding: Finding) -> str:
 
 
 def _line(finding: Finding, suffix: str = "") -> str:
-    return visible(f"{_where(finding)}: {finding.message}{suffix}")
+    return visible(f"{_where(finding)}: {finding.message}{follows(finding)}{suffix}")
 
 
 def _reference(finding: Finding) -> str:

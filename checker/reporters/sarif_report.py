@@ -11,6 +11,7 @@ of the submission it affects (`common.Distinct`, as every format counts them), w
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 from pathlib import Path
@@ -20,7 +21,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..findings import Distinct, Finding, Report, Severity
 from ..registry import RULES
-from .common import help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
+from .common import follows, help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -106,7 +107,7 @@ def _message(finding: Finding, suffix: str = "") -> dict[str, str]:
     one (the rule's is the rule's `help`)."""
     pointer = pointer_shown(finding)
     own = f"\nhelp: {finding.hint}" if finding.hint else ""
-    return {"text": finding.message + (f" [{pointer}]" if pointer else "") + suffix + own}
+    return {"text": finding.message + follows(finding) + (f" [{pointer}]" if pointer else "") + suffix + own}
 
 
 def _invocation(report: Report, index: dict[str, int], prefix: str, base: str | None = None) -> dict[str, Any]:
@@ -149,6 +150,12 @@ def document(report: Report) -> dict[str, Any]:
         }
         if shown.shared:
             result["properties"] = {"affects": shown.affects}
+        if finding.cause is not None:  # the finding it follows from: where it is, and what
+            cause = finding.cause
+            related = _location(dataclasses.replace(finding, path=cause.path, line=None, column=None), prefix, base)
+            related.update(id=0, message={"text": f"{cause.code} here: the finding this one follows from"})
+            result["relatedLocations"] = [related]
+            result.setdefault("properties", {})["cause"] = cause.to_dict()
         if finding.waived:
             result["suppressions"] = [{"kind": "external", "justification": finding.waived}]
         results.append(result)

@@ -26,7 +26,7 @@ from rich.text import Text
 
 from ..findings import Distinct, Finding, Report, ResultRecord, Shown, invalidates, shown_counts
 from ..wording import counted
-from .common import fix_of, place, pointer_shown, visible
+from .common import fix_of, follows, place, pointer_shown, visible
 
 STYLES = {"error": "bold red", "warning": "yellow", "note": "cyan"}
 SHARED = "Submissions and systems"
@@ -43,6 +43,8 @@ def _line(finding: Finding, suffix: str = "") -> Text:
     if pointer := pointer_shown(finding):
         text.append(f" [{visible(pointer)}]", style="dim")
     text.append(f": {visible(finding.message)}")
+    if finding.cause is not None:
+        text.append(visible(follows(finding)), style="dim")
     if finding.waived:
         text.append(f" (waived: {visible(finding.waived)})", style="dim")
     text.append(suffix)
@@ -237,6 +239,8 @@ def _concise(shown: Shown) -> Text:
     text = Text(visible(place(finding)) + ": ", style="dim")
     text.append(finding.code, style=STYLES[finding.severity.value])
     text.append(f" {visible(finding.message)}")
+    if finding.cause is not None:
+        text.append(visible(follows(finding)), style="dim")
     if pointer := pointer_shown(finding):
         text.append(f" [{visible(pointer)}]", style="dim")
     if finding.waived:
