@@ -146,6 +146,7 @@ def test_conf_lines() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_every_real_accuracy_file_parses(real: Path) -> None:
     files = sorted(real.glob("*/*/results/*/*/*/accuracy/accuracy.txt"))
     assert len(files) == 137
