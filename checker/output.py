@@ -419,7 +419,7 @@ def _unread(fd: int) -> int:
         import struct
         import termios
 
-        return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
     except (ImportError, OSError, AttributeError):
         return 0
 
