@@ -341,4 +341,6 @@ def test_every_finding_placed_is_at_what_it_names(round_name: str) -> None:
     assert len(placed) == PLACED[round_name]
 
 
-PLACED = {"v5.1": 10, "v6.0": 10, "v6.1": 0}  # findings with a line: every one with a pointer
+# Findings with a line: every one with a pointer (FIL020: 2 of v5.1 and 1 of v6.0, each a
+# measurements file that gives `weight_transformations` twice).
+PLACED = {"v5.1": 12, "v6.0": 11, "v6.1": 0}

@@ -1,10 +1,8 @@
 """JSON read as the review tools read it (Python's json: a key given twice keeps its last
 value), with every key given twice in one object a defect (FIL020) naming the key, both
 values and the line of each. The scan for lines runs only when a key was given twice.
-
-Not yet read by checker/reader.py (issue 33): four published files of the real slices give
-`weight_transformations` twice (their round accepted them), so FIL020 must be declared a
-warning, and the rule cases based on those results list it, before the reader uses it."""
+checker/reader.py (every JSON of a tree) and the Endpoints parsers read JSON through it.
+FIL020 is a warning: published files the round accepted repeat a key."""
 
 from __future__ import annotations
 
