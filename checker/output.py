@@ -364,11 +364,51 @@ def _open_through(path: str, binary: bool = False) -> Iterator[Any]:
 
 def quiet_stdout() -> None:
     """Point stdout at /dev/null: nothing more can reach a reader that has gone, and the
-    interpreter's last flush then has nowhere to fail."""
+    interpreter's last flush then has nowhere to fail (checker.process.run sees stdout is no
+    longer the pipe it started with, and ends with 141)."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def reader_gone(stream: TextIO | None = None, wait: float = 0.0, grace: float = 0.0) -> bool:
+    """Whether `stream` (stdout) is a pipe whose reader has gone (`| head -c 10`). A reader
+    that leaves after the last write reached the pipe's buffer raises nothing in the writer,
+    so at its end the process (checker.process.run) asks the pipe: it waits up to `wait`
+    seconds while what it wrote is still unread, then `grace` seconds more for a reader
+    that took it all in one read and is leaving (`head` reads more than it prints). A reader
+    that has gone closed the pipe on the output (141, as SIGPIPE would end the process).
+    Not a pipe, or a reader still there: False."""
+    import select
+    import time
+
+    try:
+        fd = (stream or sys.stdout).fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)  # only POLLERR, which a write end reports once its reader has gone
+        until = time.monotonic() + wait
+        while _unread(fd) and time.monotonic() < until:
+            if poller.poll(5):
+                return True
+        return bool(poller.poll(int(grace * 1000)))
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def _unread(fd: int) -> int:
+    """The bytes written to the pipe `fd` that its reader has not read yet (Linux's FIONREAD
+    of either end of a pipe); 0 where the system cannot say."""
+    try:
+        import fcntl
+        import struct
+        import termios
+
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+    except (ImportError, OSError, AttributeError):
+        return 0
 
 
 def _to_stdout(render: Callable[[TextIO], object]) -> None:

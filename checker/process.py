@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -79,10 +80,35 @@ def interrupted(signum: int) -> NoReturn:
         os._exit(128 + signum)
 
 
+def _pipe() -> tuple[int, int] | None:
+    """The pipe stdout is, as (device, inode); None when it is not a pipe."""
+    try:
+        info = os.fstat(1)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISFIFO(info.st_mode) else None
+
+
+def _reader_gone(started: tuple[int, int] | None) -> bool:
+    """Whether stdout's reader left, even after the last write was taken by the pipe: what
+    is still unread is waited for a few seconds, as a write into a full pipe would wait, and
+    a reader that took it all is given a tenth of a second to leave. A stdout that was a pipe
+    and is one no more was pointed at /dev/null on a broken pipe (by checker.output, or by
+    rich's console, which then exits 1)."""
+    if started is None:
+        return False
+    if _pipe() != started:
+        return True
+    from .output import reader_gone
+
+    return reader_gone(wait=5.0, grace=0.1)
+
+
 def run(entry: Callable[[], object]) -> NoReturn:
     """Run `entry` (the CLI) and exit with its status, through the rules above."""
     install()
     status: object = 0
+    started = _pipe()
     try:
         entry()
     except Interrupted as stop:
@@ -93,6 +119,8 @@ def run(entry: Callable[[], object]) -> NoReturn:
         status = done.code
     try:
         sys.stdout.flush()
+        if status != EXIT_PIPE and _reader_gone(started):
+            raise BrokenPipeError
     except BrokenPipeError:
         from .output import quiet_stdout
 

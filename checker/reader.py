@@ -11,14 +11,13 @@ is reported, never read).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from .findings import Finding, Severity
-from .parsers import MAX_DEPTH, Defect, nests_deeper
+from .parsers import MAX_DEPTH, Defect, jsonkeys, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
 from .phases import phase
 from .registry import RULES
@@ -190,7 +189,7 @@ class Reader:
             if text is None:
                 return None
             try:
-                value = json.loads(text)
+                value, twice = jsonkeys.loads(text)
                 deep = nests_deeper(value)
             except ValueError as error:
                 line = getattr(error, "lineno", None)
@@ -210,6 +209,7 @@ class Reader:
             if deep:
                 self.report("FIL007", rel, f"{what} nests lists or objects more than {MAX_DEPTH} deep; it was not read")
                 return None
+            self._defects(rel, twice)
             return value
 
         return self._cached("json", rel, load)

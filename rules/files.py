@@ -156,6 +156,21 @@ Endpoints report format (mlcommons/endpoints); RFC 8259 (a JSON number is finite
 """,
 )
 declare(
+    "FIL020",
+    "json-key-given-twice",
+    """A JSON file of the tree gives one key twice in one object.
+
+Why: JSON leaves a repeated key undefined; Python's json, which the review tools read the
+files with, keeps the later value silently, so `"status": "available"` then `"status":
+"preview"` is read as preview, where another reader may read available. The finding names
+the key, both values and the line of each. A warning: published results that the review
+accepted repeat a key (v5.1 and v6.0 measurements files give `weight_transformations` twice).
+Fix: keep the one value the file means and delete the other.
+Policy: RFC 8259, section 4 ("The names within an object SHOULD be unique").
+""",
+    severity=Severity.WARNING,
+)
+declare(
     "LOG001",
     "malformed-loadgen-record",
     """A line of a loadgen detail log is not a complete `:::MLLOG {json}` record.

@@ -249,6 +249,9 @@ def test_any_size_is_read_within_the_caps_or_refused(tmp_path_factory, rows: int
         assert done.stderr in (
             f"error: {table} holds more than 120 values; a results table holds far fewer\n",
             f"error: {table} holds {rows} rows, more than the 6 a results table may hold\n",
+            # issue 33: no row, nothing measured: no verdict
+            f"warning: {table}: the table holds no rows\n"
+            f"error: {table}: no result rows to compare: nothing measured there\n",
         )
     else:
         assert (done.exit_code, rows <= 6) == (0, True), done.output
@@ -322,11 +325,12 @@ def all_invalid(tmp_path_factory) -> Path:
 def test_compare_and_report_on_a_tree_with_no_valid_result_say_why(all_invalid: Path, tmp_path: Path) -> None:
     """They gave exit 3 (KeyError: 'kind')."""
     done = runner.invoke(app, ["compare", str(all_invalid), "--round", "demo-v6.1", "--no-progress"])
-    assert done.exit_code == 0
-    assert done.stderr == (f"warning: {all_invalid}: no valid result (2 of 2 invalid; `mlperf-check check` says why)\n")
-    assert done.stdout.splitlines()[-1] == (
-        "0 groups, 0 within tolerance; median of the mean |deviation|: n/a; 0 of 0 partners beyond 4%"
+    assert done.exit_code == 2  # issue 33: nothing measured, no verdict ("0 groups" before)
+    assert done.stderr == (
+        f"warning: {all_invalid}: no valid result (2 of 2 invalid; `mlperf-check check` says why)\n"
+        f"error: {all_invalid}: no result rows to compare: nothing measured there\n"
     )
+    assert done.stdout == ""
     page = tmp_path / "audit.html"
     done = runner.invoke(app, ["report", str(all_invalid), "--round", "demo-v6.1", "-o", str(page), "--no-progress"])
     assert done.exit_code == 1  # as check: two invalid results
@@ -365,8 +369,8 @@ def test_every_analysis_command_on_an_all_invalid_table_exits_0_to_2_and_says_wh
         "claims:\n- {id: a, kind: spread, expect: 0.04, reference: 'submitter:Acme', in: {round: v6.0}}\n"
     )
     for args, codes in (
-        (["compare", str(table)], (0,)),
-        (["compare", str(table), "--reference", "submitter:Acme", "-f", "csv"], (0,)),
+        (["compare", str(table)], (2,)),  # issue 33: nothing measured, no verdict
+        (["compare", str(table), "--reference", "submitter:Acme", "-f", "csv"], (2,)),
         (["claims", str(claims_file), "--table", f"v6.0={table}"], (1,)),
         (["followup", "--previous", str(table), "--current", str(good)], (0,)),
     ):
@@ -382,8 +386,8 @@ def test_every_analysis_command_on_an_all_invalid_tree_exits_0_to_2_and_says_why
     preview = write_table(all_invalid.parent / "preview.json", [table_row(Availability="preview")])
     reason = f"warning: {all_invalid}: no valid result"
     for args, code in (
-        (["compare", str(all_invalid), "--round", "demo-v6.1", "-f", "json"], 0),
-        (["compare", str(all_invalid), "--round", "demo-v6.1", "--reference", "submitter:MLCheckDemo"], 0),
+        (["compare", str(all_invalid), "--round", "demo-v6.1", "-f", "json"], 2),  # nothing measured
+        (["compare", str(all_invalid), "--round", "demo-v6.1", "--reference", "submitter:MLCheckDemo"], 2),
         (["claims", str(claims_file), "--table", f"v6.1={all_invalid}"], 1),
         (["followup", "--previous", str(preview), "--current", str(all_invalid), "--current-round", "demo-v6.1"], 0),
     ):

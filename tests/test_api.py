@@ -121,6 +121,7 @@ def test_load_table_takes_a_round_a_folder_and_a_file(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_a_checked_tree_loads_as_its_published_rows() -> None:
     """A submission tree's valid results are the published rows, with the same numbers (the
     one result of the v6.0 slice that is not valid here lacks files: MISSING.txt)."""
@@ -250,6 +251,7 @@ def test_claims_gives_the_command_lines_verdicts(tables: dict[str, pd.DataFrame]
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_reproduce_gives_the_command_lines_json() -> None:
     real = real_data(REAL_ROOT / "v5.1")
     nvidia = real / "closed/NVIDIA/results/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"

@@ -19,6 +19,7 @@ from helpers import (
     copy_real_result,
     expand,
     findings_of,
+    full_data,
     misplaced,
     real_data,
     run,
@@ -42,6 +43,8 @@ def _base(case: dict, tmp_path: Path) -> Path:
     else:  # real:<a v5.1 result location> or real-<round>:<location>: that result and what it depends on
         kind, location = base.split(":", 1)
         source = real_data(REAL if kind == "real" else REAL_ROOT / kind.removeprefix("real-"))
+        if not (source / location).is_dir():
+            full_data(source)  # the committed subset holds the bases of only some cases
         copy_real_result(target, location, source)
         division, submitter, _, system, _, _ = location.split("/")
         PLACES.update(

@@ -149,6 +149,7 @@ def test_sarif_is_valid_and_carries_the_rules(broken: Path, tmp_path: Path) -> N
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_sarif_of_the_real_slice_validates_with_line_regions() -> None:
     report = real_report("v5.1")
     document = sarif_report.document(report)

@@ -226,6 +226,7 @@ def test_output_extension_picks_the_format_when_none_is_given(example: Path, tmp
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_slice_json_via_output_extension(real: Path, tmp_path: Path) -> None:
     """The smoke run: `check $MLPERF_CHECK_REAL/v5.1 --round v5.1 -o FILE.json` writes strict JSON."""
     out = tmp_path / "real.json"

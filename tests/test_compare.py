@@ -71,6 +71,7 @@ def _by_key(found) -> dict[tuple, dict]:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_compare_on_the_published_table_matches_an_independent_computation(real: Path) -> None:
     rows = load_table(str(real / "summary_results.json"))
     groups = _by_key(comparison(rows, Options()))
@@ -105,6 +106,7 @@ def test_submitter_reference(real: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_tree_and_table_give_the_same_groups(real: Path) -> None:
     from test_table import _missing_locations
 
@@ -339,6 +341,7 @@ def _reproduce(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 @pytest.mark.real
+@pytest.mark.full
 def test_reproduce_two_real_results_of_one_group(real: Path) -> None:
     nvidia = real / "closed/NVIDIA/results/B200-SXM-180GBx8_TRT/llama2-70b-99/Offline"
     lenovo = real / "closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/llama2-70b-99/Offline"

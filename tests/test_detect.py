@@ -63,6 +63,7 @@ def test_real_rounds_have_distinct_seeds() -> None:
 
 # --- the real published trees --------------------------------------------------------------
 @pytest.mark.real
+@pytest.mark.full
 def test_real_v51_is_v51() -> None:
     found = detect(str(_shared("v5.1")))
     # The four without seeds are the rgat results whose main log MISSING.txt lists (4 MiB or
@@ -76,6 +77,7 @@ def test_real_v51_is_v51() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_v60_is_v60() -> None:
     found = detect(str(_shared("v6.0")))
     assert found.line == (
@@ -91,6 +93,7 @@ def test_real_v61_endpoints_results_are_v61() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_a_tree_mixing_v51_and_v60_names_both(tmp_path: Path) -> None:
     _shared("v5.1")
     v60 = _shared("v6.0")
@@ -117,6 +120,7 @@ def test_a_tree_mixing_v51_and_v60_names_both(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_check_real_v51_without_round() -> None:
     real = _shared("v5.1")
     done = runner.invoke(app, ["check", str(real), "-f", "json", "-j", "2"])
@@ -132,6 +136,7 @@ def test_check_real_v51_without_round() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_v51_layout_without_logs(tmp_path: Path) -> None:
     _shared("v5.1")
     copy_real_result(tmp_path, V51_RESULT)

@@ -330,6 +330,7 @@ def _script(block: Block, work: Path) -> str:
         for block in RUN
     ],
 )
+@pytest.mark.full
 def test_documented_commands(block: Block, tmp_path: Path) -> None:
     if block.marker.get("needs") == "real":
         for folder in (REAL_ROOT / "v5.1", REAL_ROOT / "v6.0", REAL_ROOT / "v6.1", TABLES_ROOT):

@@ -45,6 +45,7 @@ def test_every_public_name_is_documented() -> None:
 @pytest.mark.slow
 @pytest.mark.real
 @pytest.mark.parametrize("page", PAGES)
+@pytest.mark.full
 def test_python_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real_data(REAL_ROOT)
     real_data(TABLES_ROOT)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import pytest
@@ -87,14 +86,20 @@ def test_odds_of_the_extremes() -> None:
         min_passing(1, 0.99, confidence=1.0)
 
 
-def test_large_t_is_fast() -> None:
-    # Real Server logs have tens of thousands of queries over the target (dlrm: 61,510).
+def test_large_t_is_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real Server logs have tens of thousands of queries over the target (dlrm: 61,510): the
+    answer is found by a search of a few dozen evaluations, not by trying every h (counted, not
+    timed: a timing depends on the machine)."""
+    from checker import earlystop
+
     min_passing.cache_clear()
-    start = time.perf_counter()
+    calls = []
+    real_odds = earlystop.odds
+    monkeypatch.setattr(earlystop, "odds", lambda h, t, p: calls.append(h) or real_odds(h, t, p))
     h = min_passing(50000, 0.99)
-    elapsed = time.perf_counter() - start
     assert odds(h, 50000, 0.99) < 0.01 <= odds(h - 1, 50000, 0.99)
-    assert elapsed < 0.25, f"min_passing(50000) took {elapsed * 1000:.0f} ms"
+    assert len(calls) <= 2 * math.ceil(math.log2(h)) + 2, len(calls)
+    min_passing.cache_clear()
 
 
 def test_round_files_state_loadgens_constants() -> None:

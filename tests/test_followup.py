@@ -48,6 +48,7 @@ def _successor(previous: list[dict], scale: dict[str, float], model: str | None 
     return rows
 
 
+@pytest.mark.full
 def test_followed_within_two_percent(previous: list[dict]) -> None:
     report = follow_up(previous, _successor(previous, {"Offline": 1.05, "Server": 0.99}))
     assert [(o.scenario, o.status, o.delta) for o in report.outcomes] == [
@@ -58,6 +59,7 @@ def test_followed_within_two_percent(previous: list[dict]) -> None:
     assert not report.failed
 
 
+@pytest.mark.full
 def test_degraded_by_three_percent(previous: list[dict]) -> None:
     report = follow_up(previous, _successor(previous, {"Offline": 1.0, "Server": 0.97}))
     assert [(o.scenario, o.status, o.delta) for o in report.outcomes] == [
@@ -67,12 +69,14 @@ def test_degraded_by_three_percent(previous: list[dict]) -> None:
     assert report.failed
 
 
+@pytest.mark.full
 def test_missing_scenario(previous: list[dict]) -> None:
     report = follow_up(previous, _successor(previous, {"Offline": 1.0}))
     assert [(o.scenario, o.status) for o in report.outcomes] == [("Offline", "followed"), ("Server", "missing")]
     assert report.failed
 
 
+@pytest.mark.full
 def test_benchmark_retired(previous: list[dict]) -> None:
     # The next round replaced deepseek-r1; the current table has no such model, and v9.9 has no round file.
     current = [dict(r, version="v9.9") for r in _successor(previous, {"Offline": 1.0, "Server": 1.0}, "deepseek-r2")]
@@ -85,6 +89,7 @@ def test_benchmark_retired(previous: list[dict]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.full
 def test_mapping_file_and_cli(previous: list[dict], tmp_path: Path) -> None:
     current = _successor(previous, {"Offline": 0.9, "Server": 1.0})
     for row in current:  # another accelerator name: only the mapping file can match it

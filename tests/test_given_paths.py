@@ -158,6 +158,7 @@ def _affected(work: Work, kinds: list[Kind]) -> set[str]:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
+@pytest.mark.full
 def test_every_kind_of_path_checks_what_it_affects_as_the_whole_check(work: Work, data: st.DataObject) -> None:
     kinds = data.draw(st.lists(st.sampled_from(work.kinds), min_size=1, max_size=3), label="paths")
     waivers = data.draw(st.booleans(), label="waivers")
@@ -189,6 +190,7 @@ def test_every_kind_of_path_checks_what_it_affects_as_the_whole_check(work: Work
     assert not any(f["code"] == "WVR001" for f in document["findings"])  # the whole check has none
 
 
+@pytest.mark.full
 def test_the_reviewers_cases(work: Work) -> None:
     """attack24 N2, N3, N4: a division folder among others, links to a submitter or result
     folder and files through them, two roots, a root with a file."""
@@ -213,6 +215,7 @@ def test_the_reviewers_cases(work: Work) -> None:
     assert code == 2 and "no results under ." in stderr, stderr
 
 
+@pytest.mark.full
 def test_an_unused_waiver_is_judged_only_by_a_check_that_saw_every_finding_it_could_match(work: Work) -> None:
     """attack24 N1: narrowed to a system description, to a submitter folder, or to some codes,
     no WVR001 for waivers the whole check uses; a waiver that matches nothing anywhere is a
@@ -236,6 +239,7 @@ def test_an_unused_waiver_is_judged_only_by_a_check_that_saw_every_finding_it_co
     assert [f for f in document["findings"] if f["code"] == "WVR001"] == []
 
 
+@pytest.mark.full
 def test_a_changed_configuration_alone_checks_the_tree_it_governs(tmp_path: Path) -> None:
     """attack24 N5: the pre-commit hook given only pyproject.toml, whose table changed, in a
     repository whose tree is submission/: the whole tree under it, not the repository's top

@@ -94,6 +94,7 @@ def real_logs(real: Path) -> list[tuple[Path, bytes]]:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_every_real_detail_log_reads_as_the_reference(real_logs) -> None:
     """All 538 detail logs of the v5.1 and v6.0 slices: the whole LoadgenLog and the defects."""
     assert len(real_logs) == 538
@@ -179,6 +180,7 @@ def _variants(data: bytes, rng: random.Random) -> dict[str, bytes]:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_logs_corrupted_where_the_fast_reading_takes_short_cuts(real_logs) -> None:
     """Every real log, each of its variants: the reading of the reference, defects included."""
     rng = random.Random(14)
@@ -744,6 +746,7 @@ def test_every_loadgen_key_a_round_file_names_is_declared() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_declared(real: Path, monkeypatch) -> None:
     """What the checks of the real v5.1 and v6.0 slices ask of their logs, recorded as they
     run (round files and variables included): every key is declared, so none reads as None

@@ -255,6 +255,7 @@ def test_any_changes_committed_or_not(histories: dict[str, History], round_name:
 
 
 @pytest.mark.slow
+@pytest.mark.full
 def test_the_issues_case_on_closed_amd(tmp_path: Path) -> None:
     """Issue 21: a commit breaks a system description (misspelled availability, no
     host_processor_model_name); the next touches one result's user.conf. `check .

@@ -146,6 +146,7 @@ def test_conf_lines() -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_every_real_accuracy_file_parses(real: Path) -> None:
     files = sorted(real.glob("*/*/results/*/*/*/accuracy/accuracy.txt"))
     assert len(files) == 137
@@ -225,6 +226,8 @@ def test_whole_file_and_line_by_line_readings_agree() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.real
+@pytest.mark.full
 def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Path) -> None:
     """The rules' view of every real detail log of v5.1 and v6.0 (538 logs, up to 2.2 MB) is
     the same whatever the reading; and a corrupted copy of every tenth (junk, blank, cut and

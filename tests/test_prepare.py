@@ -140,6 +140,7 @@ def test_truncation_is_the_official_scripts_on_the_example(tmp_path: Path) -> No
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_truncation_is_the_official_scripts_on_a_real_v60_result(tmp_path: Path) -> None:
     """A real v6.0 result with a full-size accuracy log (204,580 bytes): the official v6.0
     script's cut and hash, byte for byte."""
@@ -165,6 +166,7 @@ def test_truncation_is_the_official_scripts_on_a_real_v60_result(tmp_path: Path)
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_truncation_is_the_official_scripts_on_a_real_v51_result(tmp_path: Path) -> None:
     """v5.1 also truncates the compliance TEST01 log of closed results, and writes a report for
     it where there is none."""
@@ -226,6 +228,7 @@ TOO_LOW = "ACC002 exact_match 80.520 < 82.2987 (0.99 x reference 83.13 = 82.2987
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_a_broken_result_is_removed_and_a_full_log_truncated(tmp_path: Path) -> None:
     src = _broken_v60(tmp_path)
     before = pinned(src)
@@ -250,6 +253,7 @@ def test_a_broken_result_is_removed_and_a_full_log_truncated(tmp_path: Path) -> 
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_a_broken_benchmark_moves_to_open(tmp_path: Path) -> None:
     """--move-failed-to-open: the benchmark whose Server result missed its accuracy target moves
     to open, with its system description (division "open") and the submitter's src/."""
@@ -317,6 +321,7 @@ def _without_inferred(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_inferred_results_are_the_published_ones(tmp_path: Path) -> None:
     """SingleStream gives MultiStream and Offline on an edge system, -99.9 gives -99: the
     inferred folders are byte for byte the published ones, and `table` writes their rows,
@@ -351,6 +356,7 @@ def test_inferred_results_are_the_published_ones(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_no_infer_infers_nothing(tmp_path: Path) -> None:
     """--no-infer: the SingleStream result that needed its inferred MultiStream and Offline
     results fails for want of them, and goes."""
@@ -723,6 +729,7 @@ def test_src_is_unchanged_and_dest_checks_as_reported(damage: list[str], move: b
         ("v6.1", {"removed": 2, "empty folder": 3}, 0, 1),
     ],
 )
+@pytest.mark.full
 def test_the_real_slices(tmp_path: Path, round_name: str, counts: dict, results: int, exit_code: int) -> None:
     real = real_data(REAL_ROOT / round_name)
     prepared = prepare(str(real), str(tmp_path / "dest"), round_name, jobs=2)

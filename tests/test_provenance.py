@@ -297,6 +297,7 @@ def test_a_dirty_status_is_told_by_its_lines(status: str, dirty: bool) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_pypi_build_logging_na_is_not_dirty(tmp_path: Path) -> None:
     root = _real_v60(tmp_path, NA_BUILD)
     log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
@@ -306,6 +307,7 @@ def test_real_pypi_build_logging_na_is_not_dirty(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_log_with_a_dirty_status(tmp_path: Path) -> None:
     root = _real_v60(tmp_path, NA_BUILD)
     log = f"{NA_BUILD}/performance/run_1/mlperf_log_detail.txt"
@@ -325,6 +327,7 @@ def test_real_log_with_a_dirty_status(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
     """RedHat's v6.0 whisper loadgen (6.0.9 @ 4b4a3ffc89, status "") logs three built Python
     modules that git does not have at that rev: untracked, so a note and no failure."""
@@ -353,6 +356,7 @@ def test_cli_with_repository(inference: dict, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.real
+@pytest.mark.full
 def test_real_slice_from_the_bundled_table(real: Path) -> None:
     done = cli("provenance", str(real), "--round", "v5.1", "-f", "json")
     assert done.returncode == 0, done.stderr
@@ -384,6 +388,7 @@ def test_bare_clone_without_a_config_file(inference: dict, tmp_path: Path) -> No
 
 @pytest.mark.slow
 @pytest.mark.real
+@pytest.mark.full
 def test_real_v60_slice_from_the_bundled_table() -> None:
     """v6.0: eight Lenovo results ran the PyPI loadgen 6.0.8 (every git field "NA"): not dirty.
     One RedHat result ran a loadgen whose folder held built modules: untracked, not modified."""

@@ -101,6 +101,7 @@ def _report(round_name: str) -> Report:
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+@pytest.mark.full
 def test_every_published_result_is_found(round_name: str) -> None:
     real = _slice(round_name)
     published = {_location(row) for row in _published(real, round_name)}
@@ -110,6 +111,7 @@ def test_every_published_result_is_found(round_name: str) -> None:
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+@pytest.mark.full
 def test_published_results_are_valid_unless_their_files_are_missing(round_name: str) -> None:
     real, report = _slice(round_name), _report(round_name)
     missing = _missing_by_result(real)
@@ -129,6 +131,7 @@ def test_published_results_are_valid_unless_their_files_are_missing(round_name: 
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+@pytest.mark.full
 def test_defects_the_round_accepted_are_warnings(round_name: str) -> None:
     report = _report(round_name)
     for location, codes in ACCEPTED[round_name].items():
@@ -138,6 +141,7 @@ def test_defects_the_round_accepted_are_warnings(round_name: str) -> None:
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+@pytest.mark.full
 def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) -> None:
     """The rows `table` writes (valid results only) are the published rows, field for field,
     less those of the results MISSING.txt makes invalid."""
@@ -157,6 +161,7 @@ def test_the_table_of_the_valid_results_is_the_published_table(round_name: str) 
 
 
 @pytest.mark.slow
+@pytest.mark.full
 def test_cli_subprocess_on_the_real_slice(tmp_path: Path) -> None:
     real = _slice("v5.1")
     before = tree_digest(real)
@@ -326,6 +331,7 @@ def test_inference_is_allowed_where_each_round_allowed_it() -> None:
 
 
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+@pytest.mark.full
 def test_every_finding_placed_is_at_what_it_names(round_name: str) -> None:
     """On real submissions too, a finding's line and column are the record its log's parser
     read, the member, key or line its pointer names (helpers.misplaced)."""
@@ -335,4 +341,6 @@ def test_every_finding_placed_is_at_what_it_names(round_name: str) -> None:
     assert len(placed) == PLACED[round_name]
 
 
-PLACED = {"v5.1": 26, "v6.0": 24, "v6.1": 0}  # findings with a line: every one with a pointer (PRF017: 16, 14)
+# Findings with a line: every one with a pointer (PRF017: 16 of v5.1, 14 of v6.0; FIL020: 2 of
+# v5.1 and 1 of v6.0, each a measurements file that gives `weight_transformations` twice).
+PLACED = {"v5.1": 28, "v6.0": 25, "v6.1": 0}

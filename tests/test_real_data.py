@@ -11,13 +11,37 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REAL_VARIABLE, ROOT, TABLES_VARIABLE, absent, data_roots
+from helpers import REAL_VARIABLE, ROOT, SUBSET, TABLES_VARIABLE, absent, data_roots
 
 
-def test_default_is_shared_beside_the_project() -> None:
-    shared = (ROOT.parent / "shared").resolve()
-    assert data_roots({}) == (shared / "real", shared / "tables")
-    assert data_roots({REAL_VARIABLE: ""}) == data_roots({})
+def test_default_is_shared_beside_the_project(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    (shared / "real").mkdir(parents=True)
+    assert data_roots({}, shared) == (shared / "real", shared / "tables")
+    assert data_roots({REAL_VARIABLE: ""}, shared) == data_roots({}, shared)
+
+
+def test_without_shared_the_committed_subset(tmp_path: Path) -> None:
+    """A fresh clone in an empty folder reads the committed subset: its slices and tables."""
+    assert data_roots({}, tmp_path / "shared") == ((SUBSET / "real").resolve(), (SUBSET / "tables").resolve())
+    assert data_roots({REAL_VARIABLE: str(tmp_path / "a")}, tmp_path / "shared")[0] == tmp_path / "a"
+
+
+def test_the_committed_subset_is_small_attributed_and_its_rows_its_own() -> None:
+    """At most 10 MB; its README names every submitter folder; each slice's published rows are
+    the rows of exactly the results it holds (as ../shared's: the ground truth of test_real.py)."""
+    import json
+
+    files = [p for p in SUBSET.rglob("*") if p.is_file() and not p.is_symlink()]
+    assert sum(p.stat().st_size for p in files) <= 10 * 1000 * 1000
+    readme = (SUBSET / "README.md").read_text()
+    folders = sorted(str(p.relative_to(SUBSET / "real")) for p in SUBSET.glob("real/v*/*/*") if p.is_dir())
+    assert folders and all(folder.split("/", 1)[1] in readme for folder in folders), folders
+    for round_name in ("v5.1", "v6.0"):
+        rows = json.loads((SUBSET / "real" / round_name / "summary_results.json").read_text())
+        submitters = {tuple(row["Location"].removeprefix("./").split("/")[:2]) for row in rows}
+        held = {tuple(p.relative_to(SUBSET / "real" / round_name).parts) for p in SUBSET.glob(f"real/{round_name}/*/*")}
+        assert submitters == {h for h in held if len(h) == 2}, (round_name, submitters, held)
 
 
 def test_the_variables_point_elsewhere(tmp_path: Path) -> None:

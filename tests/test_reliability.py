@@ -179,6 +179,8 @@ def _real_base(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.real
+@pytest.mark.full
 def test_randomly_corrupted_real_files_never_crash_the_check(tmp_path: Path) -> None:
     """Real logs, JSON and text of a published v6.0 result, corrupted at random (bytes flipped,
     cut, repeated, replaced by junk): the check ends with exit 0 or 1, no internal error, no

@@ -239,14 +239,15 @@ def test_compare_refuses_numbers_that_overflow_its_arithmetic(tmp_path: Path) ->
         [table_row(Performance_Result=1.7e308), table_row(Submitter="Other", Performance_Result=1.6e308)],
     )
     done = runner.invoke(app, ["compare", str(table), "-f", "json"])
-    assert done.exit_code == 0, done.output
-    assert _strict(done.stdout)["groups"] == []
+    assert done.exit_code == 2, done.output  # issue 33: every row left out, nothing measured
+    assert done.stdout == ""
     assert done.stderr == (
         f"warning: {table}: row 1: Performance_Result is 1.7e+308, not a positive number of at most 1e+12; "
         "the row is left out\n"
         f"warning: {table}: row 2: Performance_Result is 1.6e+308, not a positive number of at most 1e+12; "
         "the row is left out\n"
         f"warning: {table}: every row is left out (2 rows)\n"
+        f"error: {table}: no result rows to compare: nothing measured there\n"
     )
 
 
@@ -410,7 +411,10 @@ def test_a_malformed_compare_row_is_left_out_with_a_warning(tmp_path: Path, rows
     "rows,message",
     [
         ([[1]], "error: {table}: row 1 is a list, not an object of keys and values\n"),
-        ([], "warning: {table}: the table holds no rows\n"),
+        (
+            [],
+            "warning: {table}: the table holds no rows\nerror: {table}: no result rows to compare: nothing measured there\n",
+        ),
     ],
 )
 def test_a_table_that_is_not_one_is_a_usage_error_and_an_empty_one_a_warning(
@@ -418,7 +422,7 @@ def test_a_table_that_is_not_one_is_a_usage_error_and_an_empty_one_a_warning(
 ) -> None:
     table = write_table(tmp_path / "t.json", rows)
     done = runner.invoke(app, ["compare", str(table)])
-    assert (done.exit_code, done.stderr) == (2 if rows else 0, message.format(table=table))
+    assert (done.exit_code, done.stderr) == (2, message.format(table=table))  # issue 33: an empty one is no verdict
 
 
 @pytest.mark.slow
@@ -431,9 +435,10 @@ def test_malformed_compare_csv_and_json_in_a_real_process(tmp_path: Path) -> Non
     listed = write_table(tmp_path / "l.json", [table_row(Model=["x"])])
     done = _cli("compare", str(listed), text=True)
     assert (done.returncode, done.stderr) == (
-        0,
+        2,  # issue 33: every row left out, nothing measured
         f"warning: {listed}: row 1: Model is a list, not a name; the row is left out\n"
-        f"warning: {listed}: every row is left out (1 row)\n",
+        f"warning: {listed}: every row is left out (1 row)\n"
+        f"error: {listed}: no result rows to compare: nothing measured there\n",
     )
 
 

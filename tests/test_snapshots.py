@@ -74,6 +74,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.full
 def test_text(source: str, checked, snapshot, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
@@ -95,18 +96,21 @@ def _github(source: str, checked, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.full
 def test_github_annotations(source: str, checked, snapshot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     annotations, _ = _github(source, checked, monkeypatch, tmp_path)
     assert annotations == snapshot(extension_class=TextSnapshot)
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.full
 def test_github_summary(source: str, checked, snapshot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     _, summary = _github(source, checked, monkeypatch, tmp_path)
     assert summary == snapshot(extension_class=MarkdownSnapshot)
 
 
 @pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.full
 def test_junit(source: str, checked, snapshot) -> None:
     # The time and timestamp are helpers.fixed's; the reporter writes no host name.
     out = io.StringIO()

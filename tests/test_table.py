@@ -112,6 +112,7 @@ def _differences(published: dict, built: dict, left_out: tuple[str, ...]) -> lis
 
 @pytest.mark.real
 @pytest.mark.parametrize("round_name, compared", [("v5.1", 133), ("v6.0", 70), ("v6.1", 2)])
+@pytest.mark.full
 def test_table_reproduces_the_published_rows(round_name: str, compared: int) -> None:
     """Every published row of the slice, field for field in the round's format, from the rows
     of every result (valid or not: the validity rules are fixed apart)."""
@@ -471,6 +472,7 @@ def test_table_command_refuses_publication_keys_the_round_has_not() -> None:
 
 @pytest.mark.slow
 @pytest.mark.real
+@pytest.mark.full
 def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     before = tree_digest(real)
     out_json, out_csv = tmp_path / "summary_results.json", tmp_path / "t.csv"

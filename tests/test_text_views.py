@@ -166,6 +166,7 @@ def real_v60() -> Report:
 @pytest.mark.real
 @pytest.mark.slow
 @pytest.mark.parametrize("view", list(VIEW_OPTIONS))
+@pytest.mark.full
 def test_view_of_the_real_v60_slice(real_v60: Report, view: str, snapshot) -> None:
     assert _text(real_v60, **VIEW_OPTIONS[view]) == snapshot(extension_class=TextSnapshot)
 

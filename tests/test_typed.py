@@ -459,6 +459,7 @@ POWER_REAL = "closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/whisper/Offline"
 
 
 @pytest.mark.real
+@pytest.mark.full
 def test_any_bad_watts_of_a_power_sample_is_a_finding(tmp_path_factory) -> None:
     """A real v5.1 power result's spl.txt, one sample's watts as bad text: FIL012 at that
     line, the power metric not made of it, the result not valid."""

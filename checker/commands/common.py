@@ -178,7 +178,7 @@ def call(name: str, given: Mapping[str, Any]) -> int:
     never ends silently: a usage error or an output that cannot be written is one line and
     2; stdout closed by its reader (`| head`) ends quietly, as SIGPIPE would; any other
     exception is one line and 3 (a traceback is no message)."""
-    from ..output import OutputError, PipeClosed
+    from ..output import OutputError, PipeClosed, reader_gone
 
     try:
         module = importlib.import_module(f"{__package__}.{name}")
@@ -189,7 +189,7 @@ def call(name: str, given: Mapping[str, Any]) -> int:
     except PipeClosed:
         return pipe_closed()
     except Exception as error:  # noqa: BLE001 - every exception is reported, in one line
-        if isinstance(error, BrokenPipeError) and _stdout_closed():
+        if isinstance(error, BrokenPipeError) and reader_gone():
             return pipe_closed()
         say(
             f"internal error: {type(error).__name__}: {error} (a bug: please report it with the command "
@@ -204,18 +204,6 @@ def fail(message: str) -> None:
     from rich.markup import escape
 
     Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(one_line(message))}")
-
-
-def _stdout_closed() -> bool:
-    """Whether stdout is a pipe whose reader has gone (`| head`)."""
-    try:
-        import select
-
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 def pipe_closed() -> int:

@@ -216,6 +216,8 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
                 f"their round is '(round of {item})'; give --round to name it"
             )
         rows += found
+    if not rows:  # [], {}, a CSV header, every row left out: nothing measured, no verdict (issue 33)
+        raise UsageError(f"{', '.join(inputs)}: no result rows to compare: nothing measured there")
     rows, duplicates = unique(rows)
     if duplicates:
         warn(published.duplicated(duplicates))

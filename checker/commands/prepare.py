@@ -330,8 +330,12 @@ def prepare(
 
 
 def _line(change: Change) -> str:
-    source = f" (from {change.source})" if change.source else ""
-    return f"{change.action:<14} {change.path}{source}: {change.reason}"
+    """One line of the change list: names and reasons `visible` (a newline in a folder name
+    is `\\n`, never a line of its own), as check's text writes them."""
+    from ..reporters.common import visible
+
+    source = f" (from {visible(change.source)})" if change.source else ""
+    return f"{change.action:<14} {visible(change.path)}{source}: {visible(change.reason)}"
 
 
 def _many(count: int, one: str, many: str) -> str:

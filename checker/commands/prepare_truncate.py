@@ -4,10 +4,19 @@ Where the round looks for logs, how much of a log it keeps, what it writes betwe
 ends, and how it records the hash of the whole log in the report beside it are the round
 file's facts. Each log is read once, in bounded memory: its SHA-256, its first and its last
 bytes. A log or report that cannot be read whole is `Unreadable`: the caller makes it a
-finding, and the result is not copied as if it were fine."""
+finding, and the result is not copied as if it were fine.
+
+The script works in Python's text mode, and so does this: a line ends at `\r\n`, `\r` or
+`\n`, each read as `\n` (universal newlines), and what it keeps is `head_bytes` characters
+from the start and the characters from byte size - `tail_bytes` to the end, written as UTF-8
+with `\n`. A CRLF log (what a Windows loadgen writes) so becomes fewer bytes than an LF one,
+and a lone-CR accuracy.txt has its hash line found. A log whose text the script cannot
+decode there (not UTF-8, or byte size - tail_bytes inside a character) makes the script
+fail: it is `Unreadable` here. tests/data/truncation holds the script's own outputs."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import itertools
 import os
@@ -62,17 +71,17 @@ def places(tree: Tree, facts: Truncation, files: Files, results: Iterable[Result
 
 def has_hash(lines: Iterable[bytes], pattern: str) -> bool:
     """Whether a line of the report matches the round's hash pattern (re.match, per line, on
-    text: a line ends at a newline, and a carriage return before it is not part of it)."""
+    text read as the script reads it: a line ends at `\r\n`, `\r` or `\n`)."""
     compiled = re.compile(pattern)
     line = b""
     for chunk in lines:
-        parts = chunk.split(b"\n")
+        parts = re.split(rb"\r\n|\r|\n", chunk)
         for part in parts[:-1]:
-            if compiled.match((line + part)[:LINE_LIMIT].rstrip(b"\r").decode("utf-8", "replace")):
+            if compiled.match((line + part)[:LINE_LIMIT].decode("utf-8", "replace")):
                 return True
             line = b""
         line = (line + parts[-1])[:LINE_LIMIT]
-    return bool(line) and compiled.match(line.rstrip(b"\r").decode("utf-8", "replace")) is not None
+    return bool(line) and compiled.match(line.decode("utf-8", "replace")) is not None
 
 
 @dataclass(frozen=True)
@@ -83,23 +92,37 @@ class Read:
 
 
 def read_log(chunks: Iterable[bytes], facts: Truncation) -> Read:
-    """The digest, size and truncated bytes of a whole log, in one pass: the first
-    `head_bytes`, the separator and the last `tail_bytes` (read from size - tail_bytes, so
-    they overlap in a short log); a log under `cut_from_bytes` is kept whole."""
-    head_bytes, tail_bytes, cut_from = facts.head_bytes, facts.tail_bytes, facts.cut_from_bytes
+    """The digest, size and truncated bytes of a whole log, in one pass, in the script's text
+    mode: the first `head_bytes` characters, the separator, and the characters from byte
+    size - `tail_bytes` (they overlap in a short log), newlines translated; a log under
+    `cut_from_bytes` is kept whole. ValueError when the script could not decode what it reads."""
+    head_chars, tail_bytes, cut_from = facts.head_bytes, facts.tail_bytes, facts.cut_from_bytes
+    head_limit = 4 * head_chars + 1  # a character is at most 4 bytes (CRLF: 2); one more for a CR
     digest = hashlib.new(facts.hash)
     head, tail, whole, size = b"", b"", b"", 0
     for chunk in chunks:
         digest.update(chunk)
         size += len(chunk)
-        if len(head) < head_bytes:
-            head += chunk[: head_bytes - len(head)]
+        if len(head) < head_limit:
+            head += chunk[: head_limit - len(head)]
         tail = (tail + chunk[-tail_bytes:])[-tail_bytes:] if tail_bytes else b""
         if len(whole) < cut_from:
             whole += chunk[: cut_from - len(whole)]
     if size < cut_from:
         return Read(digest.hexdigest(), size, whole)
-    return Read(digest.hexdigest(), size, head + facts.separator.encode() + tail)
+    start = _text(head, final=size <= head_limit)[:head_chars]
+    kept = start + facts.separator + _text(tail, final=True)
+    return Read(digest.hexdigest(), size, kept.encode("utf-8"))
+
+
+def _text(data: bytes, final: bool) -> str:
+    """`data` decoded as the script's text mode reads it: UTF-8, universal newlines. A
+    character cut at the end of a head that goes on is left out (`final` False)."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=final)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"byte {error.start} of the part the script reads is not UTF-8 ({error.reason})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def truncate(tree: Tree, stage: Stage, place: Place, facts: Truncation) -> Change | None:
@@ -123,7 +146,12 @@ def truncate(tree: Tree, stage: Stage, place: Place, facts: Truncation) -> Chang
         copy_file(tree, place.report, stage, place.report, "accuracy report")
         return None
     with open_source(tree, place.log, "accuracy log") as (mode, chunks):
-        read = read_log(chunks, facts)
+        try:
+            read = read_log(chunks, facts)
+        except ValueError as error:
+            raise Unreadable(
+                place.log, "FIL003", f"accuracy log cannot be truncated as the round's script reads it: {error}"
+            ) from None
     appending = place.report_mode == "append" and present
     line = (facts.appended if place.report_mode == "append" else facts.replaced).format(hash=read.digest).encode()
     if appending:

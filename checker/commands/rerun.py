@@ -3,6 +3,7 @@ of its folder, and compare the re-run with the original (commands/reproduce.py).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -63,6 +64,13 @@ def run(invocation: Invocation[CommandLine]) -> int:
     common.say(f"re-run finished in {time.perf_counter() - start:.1f} s (exit {status}); logs in {copy}")
     if status != 0:
         raise UsageError(f"the command exited with {status}")
+    logs = os.path.join(copy, "performance", "run_1")
+    if not any(
+        os.path.isfile(os.path.join(logs, name)) for name in ("mlperf_log_summary.txt", "mlperf_log_detail.txt")
+    ):
+        raise UsageError(  # issue 33: no measurement, so no verdict
+            f"the re-run wrote no loadgen log into {logs} ($MLPERF_CHECK_OUTPUT): nothing was measured to compare"
+        )
     result = rep.reproduce(options.result_path, copy, the_round, options.tolerance)
     common.emit(invocation.plan, rep.FORMATS, invocation.format, None, result)
     if invocation.format != "text":

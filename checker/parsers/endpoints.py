@@ -4,7 +4,6 @@ reference/ECOSYSTEM.md section 3). Times are nanoseconds."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import yaml
 
 from .. import yamlsafe
-from . import MAX_DEPTH, Defect, nests_deeper, number
+from . import MAX_DEPTH, Defect, jsonkeys, nests_deeper, number
 from .typed import declaration, defect, pointer
 
 _ABSENT = object()
@@ -204,9 +203,21 @@ def _object(text: str, what: str, load: Callable[[str], Any]) -> tuple[dict[str,
     return data, []
 
 
+def _json(twice: list[Defect]) -> Callable[[str], Any]:
+    """json.loads that adds each key given twice to `twice` (FIL020)."""
+
+    def loads(text: str) -> Any:
+        value, defects = jsonkeys.loads(text)
+        twice.extend(defects)
+        return value
+
+    return loads
+
+
 def parse_result_summary(text: str) -> tuple[EndpointsSummary, list[Defect]]:
-    data, defects = _object(text, "JSON", json.loads)
-    return EndpointsSummary(data), defects + _typed_paths(data, "endpoints_summary")
+    twice: list[Defect] = []
+    data, defects = _object(text, "JSON", _json(twice))
+    return EndpointsSummary(data), defects + twice + _typed_paths(data, "endpoints_summary")
 
 
 def parse_endpoints_config(text: str) -> tuple[EndpointsConfig, list[Defect]]:
@@ -215,5 +226,6 @@ def parse_endpoints_config(text: str) -> tuple[EndpointsConfig, list[Defect]]:
 
 
 def parse_accuracy_results(text: str) -> tuple[EndpointsAccuracy, list[Defect]]:
-    data, defects = _object(text, "JSON", json.loads)
-    return EndpointsAccuracy(data), defects + _typed_tree(data, "endpoints_accuracy")
+    twice: list[Defect] = []
+    data, defects = _object(text, "JSON", _json(twice))
+    return EndpointsAccuracy(data), defects + twice + _typed_tree(data, "endpoints_accuracy")

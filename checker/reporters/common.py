@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 
 _LINE = re.compile(r"^line (\d+)$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# C0 and C1 controls, DEL, the bidirectional overrides and isolates, and surrogates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# C0 and C1 controls, DEL, the bidirectional overrides and isolates, surrogates, and the
+# noncharacters U+FFFE and U+FFFF (which XML 1.0 cannot hold either).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+# What XML 1.0 cannot hold (its Char production), even as a character reference.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -53,6 +56,12 @@ def visible(text: str, keep: str = "") -> str:
     return (
         _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text) if isinstance(text, str) else text
     )
+
+
+def not_xml(text: str) -> int:
+    """How many characters of `text` XML 1.0 cannot hold (`visible` writes them as `\\uNNNN`
+    or `\\xNN`; the JUnit writer says how many it replaced)."""
+    return len(_NOT_XML.findall(text)) if isinstance(text, str) else 0
 
 
 def visible_lines(text: str) -> str:

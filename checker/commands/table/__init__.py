@@ -71,6 +71,8 @@ def invocation(options: CommandLine) -> Invoked:
     name = common.choose(FORMATS, options.format, options.output)
     if (options.publish_base is None) != (options.first_id is None):
         raise UsageError("--publish-base and --first-id go together")
+    if options.first_id is not None and options.first_id < 1:
+        raise UsageError(f"--first-id {options.first_id}: give a whole number, 1 or more (the first row's ID)")
     tree = common.on_tree(options, options.path, {"round": options.round, "jobs": options.jobs})
     assert tree.round is not None
     fmt = TableFormat.of(tree.round)
