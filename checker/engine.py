@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import phases, process
+from . import cache, phases, process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, judge
 from .locate import locate as locate_findings
 from .model import (
@@ -60,6 +60,7 @@ class Options:
     round: str
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
+    cache: str | None = None  # the cache folder (checker/cache.py), None for none
 
 
 @dataclass
@@ -69,6 +70,9 @@ class UnitOutput:
     submission: str = ""  # the key of the unit's submission
     seconds: float = 0.0  # how long the unit took, in its worker
     phases: dict[str, float] = field(default_factory=dict)  # those seconds by phase (checker/phases.py)
+    unit: tuple[Any, ...] = ()  # which unit (_unit_key)
+    reads: tuple[Any, ...] | None = None  # the reads of the tree it made, for the cache (Tree.reads)
+    notes: dict[str, str] = field(default_factory=dict)  # what the cache had to say (cache.note)
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -252,7 +256,9 @@ def _setup(options: Options) -> tuple[Tree, Round]:
             round=load_round(options.round),
             submissions={},
             context=Context(provenance=source),
+            reads={},
         )
+        cache.use(options.cache)
     return _STATE["tree"], _STATE["round"]
 
 
@@ -274,15 +280,32 @@ def _run_unit(args: Unit) -> UnitOutput:
     options, division, submitter, system_name, only = args
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
-        submission = _submission(options, division, submitter)
-        submission.tree.forget()  # a unit lists its own folders: a worker's memory stays flat
-        if system_name is None:
-            output = check_submission(submission)
-        else:
-            output = check_system(System(submission, system_name), only, options.collect)
+        tree = _setup(options)[0]
+        tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        # With a cache, the reads of the tree the unit makes, from its submission's first
+        # unit in this worker on (what its Submission derived then, it may use now).
+        reads = _STATE["reads"].setdefault((division, submitter), []) if options.cache else None
+        tree.reads = reads
+        try:
+            submission = _submission(options, division, submitter)
+            if system_name is None:
+                output = check_submission(submission)
+            else:
+                output = check_system(System(submission, system_name), only, options.collect)
+            output.findings = locate_findings(tree, output.findings)  # their places, read once per file that has them
+        finally:
+            tree.reads = None
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
     output.phases = phases.take()
+    output.unit, output.notes = _unit_key(args), cache.take_notes()
+    output.reads = cache.unique(reads) if reads is not None else None
     return output
+
+
+def _unit_key(unit: Unit) -> tuple[Any, ...]:
+    """A unit's name, the same in every run (checker/cache.py keys its output by it)."""
+    _, division, submitter, system, only = unit
+    return (division, submitter, system, tuple(sorted(only)) if only is not None else None)
 
 
 def _worker() -> None:
@@ -353,14 +376,22 @@ def check(
     root, only = locate(root, round)
     tree = Tree(root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, collect)
+    # The cache (checker/cache.py): none for the PRV rules, which read a clone it cannot key.
+    folder = cache.folder_for(tree.root) if not inference_repo else None
+    options = Options(
+        tree.root, round_name, os.path.abspath(inference_repo) if inference_repo else None, collect, folder
+    )
     submissions = discover(tree, round, only)
-    found_first = discovery_findings(tree, round, only)
+    found_first = locate_findings(tree, discovery_findings(tree, round, only))
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
+    kept = cache.Units(folder, tree.root, round_name, getattr(collect, "__qualname__", "")) if folder else None
+    outputs, units = kept.take(units, Tree(tree.root), _unit_key) if kept else ([], units)
 
     listed = time.perf_counter()
-    outputs = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)
+    ran_now = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)
     ran = time.perf_counter()
+    cache.finish(kept, ran_now)
+    outputs += ran_now
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     findings = [f for f in found_first + [g for o in outputs for g in o.findings] if _chosen(f, codes)]
@@ -368,10 +399,11 @@ def check(
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
+    given = len(findings)
     findings = apply_waivers(
         findings, waivers or [], tree.root, functools.partial(_judged, whole=scope is None and not only, codes=codes)
     )
-    findings = locate_findings(tree, findings)  # their places, read once per file that has them
+    findings[given:] = locate_findings(tree, findings[given:])  # the waivers' own (WVR001), after the others
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from . import cache
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
@@ -239,16 +241,22 @@ class Reader:
             entry = self._openable(rel, required, what)
             if entry is None:
                 return None
-            fd = self._open(entry, what)
-            if fd is None:
-                return None
-            try:
-                log, defects = parse_mllog(_Descriptor(fd))
-            except OSError as error:
-                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
-                return None
-            finally:
-                os.close(fd)
+            before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
+            stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
+            if stored is not None:
+                log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)
+            else:
+                fd = self._open(entry, what)
+                if fd is None:
+                    return None
+                try:
+                    log, defects = parse_mllog(_Descriptor(fd))
+                except OSError as error:
+                    self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
+                    return None
+                finally:
+                    os.close(fd)
+                cache.file_put(key, (log, defects), entry, before)
             self._defects(rel, defects)
             if not log.values:
                 return None

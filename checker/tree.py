@@ -6,12 +6,14 @@ writes, and nothing follows a symlink whose target lies outside the root.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import errno
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .phases import phase
 
@@ -39,6 +41,9 @@ class Entry:
     # The identity of the file judged (of a link's target): `Tree.open` opens only that file.
     dev: int = 0
     ino: int = 0
+    # What else says the file changed (checker/cache.py): its mtime and ctime, in ns.
+    mtime: int = 0
+    ctime: int = 0
 
 
 class FileChanged(Exception):
@@ -86,6 +91,9 @@ class Tree:
         self.root = os.path.realpath(os.fspath(root))
         self._real_dirs: dict[str, str | None] = {"": self.root}
         self._entries: dict[str, Entry] = {}
+        # Every read of the tree, while a unit's are recorded (checker/cache.py): (kind, rel,
+        # what it saw), kind "entry", "subdirs", "listdir" or "walk" (a list of its steps).
+        self.reads: list[tuple[str, str, Any]] | None = None
 
     def forget(self) -> None:
         """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
@@ -121,6 +129,8 @@ class Tree:
         if entry is None:
             with phase("tree"):
                 entry = self._entries[rel] = self._entry(rel)
+            if self.reads is not None:
+                self.reads.append(("entry", rel, entry))
         return entry
 
     def _entry(self, rel: str) -> Entry:
@@ -154,7 +164,7 @@ class Tree:
                 return Entry(rel, astray, is_link=True)
             st = os.stat(path)
         if stat.S_ISREG(st.st_mode):
-            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino)
+            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
@@ -212,18 +222,24 @@ class Tree:
     def listdir(self, rel: str) -> list[Entry]:
         """The entries of a folder, sorted by name; [] when it is not a readable folder."""
         real = self._real_dir(rel) if rel else self.root
-        if real is None:
-            return []
-        try:
-            names = sorted(os.listdir(real))
-        except OSError:
-            return []
+        names: list[str] = []
+        if real is not None:
+            with contextlib.suppress(OSError):
+                names = sorted(os.listdir(real))
+        if self.reads is not None:
+            self.reads.append(("listdir", rel, tuple(names)))
         return [self.entry(join(rel, name)) for name in names]
 
     def subdirs(self, rel: str) -> list[str]:
         """The names of the folders in the folder `rel` (and of links to folders inside the
         tree), sorted; [] when it is not a readable folder. A folder is known by its listing,
         without a system call; only a link is judged."""
+        names = self._subdirs(rel)
+        if self.reads is not None:
+            self.reads.append(("subdirs", rel, tuple(names)))
+        return names
+
+    def _subdirs(self, rel: str) -> list[str]:
         real = self._real_dir(rel) if rel else self.root
         if real is None:
             return []
@@ -250,6 +266,10 @@ class Tree:
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
         `kind` is "dir", "file", "link" or "other"; for a link, `link` is `astray`'s answer:
         Kind.BROKEN (nowhere), Kind.OUTSIDE (out of the root), or None (inside it)."""
+        steps: list[tuple[str, tuple[Item, ...]] | None] | None = None
+        if self.reads is not None:
+            steps = []
+            self.reads.append(("walk", rel, steps))  # as far as its reader goes
         stack = [rel]
         while stack:
             folder = stack.pop()
@@ -259,7 +279,11 @@ class Tree:
             with phase("tree"):
                 listed = self._listed(folder, real, stack)
             if listed is not None:
+                if steps is not None:
+                    steps.append((folder, tuple(listed)))
                 yield folder, listed
+        if steps is not None:
+            steps.append(None)  # it ended there
 
     def _listed(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """The items of one folder for `walk`; its folders go on `stack`. None when it cannot

@@ -3,8 +3,11 @@ MLPERF_CHECK_REAL points; see helpers.py)."""
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,11 @@ from checker.engine import load_all
 from helpers import EXAMPLE, REAL, real_data
 
 load_all()
+
+# The tests' own cache folder (checker/cache.py), for every check they run, in this process
+# and in the commands they start: never the user's.
+os.environ["MLPERF_CHECK_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="mlperf-check-tests-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 @pytest.fixture
