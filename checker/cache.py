@@ -148,8 +148,8 @@ def rules_digest() -> str:
         func = rule.func
         body = getattr(func, "__code__", None)
         hashed.update(repr((code, rule.scope, rule.severity, rule.needs, getattr(func, "__qualname__", None))).encode())
-        if body is not None:
-            hashed.update(body.co_code + repr(body.co_consts).encode())
+        if body is not None:  # its bytecode and the names it uses (constants may hold addresses)
+            hashed.update(body.co_code + repr(body.co_names).encode())
     return hashed.hexdigest()
 
 

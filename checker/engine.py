@@ -256,7 +256,6 @@ def _setup(options: Options) -> tuple[Tree, Round]:
             round=load_round(options.round),
             submissions={},
             context=Context(provenance=source),
-            reads={},
         )
         cache.use(options.cache)
     return _STATE["tree"], _STATE["round"]
@@ -282,11 +281,13 @@ def _run_unit(args: Unit) -> UnitOutput:
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         tree = _setup(options)[0]
         tree.forget()  # a unit lists its own folders: a worker's memory stays flat
-        # With a cache, the reads of the tree the unit makes, from its submission's first
-        # unit in this worker on (what its Submission derived then, it may use now).
-        reads = _STATE["reads"].setdefault((division, submitter), []) if options.cache else None
+        # With a cache, every read of the tree the unit makes, of a Submission of its own
+        # (none derived by another unit): what its output depends on (checker/cache.py).
+        reads: list[tuple[str, str, Any]] | None = [] if options.cache else None
         tree.reads = reads
         try:
+            if reads is not None:
+                _STATE["submissions"].pop((division, submitter), None)
             submission = _submission(options, division, submitter)
             if system_name is None:
                 output = check_submission(submission)

@@ -294,6 +294,9 @@ class Tree:
         except OSError:
             return None
         listed: list[Item] = []
+        # The entry of each file and folder, from this listing's stat (one system call a
+        # file, not two), unless reads are recorded: each entry a unit uses is then a read.
+        entries = self._entries if self.reads is None else None
         for item in items:
             try:
                 if item.is_symlink():
@@ -302,8 +305,15 @@ class Tree:
                     listed.append((item.name, "dir", 0, None))
                     stack.append(sub := join(folder, item.name))
                     self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
+                    if entries is not None:
+                        entries.setdefault(sub, Entry(sub, Kind.DIR))
                 elif item.is_file(follow_symlinks=False):
-                    listed.append((item.name, "file", item.stat(follow_symlinks=False).st_size, None))
+                    st = item.stat(follow_symlinks=False)
+                    listed.append((item.name, "file", st.st_size, None))
+                    if entries is not None and (rel := join(folder, item.name)) not in entries:
+                        entries[rel] = Entry(
+                            rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
+                        )
                 else:
                     listed.append((item.name, "other", 0, None))
             except OSError:
