@@ -43,7 +43,6 @@ from ..reporters.common import printable
 from ..rounds import Round
 from ..settings import Invocation, UsageError, output_format
 from . import common, plots
-from . import compare as cmp
 from .html import render
 
 if TYPE_CHECKING:
@@ -398,6 +397,7 @@ def variance(report: Report, with_plot: bool | plots.Painter = True) -> dict[str
     """compare on the valid rows of the checked tree (the published rows, with the
     description fields that explain outliers), and the compare plot as data: URIs (or, given
     a Painter, the marks its `fill` replaces with them)."""
+    from . import compare as cmp  # pandas: imported when the variance is computed, not with the page
     from .table import TableFormat, publish
 
     options = cmp.Options()
