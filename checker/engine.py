@@ -16,6 +16,7 @@ import importlib
 import os
 import time
 import traceback
+from collections import ChainMap
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -43,6 +44,7 @@ from .model.views import provided
 from .output import held
 from .parsers import Malformed
 from .provenance import RepositorySource
+from .reader import Reader
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
 from .scope import Scope
@@ -189,7 +191,7 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
     """System rules once, then every result of the system (those in `only`, when given)."""
     out = UnitOutput()
     round = system.submission.round
-    out.findings += _run_rules(
+    own = _run_rules(
         _by_scope("system"), system, round, system.json_path, "", system.key, lambda name: system.description
     )  # the one artefact of a system (NEEDS)
     result_rules = _by_scope("result")
@@ -210,10 +212,19 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
             pass  # a fact read a value that broke its declaration (FIL012): the result is not valid
         except Exception as error:  # noqa: BLE001 - a failing step becomes a finding
             found.append(_internal_error(None, result.location, result.location, "", error, what))
-        out.findings += result.findings + found
+        out.findings += _placed(result.findings + found, result.reader, system.reader, system.submission.reader)
         out.results.append(record)
-    out.findings += system.findings
+    out.findings[:0] = _placed(own, system.reader, system.submission.reader)
+    out.findings += _placed(system.findings, system.reader, system.submission.reader)
     return out
+
+
+def _placed(findings: list[Finding], *readers: Reader) -> list[Finding]:
+    """`findings` with their places (checker/locate.py), from what these readers read: a
+    file is read again only for a place its reading did not keep."""
+    if not any(f.path and (f.line is None or f.column is None) for f in findings):
+        return findings
+    return locate_findings(readers[0].tree, findings, ChainMap(*(reader.kept() for reader in readers)))
 
 
 def check_submission(submission: Submission) -> UnitOutput:
@@ -223,6 +234,7 @@ def check_submission(submission: Submission) -> UnitOutput:
         _by_scope("submission"), submission, submission.round, submission.rel, "", submission.rel, lambda name: True
     )  # a submission provides none (NEEDS)
     out.findings += submission.findings
+    out.findings = _placed(out.findings, submission.reader)
     return out
 
 
@@ -293,7 +305,6 @@ def _run_unit(args: Unit) -> UnitOutput:
                 output = check_submission(submission)
             else:
                 output = check_system(System(submission, system_name), only, options.collect)
-            output.findings = locate_findings(tree, output.findings)  # their places, read once per file that has them
         finally:
             tree.reads = None
     output.submission, output.seconds = submission.rel, time.perf_counter() - started

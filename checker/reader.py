@@ -62,6 +62,11 @@ class Reader:
             column = defect.column if defect.line else None
             self.report(defect.code, path, defect.message, pointer=pointer, line=defect.line or None, column=column)
 
+    def kept(self) -> dict[str, Any]:
+        """What this reader read, for placing findings without reading a file again
+        (checker/locate.py): each file's text, and each detail log's LoadgenLog."""
+        return {rel: value for (kind, rel), value in self._cache.items() if kind in ("text", "mllog") and value}
+
     # --- files -------------------------------------------------------------------------
     def exists(self, rel: str) -> bool:
         return self.tree.entry(rel).kind is Kind.FILE
