@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
+import operator
 import os
 import stat
 from collections.abc import Iterator
@@ -71,6 +72,9 @@ def _what(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "something other than a regular file"
+
+
+_NAME = operator.attrgetter("name")
 
 
 def join(*parts: str) -> str:
@@ -246,7 +250,7 @@ class Tree:
         with phase("tree"):
             try:
                 with os.scandir(real) as scan:
-                    items = sorted(scan, key=lambda item: item.name)
+                    items = sorted(scan, key=_NAME)
             except OSError:
                 return []
             names = []
@@ -290,27 +294,28 @@ class Tree:
         be listed."""
         try:
             with os.scandir(real) as scan:
-                items = sorted(scan, key=lambda item: item.name)
+                items = sorted(scan, key=_NAME)
         except OSError:
             return None
         listed: list[Item] = []
         # The entry of each file and folder, from this listing's stat (one system call a
         # file, not two), unless reads are recorded: each entry a unit uses is then a read.
         entries = self._entries if self.reads is None else None
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
         for item in items:
             try:
                 if item.is_symlink():
                     listed.append((item.name, "link", 0, self.astray(item.path)))
                 elif item.is_dir(follow_symlinks=False):
                     listed.append((item.name, "dir", 0, None))
-                    stack.append(sub := join(folder, item.name))
+                    stack.append(sub := prefix + item.name)
                     self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
                     if entries is not None:
                         entries.setdefault(sub, Entry(sub, Kind.DIR))
                 elif item.is_file(follow_symlinks=False):
                     st = item.stat(follow_symlinks=False)
                     listed.append((item.name, "file", st.st_size, None))
-                    if entries is not None and (rel := join(folder, item.name)) not in entries:
+                    if entries is not None and (rel := prefix + item.name) not in entries:
                         entries[rel] = Entry(
                             rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
                         )
