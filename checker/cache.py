@@ -170,8 +170,11 @@ def take_notes() -> dict[str, str]:
 
 
 def say(notes: dict[str, str]) -> None:
-    """Each problem once, on stderr: the run is right without the cache."""
-    for message in notes.values():
+    """Each problem once, on stderr: the run is right without the cache. A folder that can
+    be neither read nor written is said once, as one that cannot be written."""
+    for kind, message in notes.items():
+        if kind == "read" and "write" in notes:
+            continue
         sys.stderr.write(f"mlperf-check: cache: {message}\n")
 
 
@@ -197,7 +200,7 @@ class Store:
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as error:
             note("read", f"cannot read entries in {self.folder} ({error.strerror or error}); they were not used")
@@ -298,6 +301,13 @@ def file_put(key: tuple[Any, ...] | None, value: Any, entry: Any, before: int) -
 def still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
     """Whether every read a unit made (Tree.reads) gives the same answer on `tree` now. A
     walk its reader left early is compared as far as it went."""
+    try:
+        return _still_true(tree, reads)
+    except (TypeError, ValueError, AttributeError):  # not reads this version records: a miss
+        return False
+
+
+def _still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
     for read in reads:
         kind, rel, seen = read
         if kind == "entry":
@@ -342,7 +352,7 @@ class Units:
         outputs, left = [], []
         for unit in units:
             stored = self.store.get("units", self._key(name(unit)))
-            if stored is not None and still_true(tree, stored[0]):
+            if isinstance(stored, tuple) and len(stored) == 2 and still_true(tree, stored[0]):
                 outputs.append(stored[1])
             else:
                 left.append(unit)

@@ -20,11 +20,10 @@ def _run(command: str, given: dict[str, Any]) -> NoReturn:
     """Run checker/commands/<command>.py on the values typer parsed; exit with its code."""
     from .commands.common import call
 
-    if "no_cache" in given and command != "cache":  # the cache of every check this run makes
+    if "no_cache" in given:  # the cache of every check this run makes
         from . import cache
 
-        given = dict(given)
-        cache.configure(given.pop("cache_dir"), enabled=not given.pop("no_cache"))
+        cache.configure(given["cache_dir"], enabled=not given["no_cache"])
     raise typer.Exit(call(command, given))
 
 

@@ -248,7 +248,7 @@ class Reader:
                 return None
             before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
             stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
-            if stored is not None:
+            if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], LoadgenLog):
                 log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)
             else:
                 fd = self._open(entry, what)

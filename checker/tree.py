@@ -98,11 +98,13 @@ class Tree:
         # Every read of the tree, while a unit's are recorded (checker/cache.py): (kind, rel,
         # what it saw), kind "entry", "subdirs", "listdir" or "walk" (a list of its steps).
         self.reads: list[tuple[str, str, Any]] | None = None
+        self._walked: set[str] = set()  # entries a walk judged, not yet used while reads are recorded
 
     def forget(self) -> None:
         """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
         a folder)."""
         self._entries.clear()
+        self._walked.clear()
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -133,6 +135,10 @@ class Tree:
         if entry is None:
             with phase("tree"):
                 entry = self._entries[rel] = self._entry(rel)
+            if self.reads is not None:
+                self.reads.append(("entry", rel, entry))
+        elif self._walked and rel in self._walked:  # judged by a walk: a read when first used
+            self._walked.discard(rel)
             if self.reads is not None:
                 self.reads.append(("entry", rel, entry))
         return entry
@@ -299,8 +305,8 @@ class Tree:
             return None
         listed: list[Item] = []
         # The entry of each file and folder, from this listing's stat (one system call a
-        # file, not two), unless reads are recorded: each entry a unit uses is then a read.
-        entries = self._entries if self.reads is None else None
+        # file, not two); while reads are recorded, each is a read when it is first used.
+        entries, walked = self._entries, (self._walked if self.reads is not None else None)
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
         for item in items:
             try:
@@ -310,15 +316,19 @@ class Tree:
                     listed.append((item.name, "dir", 0, None))
                     stack.append(sub := prefix + item.name)
                     self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
-                    if entries is not None:
-                        entries.setdefault(sub, Entry(sub, Kind.DIR))
+                    if sub not in entries:
+                        entries[sub] = Entry(sub, Kind.DIR)
+                        if walked is not None:
+                            walked.add(sub)
                 elif item.is_file(follow_symlinks=False):
                     st = item.stat(follow_symlinks=False)
                     listed.append((item.name, "file", st.st_size, None))
-                    if entries is not None and (rel := prefix + item.name) not in entries:
+                    if (rel := prefix + item.name) not in entries:
                         entries[rel] = Entry(
                             rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
                         )
+                        if walked is not None:
+                            walked.add(rel)
                 else:
                     listed.append((item.name, "other", 0, None))
             except OSError:

@@ -292,3 +292,14 @@ def test_the_cache_command(tmp_path: Path) -> None:
     assert cache.info(str(folder))["entries"] == 0
     wrong = _cli("cache", "tidy")
     assert wrong.returncode == 2 and "unknown action" in wrong.stderr
+
+
+@pytest.mark.slow
+def test_a_cache_folder_that_is_a_file_leaves_the_check_right_and_says_so_once(tmp_path: Path) -> None:
+    root, folder = _tree(tmp_path / "tree"), tmp_path / "cache"
+    folder.write_text("not a folder\n")
+    truth, _ = _json(root, "--no-cache")
+    found, said = _json(root, "--cache-dir", str(folder))
+    assert found == truth
+    assert len(said) == 1 and "cannot write" in said[0], said
+    assert folder.read_text() == "not a folder\n"

@@ -520,6 +520,8 @@ class CommandLine:
     waivers: str | None = None
     jobs: int | None = None
     progress: bool = True
+    cache_dir: str | None = None  # checker/cache.py: set for the process by cli._run
+    no_cache: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
