@@ -72,6 +72,12 @@ def configure(folder: str | None = None, enabled: bool = True) -> None:
     _chosen = Where(None, True) if not enabled else Where(os.path.abspath(folder), True) if folder else None
 
 
+def configure_default() -> None:
+    """Back to the environment's cache folder (or the user's)."""
+    global _chosen
+    _chosen = None
+
+
 def where() -> Where:
     """The cache folder of this process: --cache-dir, else $MLPERF_CHECK_CACHE_DIR, else the
     user cache folder; its folder is None with --no-cache."""

@@ -20,11 +20,16 @@ def _run(command: str, given: dict[str, Any]) -> NoReturn:
     """Run checker/commands/<command>.py on the values typer parsed; exit with its code."""
     from .commands.common import call
 
-    if "no_cache" in given:  # the cache of every check this run makes
-        from . import cache
+    if "no_cache" not in given:
+        raise typer.Exit(call(command, given))
+    from . import cache
 
-        cache.configure(given["cache_dir"], enabled=not given["no_cache"])
-    raise typer.Exit(call(command, given))
+    cache.configure(given["cache_dir"], enabled=not given["no_cache"])  # the cache of the checks it makes
+    try:
+        code = call(command, given)
+    finally:
+        cache.configure_default()  # a command run in a process that runs others (a test, the API)
+    raise typer.Exit(code)
 
 
 def _cache_dir() -> Any:

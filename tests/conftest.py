@@ -18,9 +18,14 @@ from helpers import EXAMPLE, REAL, real_data
 load_all()
 
 # The tests' own cache folder (checker/cache.py), for every check they run, in this process
-# and in the commands they start: never the user's.
+# and in the commands they start: never the user's; and a fresh one for each test, so that
+# no test reads what another (perhaps with a parser or a rule patched) left there.
 os.environ["MLPERF_CHECK_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="mlperf-check-tests-cache-")
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    os.environ["MLPERF_CHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="test-", dir=_CACHE)
 
 
 @pytest.fixture

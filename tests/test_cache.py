@@ -43,7 +43,7 @@ def _cache(folder: str | None) -> Iterator[None]:
     try:
         yield
     finally:
-        cache._chosen = None  # back to the environment's (conftest: the tests' own folder)
+        cache.configure_default()  # back to the environment's (conftest: the test's own folder)
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ removed (the folder's other files are left alone). --cache-dir names another fol
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 
 from .. import cache
@@ -31,7 +32,7 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
 
 def _folder(options: CommandLine) -> str:
     if options.cache_dir:
-        cache.configure(options.cache_dir)
+        return os.path.abspath(options.cache_dir)
     folder = cache.where().folder
     assert folder is not None  # --no-cache is not an option of this command
     return folder
