@@ -21,7 +21,29 @@ def _run(command: str, given: dict[str, Any]) -> NoReturn:
     """Run checker/commands/<command>.py on the values typer parsed; exit with its code."""
     from .commands.common import call
 
-    raise typer.Exit(call(command, given))
+    if "no_cache" not in given:
+        raise typer.Exit(call(command, given))
+    from . import cache
+
+    cache.configure(given["cache_dir"], enabled=not given["no_cache"])  # the cache of the checks it makes
+    try:
+        code = call(command, given)
+    finally:
+        cache.configure_default()  # a command run in a process that runs others (a test, the API)
+    raise typer.Exit(code)
+
+
+def _cache_dir() -> Any:
+    return typer.Option(
+        None,
+        "--cache-dir",
+        metavar="DIR",
+        help="The cache folder (default: $MLPERF_CHECK_CACHE_DIR, else the user cache folder); never in the tree.",
+    )
+
+
+def _no_cache() -> Any:
+    return typer.Option(False, "--no-cache", help="Read every file again, and keep nothing in the cache.")
 
 
 @app.command()
@@ -77,6 +99,8 @@ def check(
         metavar="auto|always|never",
         help="Colour in the text report: auto (a terminal, and NO_COLOR unset), always or never.",
     ),
+    cache_dir: str | None = _cache_dir(),
+    no_cache: bool = _no_cache(),
 ) -> None:
     """Check a submission tree and print a verdict per result.
 
@@ -229,6 +253,8 @@ def audit_report(
     waivers: str | None = typer.Option(None, "--waivers", help=clikit.WAIVERS),
     jobs: int | None = clikit.jobs_option(),
     progress: bool = clikit.progress_option(),
+    cache_dir: str | None = _cache_dir(),
+    no_cache: bool = _no_cache(),
 ) -> None:
     """One self-contained HTML page for reviewers: the verdicts, why each invalid result
     fails, what changed since a baseline, loadgen provenance and cross-partner variance.
@@ -334,6 +360,17 @@ def rounds(
     and scenarios per system type, required files, accuracy gates and compliance tests, with
     their sources."""
     _run("rounds", locals())
+
+
+@app.command("cache")
+def cache_command(
+    action: str = typer.Argument(..., metavar="info|clean", help="info: where and how large; clean: empty it."),
+    cache_dir: str | None = _cache_dir(),
+    format: str = typer.Option("text", "--format", "-f", help="info: text or json."),
+) -> None:
+    """The cache of what was read and checked (checker/cache.py): `cache info` prints its
+    folder, entries and size; `cache clean` removes every entry."""
+    _run("cache", locals())
 
 
 @app.command()

@@ -16,13 +16,14 @@ import importlib
 import os
 import time
 import traceback
+from collections import ChainMap
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import phases, process
+from . import cache, phases, process
 from .findings import Finding, Problem, Report, ResultRecord, Severity, follow, judge
 from .locate import place as place_findings
 from .model import (
@@ -42,6 +43,7 @@ from .model.views import provided
 from .output import held
 from .parsers import Malformed
 from .provenance import RepositorySource
+from .reader import Reader
 from .registry import RULES, Rule, selected
 from .rounds import Round, load_round
 from .scope import Scope
@@ -60,6 +62,7 @@ class Options:
     round: str  # the round's origin: which round a worker's state is of (it is handed the round itself)
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
+    cache: str | None = None  # the cache folder (checker/cache.py), None for none
 
 
 @dataclass
@@ -69,6 +72,9 @@ class UnitOutput:
     submission: str = ""  # the key of the unit's submission
     seconds: float = 0.0  # how long the unit took, in its worker
     phases: dict[str, float] = field(default_factory=dict)  # those seconds by phase (checker/phases.py)
+    unit: tuple[Any, ...] = ()  # which unit (_unit_key)
+    reads: tuple[Any, ...] | None = None  # the reads of the tree it made, for the cache (Tree.reads)
+    notes: dict[str, str] = field(default_factory=dict)  # what the cache had to say (cache.note)
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -186,7 +192,7 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
     """System rules once, then every result of the system (those in `only`, when given)."""
     out = UnitOutput()
     round = system.submission.round
-    out.findings += _run_rules(
+    own = _run_rules(
         _by_scope("system"), system, round, system.json_path, "", system.key, lambda name: system.description
     )  # the one artefact of a system (NEEDS)
     result_rules = _by_scope("result")
@@ -207,10 +213,19 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
             pass  # a fact read a value that broke its declaration (FIL012): the result is not valid
         except Exception as error:  # noqa: BLE001 - a failing step becomes a finding
             found.append(_internal_error(None, result.location, result.location, "", error, what))
-        out.findings += result.findings + found
+        out.findings += _placed(result.findings + found, result.reader, system.reader, system.submission.reader)
         out.results.append(record)
-    out.findings += system.findings
+    out.findings[:0] = _placed(own, system.reader, system.submission.reader)
+    out.findings += _placed(system.findings, system.reader, system.submission.reader)
     return out
+
+
+def _placed(findings: list[Finding], *readers: Reader) -> list[Finding]:
+    """`findings` with their places (checker/locate.py), from what these readers read: a
+    file is read again only for a place its reading did not keep."""
+    if not any(f.path and (f.line is None or f.column is None) for f in findings):
+        return findings
+    return place_findings(readers[0].tree, findings, ChainMap(*(reader.kept() for reader in readers)))
 
 
 def check_submission(submission: Submission) -> UnitOutput:
@@ -220,6 +235,7 @@ def check_submission(submission: Submission) -> UnitOutput:
         _by_scope("submission"), submission, submission.round, submission.rel, "", submission.rel, lambda name: True
     )  # a submission provides none (NEEDS)
     out.findings += submission.findings
+    out.findings = _placed(out.findings, submission.reader)
     return out
 
 
@@ -254,6 +270,7 @@ def _setup(options: Options) -> tuple[Tree, Round]:
             submissions={},
             context=Context(provenance=source),
         )
+        cache.use(options.cache)
     return _STATE["tree"], _STATE["round"]
 
 
@@ -275,17 +292,35 @@ def _run_unit(args: Unit) -> UnitOutput:
     options, division, submitter, system_name, only = args
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
-        submission = _submission(options, division, submitter)
-        submission.tree.forget()  # a unit lists its own folders: a worker's memory stays flat
-        submission.tree.unlistable.clear()
-        if system_name is None:
-            output = check_submission(submission)
-        else:
-            output = check_system(System(submission, system_name), only, options.collect)
-    output.findings += unlistable(submission.tree)
+        tree = _setup(options)[0]
+        tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        tree.unlistable.clear()
+        # With a cache, every read of the tree the unit makes, of a Submission of its own
+        # (none derived by another unit): what its output depends on (checker/cache.py).
+        reads: list[tuple[str, str, Any]] | None = [] if options.cache else None
+        tree.reads = reads
+        try:
+            if reads is not None:
+                _STATE["submissions"].pop((division, submitter), None)
+            submission = _submission(options, division, submitter)
+            if system_name is None:
+                output = check_submission(submission)
+            else:
+                output = check_system(System(submission, system_name), only, options.collect)
+        finally:
+            tree.reads = None
+    output.findings += unlistable(tree)
     output.submission, output.seconds = submission.rel, time.perf_counter() - started
     output.phases = phases.take()
+    output.unit, output.notes = _unit_key(args), cache.take_notes()
+    output.reads = cache.unique(reads) if reads is not None else None
     return output
+
+
+def _unit_key(unit: Unit) -> tuple[Any, ...]:
+    """A unit's name, the same in every run (checker/cache.py keys its output by it)."""
+    _, division, submitter, system, only = unit
+    return (division, submitter, system, tuple(sorted(only)) if only is not None else None)
 
 
 def _worker(round: Round) -> None:
@@ -354,6 +389,8 @@ def check(
     # one process (a test, a watcher) must see it as it is now.
     _STATE.clear()  # (and the round a worker was handed)
     load_all()
+    # What keys the cache (checker/cache.py): the round named, or the file a round was read from.
+    round_key = round if isinstance(round, str) else round.origin if os.path.isfile(round.origin) else round.name
     if isinstance(round, str):
         round = load_round(round)
     if isinstance(where, str):  # a path: its workspace, narrowed to what it names (a workspace handed is as decided)
@@ -362,15 +399,23 @@ def check(
     only = where.part
     tree = Tree(where.root)
     codes = frozenset(selected(select, ignore))
-    options = Options(tree.root, round.origin, os.path.abspath(inference_repo) if inference_repo else None, collect)
+    # The cache (checker/cache.py): none for the PRV rules, which read a clone it cannot key.
+    folder = cache.folder_for(tree.root) if not inference_repo else None
+    options = Options(
+        tree.root, round.origin, os.path.abspath(inference_repo) if inference_repo else None, collect, folder
+    )
     _STATE["handed"] = round  # the workers, forked, inherit it: the round is loaded once a run
     submissions = discover(tree, round, only)
-    found_first = discovery_findings(tree, round, only)
+    found_first = place_findings(tree, discovery_findings(tree, round, only))
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
+    kept = cache.Units(folder, tree.root, round_key, getattr(collect, "__qualname__", "")) if folder else None
+    outputs, units = kept.take(units, Tree(tree.root), _unit_key) if kept else ([], units)
 
     listed = time.perf_counter()
-    outputs = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)
+    ran_now = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)
     ran = time.perf_counter()
+    cache.finish(kept, ran_now)
+    outputs += ran_now
 
     results = sorted((r for o in outputs for r in o.results), key=lambda r: r.location)
     merged = found_first + unlistable(tree) + [g for o in outputs for g in o.findings]
@@ -380,10 +425,11 @@ def check(
         findings = [
             dataclasses.replace(f, severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in findings
         ]
+    given = len(findings)
     findings = apply_waivers(
         findings, waivers or [], tree.root, functools.partial(_judged, whole=scope is None and not only, codes=codes)
     )
-    findings = place_findings(tree, findings)  # their places, read once per file that has them
+    findings[given:] = place_findings(tree, findings[given:])  # the waivers' own (WVR001), after the others
     findings.sort(key=Finding.sort_key)
     judge(results, findings)
     seconds: dict[str, float] = {}

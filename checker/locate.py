@@ -31,12 +31,12 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from . import yamlsafe
 from .findings import Finding
 from .parsers import endpoints, text
-from .parsers.mllog import KEY_HEAD, PREFIXES, Wanted, parse_mllog
+from .parsers.mllog import KEY_HEAD, PREFIXES, LoadgenLog, Wanted, parse_mllog
 from .tree import FileChanged, Kind, Tree
 
 MAX_TEXT = 16 * 1024 * 1024  # a larger file (not a log) gets no positions
@@ -89,9 +89,11 @@ def _request(finding: Finding) -> str | None:
     return finding.pointer if finding.pointer and not _LINE.match(finding.pointer) else f"line {finding.line}"
 
 
-def place(root: str | Tree, findings: list[Finding]) -> list[Finding]:
+def place(root: str | Tree, findings: list[Finding], kept: Mapping[str, Any] | None = None) -> list[Finding]:
     """`findings` with their line and column set where their file's reader places what they
-    name (module docstring); a finding keeps the line it carries."""
+    name (module docstring); a finding keeps the line it carries. `kept` holds what the
+    readers read (Reader.kept: a file's text, or a detail log's LoadgenLog with the line and
+    column of each value): a file there is not read again for what it can answer."""
     tree = root if isinstance(root, Tree) else Tree(root)
     wanted: dict[str, list[int]] = defaultdict(list)  # a file's findings that ask for a place
     for index, finding in enumerate(findings):
@@ -103,7 +105,7 @@ def place(root: str | Tree, findings: list[Finding]) -> list[Finding]:
     for path, indices in wanted.items():
         asked = {_request(findings[i]) or "" for i in indices}
         try:
-            places = _read_places(tree, path, asked)
+            places = _read_places(tree, path, asked, (kept or {}).get(path))
         except (OSError, ValueError, RecursionError, FileChanged):  # a file that cannot be read: its findings say so
             continue
         for index in indices:
@@ -128,8 +130,14 @@ def positions(path: str, pointers: Iterable[str]) -> dict[str, Position]:
         return {}
 
 
-def _read_places(tree: Tree, rel: str, pointers: set[str]) -> dict[str, Position]:
+def _read_places(tree: Tree, rel: str, pointers: set[str], kept: Any = None) -> dict[str, Position]:
     kind = kind_of(rel)
+    if kind == "mllog" and isinstance(kept, LoadgenLog):
+        placed = _in_kept_log(kept, pointers)
+        if placed is not None:
+            return placed  # every pointer from the reading: the log is not read again
+    elif kind != "mllog" and isinstance(kept, str):
+        return _in_kept_text(kind, kept, pointers)
     found: dict[str, Position] = {}
     lines: dict[str, int] = {}
     rest = set()
@@ -151,6 +159,43 @@ def _read_places(tree: Tree, rel: str, pointers: set[str]) -> dict[str, Position
             return _in_log(stream, rest, lines)
         content = stream.read(MAX_TEXT).decode("utf-8", "replace")
     return found | _in_content(kind, content, rest)
+
+
+def _in_kept_log(log: LoadgenLog, pointers: set[str]) -> dict[str, Position] | None:
+    """Each pointer's place from the reading of the log: a key's first record, a line's
+    record among those the reading kept (its values, errors and warnings); None when one of
+    them is neither, for the log to be read again."""
+    columns = {line: log.columns.get(key) for key, line in log.lines.items()}
+    columns |= {record.line: record.column for record in (*log.errors, *log.warnings)}
+    found: dict[str, Position] = {}
+    for pointer in pointers:
+        line = _LINE.match(pointer)
+        if line:
+            number = int(line.group(1))
+            if number not in columns:
+                return None
+            found[pointer] = (number, columns[number])
+        elif pointer in log.lines:
+            found[pointer] = (log.lines[pointer], log.columns.get(pointer))
+        else:
+            return None
+    return found
+
+
+def _in_kept_text(kind: str, content: str, pointers: set[str]) -> dict[str, Position]:
+    """The places of `pointers` in the text a reader read (not a log), as _read_places finds
+    them in the file."""
+    found: dict[str, Position] = {}
+    rest = set()
+    for pointer in pointers:
+        line = _LINE.match(pointer)
+        if line:
+            found[pointer] = (int(line.group(1)), None)
+        else:
+            rest.add(pointer)
+    if rest and len(content) <= MAX_TEXT:
+        found |= _in_content(kind, content, rest)
+    return found
 
 
 def _in_content(kind: str, content: str, pointers: set[str]) -> dict[str, Position]:

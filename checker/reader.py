@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from . import cache
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, jsonkeys, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
@@ -60,6 +62,11 @@ class Reader:
             pointer = defect.pointer or (f"line {defect.line}" if defect.line else None)
             column = defect.column if defect.line else None
             self.report(defect.code, path, defect.message, pointer=pointer, line=defect.line or None, column=column)
+
+    def kept(self) -> dict[str, Any]:
+        """What this reader read, for placing findings without reading a file again
+        (checker/locate.py): each file's text, and each detail log's LoadgenLog."""
+        return {rel: value for (kind, rel), value in self._cache.items() if kind in ("text", "mllog") and value}
 
     # --- files -------------------------------------------------------------------------
     def exists(self, rel: str) -> bool:
@@ -243,16 +250,22 @@ class Reader:
             entry = self._openable(rel, required, what)
             if entry is None:
                 return None
-            fd = self._open(entry, what)
-            if fd is None:
-                return None
-            try:
-                log, defects = parse_mllog(_Descriptor(fd))
-            except OSError as error:
-                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
-                return None
-            finally:
-                os.close(fd)
+            before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
+            stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
+            if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], LoadgenLog):
+                log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)
+            else:
+                fd = self._open(entry, what)
+                if fd is None:
+                    return None
+                try:
+                    log, defects = parse_mllog(_Descriptor(fd))
+                except OSError as error:
+                    self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
+                    return None
+                finally:
+                    os.close(fd)
+                cache.file_put(key, (log, defects), entry, before)
             self._defects(rel, defects)
             if not log.values:
                 return None

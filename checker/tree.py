@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import enum
 import errno
+import operator
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .phases import phase
 
@@ -40,6 +42,9 @@ class Entry:
     # The identity of the file judged (of a link's target): `Tree.open` opens only that file.
     dev: int = 0
     ino: int = 0
+    # What else says the file changed (checker/cache.py): its mtime and ctime, in ns.
+    mtime: int = 0
+    ctime: int = 0
 
 
 class FileChanged(Exception):
@@ -69,6 +74,9 @@ def _what(mode: int) -> str:
     return "something other than a regular file"
 
 
+_NAME = operator.attrgetter("name")
+
+
 def join(*parts: str) -> str:
     """Join relative POSIX parts, skipping empty ones (and the slashes at their ends)."""
     if len(parts) == 2:  # the usual call, two clean parts: no strip needed (a check runs 200,000)
@@ -88,11 +96,16 @@ class Tree:
         self._real_dirs: dict[str, str | None] = {"": self.root}
         self._entries: dict[str, Entry] = {}
         self.unlistable: set[str] = set()  # folders whose path is too long to list (Kind.TOO_LONG, FIL025)
+        # Every read of the tree, while a unit's are recorded (checker/cache.py): (kind, rel,
+        # what it saw), kind "entry", "subdirs", "listdir" or "walk" (a list of its steps).
+        self.reads: list[tuple[str, str, Any]] | None = None
+        self._walked: set[str] = set()  # entries a walk judged, not yet used while reads are recorded
 
     def forget(self) -> None:
         """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
         a folder)."""
         self._entries.clear()
+        self._walked.clear()
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -123,6 +136,12 @@ class Tree:
         if entry is None:
             with phase("tree"):
                 entry = self._entries[rel] = self._entry(rel)
+            if self.reads is not None:
+                self.reads.append(("entry", rel, entry))
+        elif self._walked and rel in self._walked:  # judged by a walk: a read when first used
+            self._walked.discard(rel)
+            if self.reads is not None:
+                self.reads.append(("entry", rel, entry))
         return entry
 
     def _entry(self, rel: str) -> Entry:
@@ -156,7 +175,7 @@ class Tree:
                 return Entry(rel, astray, is_link=True)
             st = os.stat(path)
         if stat.S_ISREG(st.st_mode):
-            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino)
+            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
@@ -214,26 +233,33 @@ class Tree:
     def listdir(self, rel: str) -> list[Entry]:
         """The entries of a folder, sorted by name; [] when it is not a readable folder."""
         real = self._real_dir(rel) if rel else self.root
-        if real is None:
-            return []
-        try:
-            names = sorted(os.listdir(real))
-        except OSError as error:
-            self._unlistable(rel, error)
-            return []
+        names: list[str] = []
+        if real is not None:
+            try:
+                names = sorted(os.listdir(real))
+            except OSError as error:
+                self._unlistable(rel, error)
+        if self.reads is not None:
+            self.reads.append(("listdir", rel, tuple(names)))
         return [self.entry(join(rel, name)) for name in names]
 
     def subdirs(self, rel: str) -> list[str]:
         """The names of the folders in the folder `rel` (and of links to folders inside the
         tree), sorted; [] when it is not a readable folder. A folder is known by its listing,
         without a system call; only a link is judged."""
+        names = self._subdirs(rel)
+        if self.reads is not None:
+            self.reads.append(("subdirs", rel, tuple(names)))
+        return names
+
+    def _subdirs(self, rel: str) -> list[str]:
         real = self._real_dir(rel) if rel else self.root
         if real is None:
             return []
         with phase("tree"):
             try:
                 with os.scandir(real) as scan:
-                    items = sorted(scan, key=lambda item: item.name)
+                    items = sorted(scan, key=_NAME)
             except OSError as error:
                 self._unlistable(rel, error)
                 return []
@@ -258,6 +284,10 @@ class Tree:
         """Every folder under `rel` (links not followed), as (folder, [(name, kind, size, link)]).
         `kind` is "dir", "file", "link" or "other"; for a link, `link` is `astray`'s answer:
         Kind.BROKEN (nowhere), Kind.OUTSIDE (out of the root), or None (inside it)."""
+        steps: list[tuple[str, tuple[Item, ...]] | None] | None = None
+        if self.reads is not None:
+            steps = []
+            self.reads.append(("walk", rel, steps))  # as far as its reader goes
         stack = [rel]
         while stack:
             folder = stack.pop()
@@ -267,28 +297,47 @@ class Tree:
             with phase("tree"):
                 listed = self._listed(folder, real, stack)
             if listed is not None:
+                if steps is not None:
+                    steps.append((folder, tuple(listed)))
                 yield folder, listed
+        if steps is not None:
+            steps.append(None)  # it ended there
 
     def _listed(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """The items of one folder for `walk`; its folders go on `stack`. None when it cannot
         be listed."""
         try:
             with os.scandir(real) as scan:
-                items = sorted(scan, key=lambda item: item.name)
+                items = sorted(scan, key=_NAME)
         except OSError as error:
             self._unlistable(folder, error)
             return None
         listed: list[Item] = []
+        # The entry of each file and folder, from this listing's stat (one system call a
+        # file, not two); while reads are recorded, each is a read when it is first used.
+        entries, walked = self._entries, (self._walked if self.reads is not None else None)
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
         for item in items:
             try:
                 if item.is_symlink():
                     listed.append((item.name, "link", 0, self.astray(item.path)))
                 elif item.is_dir(follow_symlinks=False):
                     listed.append((item.name, "dir", 0, None))
-                    stack.append(sub := join(folder, item.name))
+                    stack.append(sub := prefix + item.name)
                     self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
+                    if sub not in entries:
+                        entries[sub] = Entry(sub, Kind.DIR)
+                        if walked is not None:
+                            walked.add(sub)
                 elif item.is_file(follow_symlinks=False):
-                    listed.append((item.name, "file", item.stat(follow_symlinks=False).st_size, None))
+                    st = item.stat(follow_symlinks=False)
+                    listed.append((item.name, "file", st.st_size, None))
+                    if (rel := prefix + item.name) not in entries:
+                        entries[rel] = Entry(
+                            rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
+                        )
+                        if walked is not None:
+                            walked.add(rel)
                 else:
                     listed.append((item.name, "other", 0, None))
             except OSError:

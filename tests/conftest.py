@@ -3,8 +3,11 @@ MLPERF_CHECK_REAL points; see helpers.py)."""
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,12 @@ from checker.engine import load_all
 from helpers import EXAMPLE, ON_SUBSET, REAL, SUBSET, real_data
 
 load_all()
+
+# The tests' own cache folder (checker/cache.py), for every check they run, in this process
+# and in the commands they start: never the user's; and a fresh one for each test, so that
+# no test reads what another (perhaps with a parser or a rule patched) left there.
+os.environ["MLPERF_CHECK_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="mlperf-check-tests-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 @pytest.fixture
@@ -38,7 +47,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A real-data test marked `full` needs the whole slices: on the committed subset
-    (tests/data/real-subset, where ../shared is absent) it is skipped, saying so."""
+    (tests/data/real-subset, where ../shared is absent) it is skipped, saying so. Each test
+    gets a cache folder of its own (checker/cache.py)."""
+    os.environ["MLPERF_CHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="test-", dir=_CACHE)
     if ON_SUBSET and item.get_closest_marker("full") and item.get_closest_marker("real"):
         pytest.skip(f"needs the whole real slices, not the committed subset {SUBSET.name}: set MLPERF_CHECK_REAL")
 

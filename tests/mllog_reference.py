@@ -124,9 +124,12 @@ class _Reading:
             ending = "" if problem.startswith("is not valid JSON") else "; it was not read"
             self.defect("LOG001", number, lambda: f"line {number} {problem}{ending}")
             return
-        self.keep(key, value, number, len(line), is_wanted_key, is_error, is_warning)
+        # The value's column: just past the first `"value": ` after the key, in characters.
+        found = line.find(b'"value": ', end) if end > 0 else -1
+        column = len(line[: found + 9].decode("utf-8", "replace")) + 1 if found >= 0 else None
+        self.keep(key, value, number, len(line), is_wanted_key, is_error, is_warning, column)
 
-    def keep(self, key, value, number, cost, is_wanted_key, is_error, is_warning) -> None:
+    def keep(self, key, value, number, cost, is_wanted_key, is_error, is_warning, column=None) -> None:
         """What a log keeps costs its records' bytes: each flagged record, and each wanted key's
         first record and its latest later one. A record that would take the total past
         KEEP_BUDGET is not kept (and said once)."""
@@ -141,13 +144,14 @@ class _Reading:
             return
         self.kept = total
         if is_error:
-            self.log.errors.append(Record(key, value, number))
+            self.log.errors.append(Record(key, value, number, column))
         elif is_warning:
-            self.log.warnings.append(Record(key, value, number))
+            self.log.warnings.append(Record(key, value, number, column))
         if is_wanted_key:
             self.costs[key] = after
             self.log.values.setdefault(key, value)
             self.log.lines.setdefault(key, number)
+            self.log.columns.setdefault(key, column)
             self.log.last[key] = value
 
     def defect(self, code: str, line: int, message) -> None:

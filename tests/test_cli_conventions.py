@@ -112,6 +112,9 @@ Options:
                               an internal one).
   --color auto|always|never   Colour in the text report: auto (a terminal, and NO_COLOR unset),
                               always or never.  [default: auto]
+  --cache-dir DIR             The cache folder (default: $MLPERF_CHECK_CACHE_DIR, else the user
+                              cache folder); never in the tree.
+  --no-cache                  Read every file again, and keep nothing in the cache.
   -h, --help                  Show this message and exit.
 """
 

@@ -134,8 +134,8 @@ def test_no_module_but_the_writer_writes_files() -> None:
     """Every file mlperf-check writes goes through checker/output.py."""
     found = {}
     for path in sorted((ROOT / "checker").rglob("*.py")) + sorted((ROOT / "rules").rglob("*.py")):
-        if path == ROOT / "checker" / "output.py":
-            continue
+        if path in (ROOT / "checker" / "output.py", ROOT / "checker" / "cache.py"):
+            continue  # the cache writes its own folder, never in the checked tree (cache.folder_for)
         calls = writes_in(path.read_text(encoding="utf-8"))
         if calls:
             found[str(path.relative_to(ROOT))] = calls

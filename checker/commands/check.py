@@ -57,6 +57,8 @@ class CommandLine:
     show_valid: bool = False
     exit_zero: bool = False
     color: str = "auto"
+    cache_dir: str | None = None  # checker/cache.py: set for the process by cli._run
+    no_cache: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

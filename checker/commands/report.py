@@ -35,7 +35,6 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .. import yamlsafe
-from ..analysis import compare as cmp
 from ..analysis import plots
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
@@ -399,6 +398,7 @@ def variance(report: Report, with_plot: bool | plots.Painter = True) -> dict[str
     """compare on the valid rows of the checked tree (the published rows, with the
     description fields that explain outliers), and the compare plot as data: URIs (or, given
     a Painter, the marks its `fill` replaces with them)."""
+    from ..analysis import compare as cmp  # pandas: imported when the variance is computed, not with the page
     from .table import TableFormat, publish
 
     options = cmp.Options()
@@ -521,6 +521,8 @@ class CommandLine:
     waivers: str | None = None
     jobs: int | None = None
     progress: bool = True
+    cache_dir: str | None = None  # checker/cache.py: set for the process by cli._run
+    no_cache: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -104,6 +104,7 @@ class Record:
     key: str
     value: Any
     line: int
+    column: int | None = None  # of its value, in characters from 1 (None: no `"value": ` after its key)
 
 
 @dataclass
@@ -115,6 +116,7 @@ class LoadgenLog:
     values: dict[str, Any] = field(default_factory=dict)
     last: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
+    columns: dict[str, int | None] = field(default_factory=dict)  # the column of each first value (Record.column)
     errors: list[Record] = field(default_factory=list)
     warnings: list[Record] = field(default_factory=list)
     line_count: int = 0
@@ -305,7 +307,9 @@ class _Reading:
             self.last_cost[key] = stop - at
             self.log.last[key] = value
         else:
-            self.keep(key, value, number, stop - at, True, False, False)
+            head = data[at:start]
+            column = (start - at if head.isascii() else len(head.decode("utf-8", "replace"))) + 1
+            self.keep(key, value, number, stop - at, True, False, False, column)
         return True
 
     def _other(self, data: bytes, at: int, stop: int, end: int) -> int:
@@ -396,7 +400,7 @@ class _Reading:
                 lambda: f"line {number} nests its {_name(key)} value more than {MAX_DEPTH} deep; it was not read",
             )
             return
-        self.keep(key, value, number, stop - at, is_wanted_key, is_error, is_warning)
+        self.keep(key, value, number, stop - at, is_wanted_key, is_error, is_warning, _value_column(data, at, stop))
 
     def _judge(self, data: bytes, at: int, key_at: int, stop: int) -> tuple[str, bool]:
         """The key of the record at `at` (up to the next quote, or empty) and whether it is
@@ -415,7 +419,15 @@ class _Reading:
         return known
 
     def keep(
-        self, key: str, value: Any, number: int, cost: int, is_wanted_key: bool, is_error: bool, is_warning: bool
+        self,
+        key: str,
+        value: Any,
+        number: int,
+        cost: int,
+        is_wanted_key: bool,
+        is_error: bool,
+        is_warning: bool,
+        column: int | None = None,
     ) -> None:
         log = self.log
         first = is_wanted_key and key not in log.values
@@ -436,13 +448,14 @@ class _Reading:
             return
         self.kept += added
         if is_error:
-            log.errors.append(Record(key, value, number))
+            log.errors.append(Record(key, value, number, column))
         elif is_warning:
-            log.warnings.append(Record(key, value, number))
+            log.warnings.append(Record(key, value, number, column))
         if is_wanted_key:
             if first:
                 log.values[key] = value
                 log.lines[key] = number
+                log.columns[key] = column
                 self.last_cost[key] = 0  # the first value is the last one too, counted once
             else:
                 self.last_cost[key] = cost
@@ -460,6 +473,21 @@ class _Reading:
         if self.number == self.blank and not self.defects:
             self.defects.append(Defect("LOG002", "holds no loadgen records", line=None))
         return self.log, self.defects
+
+
+_VALUE = b'"value": '
+
+
+def _value_column(data: bytes, at: int, stop: int) -> int | None:
+    """The column (in characters, from 1) of the value of the record data[at:stop]: just
+    past the first `"value": ` after its key; None when there is none."""
+    head = data.find(KEY_HEAD, at, stop)
+    quote = data.find(b'"', head + len(KEY_HEAD), stop) if head >= 0 else -1
+    value = data.find(_VALUE, quote, stop) if quote >= 0 else -1
+    if value < 0:
+        return None
+    before = data[at : value + len(_VALUE)]
+    return (len(before) if before.isascii() else len(before.decode("utf-8", "replace"))) + 1
 
 
 _UNREAD = object()
