@@ -75,7 +75,7 @@ def test_a_deeply_nested_log_value_is_a_finding(example: Path, depth: int) -> No
     number = _nest(example / LOG, KEY, depth)
     report = run(example)
     assert found(report) == [("LOG001", ERROR, LOG, f"line {number}")]
-    assert report.findings[0].message == f"line {number} nests its {KEY!r} value more than 64 deep; it was not read"
+    assert report.findings[0].message == f"line {number} nests its `{KEY}` value more than 64 deep; it was not read"
     assert {r.location: r.valid for r in report.results} == {OFFLINE: False, SINGLE: True}
 
 
@@ -105,7 +105,7 @@ def test_provenance_and_reproduce_report_a_deeply_nested_log(example: Path) -> N
     reproduction = json.loads(result.stdout)
     assert reproduction["reproduction_valid"] is False
     assert reproduction["reproduction_errors"] == [
-        f"LOG001 {LOG}: line {number} nests its {KEY!r} value more than 64 deep; it was not read"
+        f"LOG001 {LOG}: line {number} nests its `{KEY}` value more than 64 deep; it was not read"
     ]
     assert reproduction["mismatched_settings"] == [{"setting": KEY, "original": False, "reproduction": None}]
     assert tree_digest(example) == before
@@ -545,7 +545,7 @@ def test_what_a_log_keeps_is_capped() -> None:
     first = len(lines) + 1
     assert [(d.code, d.line) for d in defects] == [("LOG001", first), ("LOG001", first + 8)]
     assert defects[0].message == (
-        f"line {first} is a 'result_huge' record of {len(json.dumps(huge)) + 9} bytes, "
+        f"line {first} is a `result_huge` record of {len(json.dumps(huge)) + 9} bytes, "
         f"more than the {mllog.MAX_RECORD} a record may have; it was not read"
     )
     assert defects[1].message == (
@@ -607,7 +607,7 @@ def test_a_forged_key_is_cut_in_the_message() -> None:
         value = [value]
     _, defects = parse_mllog(io.BytesIO(b":::MLLOG " + json.dumps(dict(record, key=key, value=value)).encode()))
     assert [(d.code, d.line) for d in defects] == [("LOG001", 1)]
-    assert defects[0].message == f"line 1 nests its {key[:80]!r}... value more than 64 deep; it was not read"
+    assert defects[0].message == f"line 1 nests its `{key[:80]}`... value more than 64 deep; it was not read"
 
 
 @given(st.lists(st.text(alphabet="ab/", max_size=4), min_size=1, max_size=4))
