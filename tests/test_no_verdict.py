@@ -40,3 +40,36 @@ def test_rerun_with_a_harness_that_writes_no_log_is_no_verdict(tmp_path: Path) -
     assert done.stderr.splitlines()[-1] == (
         f"error: the re-run wrote no loadgen log into {logs} ($MLPERF_CHECK_OUTPUT): nothing was measured to compare"
     )
+
+
+def test_provenance_against_a_clone_without_the_seed_release_names_the_clone(tmp_path: Path) -> None:
+    """It called every result `unknown-commit` and never said the clone was the cause."""
+    import subprocess
+
+    from checker.rounds import load_round
+
+    clone = tmp_path / "inference"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(clone),
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@b",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
+    seed = load_round("demo-v6.1").seed_release.commit
+    done = cli("provenance", str(EXAMPLE), "--round", "demo-v6.1", "--inference-repo", str(clone))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(
+        f"error: --inference-repo {clone}: the clone does not hold round demo-v6.1's seed release {seed[:10]}"
+    )

@@ -163,7 +163,15 @@ def run(invocation: Invoked) -> int:
 
     options, the_round = invocation.options, invocation.round
     assert the_round is not None
+    seed = the_round.seed_release.commit if the_round.seed_release else None
     try:
+        if options.inference_repo is not None and seed and invocation.source.commit(seed, the_round) is None:
+            # issue 33: every result would be unknown-commit, and the clone is the cause
+            raise UsageError(
+                f"--inference-repo {options.inference_repo}: the clone does not hold round {the_round.name}'s "
+                f"seed release {seed[:10]}, so no result's loadgen can be judged against it; fetch it "
+                f"(git -C {options.inference_repo} fetch origin) or use a full clone of mlcommons/inference"
+            )
         with common.progress(options.progress, "reading loadgen builds") as tick:
             verdicts, results = verdicts_of(options.path, the_round, invocation.source, tick)
     except RepositoryError as error:
