@@ -356,6 +356,8 @@ def compare(
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
         raise settings.UsageError(f"by names no column of the frame: {', '.join(unknown)}")
+    if not len(frame):  # as the command line: nothing measured, no verdict (issue 33)
+        raise settings.UsageError("frame: no result rows to compare: nothing measured there")
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
     name = None if reference in (None, "median") else reference.removeprefix("submitter:")

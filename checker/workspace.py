@@ -325,7 +325,7 @@ def _place(path: str, found: Marks) -> Place | None:
         return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
     for up in range(len(parts) - 1, 1, -1):  # a file beside the division folders is the tree's too
         above = os.sep.join(parts[:up])
-        if _is_root(above, found):
+        if any(found.holds(os.path.join(above, d)) for d in found.divisions):  # a tree with submitters
             return None if folder else Place(above, "/".join(parts[up:]), folder, loose=True)
     return None
 

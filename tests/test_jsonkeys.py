@@ -20,14 +20,14 @@ def test_a_key_given_twice_names_the_key_both_values_and_lines() -> None:
             "FIL020",
             3,
             "/b/x/1/k",
-            "key 'k' is given twice in one object (line 3, then line 3): 1 then [2]; "
+            "key `k` is given twice in one object (line 3, then line 3): 1 then [2]; "
             "the review tools keep the later value",
         ),
         (
             "FIL020",
             4,
             "/status",
-            "key 'status' is given twice in one object (line 2, then line 4): \"available\" "
+            "key `status` is given twice in one object (line 2, then line 4): \"available\" "
             'then "preview"; the review tools keep the later value',
         ),
     ]

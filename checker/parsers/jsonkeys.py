@@ -43,7 +43,7 @@ def loads(text: str, **options: Any) -> tuple[Any, list[Defect]]:
         defects.append(
             Defect(
                 CODE,
-                f"key {key!r} is given twice in one object{at}: {_shown(first)} then {_shown(later)}; "
+                f"key `{key}` is given twice in one object{at}: {_shown(first)} then {_shown(later)}; "
                 "the review tools keep the later value",
                 line=line,
                 pointer=pointer or None,
