@@ -325,7 +325,7 @@ class RepositorySource(Source):
 
 
 @dataclass
-class Verdict:
+class BuildVerdict:
     location: str
     loadgen_version: str | None
     rev: str | None
@@ -369,8 +369,10 @@ def compare_files(logged: dict[str, str], tracked: dict[str, str]) -> tuple[list
     )
 
 
-def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
-    verdict = Verdict(location, build.version, build.rev, "no-git-rev", None, dirty=build.dirty, source=source.name)
+def judge_build(location: str, build: Build, round: Round, source: Source) -> BuildVerdict:
+    verdict = BuildVerdict(
+        location, build.version, build.rev, "no-git-rev", None, dirty=build.dirty, source=source.name
+    )
     names = {round.name, round.extends}  # a profile (demo-v6.1) is judged as its round
     if build.rev is None:
         _identify(verdict, build, round, source, names)
@@ -391,7 +393,7 @@ def judge(location: str, build: Build, round: Round, source: Source) -> Verdict:
     return verdict
 
 
-def _identify(verdict: Verdict, build: Build, round: Round, source: Source, names: set[str | None]) -> None:
+def _identify(verdict: BuildVerdict, build: Build, round: Round, source: Source, names: set[str | None]) -> None:
     """A build without a git rev ("NA": the PyPI package, a wheel): identified by its files as
     a release, it descends when that release's first commit does (a release at or after the
     seed release); else it stays "no-git-rev", and `reason` says what it is or why not."""

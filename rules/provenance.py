@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from checker.findings import Severity
 from checker.model import Result
 from checker.model.views import Logged
-from checker.provenance import Verdict, build_of, judge
+from checker.provenance import BuildVerdict, build_of, judge_build
 from checker.registry import Problem, rule
 from checker.rounds import Round
 from checker.wording import counted
@@ -23,13 +23,15 @@ def _path(result: Result) -> str:
     return result.file("performance", "detail_log")
 
 
-def _verdict(result: Logged) -> Verdict | None:
+def _verdict(result: Logged) -> BuildVerdict | None:
     if "provenance" not in result.cache:
         source, build = result.context.provenance, build_of(result.performance_log)
         result.cache["provenance"] = (
-            judge(result.location, build, result.round, source) if source is not None and build is not None else None
+            judge_build(result.location, build, result.round, source)
+            if source is not None and build is not None
+            else None
         )
-    verdict: Verdict | None = result.cache["provenance"]
+    verdict: BuildVerdict | None = result.cache["provenance"]
     return verdict
 
 

@@ -107,7 +107,7 @@ def test_no_claim_takes_a_figure_across_units(rows: list[dict], kind: str, narro
             "to": {"round": "v6.1", **side},
         }
     )
-    verdict = claims.judge({"id": "c", "kind": kind, "expect": 1.0, **sides}, tables)
+    verdict = claims.assess({"id": "c", "kind": kind, "expect": 1.0, **sides}, tables)
     chosen = {name: claims.select(tables, selection) for name, selection in sides.items()}
     units = {name: {r.units for r in found} for name, found in chosen.items()}
     if any(len(u) > 1 for u in units.values()):

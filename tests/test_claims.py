@@ -82,8 +82,8 @@ MI355X_OFFLINE = {
 }
 
 
-def _check(claim: dict, rows: dict) -> claims.Verdict:
-    return claims.judge(claim, rows)
+def _check(claim: dict, rows: dict) -> claims.ClaimVerdict:
+    return claims.assess(claim, rows)
 
 
 def test_spread_partners_within_4_percent(raw, rows) -> None:

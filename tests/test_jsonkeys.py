@@ -27,7 +27,7 @@ def test_a_key_given_twice_names_the_key_both_values_and_lines() -> None:
             "FIL020",
             4,
             "/status",
-            "key `status` is given twice in one object (line 2, then line 4): \"available\" "
+            'key `status` is given twice in one object (line 2, then line 4): "available" '
             'then "preview"; the review tools keep the later value',
         ),
     ]

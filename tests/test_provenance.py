@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from checker.commands.provenance import to_csv, to_text
-from checker.provenance import RepositorySource, TableSource, build_of, judge
+from checker.provenance import RepositorySource, TableSource, build_of, judge_build
 from checker.rounds import load_round
 from helpers import EXAMPLE, OFFLINE, REAL_V60, SINGLE, cli, copy_real_result, real_data, run, set_mllog
 
@@ -169,7 +169,7 @@ def test_modified_and_untracked_files_are_told_apart(inference: dict, tmp_path: 
         },
     )
     root = _submission(tmp_path, f"6.0.2 @ {rev[:10]}", sums)
-    verdict = judge(
+    verdict = judge_build(
         OFFLINE, build_of(_parsed(root / LOG)), load_round(inference["round"]), RepositorySource(inference["path"])
     )
     assert (verdict.verdict, verdict.modified_files, verdict.untracked_files) == ("descends", ["/loadgen.cc"], [WHEEL])
@@ -246,7 +246,7 @@ def test_v51_and_v60_warn_and_strict_makes_errors(tmp_path: Path) -> None:
 def test_na_build_identified_through_the_bundled_table() -> None:
     build = build_of(_parsed(EXAMPLE / LOG))
     na = type(build)(build.version, None, None, "NA", build.file_sha1, False)  # the same files, logged as "NA"
-    verdict = judge(OFFLINE, na, load_round("v6.1"), TableSource())
+    verdict = judge_build(OFFLINE, na, load_round("v6.1"), TableSource())
     # a release at or after the seed release: it descends, and says how it was identified
     assert (verdict.verdict, verdict.identified_as, verdict.dirty, verdict.untracked_files) == (
         "descends",
@@ -259,10 +259,10 @@ def test_na_build_identified_through_the_bundled_table() -> None:
         "files are release 6.0.17's, which descends from the seed release"
     )
     with_wheel = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{WHEEL: "0" * 40}), False)
-    verdict = judge(OFFLINE, with_wheel, load_round("v6.1"), TableSource())
+    verdict = judge_build(OFFLINE, with_wheel, load_round("v6.1"), TableSource())
     assert (verdict.identified_as, verdict.modified_files, verdict.untracked_files) == ("6.0.17", [], [WHEEL])
     changed = type(build)(build.version, None, None, "NA", dict(build.file_sha1, **{"/loadgen.cc": "0" * 40}), False)
-    unknown = judge(OFFLINE, changed, load_round("v6.1"), TableSource())
+    unknown = judge_build(OFFLINE, changed, load_round("v6.1"), TableSource())
     assert (unknown.verdict, unknown.identified_as) == ("no-git-rev", None)
     assert unknown.reason == (
         "no git revision logged (NA: a build outside a git checkout, such as the PyPI package), and its loadgen "
@@ -274,7 +274,7 @@ def test_na_build_identified_through_the_bundled_table() -> None:
         "revs": {"0123456789": {"date": "2025-12-01T00:00:00+00:00", "descends": ["v5.1"]}},
         "loadgen_trees": {"tree": dict(build.file_sha1)},
     }
-    older = judge(OFFLINE, na, load_round("v6.1"), TableSource(table))
+    older = judge_build(OFFLINE, na, load_round("v6.1"), TableSource(table))
     assert (older.verdict, older.identified_as) == ("no-git-rev", "6.0.1")
     assert older.reason.endswith("its loadgen files are release 6.0.1's, which does not descend from the seed release")
 
@@ -333,7 +333,7 @@ def test_real_built_modules_are_untracked_not_modified(tmp_path: Path) -> None:
     modules that git does not have at that rev: untracked, so a note and no failure."""
     root = _real_v60(tmp_path, BUILT_MODULES)
     log = f"{BUILT_MODULES}/performance/run_1/mlperf_log_detail.txt"
-    verdict = judge(BUILT_MODULES, build_of(_parsed(root / log)), load_round("v6.0"), TableSource())
+    verdict = judge_build(BUILT_MODULES, build_of(_parsed(root / log)), load_round("v6.0"), TableSource())
     assert (verdict.verdict, verdict.rev, verdict.dirty, verdict.modified_files, verdict.untracked_files) == (
         "descends",
         "4b4a3ffc89",

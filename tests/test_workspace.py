@@ -325,3 +325,14 @@ def test_only_the_workspace_reads_a_tree_from_its_division_folders() -> None:
                 offenders.append(f"{rel}:{node.lineno}")
     assert offenders == []
     assert locates == ["checker/workspace.py"]
+
+
+def test_locate_judge_and_verdict_each_name_one_thing() -> None:
+    """`locate` is the workspace's, `judge` the results' verdicts (findings.judge); no class is
+    named bare `Verdict` (each verdict type says whose: BuildVerdict, ClaimVerdict, VerifyOutcome)."""
+    defined: dict[str, list[str]] = {"locate": [], "judge": [], "Verdict": []}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in defined:
+                defined[node.name].append(path.relative_to(ROOT).as_posix())
+    assert defined == {"locate": ["checker/workspace.py"], "judge": ["checker/findings.py"], "Verdict": []}

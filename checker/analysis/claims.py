@@ -46,7 +46,7 @@ class ClaimsError(UsageError):
 
 
 @dataclass
-class Verdict:
+class ClaimVerdict:
     id: str
     kind: str
     text: str
@@ -209,7 +209,7 @@ def _mixed(side: str, chosen: list[Row]) -> str | None:
     )
 
 
-def _spread(verdict: Verdict, claim: dict[str, Any], chosen: list[Row]) -> None:
+def _spread(verdict: ClaimVerdict, claim: dict[str, Any], chosen: list[Row]) -> None:
     """The spread as compare measures it: one group (the selection), its reference and partners."""
     reference = claim.get("reference", "median")
     submitter = None if reference == "median" else reference.split(":", 1)[1]
@@ -243,9 +243,9 @@ def _spread(verdict: Verdict, claim: dict[str, Any], chosen: list[Row]) -> None:
         verdict.notes.append("one row: a spread of one result says nothing")
 
 
-def judge(claim: dict[str, Any], rows: dict[str, list[Row]]) -> Verdict:
+def assess(claim: dict[str, Any], rows: dict[str, list[Row]]) -> ClaimVerdict:
     kind = claim["kind"]
-    verdict = Verdict(claim["id"], kind, claim.get("text", ""), "no-data", None, claim["expect"])
+    verdict = ClaimVerdict(claim["id"], kind, claim.get("text", ""), "no-data", None, claim["expect"])
     sides = ("in",) if kind in ("spread", "value") else ("from", "to")
     chosen = {side: select(rows, claim[side]) for side in sides}
     empty = [side for side in sides if not chosen[side]]
@@ -309,8 +309,8 @@ def _best(rows: list[Row]) -> Row:
     return top
 
 
-def check_claims(claims: list[dict[str, Any]], rows: dict[str, list[Row]]) -> list[Verdict]:
-    return [judge(claim, rows) for claim in claims]
+def check_claims(claims: list[dict[str, Any]], rows: dict[str, list[Row]]) -> list[ClaimVerdict]:
+    return [assess(claim, rows) for claim in claims]
 
 
 # --- outputs ---------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def _figure(kind: str, value: float | None) -> str:
     )
 
 
-def to_text(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def to_text(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
     lines = selection.lines(notes) if selection else []
     for v in verdicts:
         lines.append(
@@ -351,12 +351,12 @@ def to_text(verdicts: list[Verdict], selection: Selection | None = None, notes: 
     return "\n".join(lines) + "\n"
 
 
-def to_json(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def to_json(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
     chosen = selection.fields(notes) if selection else {}
     return json.dumps({**chosen, "claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
 
 
-def to_markdown(verdicts: list[Verdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
     lines = [f"{line}  " if line else line for line in selection.lines(notes)] if selection else []
     lines += ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
     for v in verdicts:

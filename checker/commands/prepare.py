@@ -43,7 +43,7 @@ from ..strays import RunFolders, strays
 from ..tree import Kind, Tree, join
 from ..workspace import Workspace, WorkspaceError, locate, too_long, within
 from . import common
-from .prepare_results import Failed, Inference, judge, preparation
+from .prepare_results import Failed, Inference, preparation, sort_results
 from .prepare_tree import Change, Stage, copy_folder
 from .prepare_truncate import Unreadable, places, truncate
 
@@ -227,7 +227,7 @@ class _Run:
         failed, inference = Failed(self.stage, self.round, move), Inference(self.stage, self.round)
         for _ in range(MAX_ROUNDS):
             report = check(self.stage.root, **options)
-            verdicts = judge(report, self.round, self.broken)
+            verdicts = sort_results(report, self.round, self.broken)
             self.broken = {}
             changes = failed.apply(report, verdicts.failing)
             changes += inference.apply(verdicts.sound) if infer else []

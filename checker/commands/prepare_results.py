@@ -144,7 +144,7 @@ class Verdicts:
     sound: set[str] = field(default_factory=set)
 
 
-def judge(report: Report, round: Round, broken: dict[str, Finding]) -> Verdicts:
+def sort_results(report: Report, round: Round, broken: dict[str, Finding]) -> Verdicts:
     """Sort the results of a check (and those not copied whole, in `broken`) into Verdicts."""
     keys = preparation(round).failed.result_folders
     verdicts = Verdicts()

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..model import discover, results_of, systems_of
-from ..provenance import VERDICTS, Source, Verdict, build_of, judge
+from ..provenance import VERDICTS, BuildVerdict, Source, build_of, judge_build
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text, strict_json
 from ..rounds import Round
@@ -20,7 +20,7 @@ from . import common
 
 def verdicts_of(
     path: str, round: Round, source: Source, progress: Callable[[int, int], None] | None = None
-) -> tuple[list[Verdict], int]:
+) -> tuple[list[BuildVerdict], int]:
     """The verdict of every result under `path` whose performance log names its loadgen, and
     the number of results there (those without a loadgen_version are not judged);
     `progress(done, total)` after each result."""
@@ -36,7 +36,7 @@ def verdicts_of(
         log = result.performance_log
         build = build_of(log) if log is not None else None
         if build is not None:
-            verdicts.append(judge(result.location, build, round, source))
+            verdicts.append(judge_build(result.location, build, round, source))
         if progress is not None:
             progress(done, len(found))
     return verdicts, len(found)
@@ -58,7 +58,7 @@ FIELDS = (
 )  # new columns go last
 
 
-def to_json(verdicts: list[Verdict], round: Round) -> str:
+def to_json(verdicts: list[BuildVerdict], round: Round) -> str:
     # Locations are folder names: strict JSON keeps any byte printable.
     return (
         strict_json(
@@ -73,7 +73,7 @@ def to_json(verdicts: list[Verdict], round: Round) -> str:
     )
 
 
-def to_csv(verdicts: list[Verdict], round: Round) -> str:
+def to_csv(verdicts: list[BuildVerdict], round: Round) -> str:
     rows = []
     for verdict in verdicts:
         row = asdict(verdict)
@@ -83,9 +83,9 @@ def to_csv(verdicts: list[Verdict], round: Round) -> str:
     return csv_text(rows, FIELDS)
 
 
-def to_text(verdicts: list[Verdict], round: Round) -> str:
+def to_text(verdicts: list[BuildVerdict], round: Round) -> str:
     """Results grouped by loadgen rev: count, verdict, commit date, submitters."""
-    groups: dict[tuple[Any, ...], list[Verdict]] = {}
+    groups: dict[tuple[Any, ...], list[BuildVerdict]] = {}
     for verdict in verdicts:
         groups.setdefault((verdict.rev, verdict.loadgen_version), []).append(verdict)
     seed = round.seed_release.commit if round.seed_release else "?"

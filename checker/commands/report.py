@@ -354,7 +354,7 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
 
     source = prv.TableSource()
     verdicts = [
-        prv.judge(r.location, r.collected["build"], the_round, source)
+        prv.judge_build(r.location, r.collected["build"], the_round, source)
         for r in report.results
         if r.collected and r.collected["build"] is not None
     ]

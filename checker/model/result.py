@@ -18,7 +18,7 @@ from ..parsers.endpoints import (
     parse_result_summary,
 )
 from ..parsers.mllog import LoadgenLog
-from ..parsers.text import Summary, Verdict, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
+from ..parsers.text import Summary, VerifyOutcome, parse_conf, parse_spl, parse_summary, parse_timestamp, parse_verify
 from ..parsers.text import timestamp_microseconds as microseconds
 from ..tree import Kind, join
 from .layout import ResultLayout
@@ -133,7 +133,7 @@ class Result(ResultLayout):
                 if log is not None:
                     yield test, rel, log
 
-    def compliance_verdict(self, test: str, kind: str, name: str | None = None) -> Verdict | None:
+    def compliance_verdict(self, test: str, kind: str, name: str | None = None) -> VerifyOutcome | None:
         name = name or f"verify_{kind}.txt"
         return self.reader.parsed(join(self.compliance_dir(test), name), parse_verify, what=f"{test} {name}")
 

@@ -103,7 +103,7 @@ def _typed_lines(
 
 
 @dataclass
-class Verdict:
+class VerifyOutcome:
     """A compliance `verify_*.txt`: its TEST PASS/FAIL line and its `name = value` or
     `name: value` lines, keyed by the lower-cased name; the checks the declaration names
     (schemas/compliance_verify.schema.json) are of their declared type."""
@@ -127,7 +127,7 @@ def _verify_lines(text: str) -> Iterator[tuple[int, bool | None, re.Match[str] |
             yield number, None, _CHECK.match(line)
 
 
-def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
+def parse_verify(text: str) -> tuple[VerifyOutcome, list[Defect]]:
     passed: bool | None = None
     checks: dict[str, str] = {}
     lines: dict[str, int] = {}
@@ -141,7 +141,7 @@ def parse_verify(text: str) -> tuple[Verdict, list[Defect]]:
             lines[check.group(1).lower()] = number
     defects = [] if passed is not None or checks else [Defect("CMP001", "holds no TEST PASS or TEST FAIL line")]
     typed, found = _typed_lines(checks, "compliance_verify", lines)
-    return Verdict(passed, {**checks, **typed}), defects + found
+    return VerifyOutcome(passed, {**checks, **typed}), defects + found
 
 
 def verify_places(text: str) -> dict[str, tuple[int, int]]:
