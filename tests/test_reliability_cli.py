@@ -634,8 +634,10 @@ def test_a_folder_inside_a_clone_falls_back_to_the_git_command_line(clone: Path)
         app,
         ["provenance", str(EXAMPLE), "--round", "demo-v6.1", "-f", "json", "--inference-repo", str(clone / "loadgen")],
     )
-    assert done.exit_code == 0, done.output
-    assert [r["verdict"] for r in _strict(done.stdout)["results"]] == ["unknown-commit", "unknown-commit"]
+    # git found the repository and read it: the clone lacks the round's seed release, so no
+    # verdict (issue 33), not "unknown-commit" for every result
+    assert done.exit_code == 2, done.output
+    assert "the clone does not hold round demo-v6.1's seed release b066279436" in done.stderr
 
 
 BOOM = (

@@ -138,7 +138,7 @@ def test_a_signal_while_the_report_checks_stops_its_workers_and_its_painter(
     soon as these are there ends all of them, quietly."""
     tmp = _private(tmp_path)
     out = tmp_path / "audit.html"
-    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)
+    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "--no-cache", "-o", str(out)], tmp)
     children: set[int] = set()
     deadline = time.monotonic() + 60
     while len(children) < 3 and process.poll() is None and time.monotonic() < deadline:
@@ -161,11 +161,14 @@ def test_a_signal_while_the_report_checks_stops_its_workers_and_its_painter(
 
 @pytest.fixture(scope="module")
 def report_seconds(big: Path, tmp_path_factory) -> float:
-    """How long a whole report of the tree takes here (it ends with exit 0)."""
+    """How long a whole report of the tree takes here (it ends with exit 0). Both runs are
+    uncached: a second run from a warm cache (checker/cache.py) would end before the signal."""
     room = tmp_path_factory.mktemp("whole")
     tmp = _private(room)
     started = time.monotonic()
-    whole = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(room / "audit.html")], tmp)
+    whole = _start(
+        ["report", str(big), "--round", "demo-v6.1", "-j", "2", "--no-cache", "-o", str(room / "audit.html")], tmp
+    )
     whole.communicate(timeout=120)
     assert whole.returncode == 0 and (room / "audit.html").exists()
     return time.monotonic() - started
@@ -180,7 +183,7 @@ def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
     drawn in memory, in a child process): SIGTERM late in the run, when it exists, removes it."""
     tmp = _private(tmp_path)
     out = tmp_path / "audit.html"
-    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "-o", str(out)], tmp)
+    process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "--no-cache", "-o", str(out)], tmp)
     time.sleep(report_seconds * fraction)
     process.send_signal(signal.SIGTERM)
     status, err = _ended(process, signal.SIGTERM)
