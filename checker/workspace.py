@@ -79,7 +79,7 @@ class Workspace:
             return ()
         found, current, marks_ = [self.tree], self.tree, marks()
         while (up := os.path.dirname(current)) != current:
-            if _is_root(up, marks_):
+            if _holds_tree(up, marks_):
                 found.append(up)
             current = up
         return tuple(found)
@@ -325,7 +325,7 @@ def _place(path: str, found: Marks) -> Place | None:
         return Place(os.sep.join(parts[:at]) or os.sep, "/".join(parts[at:]), folder)
     for up in range(len(parts) - 1, 1, -1):  # a file beside the division folders is the tree's too
         above = os.sep.join(parts[:up])
-        if any(found.holds(os.path.join(above, d)) for d in found.divisions):  # a tree with submitters
+        if _holds_tree(above, found):
             return None if folder else Place(above, "/".join(parts[up:]), folder, loose=True)
     return None
 
@@ -352,6 +352,12 @@ def _is_root(folder: str, found: Marks) -> bool:
     if any(found.holds(d) for d in present):
         return True
     return bool(present) and _division_at(folder.split(os.sep), found) is None
+
+
+def _holds_tree(folder: str, found: Marks) -> bool:
+    """Whether a folder is the root of a tree with submitters (a folder that merely holds one
+    named `open`, as a home folder may, is none)."""
+    return any(found.holds(os.path.join(folder, d)) for d in found.divisions)
 
 
 def _shown(root: str) -> str:

@@ -126,6 +126,18 @@ def test_a_tree_kept_inside_another_tree_protects_both(tree: Path) -> None:
     assert locate(str(inner)).trees == (str(inner.resolve()), str(tree.resolve()))
 
 
+def test_a_folder_named_open_above_the_tree_is_no_tree(tmp_path: Path) -> None:
+    """A home folder holding a folder named `open` (no submitter in it) protects nothing: a
+    report beside a tree kept under it is written."""
+    work = tmp_path / "open" / "proj"
+    shutil.copytree(EXAMPLE, work / "T", symlinks=True)
+    where = locate(str(work / "T"))
+    assert where.trees == (str((work / "T").resolve()),)
+    done = cli("check", "T", "-o", "report.json", *ROUND, cwd=work)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((work / "report.json").read_text())["summary"]["results"] == 2
+
+
 def test_the_workspace_of_each_level(tree: Path) -> None:
     real = str(tree.resolve())
     assert (locate(str(tree)).root, locate(str(tree)).part) == (str(tree), ())
