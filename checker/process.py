@@ -129,6 +129,8 @@ def run(entry: Callable[[], object]) -> NoReturn:
     except Interrupted as stop:
         interrupted(stop.signum)
     # The work is done: a signal from now on would land in the interpreter's teardown, where
-    # Python has put the default handlers back. Held, it is dropped at exit.
-    signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS))
+    # Python puts the default handlers back, in whichever thread takes it (a mask would hold
+    # it in this thread only). Ignored process-wide, which teardown keeps, it is dropped.
+    for signum in SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
     raise SystemExit(status)

@@ -230,3 +230,31 @@ def test_a_closed_stdout_exits_141_quietly(tmp_path: Path, command: list[str]) -
     err = process.stderr.read().decode()
     assert process.wait(timeout=60) == 141
     assert "Traceback" not in err and "Exception ignored" not in err and "error" not in err
+
+
+TEARDOWN = """
+import os, signal, sys, threading, time
+from checker import process
+
+def entry():
+    # A thread the interpreter's teardown waits for, which signals the process from there.
+    def late():
+        time.sleep(0.3)
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    threading.Thread(target=late).start()
+    print("done", flush=True)
+
+process.run(entry)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_in_the_interpreters_teardown_is_dropped(tmp_path: Path, name: str) -> None:
+    """Once the work is done, a signal that lands while the interpreter tears down (from any
+    thread: a helper thread does not share the main thread's signal mask) is dropped: the
+    command's status stands, with no traceback (it was -15 for SIGTERM)."""
+    done = subprocess.run(
+        [sys.executable, "-c", TEARDOWN, name], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
