@@ -54,8 +54,31 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(f"needs the whole real slices, not the committed subset {SUBSET.name}: set MLPERF_CHECK_REAL")
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
-    """How many of the commands that README.md and docs/*.md show ran (tests/test_docs.py)."""
+_WORKERS_TALLY: dict[str, int] = {}  # what pytest-xdist's workers counted (.ci/check runs -n auto)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A pytest-xdist worker hands its tally of documented commands to the controller."""
     docs = sys.modules.get("test_docs")
-    if docs is not None and docs.TALLY["blocks"] + docs.TALLY["skipped"]:
+    output = getattr(session.config, "workeroutput", None)
+    if docs is not None and output is not None:
+        output["docs_tally"] = dict(docs.TALLY)
+
+
+def pytest_testnodedown(node, error) -> None:  # a pytest-xdist hook: one worker ended
+    for key, count in getattr(node, "workeroutput", {}).get("docs_tally", {}).items():
+        _WORKERS_TALLY[key] = _WORKERS_TALLY.get(key, 0) + count
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many of the commands that README.md and docs/*.md show ran (tests/test_docs.py),
+    in this process or summed over pytest-xdist's workers."""
+    docs = sys.modules.get("test_docs")
+    if docs is None and _WORKERS_TALLY:
+        import test_docs as docs
+    if docs is None:
+        return
+    for key, count in _WORKERS_TALLY.items():
+        docs.TALLY[key] += count
+    if docs.TALLY["blocks"] + docs.TALLY["skipped"]:
         terminalreporter.write_line(docs.summary())
