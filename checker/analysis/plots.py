@@ -723,7 +723,7 @@ def throughput_page(
             x, _ = at(value, 0)
             canvas.line(x, box.y0, x, box.y1, "#ebebeb", 0.8)
             canvas.line(x, box.y1, x, box.y1 + 4, "#444")
-            canvas.text(x, box.y1 + 5, said, SIZE, anchor="middle", kind="tick")
+            canvas.text(x, box.y1 + 8, said, SIZE, anchor="middle", kind="tick")
         for value, said in yvalues:
             _, y = at(0, value)
             canvas.line(box.x0, y, box.x1, y, "#ebebeb", 0.8)
@@ -799,7 +799,11 @@ def rounds_page(
     band = 0.8 / bars
     for index, section in enumerate(sections):
         box = layout.panels[index]
-        high = max(r for s in section.rows for r in s.ratios().values()) * 1.12
+        shown = [r for s in section.rows for r in s.ratios().values()]
+        # 12% beyond the highest ratio, more where a bar's label needs the room to end inside.
+        high = max(
+            [max(shown) * 1.12] + [r * AXES_WIDTH / (AXES_WIDTH - 6 - width_of(f"x{r:.3f}", SMALL)) for r in shown]
+        )
         for row, s in enumerate(section.rows):
             ratios = s.ratios()
             for i, round_name in enumerate(names):
