@@ -47,7 +47,7 @@ SMALL = 10  # px: outlier lists, bar ratios
 TITLE_SIZE = 12  # px: a panel's title
 HEADING_SIZE = 13  # px: the page's heading
 AXES_WIDTH = 640  # px
-CHART_HEIGHT = 300  # px: a chart of throughput against interactivity
+CHART_HEIGHT = 240  # px: a chart of throughput against interactivity
 COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
