@@ -7,14 +7,15 @@ TPOT, give none ("not published")."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from checker.analysis import table as published
-from checker.analysis.published import TPOT_KEY, TableFormat, render
+from checker.analysis.published import TPOT_KEY, TableFormat, render, table_row
 from checker.analysis.reader import read_table
-from helpers import REAL_ROOT, TABLES_ROOT, real_data, real_report
+from helpers import ENDPOINTS, REAL_ROOT, TABLES_ROOT, real_data, real_report, run
 
 TABLES = {"v5.1": "v5.1/summary_results.json", "v6.0": "v6.0/summary_results.json", "v6.1": "v6.1/summary.json"}
 
@@ -104,3 +105,25 @@ def test_interactivity_is_1e9_over_the_p99_tpot_and_nothing_without_one() -> Non
     for nothing in (None, 0, -5, float("inf"), float("nan"), "40000000", True):
         assert published.interactivity(nothing) is None
     assert "p99 TPOT" in published.INTERACTIVITY and "not published" in published.INTERACTIVITY
+
+
+def test_an_endpoints_run_gives_its_summarys_throughput_on_the_window_it_used(tmp_path: Path) -> None:
+    """An Endpoints run's throughput is its summary's `tps` as the harness wrote it: on LoadGen's
+    legacy window when the run sets `legacy_loadgen_window_duration_ns` (the figure the round
+    publishes), never recomputed from `duration_ns`; its interactivity is 1e9 over
+    tpot.percentiles["99.0"]. The fixture's summary, hand-edited as such a run writes it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ENDPOINTS, tree)
+    where = "closed/EndpointsDemo/results/server-1x-demo/llama3.1-8b/Interactive"
+    summary_path = tree / where / "performance" / "result_summary.json"
+    summary = json.loads(summary_path.read_text())
+    window = summary["duration_ns"] // 2
+    summary |= {"legacy_loadgen_window_duration_ns": window, "tps": 4741.0}  # the tokens over the shorter window
+    summary_path.write_text(json.dumps(summary, indent=2))
+    report = run(tree, "v6.1", jobs=1, collect=table_row)
+    facts = {r.location: r.collected for r in report.results}
+    assert (facts[where]["Performance_Result"], facts[where]["Performance_Units"]) == (4741.0, "Tokens/s")
+    assert facts[where]["tpot_p99_ns"] == 21500000.0
+    assert published.normalise([facts[where]])[0].interactivity == 1e9 / 21500000.0
+    offline = facts[where.replace("Interactive", "Offline")]
+    assert (offline["Performance_Result"], offline["tpot_p99_ns"]) == (12510.0, 60000000.0)
