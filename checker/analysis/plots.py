@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..output import write_file
 from ..reporters.common import visible
 from ..settings import UsageError
 from . import table as published
@@ -98,8 +99,7 @@ def save(canvas: Canvas, path: str, number: int, part: str = "") -> str:
     """Write page `number` of a plot (page_path) as SVG. Returns the file written."""
     image_format(path)
     target = page_path(path, number, part)
-    with open(target, "w", encoding="utf-8", newline="\n") as out:
-        out.write(canvas.svg())
+    write_file(target, canvas.svg(), "--plot")  # checker/output.py: the one writer
     return target
 
 
