@@ -13,7 +13,8 @@ compare plot is a data: URI, and without JavaScript everything is shown. The pag
   its warnings and notes collapsed under it;
 - loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
   findings), and the cross-partner variance of the comparable groups (checker/analysis/compare.py on
-  the valid rows) with the compare plot;
+  the valid rows, computed in a child process: `Aside`) with the compare plot and, for the
+  token benchmarks, throughput against interactivity;
 - every finding.
 
 Detection makes data; this module gathers it into plain dicts, and the Jinja2 templates in
@@ -394,15 +395,18 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
 
 
 # --- cross-partner variance -----------------------------------------------------------------
-def variance_of(rows: list[dict[str, Any]], round_name: str, with_plot: bool = True) -> dict[str, Any]:
+def variance_of(
+    rows: list[dict[str, Any]], round_name: str, has_table: bool = True, with_plot: bool = True
+) -> dict[str, Any]:
     """compare (checker/analysis/compare.py, the one analysis core) on the table rows `collect`
     gathered for the valid results (the published rows, with the description fields that
     explain outliers), and its plots as SVG data: URIs: the deviations, and throughput against
-    interactivity where a group is a token benchmark. Plain data: what `Aside`'s child sends back."""
+    interactivity where a group is a token benchmark. `has_table`: whether the round has a
+    results-table format (TableFormat.of its Round: without one there are no rows to compare).
+    Plain data: what `Aside`'s child sends back."""
     from ..analysis import compare as cmp  # pandas: in the child that computes the variance (`Aside`)
     from ..analysis.table import INTERACTIVITY
-    from ..rounds import load_round
-    from .table import TableFormat, publish
+    from .table import publish
 
     options = cmp.Options()
     found: dict[str, Any] = {
@@ -415,7 +419,7 @@ def variance_of(rows: list[dict[str, Any]], round_name: str, with_plot: bool = T
         "interactivity_definition": INTERACTIVITY,
         "no_table": "",
     }
-    if TableFormat.of(load_round(round_name)) is None:
+    if not has_table:
         found["no_table"] = f"round {round_name} has no results-table format, so no rows to compare"
         return found
     published = publish(rows, None, None, round_name, with_description=True)
@@ -431,7 +435,14 @@ def variance_of(rows: list[dict[str, Any]], round_name: str, with_plot: bool = T
 
 def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
     """`variance_of` the valid results of a report (checked with `collect`), in this process."""
-    return variance_of(_rows(report), report.round.name, with_plot)
+    return variance_of(*_variance_input(report), with_plot=with_plot)
+
+
+def _variance_input(report: Report) -> tuple[list[dict[str, Any]], str, bool]:
+    """What `variance_of` computes from: the valid rows, the round's name, whether it has a table."""
+    from .table import TableFormat
+
+    return _rows(report), report.round.name, TableFormat.of(report.round) is not None
 
 
 class Aside:
@@ -474,14 +485,14 @@ class Aside:
         """`variance(report)`, computed in the child where there is one."""
         from concurrent.futures.process import BrokenProcessPool
 
-        rows, name = _rows(report), report.round.name
+        given = _variance_input(report)
         if self._pool is not None:
             try:
-                found: dict[str, Any] = self._pool.submit(variance_of, rows, name).result()
+                found: dict[str, Any] = self._pool.submit(variance_of, *given).result()
                 return found
             except (BrokenProcessPool, OSError, RuntimeError):  # a broken child: computed here instead
                 pass
-        return variance_of(rows, name)
+        return variance_of(*given)
 
 
 def _warm() -> None:
