@@ -395,7 +395,7 @@ def across_rounds(
     that the filters take: one row per round of each series (the best result of each
     benchmark and hardware key per round, overall and per submitter) with `ratio`, the ratio
     to the first round (above 1 is faster); with `scaling`, also the scaling series (`kind`
-    scaling, `ratio` the efficiency). `plot` draws the ratios into that PNG (matplotlib)."""
+    scaling, `ratio` the efficiency). `plot` draws the ratios into that SVG file."""
     import pandas as pd
 
     from .analysis import across

@@ -441,12 +441,6 @@ def append_text(path: str, text: str) -> None:
         out.write(text)
 
 
-def save_figure(figure: Any, path: str | io.BytesIO, **options: Any) -> None:
-    """Draw a matplotlib figure into `path`, a file in a folder from `scratch` (Plan.pages
-    moves it into place), or into memory (a page that embeds it)."""
-    figure.savefig(path, **options)
-
-
 def new_folder(path: str | None = None, prefix: str = "mlperf-check-") -> str:
     """A folder to write into: `path` (made, with its parents) or a new temporary one, which
     is removed if the process is interrupted before `keep` says it is the result."""

@@ -99,7 +99,7 @@ def test_check_is_the_command_lines_check() -> None:
 # --- tables ----------------------------------------------------------------------------------
 @pytest.mark.real
 def test_every_format_loads_into_the_canonical_columns(tables: dict[str, pd.DataFrame]) -> None:
-    assert {name: t.shape for name, t in tables.items()} == {"v5.1": (1448, 22), "v6.0": (520, 22), "v6.1": (492, 22)}
+    assert {name: t.shape for name, t in tables.items()} == {"v5.1": (1448, 23), "v6.0": (520, 23), "v6.1": (492, 23)}
     for name, table in tables.items():
         assert table.dtypes.astype(str).to_dict() == COLUMNS
         assert set(table["round"]) == {name}

@@ -363,7 +363,7 @@ def test_l3_a_round_unnamed_is_na_with_a_warning_and_an_unknown_round_is_refused
 def test_l4_a_trees_invalid_results_are_said() -> None:
     tree = str(real_data(REAL_ROOT / "v6.1"))
     with pytest.warns(UserWarning, match=r"v6\.1: 2 invalid results left out \(`mlperf-check check` says why\)$"):
-        assert mlperf_check.load_table(tree).shape == (0, 22)
+        assert mlperf_check.load_table(tree).shape == (0, 23)
 
 
 def test_e1_e3_check_refuses_what_the_command_line_refuses(tmp_path: Path) -> None:
@@ -419,9 +419,14 @@ def test_a7_csv_prints_the_notes_on_stderr(inputs: dict[str, Path]) -> None:
 def test_e3_p5_a_plot_path_is_checked_as_the_command_line_checks_it(tmp_path: Path) -> None:
     frames = _two_round_frames()
     for plot, message in (
-        (tmp_path / "nodir" / "x.png", f"plot {tmp_path / 'nodir' / 'x.png'}: no folder {tmp_path / 'nodir'}"),
-        (tmp_path / "x", f"plot {tmp_path / 'x'}: a plot is a .png or .svg file: give its extension"),
-        (f"{tmp_path}/", f"plot {tmp_path}/: give a file, e.g. {tmp_path}/plot.png, not a folder"),
+        (tmp_path / "nodir" / "x.svg", f"plot {tmp_path / 'nodir' / 'x.svg'}: no folder {tmp_path / 'nodir'}"),
+        (tmp_path / "x", f"plot {tmp_path / 'x'}: a plot is an .svg file: give its extension"),
+        (f"{tmp_path}/", f"plot {tmp_path}/: give a file, e.g. {tmp_path}/plot.svg, not a folder"),
+        (
+            tmp_path / "x.png",
+            f"plot {tmp_path / 'x.png'}: a plot is an .svg file (drawn as SVG, which any browser shows and converts), "
+            "not .png",
+        ),
     ):
         with pytest.raises(ValueError) as raised:
             mlperf_check.across_rounds(frames, plot=plot)

@@ -359,12 +359,12 @@ def test_compare_reads_the_v61_table_and_across_rounds(tmp_path: Path) -> None:
     alone = [json.loads(_cli("compare", table, "-f", "json").stdout)["groups"] for table in tables]
     together = json.loads(_cli("compare", *tables, "-f", "json").stdout)["groups"]
     assert [len(groups) for groups in alone] == [80, 86] and together == alone[0] + alone[1]
-    done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.png"))
+    done = _cli("compare", *tables, "--across-rounds", "-f", "json", "--plot", str(tmp_path / "rounds.svg"))
     assert done.exit_code == 0, done.output
     data = json.loads(done.stdout)
     assert len(data["across_rounds"]) == 215 and len(data["scaling"]) == 77  # one submitter's systems each
     assert all({p["submitter"] for p in s["points"]} == {s["submitter"]} for s in data["scaling"])
-    assert (tmp_path / "rounds.png").is_file() and (tmp_path / "rounds-4.png").is_file()
+    assert (tmp_path / "rounds.svg").is_file() and (tmp_path / "rounds-4.svg").is_file()
     done = _cli("compare", *tables, "--across-rounds", "--scaling-across-submitters", "-f", "json")
     scaling = json.loads(done.stdout)["scaling"]
     assert len(scaling) == 80 and {s["submitter"] for s in scaling} == {"all"}

@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,6 +26,7 @@ from test_real import INVALID
 from typer.testing import CliRunner
 
 from checker.analysis.compare import Options, comparison
+from checker.analysis.table import INTERACTIVITY
 from checker.cli import app
 from checker.commands import report as audit
 from checker.commands.table import publish
@@ -397,16 +398,43 @@ def test_the_page_is_self_contained(v51: SimpleNamespace) -> None:
 
 @pytest.mark.real
 @pytest.mark.full
-def test_without_matplotlib_the_variance_section_says_so(v51: SimpleNamespace, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` raises ImportError
-    view = audit.variance(v51.bad)
-    assert (view["plots"], len(view["groups"])) == ([], 10)
-    section = parse(audit.page(v51.bad, variance_view=view)).by_id("variance")
-    assert (
-        section.by_id("plot-missing").text() == "No plot: matplotlib is not installed: it comes with the `plot` extra, "
-        "`pip install -e '.[plot]'` in a checkout."
-    )
-    assert not section.all("img")
+@pytest.mark.parametrize("child", [True, False])
+def test_the_variance_computed_aside_is_the_one_computed_here(v51: SimpleNamespace, child: bool, monkeypatch) -> None:
+    """report computes the variance (compare, on pandas) in one child process started before
+    the check, so its own process imports no pandas; the section is the one computed in this
+    process. Without a child process (a sandbox without semaphores) it is computed here."""
+    if not child:
+        monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor.__init__", _no_semaphores)
+    here = audit.variance(v51.bad)
+    with audit.Aside() as aside:
+        assert (aside._pool is not None) == child
+        assert aside.variance(v51.bad) == here
+    assert (len(here["plots"]), len(here["interactivity"]), len(here["groups"])) == (1, 1, 10)
+
+
+def _no_semaphores(*args: Any, **kwargs: Any) -> None:
+    raise OSError(38, "Function not implemented")
+
+
+@pytest.mark.real
+@pytest.mark.full
+def test_throughput_against_interactivity_where_the_logs_hold_tpot(v51: SimpleNamespace) -> None:
+    """The token groups whose runs measured TPOT (Server, Interactive) are a chart each, one
+    series per comparable group; the section defines the figure."""
+    section = v51.dom.by_id("variance")
+    assert section.by_id("interactivity").text() == "Throughput and interactivity"
+    assert INTERACTIVITY in v51.html.replace("&#39;", "'")
+    charts = section.all("img", "chart")
+    assert len(charts) == 1
+    svg = base64.b64decode(charts[0].attrs["src"].split(",", 1)[1]).decode()
+    titles = re.findall(r'<text class="title"[^>]*><tspan[^>]*>([^<]*)</tspan>', svg)
+    assert titles == [
+        "v5.1 llama2-70b-99 Server (Tokens/s)",
+        "v5.1 llama2-70b-99.9 Server (Tokens/s)",
+        "v5.1 llama3.1-405b Interactive (Tokens/s)",
+        "v5.1 llama3.1-8b Server (Tokens/s)",
+    ]
+    assert svg.count('class="point"') == 8
 
 
 # --- in a real browser ----------------------------------------------------------------------
@@ -486,6 +514,7 @@ def test_in_chromium_the_rows_are_there_and_the_filters_hide_rows(
         assert page.evaluate(SHOWN, "#invalid-list > article h3") == []
         assert [u.split(":", 1)[0] for u in requests] == ["file"]  # the page and nothing else: the plot is inline
         assert page.evaluate("document.querySelector('#variance img.plot').naturalWidth") > 500
+        assert page.evaluate("document.querySelector('#variance img.chart').naturalWidth") > 500
 
         page.select_option("select[name=division]", "")
         shot = tmp_path / "audit.png"  # a test artefact in pytest's tmp_path, never in git

@@ -297,6 +297,12 @@ class Comparison:
     selection: Selection = field(default_factory=Selection)
     notes: list[str] = field(default_factory=list)  # what the selection pools (Selection.notes)
 
+    @property
+    def interactivity(self) -> bool:
+        """Whether a member has an interactivity figure (published.INTERACTIVITY): the outputs
+        then define it and show it beside the throughput."""
+        return any("interactivity" in member for _, members in self._listed for member in members)
+
     def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Each group as a record (its key as KEY_NAMES names it) with its members' records:
         plain Python values, None for a missing or non-finite number. Made once (every output,
@@ -340,6 +346,8 @@ def _member(record: dict[str, Any]) -> dict[str, Any]:
         "outlier": bool(record["outlier"]),
     }
     member.update({key: record[key] for key in EXPLAINING if record.get(key) is not None})
+    if record.get("interactivity") is not None:  # measured in a tree's logs (published.INTERACTIVITY)
+        member["interactivity"] = record["interactivity"]
     if "differs" in record:
         member["differs"] = record["differs"] or {}
     return member
@@ -511,6 +519,7 @@ def to_json(found: Comparison) -> str:
                     "min_submitters": options.min_submitters,
                 },
                 "summary": summary(found),
+                **({"interactivity": published.INTERACTIVITY} if found.interactivity else {}),
                 **found.selection.fields(found.notes),
                 "groups": groups,
             },
@@ -601,7 +610,8 @@ def _why(member: dict[str, Any]) -> str:
 
 def to_text(found: Comparison) -> str:
     options = found.options
-    lines = [options.definition(), "", *found.selection.lines(found.notes)]
+    lines = [options.definition(), *([published.INTERACTIVITY] if found.interactivity else []), ""]
+    lines += found.selection.lines(found.notes)
     for group, members in found.each():
         verdict = "within" if group["within_tolerance"] else "OUTSIDE"
         who = group["reference_submitter"] or "the median"
@@ -619,6 +629,7 @@ def to_text(found: Comparison) -> str:
                 notes.append(f"outlier{' - ' + why if why else ''}")
             lines.append(
                 f"      {_named(m, members):<{width}}  {m['Performance_Result']:>10.6g}  {flags:>9}  {m['Location']}"
+                + (f"  {m['interactivity']:.4g} tokens/s per user" if "interactivity" in m else "")
                 + (f"  [{'; '.join(notes)}]" if notes else "")
             )
     s = summary(found)

@@ -114,6 +114,7 @@ COLUMNS = (
     Column("Performance_Units", "name", required=True),
     Column("Performance_Result", "number", required=True, positive=True, high=1e12),
     Column("Power_Result", "number", positive=True, high=1e9),
+    Column("tpot_p99_ns", "number", positive=True, high=1e12),  # a tree's rows: the measured p99 TPOT
     Column("Nodes", "count", low=1, high=100_000),
     Column("a#", "count", low=0, high=100_000),
     Column("p#", "count", low=0, high=100_000),

@@ -47,6 +47,7 @@ class Row:
     per_node: int
     nodes: int
     mixed: bool = False
+    interactivity: float | None = None  # tokens/s per user (`interactivity`); None where not measured
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -69,6 +70,25 @@ class Row:
             "result": self.result,
             "units": self.units,
         }
+
+
+# The interactivity figure of a token benchmark: tokens per second per user, 1e9 over the run's
+# measured p99 time per output token in nanoseconds (loadgen's
+# result_time_per_output_token_99.00_percentile_ns; an Endpoints summary's tpot.percentiles
+# "99.0"): the statistic the round's TPOT limit bounds, so 99% of the tokens came at least this
+# fast. The published tables hold no TPOT: a table's rows have none ("not published"); a
+# checked tree's rows have it where the run measured token latencies (Server, Interactive).
+INTERACTIVITY = (
+    "Interactivity: tokens per second per user, 1e9 / the run's p99 TPOT in ns (loadgen's "
+    "result_time_per_output_token_99.00_percentile_ns, an Endpoints summary's tpot.percentiles 99.0), "
+    "read from a submission tree's logs; the published tables hold no TPOT (not published)."
+)
+
+
+def interactivity(tpot_ns: Any) -> float | None:
+    """Tokens per second per user from a p99 TPOT in nanoseconds; None without one."""
+    value = number(tpot_ns)
+    return 1e9 / value if value is not None and 0 < value < math.inf else None
 
 
 @functools.lru_cache(maxsize=16)
@@ -179,6 +199,7 @@ def normalise(rows: list[dict[str, Any]], round_name: str | None = None) -> list
                 per_node=per_node,
                 nodes=_count(row.get("Nodes")) or 1,
                 mixed=mixed,
+                interactivity=interactivity(row.get("tpot_p99_ns")),
                 raw=row,
             )
         )
@@ -319,6 +340,7 @@ COLUMNS: dict[str, str] = {
     "accelerators": "int64",  # nodes x per_node
     "mixed": "bool",  # a system that mixes accelerators (its hardware key is its own)
     "software": "string",
+    "interactivity": "float64",  # tokens/s per user (INTERACTIVITY); NaN where not measured or published
 }
 
 
@@ -353,6 +375,7 @@ def frame(rows: list[Row]) -> pd.DataFrame:
             "accelerators": row.accelerators,
             "mixed": row.mixed,
             "software": text(row.raw.get("Software")),
+            "interactivity": row.interactivity,
         }
         for row in rows
     ]
@@ -378,6 +401,7 @@ def rows(table: pd.DataFrame) -> list[Row]:
                 per_node=int(record["per_node"]),
                 nodes=int(record["nodes"]),
                 mixed=bool(record["mixed"]),
+                interactivity=None if (tpot := record.get("interactivity")) is None or tpot != tpot else float(tpot),
                 raw={
                     key: text(record[column])
                     for key, column in RAW.items()
@@ -422,6 +446,7 @@ def _declared() -> dict[str, Any]:
         per_node=dataclasses.replace(published["a#"], key="per_node", required=True),
         accelerators=Column("accelerators", "count", required=True, low=0, high=10**10),
         mixed=Column("mixed", "flag", required=True),
+        interactivity=Column("interactivity", "number", positive=True, high=1e12),
     )
     for name, dtype in COLUMNS.items():
         if dtype == "string" and name not in declared:
@@ -465,9 +490,11 @@ def typed_frame(table: pd.DataFrame, source: str = "frame") -> tuple[pd.DataFram
         return table.reset_index(drop=True), []
     records = table.to_dict("records")
     for index, record in zip(table.index, records, strict=True):
-        cells = {name: _cell(value, name in numeric and name != "power") for name, value in record.items()}
-        if cells["power"] is not None and isinstance(cells["power"], float) and cells["power"] != cells["power"]:
-            cells["power"] = None  # NaN power is "no power result", as load_table writes it
+        optional = ("power", "interactivity")
+        cells = {name: _cell(value, name in numeric and name not in optional) for name, value in record.items()}
+        for name in optional:  # NaN is "no power result", "no interactivity", as load_table writes them
+            if isinstance(cells[name], float) and cells[name] != cells[name]:
+                cells[name] = None
         wrong = next(((name, why) for name, column in declared.items() if (why := column.problem(cells))), None)
         if wrong is None:
             kept.append({**cells, "round": cells["round"] or None})

@@ -34,17 +34,21 @@ def to_html(found: Comparison) -> str:
     """One HTML page in the audit report's look (checker/commands/templates/compare.html.j2): the
     definition, a row per group with percentages and units, and each group's members with
     their flags and the outliers' reasons, as the text output words them."""
-    from ..analysis.plots import embedded
+    from ..analysis import plots
     from .html import render
 
-    rounds = ", ".join(sorted({str(group["round"]) for group, _ in found.each()}))
-    uris, missing = embedded(list(found.each()), found.options)
+    groups = list(found.each())
+    rounds = ", ".join(sorted({str(group["round"]) for group, _ in groups}))
+    interactivity, why = plots.throughput_images(groups)
     return render(
         "compare.html.j2",
         title=f"mlperf-check compare: comparable results{', ' + rounds if rounds else ''}",
         rounds=rounds,
-        plots=uris,
-        plot_missing=missing,
+        plots=plots.images(groups, found.options) if groups else [],
+        plot_missing="",
+        interactivity=interactivity,
+        interactivity_missing=why if plots.token_groups(groups) else "",
+        interactivity_definition=plots.INTERACTIVITY,
         definition=" ".join([found.options.definition(), *found.selection.lines(found.notes)]).strip(),
         groups=groups_view(found),
         summary=groups_summary(found),
@@ -154,20 +158,12 @@ def invocation(options: CommandLine) -> Invoked:
 
 def run(invocation: Invoked) -> int:
     """Compare (or follow the hardware across rounds), write the report and the plot."""
-    from ..analysis import plots
     from .common import load, pages
 
     options = invocation.options
     rounds = [load(round_named(r)).name for r in options.round or ()]
     selection = options.selection(rounds or None)
     rows = _compared_rows(options.inputs, options.tree_round, options.progress)
-    if options.plot:
-        try:
-            import matplotlib  # noqa: F401 - only to say what is missing before anything is written
-        except ImportError:
-            from ..settings import missing_extra
-
-            raise UsageError("--plot: " + missing_extra("matplotlib", "plot")) from None
     if options.across_rounds:
         return _across_rounds(invocation, rows, selection)
     division = tuple(d.strip().lower() for d in options.division or ("closed",))
@@ -179,8 +175,20 @@ def run(invocation: Invoked) -> int:
     emit(invocation.plan, FORMATS, invocation.format, invocation.target, found)
     noted(invocation.format, found.notes)
     if invocation.plot is not None:
-        pages(invocation.plan, invocation.plot, lambda page: plots.deviations(list(found.each()), found.options, page))
+        pages(invocation.plan, invocation.plot, lambda page: _plots(found, page))
     return 0
+
+
+def _plots(found: Comparison, path: str) -> list[str]:
+    """compare's plot pages at `path`: the deviations, then, when a group is a token
+    benchmark, throughput against interactivity (`<stem>-interactivity<ext>`)."""
+    from ..analysis import plots
+
+    groups = list(found.each())
+    written = plots.deviations(groups, found.options, path)
+    if plots.token_groups(groups):
+        written += plots.throughput(groups, path)
+    return written
 
 
 def noted(format: str, notes: list[str]) -> None:

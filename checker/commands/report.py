@@ -13,7 +13,8 @@ compare plot is a data: URI, and without JavaScript everything is shown. The pag
   its warnings and notes collapsed under it;
 - loadgen provenance (checker/provenance.py's verdicts from the bundled table, and the PRV
   findings), and the cross-partner variance of the comparable groups (checker/analysis/compare.py on
-  the valid rows) with the compare plot;
+  the valid rows, computed in a child process: `Aside`) with the compare plot and, for the
+  token benchmarks, throughput against interactivity;
 - every finding.
 
 Detection makes data; this module gathers it into plain dicts, and the Jinja2 templates in
@@ -394,12 +395,18 @@ def provenance(report: Report, the_round: Round) -> dict[str, Any]:
 
 
 # --- cross-partner variance -----------------------------------------------------------------
-def variance(report: Report, with_plot: bool | plots.Painter = True) -> dict[str, Any]:
-    """compare on the valid rows of the checked tree (the published rows, with the
-    description fields that explain outliers), and the compare plot as data: URIs (or, given
-    a Painter, the marks its `fill` replaces with them)."""
-    from ..analysis import compare as cmp  # pandas: imported when the variance is computed, not with the page
-    from .table import TableFormat, publish
+def variance_of(
+    rows: list[dict[str, Any]], round_name: str, has_table: bool = True, with_plot: bool = True
+) -> dict[str, Any]:
+    """compare (checker/analysis/compare.py, the one analysis core) on the table rows `collect`
+    gathered for the valid results (the published rows, with the description fields that
+    explain outliers), and its plots as SVG data: URIs: the deviations, and throughput against
+    interactivity where a group is a token benchmark. `has_table`: whether the round has a
+    results-table format (TableFormat.of its Round: without one there are no rows to compare).
+    Plain data: what `Aside`'s child sends back."""
+    from ..analysis import compare as cmp  # pandas: in the child that computes the variance (`Aside`)
+    from ..analysis.table import INTERACTIVITY
+    from .table import publish
 
     options = cmp.Options()
     found: dict[str, Any] = {
@@ -407,19 +414,91 @@ def variance(report: Report, with_plot: bool | plots.Painter = True) -> dict[str
         "groups": [],
         "plots": [],
         "plot_missing": "",
+        "interactivity": [],
+        "interactivity_missing": "",
+        "interactivity_definition": INTERACTIVITY,
         "no_table": "",
     }
-    if TableFormat.of(report.round) is None:
-        found["no_table"] = f"round {report.round.name} has no results-table format, so no rows to compare"
+    if not has_table:
+        found["no_table"] = f"round {round_name} has no results-table format, so no rows to compare"
         return found
-    rows = publish(_rows(report), None, None, report.round.name, with_description=True)
-    compared = cmp.comparison(rows, options)
-    found.update(groups=cmp.groups_view(compared), summary=cmp.groups_summary(compared), rows=len(rows))
-    if isinstance(with_plot, plots.Painter):
-        found["plots"], found["plot_missing"] = with_plot.later(list(compared.each()), options)
-    elif with_plot:
-        found["plots"], found["plot_missing"] = plots.embedded(list(compared.each()), options)
+    published = publish(rows, None, None, round_name, with_description=True)
+    compared = cmp.comparison(published, options)
+    found.update(groups=cmp.groups_view(compared), summary=cmp.groups_summary(compared), rows=len(published))
+    groups = list(compared.each())
+    if with_plot and groups:
+        found["plots"] = plots.images(groups, options)
+    if with_plot and plots.token_groups(groups):
+        found["interactivity"], found["interactivity_missing"] = plots.throughput_images(groups)
     return found
+
+
+def variance(report: Report, with_plot: bool = True) -> dict[str, Any]:
+    """`variance_of` the valid results of a report (checked with `collect`), in this process."""
+    return variance_of(*_variance_input(report), with_plot=with_plot)
+
+
+def _variance_input(report: Report) -> tuple[list[dict[str, Any]], str, bool]:
+    """What `variance_of` computes from: the valid rows, the round's name, whether it has a table."""
+    from .table import TableFormat
+
+    return _rows(report), report.round.name, TableFormat.of(report.round) is not None
+
+
+class Aside:
+    """The variance section computed in one child process, so that the report's own process
+    imports neither pandas nor numpy (issue 34: the page as light as the check; pandas' import
+    alone is about 40 MB and 0.4 s of CPU). Started before the check, while this process is
+    small, the child imports the analysis while the check runs; `variance` sends it the valid
+    results' rows and takes back the section's plain data. The computation is the one of
+    `variance_of`, here or there: without a child process (a sandbox without semaphores), or
+    when the child breaks, it runs in this process instead."""
+
+    def __init__(self) -> None:
+        self._pool: Any = None
+
+    def __enter__(self) -> Aside:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from ..output import held
+        from ..process import worker
+
+        try:
+            with held():  # forked with the signals held: the child sets its own (checker.process.worker)
+                self._pool = ProcessPoolExecutor(max_workers=1, initializer=worker)
+                self._pool.submit(_warm)
+        except (OSError, RuntimeError):
+            self._pool = None
+        return self
+
+    def __exit__(self, *stopped: object) -> None:
+        if self._pool is None:
+            return
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for child in workers:
+            child.terminate()
+        for child in workers:
+            child.join(timeout=5)
+
+    def variance(self, report: Report) -> dict[str, Any]:
+        """`variance(report)`, computed in the child where there is one."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        given = _variance_input(report)
+        if self._pool is not None:
+            try:
+                found: dict[str, Any] = self._pool.submit(variance_of, *given).result()
+                return found
+            except (BrokenProcessPool, OSError, RuntimeError):  # a broken child: computed here instead
+                pass
+        return variance_of(*given)
+
+
+def _warm() -> None:
+    """The child's first task, while the check runs: import the analysis (pandas with it)."""
+    from ..analysis import compare  # noqa: F401
+    from .table import publish  # noqa: F401
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -495,14 +574,13 @@ def audit(
     baseline: dict[str, Any] | None = None,
     baseline_name: str = "",
     checked: datetime.datetime | None = None,
-    with_plot: bool | plots.Painter = True,
+    aside: Aside | None = None,
 ) -> str:
     """The whole page: the report (checked with `collect`), its provenance and the variance.
-    `path` is the checked tree, as every command's writer is given it. A Painter draws the
-    plot in its child process while the page renders."""
-    view = variance(report, with_plot)
-    written = page(report, baseline, baseline_name, provenance(report, report.round), view, checked)
-    return with_plot.fill(written) if isinstance(with_plot, plots.Painter) else written
+    `path` is the checked tree, as every command's writer is given it. Given an Aside, the
+    variance is computed in its child process."""
+    view = aside.variance(report) if aside is not None else variance(report)
+    return page(report, baseline, baseline_name, provenance(report, report.round), view, checked)
 
 
 # The audit page is one HTML file; its templates escape what they print.
@@ -565,7 +643,7 @@ def run(invocation: Invoked) -> int:
 
     options, previous = invocation.options, invocation.previous
     assert invocation.round is not None and invocation.round_name is not None
-    with plots.Painter() as painter:  # its child imports matplotlib while the check runs
+    with Aside() as aside:  # its child imports the analysis (pandas) while the check runs
         with common.progress(options.progress) as tick:
             found = check(
                 options.path,
@@ -577,7 +655,7 @@ def run(invocation: Invoked) -> int:
             )
         if not found.results and not found.has_errors:
             raise common.no_results(options.path, invocation.round)
-        found_by = (found, options.path, previous, options.baseline or "", None, painter)
+        found_by = (found, options.path, previous, options.baseline or "", None, aside)
         common.emit(invocation.plan, FORMATS, "html", invocation.target, *found_by)
     invalid = sum(1 for r in found.results if not r.valid)
     changed = changes(found, previous) if previous is not None else None

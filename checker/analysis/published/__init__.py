@@ -7,7 +7,7 @@ v5.1/v6.0 key names (checker/analysis/reader.py reads the files)."""
 
 from __future__ import annotations
 
-from .collect import DESCRIPTION_FIELDS, table_row, valid_rows
+from .collect import DESCRIPTION_FIELDS, TPOT_ENDPOINTS, TPOT_KEY, table_row, tpot_p99_ns, valid_rows
 from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
 from .load import TEXT_KEYS, NoResults, formats, normalise, publish
 
@@ -15,6 +15,8 @@ __all__ = [
     "DESCRIPTION_FIELDS",
     "FORMATS",
     "TEXT_KEYS",
+    "TPOT_ENDPOINTS",
+    "TPOT_KEY",
     "NoResults",
     "TableFormat",
     "dumps",
@@ -26,5 +28,6 @@ __all__ = [
     "table_row",
     "to_csv",
     "to_json",
+    "tpot_p99_ns",
     "valid_rows",
 ]

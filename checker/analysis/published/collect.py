@@ -7,10 +7,12 @@ in a round's published format."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ...findings import Report, ResultRecord
 from ...model import Result
+from ...parsers import Malformed, number
 from ...parsers.counts import whole
 
 # Description fields that explain differences between systems (compare); rows carry them,
@@ -88,6 +90,30 @@ def _effective_scenario(result: Result) -> str | None:
     return log.scenario if log is not None else None
 
 
+# What the interactivity figure (tokens per second per user) is made of: the run's measured
+# p99 time per output token, the statistic the round's TPOT limit bounds. loadgen writes it as
+# this key; an Endpoints summary as tpot.percentiles["99.0"]. Nanoseconds either way.
+TPOT_KEY = "result_time_per_output_token_99.00_percentile_ns"
+TPOT_ENDPOINTS = "tpot.percentiles.99.0"
+
+
+def tpot_p99_ns(result: Result) -> float | None:
+    """The run's p99 TPOT in nanoseconds (TPOT_KEY, or TPOT_ENDPOINTS), or None: a run
+    that measures no token latencies (Offline, a non-LLM benchmark), or a value that is
+    not a positive finite number."""
+    try:
+        if result.is_endpoints:
+            summary = result.endpoints_summary
+            value = summary.get(TPOT_ENDPOINTS) if summary is not None else None
+        else:
+            log = result.performance_log
+            value = log.get(TPOT_KEY) if log is not None else None  # typed: nanoseconds, or None
+    except Malformed:  # FIL012 says why
+        return None
+    found = number(value)
+    return float(found) if found is not None and 0 < found < math.inf else None
+
+
 def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
     """The round-independent facts of one result's row (a `collect` hook of check). Keys
     starting with `_` are facts a round's format may write (the scenario folder, the
@@ -143,6 +169,7 @@ def table_row(result: Result, record: ResultRecord) -> dict[str, Any]:
         "_scenario_folder": result.scenario_folder,
         "_performance": result.path("performance") or result.location,
         "_effective_scenario": _effective_scenario(result),
+        "tpot_p99_ns": tpot_p99_ns(result),  # not a published column: the interactivity figure's source
     }
     if power is not None:
         row["Power_Result"] = float(power["value"])
