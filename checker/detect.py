@@ -41,7 +41,7 @@ from .parsers.endpoints import parse_endpoints_config
 from .parsers.mllog import KEY_HEAD, PREFIXES
 from .rounds import Round, available_rounds, load_round, version_numbers
 from .tree import FileChanged, Kind, Tree, join
-from .workspace import WorkspaceError, locate, locate_result
+from .workspace import WorkspaceError, locate, locate_result, other_format
 
 # Loadgen logs its effective settings, the seeds among them, in its first ~60 lines (at most
 # 22 KiB into the real v5.1 and v6.0 logs); a log is read in chunks until the seeds are found,
@@ -434,9 +434,14 @@ def _rounds() -> list[Round]:
 
 
 def detect(root: str) -> Detection:
-    """The round of the tree at `root`, from its evidence."""
+    """The round of the tree at `root`, from its evidence. A tree with no results that is laid
+    out as another format (rules/formats.yaml) has no round: the reason names the format and
+    its tool, as `no results` does with --round."""
     rounds = _rounds()
-    return decide(gather(root, [r for r in rounds if not r.is_profile]), rounds)
+    evidence = gather(root, [r for r in rounds if not r.is_profile])
+    if not evidence.results and (other := other_format(root)) is not None:
+        return Detection(None, other)
+    return decide(evidence, rounds)
 
 
 def detect_result(path: str) -> Detection:

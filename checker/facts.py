@@ -322,6 +322,7 @@ class Files:
     accuracy_report: str
     power_samples: str
     user_conf: str
+    mlperf_conf: str | None = None  # the run's copy of loadgen's mlperf.conf, where the layout keeps one
 
     def named(self, role: FileRole) -> str:
         return {

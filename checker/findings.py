@@ -186,10 +186,14 @@ PARTLY_READ = frozenset(("LOG001", "PRF011"))
 # A result folder the round does not know (its benchmark or its scenario): no other finding
 # on that result can be judged as the round's, so each follows from it.
 NO_RESULT = frozenset(("STR001", "STR002"))
+# A folder of a result's that the round's checker does not find because it spells the
+# benchmark otherwise (STR013, its `expected` the folder looked for): every finding on a file
+# in the folder looked for follows from it.
+SPELLED = frozenset(("STR013",))
 # Root codes: a finding of one of these is never a consequence of a read failure. (PRF011
 # may be one: a log cut before its test mode names none.)
-ROOTS = UNREAD | frozenset(("LOG001",)) | NO_RESULT | frozenset(("FIL001", "FIL012", "INT001"))
-CANDIDATES = UNREAD | PARTLY_READ | NO_RESULT | frozenset(("FIL012",))  # what a finding may follow from
+ROOTS = UNREAD | frozenset(("LOG001",)) | NO_RESULT | SPELLED | frozenset(("FIL001", "FIL012", "INT001"))
+CANDIDATES = UNREAD | PARTLY_READ | NO_RESULT | SPELLED | frozenset(("FIL012",))  # what a finding may follow from
 
 
 def _folder(path: str) -> str:
@@ -248,6 +252,8 @@ def _follows(finding: Finding, root: Finding) -> bool:
         return finding.path == root.path and finding.pointer == root.pointer
     if root.code in NO_RESULT:
         return bool(finding.location)
+    if root.code in SPELLED:
+        return isinstance(root.expected, str) and finding.path.startswith(root.expected + "/")
     if finding.path == root.path:
         return root.code in UNREAD or _never_read(finding)
     return _folder(finding.path) == _folder(root.path) and _never_read(finding)

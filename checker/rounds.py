@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 SCHEMA = "round.schema.json"
 VALIDATED = "round.validated.json"  # bundled round name -> digest (see `digest`)
+NOT_ROUNDS = frozenset({"formats.yaml"})  # bundled beside the rounds: other formats' layouts (checker/formats.py)
 
 
 class RoundError(Exception):
@@ -77,7 +78,7 @@ def bundled() -> Traversable:
 def available_rounds() -> list[str]:
     names = []
     for entry in bundled().iterdir():
-        if entry.name.endswith(".yaml") and not entry.name.startswith("loadgen_"):
+        if entry.name.endswith(".yaml") and not entry.name.startswith("loadgen_") and entry.name not in NOT_ROUNDS:
             names.append(entry.name[: -len(".yaml")])
     return sorted(names, key=_round_order)
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .formats import Survey
     from .rounds import Round
     from .scope import Scope
 
@@ -227,9 +228,15 @@ def locate(paths: Sequence[str] | str, deletions: bool = True) -> Workspace:
 
 
 def no_results_reason(path: str, divisions: Sequence[str], results_root: str) -> str:
-    """Why a tree holds no results, naming the folder to give instead."""
+    """Why a tree holds no results, naming the folder to give instead; for a tree laid out
+    as another format (rules/formats.yaml), what it looks like and the tool that checks it;
+    for folders of no known layout, that they are none."""
     divisions = list(divisions)
     holding = ", ".join(f"{d}/" for d in divisions[:-1]) + (" or " if len(divisions) > 1 else "") + f"{divisions[-1]}/"
+    seen = _survey(path)
+    other = other_format(path, seen)
+    if other is not None:
+        return other
     present = [d for d in divisions if os.path.isdir(os.path.join(path, d))]
     if present:
         return (
@@ -243,7 +250,48 @@ def no_results_reason(path: str, divisions: Sequence[str], results_root: str) ->
         root = os.sep.join(parts[: inside[-1]]) or os.sep
         shown = root if os.path.isabs(path) else os.path.relpath(root)
         return f"no results under {path}: give the folder that holds {holding} (here {shown}), not a folder inside it"
+    if seen.folders and not seen.known:
+        return (
+            f"no results under {path}: its folders are laid out as no format this version knows (no file in "
+            f"them is one an MLPerf Inference run writes): give the folder that holds {holding}"
+        )
     return f"no results under {path}: give the folder that holds {holding}"
+
+
+def other_format(path: str, seen: Survey | None = None) -> str | None:
+    """For a folder that holds no results and is laid out as another format (rules/formats.yaml):
+    what it looks like and the tool that checks it (the message of `no results`); else None.
+    `seen`: the folder's survey, when it was made."""
+    seen = seen if seen is not None else _survey(path)
+    if seen.format is None:
+        return None
+    return (
+        f"no results under {path}: it looks like {seen.format.name} ({seen.format.layout}, such as "
+        f"{seen.example}), which mlperf-check does not check: check it with `{seen.tool}` "
+        f"({seen.format.install})"
+    )
+
+
+def _survey(path: str) -> Survey:
+    """What the folder holds (formats.survey), the files every known round's run writes told."""
+    from .formats import survey
+
+    return survey(path, _run_files())
+
+
+@functools.cache
+def _run_files() -> frozenset[str]:
+    """The names of the files a run of any bundled round writes (loadgen's, the Endpoints harness's)."""
+    from .rounds import available_rounds, load_round
+
+    names: set[str] = set()
+    for one in (load_round(name) for name in available_rounds()):
+        files = one.layout.files
+        names |= {files.detail_log, files.summary_log, files.accuracy_log, files.accuracy_report, files.user_conf}
+        if one.layout.endpoints:
+            ends = one.layout.endpoints
+            names |= {name.rpartition("/")[2] for name in (ends.config, ends.accuracy, *ends.summary)}
+    return frozenset(names)
 
 
 def _whole(path: str, place: Place, found: Marks) -> Workspace:

@@ -1,9 +1,11 @@
-"""PRF017: the settings the run used. user.conf against the settings loadgen logged it was
-asked for (`requested_*`): a user.conf the run never read is not the run's."""
+"""PRF017: the settings the run used. user.conf, and the run's copy of mlperf.conf where the
+round's layout keeps one, against the settings loadgen logged it was asked for
+(`requested_*`): a file the run never read is not the run's."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 
 from checker.findings import Severity
@@ -79,6 +81,34 @@ def _line(conf: dict[str, str], models: set[str], scenario: str, key: str) -> tu
     return None
 
 
+OTHERS = 2  # the rank of a line for another model: it may be the harness's, never the only one judged
+
+
+def _defaults(conf: dict[str, str], models: set[str], scenario: str, key: str) -> list[tuple[int, str, str]]:
+    """The mlperf.conf lines that set `key` for `scenario` (or every scenario), for any model:
+    the harness's name for the model is not in the tree, and mlperf.conf names every model, so
+    any of them may be the one loadgen took. Each with its rank: 0 for one of the result's
+    names (`_loadgen_names`), 1 for any model (`*`), OTHERS for another model; by rank, each
+    in loadgen's order (the scenario's before `*`)."""
+    found = []
+    for wanted in (scenario, "*"):
+        for name, value in conf.items():
+            model, _, rest = name.rpartition(f".{key}")[0].rpartition(".")
+            if name.endswith(f".{key}") and rest == wanted and model:
+                found.append((0 if model in models else 1 if model == "*" else OTHERS, name, value))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _loadgen_names(models: set[str], suffix: str | None) -> set[str]:
+    """The names loadgen's mlperf.conf may give the result's model: its own, without the
+    accuracy tier (`llama2-70b` for `llama2-70b-99`, the round's `variant_suffix`), with `_`
+    for `.` (`llama3_1-8b`)."""
+    names = set(models)
+    if suffix:
+        names |= {re.sub(suffix, "", name) for name in models}
+    return names | {name.replace(".", "_") for name in names}
+
+
 def _plain(value: float) -> str:
     """A logged number as loadgen's log writes it: a whole number without a fraction."""
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
@@ -94,7 +124,7 @@ def _number(text: str) -> float | None:
 
 @rule("PRF017", "user-conf-matches-log", severity=Severity.WARNING)
 def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]:
-    """Each setting user.conf states for the run is the one loadgen logged it was asked for.
+    """Each setting user.conf or the run's mlperf.conf states is the one loadgen logged.
 
     Why: loadgen logs the settings it was given (`requested_offline_expected_qps`,
     `requested_min_duration_ms`, ...). A user.conf whose `target_qps` says 1 beside a log that
@@ -102,18 +132,28 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     run, and it does not tell others how to rerun the result. Only lines for the result's
     model (its folder's or the round's name) or for any model (`*`) are judged: where a line
     names another model for the same setting, the harness's model name decides, and it is
-    not in the tree.
-    Fix: submit the user.conf the run read, or rerun with this one.
-    Policy: submission_rules.adoc, "Directory structure" (user.conf: the settings of the
-    run); loadgen test_settings_internal.cc (FromConfig, LogRequestedSettings).
+    not in the tree. The same holds for the copy of mlperf.conf a round's layout keeps beside
+    user.conf, for each setting user.conf does not state (loadgen reads mlperf.conf first and
+    user.conf over it): mlperf.conf names every model and the harness's name for this one is
+    not in the tree, so it is judged only when none of its lines for the setting (for any
+    model) is what loadgen logged, and one of them is for the result's model (its name,
+    without the accuracy tier, `.` as `_`) or for any model: that line is named.
+    Fix: submit the user.conf (or mlperf.conf) the run read, or rerun with this one.
+    Policy: submission_rules.adoc, "Directory structure" (user.conf and mlperf.conf: the
+    settings of the run); loadgen test_settings_internal.cc (FromConfig, LogRequestedSettings).
     Example: `*.Offline.target_qps = 480` beside a log with requested_offline_expected_qps 480
-    passes; `*.Offline.target_qps = 1` gets a warning.
+    passes; `*.Offline.target_qps = 1` gets a warning, as does `*.*.min_duration = 60000` in
+    mlperf.conf beside a log with requested_min_duration_ms 600000 and a user.conf silent on it.
     """
     log = result.performance_log
     scenario = result.logged_scenario
     if log is None or scenario is None:
         return
     models = {name for name in (result.benchmark, result.model) if name}
+    defaults, defaults_path = result.mlperf_conf, ""
+    if defaults and round.layout.files.mlperf_conf:
+        defaults_path = result.path("measurements", round.layout.files.mlperf_conf)
+    names = _loadgen_names(models, round.implementation.variant_suffix if round.implementation else None)
     requested: dict[str, object] = {}
     for key in REQUESTED:
         requested[key] = log.get(key)
@@ -121,20 +161,37 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
         logged_key, factor = by_scenario.get(scenario) or by_scenario.get("*") or (None, 1.0)
         if logged_key is None:
             continue
-        line = _line(result.user_conf, models, scenario, key)
         logged = requested.get(logged_key)
-        if line is None or isinstance(logged, bool) or not isinstance(logged, (int, float)):
+        if isinstance(logged, bool) or not isinstance(logged, (int, float)):
             continue
-        stated = _number(line[1])
-        if stated is None:
+        line = _line(result.user_conf, models, scenario, key)
+        if line is not None:
+            if not _agrees(line[1], factor, logged):
+                yield _differs(result.file("measurements", "user_conf"), "user.conf", line, logged_key, logged)
             continue
-        wanted = (stated * factor, math.trunc(stated) * factor)
-        if not any(math.isclose(value, logged, rel_tol=1e-6, abs_tol=1e-9) for value in wanted):
-            yield Problem(
-                path=result.file("measurements", "user_conf"),
-                pointer=line[0],
-                observed=line[1].strip(),
-                expected=logged,
-                message=f"user.conf sets `{line[0]}` to {line[1].strip()}, but loadgen logged {logged_key} "
-                f"{_plain(logged)}: this user.conf is not the settings the run used",
-            )
+        if any(name.endswith(f".{key}") for name in result.user_conf) or not defaults:
+            continue  # user.conf sets it for some model: which line loadgen took is not known
+        lines = _defaults(defaults, names, scenario, key)
+        if lines and lines[0][0] != OTHERS and not any(_agrees(value, factor, logged) for _, _, value in lines):
+            yield _differs(defaults_path, "mlperf.conf", lines[0][1:], logged_key, logged)
+
+
+def _agrees(text: str, factor: float, logged: float) -> bool:
+    """Whether a conf value is the logged one (a count loadgen truncates may carry a fraction);
+    a value that is no number says nothing."""
+    stated = _number(text)
+    if stated is None:
+        return True
+    wanted = (stated * factor, math.trunc(stated) * factor)
+    return any(math.isclose(value, logged, rel_tol=1e-6, abs_tol=1e-9) for value in wanted)
+
+
+def _differs(path: str, named: str, line: tuple[str, str], logged_key: str, logged: float) -> Problem:
+    return Problem(
+        path=path,
+        pointer=line[0],
+        observed=line[1].strip(),
+        expected=logged,
+        message=f"{named} sets `{line[0]}` to {line[1].strip()}, but loadgen logged {logged_key} "
+        f"{_plain(logged)}: this {named} is not the settings the run used",
+    )

@@ -293,7 +293,7 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
     # a folder spelled as the results folder may spell the benchmark (round.canonical_model,
     # the one spelling rule of every folder that names a benchmark: src/llama3_1-8b serves
     # llama3.1-8b as results/<system>/llama3_1-8b does)
-    spelled = {model for name in folders_there if (model := round.canonical_model(name, submission.model_mapping))}
+    spelled = {model for name in folders_there if (model := submission.benchmark_named(name))}
     present |= spelled | {_variant(model, suffix) for model in spelled}
     benchmarks: dict[str, str | None] = {}
     folders: dict[str, list[str]] = {}  # the benchmark's folders of results, one per system
@@ -312,6 +312,47 @@ def implementation_folder_per_benchmark(submission: Submission, round: Round) ->
                 f"{spec.required}/, the written rules ask for one folder per benchmark",
                 concerns=tuple(dict.fromkeys(folders[benchmark])),
             )
+
+
+@rule("STR013", "benchmark-folder-spelled-otherwise", scope="result")
+def benchmark_folder_spelled_otherwise(result: Result, round: Round) -> Iterator[Problem]:
+    """A result's compliance and measurements folders, where the round keeps them apart from results/, spell its benchmark as its results folder does.
+
+    Why: v5.1 keeps a result's compliance runs and measurements in compliance/ and
+    measurements/, at <system>/<benchmark>/<scenario>, and the round's checker fills those
+    paths with the results folder's name. A folder there that names the same benchmark
+    otherwise (`llama3_1-8b` for `llama3.1-8b`, which the round maps to one model, or
+    another case) is one the round's checker never finds: the result's compliance runs and
+    measurements are missing to it, and each finding on them follows from this one. The
+    spelling rule is the one that accepts the results folder's name (src/ folders too).
+    Fix: rename the folder to the results folder's spelling.
+    Policy: submission_rules.adoc, "Directory structure" (compliance/ and measurements/
+    mirror results/); the round checker's path templates (one <model> for every tree).
+    Example: results/sys/llama3.1-8b/Offline with measurements/sys/llama3_1-8b/Offline
+    fails, "rename measurements/sys/llama3_1-8b to measurements/sys/llama3.1-8b"; with
+    measurements/sys/llama3.1-8b it passes.
+    """
+    submission, results_root = result.submission, round.results_root
+    for tree in round.result_trees:
+        if tree == results_root:
+            continue
+        system = join(submission.rel, tree, result.system.name)
+        wanted = join(system, result.benchmark)
+        if submission.reader.is_dir(wanted):
+            continue
+        for name in submission.reader.subdirs(system):
+            if submission.spells_benchmark(name, result.benchmark):
+                folder = join(system, name)
+                yield Problem(
+                    path=folder,
+                    message=f"`{name}` spells {result.benchmark} otherwise than its results folder "
+                    f"({result.location.rsplit('/', 1)[0]}): the round's checker looks for {wanted}, so the "
+                    f"{tree} of its results are not found",
+                    observed=name,
+                    expected=wanted,
+                    hint=f"rename {folder} to {wanted}",
+                )
+                break
 
 
 @rule("STR006", "calibration-document", scope="submission")

@@ -226,18 +226,18 @@ def test_the_top_counts_and_the_table_per_submitter(v51: SimpleNamespace) -> Non
         "invalid": 12,
         "error": 15,
         "warning": 13,  # 2 FIL020 (Intel, Lenovo: a key given twice in a measurements file)
-        "note": 16,  # PRF017: user.conf settings the runs did not use
+        "note": 22,  # PRF017: user.conf (16) and mlperf.conf (6) settings the runs did not use
     }
     rows = [cells(r) for r in body_rows(dom.by_id("submitters"))]
     assert rows == [  # division, submitter, results, valid, invalid, errors, warnings, notes
-        ["closed", "AMD", "20", "19", "1", "1", "3", "2"],
+        ["closed", "AMD", "20", "19", "1", "1", "3", "3"],
         ["closed", "CoreWeave", "2", "2", "0", "0", "0", "1"],
         ["closed", "Intel", "18", "16", "2", "3", "1", "0"],
         ["closed", "Lenovo", "34", "30", "4", "7", "5", "5"],
         ["closed", "NVIDIA", "33", "32", "1", "2", "0", "4"],
         ["closed", "RedHat", "4", "2", "2", "1", "0", "4"],
-        ["closed", "The_Stage", "2", "0", "2", "1", "2", "0"],
-        ["open", "AMD", "4", "4", "0", "0", "0", "0"],
+        ["closed", "The_Stage", "2", "0", "2", "1", "2", "3"],
+        ["open", "AMD", "4", "4", "0", "0", "0", "2"],
         ["open", "Krai", "20", "20", "0", "0", "2", "0"],
     ]
     assert dom.by_id("checked").text().endswith(" UTC")
@@ -262,16 +262,25 @@ def test_one_entry_per_invalid_result_with_every_error_that_invalidates_it(v51: 
         REDHAT_SYSTEM,
         "/status",
     ]
-    # Warnings collapsed under their result: the empty folder in The_Stage's offline result
-    # (its empty documentation/ folder is about no result: listed with all findings only).
+    # Warnings and notes collapsed under their result: the empty folder in The_Stage's offline
+    # result and two mlperf.conf settings its run did not use (its empty documentation/ folder
+    # is about no result: listed with all findings only).
     stage = entries[f"{STAGE}/offline"]
     details = stage.one("details", "others")
-    assert details.one("summary").text() == "1 warning"
-    assert findings_of(details.one("table")) == [("STR007", f"{STAGE}/offline/accuracy/notes")]
-    assert not entries[AMD].all("details") and not entries[f"{STAGE}/server"].all("details")
+    assert details.one("summary").text() == "1 warning, 2 notes"
+    conf = STAGE.replace("/results/", "/measurements/") + "/offline/mlperf.conf"  # its Offline defaults, unused
+    assert findings_of(details.one("table")) == [
+        ("PRF017", conf),
+        ("PRF017", conf),
+        ("STR007", f"{STAGE}/offline/accuracy/notes"),
+    ]
+    assert not entries[AMD].all("details")
+    server = entries[f"{STAGE}/server"].one("details", "others")
+    assert details.one("summary").text() != server.one("summary").text() == "1 note"
+    assert findings_of(server.one("table")) == [("PRF017", conf.replace("/offline/", "/server/"))]
     assert entries[AMD].attrs["data-code"] == "FIL001" and entries[AMD].attrs["data-submitter"] == "AMD"
-    assert entries[f"{STAGE}/server"].attrs["data-severity"] == "error"
-    assert entries[f"{STAGE}/offline"].attrs["data-severity"] == "error warning"
+    assert entries[f"{STAGE}/server"].attrs["data-severity"] == "error note"
+    assert entries[f"{STAGE}/offline"].attrs["data-severity"] == "error note warning"
 
 
 @pytest.mark.real
@@ -285,7 +294,7 @@ def test_the_baseline_section_lists_the_changes(v51: SimpleNamespace) -> None:
         "gone-results": 0,
         "new-findings": 6,
         "gone-findings": 1,
-        "unchanged-findings": 38,
+        "unchanged-findings": 44,
     }
     became = [cells(r) for r in body_rows(section.by_id("became-invalid"))]
     assert [row[0] for row in became] == sorted(NEWLY_INVALID)
@@ -296,7 +305,7 @@ def test_the_baseline_section_lists_the_changes(v51: SimpleNamespace) -> None:
         assert section.by_id(empty).text() == "None."
     assert findings_of(section.by_id("new-findings")) == NEW_FINDINGS
     assert findings_of(section.by_id("gone-findings")) == GONE_FINDINGS
-    assert len(body_rows(section.by_id("unchanged-findings"))) == 38
+    assert len(body_rows(section.by_id("unchanged-findings"))) == 44
     assert section.by_id("baseline-name").text() == str(v51.baseline)
 
 
@@ -313,7 +322,7 @@ def test_the_other_way_round_the_results_became_valid(v51: SimpleNamespace) -> N
         "gone-results": 0,
         "new-findings": 1,
         "gone-findings": 6,
-        "unchanged-findings": 38,
+        "unchanged-findings": 44,
     }
     assert [cells(r)[0] for r in body_rows(section.by_id("became-valid"))] == sorted(NEWLY_INVALID)
     assert findings_of(section.by_id("new-findings")) == GONE_FINDINGS
@@ -503,11 +512,13 @@ def test_in_chromium_the_rows_are_there_and_the_filters_hide_rows(
         page.select_option("select[name=code]", "STR006")
         assert page.evaluate(SHOWN, "#invalid-list > article h3") == [f"{STAGE}/offline", f"{STAGE}/server"]
         page.select_option("select[name=code]", "")
-        page.select_option("select[name=severity]", "note")  # PRF017's notes: one invalid result has one
+        page.select_option("select[name=severity]", "note")  # PRF017's notes: three invalid results have some
         assert page.evaluate(SHOWN, "#invalid-list > article h3") == [
-            "closed/RedHat/results/IBM_Cloud_gx3-48x240x2l40s_vLLM/llama3.1-8b/Server"
+            "closed/RedHat/results/IBM_Cloud_gx3-48x240x2l40s_vLLM/llama3.1-8b/Server",
+            f"{STAGE}/offline",
+            f"{STAGE}/server",
         ]
-        assert len(page.evaluate(SHOWN, "#all-findings tbody tr")) == 16
+        assert len(page.evaluate(SHOWN, "#all-findings tbody tr")) == 22
         page.select_option("select[name=severity]", "")
         page.select_option("select[name=division]", "open")
         assert page.evaluate(SHOWN, "#submitters tbody td:nth-child(2)") == ["AMD", "Krai"]

@@ -107,6 +107,15 @@ class Result(ResultLayout):
         )  # MSR001 reports it missing
 
     @functools.cached_property
+    def mlperf_conf(self) -> dict[str, str] | None:
+        """The run's copy of loadgen's mlperf.conf in the measurements folder, where the
+        round's layout keeps one (layout `files.mlperf_conf`); None when there is none."""
+        name = self.round.layout.files.mlperf_conf
+        if self.is_endpoints or name is None:
+            return None
+        return self.reader.parsed(self.path("measurements", name), parse_conf, required=False, what="mlperf.conf")
+
+    @functools.cached_property
     def implementation_path(self) -> str | None:
         """The implementation description: the first of the round's names that exists
         (`measurements.json` in v6.x, `<system>.json` or `<system>_<scenario>.json` in v5.x),

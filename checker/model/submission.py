@@ -110,7 +110,22 @@ class Submission:
 
     def names_benchmark(self, name: str) -> bool:
         """Whether the round names a benchmark folder so: a model, or a name it maps to one."""
-        return self.round.canonical_model(name, self.model_mapping) is not None
+        return self.benchmark_named(name) is not None
+
+    def benchmark_named(self, name: str) -> str | None:
+        """The round's model a folder named `name` stands for: the one spelling rule of every
+        folder that names a benchmark (results/, src/, v5.1's compliance/ and measurements/,
+        the open division's model_mapping.json): the round's model, its mapping, the
+        submitter's mapping, then the round's guesses (Round.canonical_model)."""
+        return self.round.canonical_model(name, self.model_mapping)
+
+    def spells_benchmark(self, name: str, benchmark: str) -> bool:
+        """Whether a folder named `name` names the benchmark of the folder `benchmark` spelled
+        otherwise: in another case, or as another name for the same model (`benchmark_named`)."""
+        if name == benchmark:
+            return False
+        model = self.benchmark_named(benchmark)
+        return name.casefold() == benchmark.casefold() or (model is not None and self.benchmark_named(name) == model)
 
     def names_scenario(self, name: str) -> bool:
         return name in self.round.scenarios
