@@ -13,7 +13,7 @@ from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
-from checker.strays import RunFolders, classify
+from checker.strays import AccuracyLogs, RunFolders, judge, read_head
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 
@@ -393,11 +393,12 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
     runs, astray = RunFolders.of(round.layout.performance), [""]
+    logs, head = AccuracyLogs.of(round), read_head(submission.tree)
     for folder, items in submission.walk():
         if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
             continue
-        for name, kind, _, _ in items:
-            stray = classify(join(folder, name), kind == "dir", runs)
+        for name, kind, size, _ in items:
+            stray = judge(join(folder, name), kind, size, runs, logs, head)
             if stray is not None:
                 astray += [stray.rel] if kind == "dir" else []
                 problem = Problem(

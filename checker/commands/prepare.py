@@ -39,7 +39,7 @@ from ..registry import RULES
 from ..reporters import Formats, as_data, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
-from ..strays import RunFolders, strays
+from ..strays import AccuracyLogs, RunFolders, read_head, strays
 from ..tree import Kind, Tree, join
 from ..workspace import Workspace, WorkspaceError, locate, too_long, within
 from . import common
@@ -198,7 +198,12 @@ class _Run:
         planned = places(self.tree, preparation(self.round).truncation, self.round.layout.files, results)
         skipped = {p.log for p in planned} | {p.report for p in planned}
         for division, submitter in submissions:
-            found = strays(self.tree.walk(join(division, submitter)), RunFolders.of(self.round.layout.performance))
+            found = strays(
+                self.tree.walk(join(division, submitter)),
+                RunFolders.of(self.round.layout.performance),
+                AccuracyLogs.of(self.round),
+                read_head(self.tree),
+            )
             for stray in sorted(found, key=lambda stray: stray.rel):
                 skipped.add(stray.rel)
                 self.prepared.changes.append(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..findings import Finding
 from ..reader import Reader
 from ..rounds import Round
+from ..strays import classify
 from ..suggest import closest
 from ..tree import Kind, Tree, join
 
@@ -71,11 +72,16 @@ class Submission:
     def described_systems(self) -> frozenset[str]:
         """The systems with a description, as its file name spells them (systems/<name>.json)."""
         folder, _, _ = self.round.layout.system_json.rpartition("/")
-        return frozenset(
-            name
+        files = {
+            entry.rel.rpartition("/")[2]
             for entry in self.tree.listdir(join(self.rel, folder))
             if entry.kind is Kind.FILE
-            for name in [self._described(join(folder, entry.rel.rpartition("/")[2]))]
+        }
+        return frozenset(
+            name
+            for file in files
+            if not _copy_beside(file, files)
+            for name in [self._described(join(folder, file))]
             if name
         )
 
@@ -262,8 +268,18 @@ def clashes(names: Iterable[str], named: Callable[[str], bool]) -> list[Clash]:
     return sorted(found, key=lambda clash: clash.name)
 
 
+def _copy_beside(name: str, names: set[str]) -> bool:
+    """Whether `name` is a second copy of a file beside it (`X - Copy.json` beside `X.json`):
+    STR012 says so, and it describes no system of its own."""
+    stray = classify(name, is_dir=False)
+    return stray is not None and stray.copy_of is not None and stray.copy_of in names
+
+
 def entered(names: list[str], named: Callable[[str], bool]) -> list[str]:
     """The folders discovery enters: `names` without those that differ only in case from the
-    one the round names (they are no result; STR011 says so)."""
+    one the round names (they are no result; STR011 says so), and without a folder that looks
+    like a mistake (a second copy, `Offline (copy)`, or an OS artefact folder: STR012 says so,
+    and prepare leaves it out)."""
     strays = {clash.name for clash in clashes(names, named) if clash.canonical is not None}
+    strays |= {name for name in names if classify(name, is_dir=True) is not None}
     return [name for name in names if name not in strays] if strays else names
