@@ -229,3 +229,44 @@ def test_the_settings_table_reads_the_keys_it_declares() -> None:
 
     logged = {key for by_scenario in prf017.SETTINGS.values() for key, _ in by_scenario.values()}
     assert logged == set(prf017.REQUESTED) == set(prf017.LOADGEN_KEYS)
+
+
+# Faults of the classes the single-edit case files do not hold (attack on issue 32's item 2),
+# each on the clean example: one finding of the fault follows from nothing, every other from it.
+ONE_ROOT_FAULTS = {
+    "empty-system-description": [{"write": "{sub}/systems/cpu-1x-numpy.json", "text": ""}],
+    "cut-system-description": [{"write": "{sub}/systems/cpu-1x-numpy.json", "text": '{{"division": '}],
+    "a-user-conf-loadgen-refuses": [
+        {"replace": "{offline}/user.conf", "old": "min_duration = ", "new": "min_duration: "}
+    ],
+    "a-comment-after-a-user-conf-value": [
+        {"replace": "{offline}/user.conf", "old": "min_duration = 1000", "new": "min_duration = 1000 # tuned"}
+    ],
+    "a-renamed-scenario-folder": [{"rename": "{offline}", "to": "{result}/Offline_old"}],
+    "a-copied-scenario-folder": [{"copy": "{offline}", "to": "{result}/Offline (copy)"}],
+    "a-copied-system-folder": [{"copy": "{sub}/results/cpu-1x-numpy", "to": "{sub}/results/cpu-1x-numpy - Copy"}],
+    "a-copied-system-description": [
+        {"copy": "{sub}/systems/cpu-1x-numpy.json", "to": "{sub}/systems/Copy of cpu-1x-numpy.json"}
+    ],
+    "a-renamed-system-description": [
+        {"rename": "{sub}/systems/cpu-1x-numpy.json", "to": "{sub}/systems/system_desc.json"}
+    ],
+    "a-deleted-implementation-description": [{"delete": "{offline}/measurements.json"}],
+    "a-second-accuracy-log": [
+        {"write": "{offline}/accuracy/full.json", "repeat": '[{ "seq_id" : 0, "qsl_idx" : 7 }]\n', "times": 400}
+    ],
+}
+
+
+@pytest.mark.parametrize("edits", list(ONE_ROOT_FAULTS.values()), ids=list(ONE_ROOT_FAULTS))
+def test_one_fault_of_each_class_has_one_root(edits: list[dict], tmp_path: Path) -> None:
+    """Property over the fault classes above, every severity: exactly one finding has no cause."""
+    from helpers import apply_edit
+
+    root = _example(tmp_path)
+    assert run(root).findings == []
+    for edit in edits:
+        apply_edit(root, edit, tmp_path / "outside.txt")
+    findings = run(root).findings
+    assert len(_roots(findings)) == 1, [(f.code, f.path, f.cause) for f in findings]
+    assert all(fix_of(f) is None for f in findings if f.cause is not None)
