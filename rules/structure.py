@@ -218,7 +218,7 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
     Example: systems/spare.json with no results/spare/ gets a warning.
     """
     results_root = join(submission.rel, round.results_root)
-    renamed = set(submission.renamed.values())  # FIL001 of the system it belongs to says so
+    renamed = {spare for spares in submission.renamed.values() for spare in spares}  # FIL001 names each
     for system in systems_of(submission):
         if system.name not in submission.systems_with_results and system.name not in renamed:
             yield Problem(

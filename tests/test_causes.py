@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from checker.findings import Cause, Finding, Severity, follow
 from checker.reporters import github_report, json_report, junit_report, sarif_report, text_report
 from checker.reporters.common import fix_of
-from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, run
+from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, run, slips
 
 DETAIL = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 SUMMARY = f"{OFFLINE}/performance/run_1/mlperf_log_summary.txt"
@@ -167,6 +167,27 @@ def test_a_renamed_description_is_one_finding_that_says_rename_it(tmp_path: Path
     ]
 
 
+def test_a_renamed_description_with_two_candidates_names_both(tmp_path: Path) -> None:
+    """Two descriptions as close to the system's name (a renamed one and its copy): FIL001 names
+    both and asks to rename the right one, and STR004 says nothing of either (before: it picked
+    one, `_v2`, to rename and gave STR004 on the other)."""
+    root = _example(tmp_path)
+    systems = root / SUBMISSION / "systems"
+    (root / SYSTEM).rename(systems / "cpu-1x-numpy_v1.json")
+    shutil.copyfile(systems / "cpu-1x-numpy_v1.json", systems / "cpu-1x-numpy_v2.json")
+    report = run(root)
+    both = "systems/cpu-1x-numpy_v1.json and systems/cpu-1x-numpy_v2.json"
+    assert [(f.code, f.path, f.message, f.hint) for f in report.findings] == [
+        (
+            "FIL001",
+            SYSTEM,
+            f"system description is missing; {both} have no results: rename the one that describes this "
+            "system to systems/cpu-1x-numpy.json",
+            f"rename the one of {both} that describes this system to systems/cpu-1x-numpy.json",
+        )
+    ]
+
+
 def test_a_blank_field_of_a_cpu_only_system_gets_the_rounds_value(tmp_path: Path) -> None:
     """mlperf-sysinfo leaves the accelerator fields of a CPU-only system blank: the fix says
     what the round's published descriptions write there (round file `not_applicable`)."""
@@ -270,3 +291,4 @@ def test_one_fault_of_each_class_has_one_root(edits: list[dict], tmp_path: Path)
     findings = run(root).findings
     assert len(_roots(findings)) == 1, [(f.code, f.path, f.cause) for f in findings]
     assert all(fix_of(f) is None for f in findings if f.cause is not None)
+    assert slips(findings) == []
