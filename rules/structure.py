@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from checker.facts import ScenarioRule
 from checker.findings import Cause, Severity
+from checker.formats import formats
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.model.discovery import result_holding
 from checker.model.views import Categorised
@@ -71,7 +72,8 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
             path=result.location,
             message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}"
             + (f" as {round.name} spells them" if spelled else "")
-            + (f"; did you mean `{close}`?" if close else ""),
+            + (f"; did you mean `{close}`?" if close else "")
+            + _laid_out_as(result),
             observed=result.scenario_folder,
             expected=list(round.scenarios),
         )
@@ -85,6 +87,19 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=result.scenario,
             expected=[s for s in round.scenarios if s in defined],
         )
+
+
+def _laid_out_as(result: Result) -> str:
+    """What a folder that is no scenario says when a file in it is laid out as another format's
+    (rules/formats.yaml: an Endpoints v1.0 point folder `r1/` holding point.yaml), else ""."""
+    parts = [*result.tree.root.split("/"), *result.location.split("/")]
+    for entry in result.tree.listdir(result.location):
+        name = entry.rel.rpartition("/")[2]
+        for other in formats():
+            if other.matches([*parts, name]) is not None:
+                tool = other.checker.format(root="<its folder>")
+                return f"; it holds {name}, as {other.name} does ({other.layout}), which `{tool}` checks"
+    return ""
 
 
 def _gated(division: str, round: Round) -> bool:
