@@ -1,6 +1,6 @@
 """Files that look like mistakes: what `check` warns about (STR012) and `prepare` leaves out.
 
-Three kinds, each known by its name alone, so `check` and `prepare` judge a file alike:
+Four kinds, known by the name (the last by the first bytes), so `check` and `prepare` judge a file alike:
 
 - an operating system's or an editor's artefact (`.DS_Store`, `Thumbs.db`, `._name`,
   `name~`, `.name.swp`, `__MACOSX/`);
@@ -254,14 +254,14 @@ def strays(
         if any(folder == top or folder.startswith(top + "/") for top in found):
             continue
         for name, kind, size, _ in items:
-            stray = judge(join(folder, name), kind, size, runs, logs, head)
+            stray = stray_at(join(folder, name), kind, size, runs, logs, head)
             if stray is not None:
                 if kind == "dir":
                     found.append(stray.rel)
                 yield stray
 
 
-def judge(
+def stray_at(
     rel: str,
     kind: str,
     size: int,

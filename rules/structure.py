@@ -14,7 +14,7 @@ from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
-from checker.strays import AccuracyLogs, RunFolders, judge, read_head
+from checker.strays import AccuracyLogs, RunFolders, read_head, stray_at
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 
@@ -413,7 +413,7 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
         if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
             continue
         for name, kind, size, _ in items:
-            stray = judge(join(folder, name), kind, size, runs, logs, head)
+            stray = stray_at(join(folder, name), kind, size, runs, logs, head)
             if stray is not None:
                 astray += [stray.rel] if kind == "dir" else []
                 problem = Problem(
