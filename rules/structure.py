@@ -17,6 +17,7 @@ from checker.rounds import Round
 from checker.strays import AccuracyLogs, RunFolders, read_head, stray_at
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
+from checker.wording import counted
 
 
 @rule("STR001", "unknown-benchmark", scope="result")
@@ -228,11 +229,31 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
     A description that looks like the one a system with results lacks (a renamed system, or
     mlperf-sysinfo's systems/system_desc.json beside one system without a description) is
     not reported here: that system's FIL001 names it and says to rename it.
+    A submitter folder without the results folder (a misspelled `result/`) is one warning on
+    it, not one on each description.
     Fix: add the system's results, or delete systems/<system>.json.
     Policy: the official checker's all-systems-have-results check (old checker, dropped in the package).
     Example: systems/spare.json with no results/spare/ gets a warning.
     """
     results_root = join(submission.rel, round.results_root)
+    folders = submission.tree.subdirs(submission.rel)
+    if "/" not in round.results_root and round.results_root not in folders:
+        close = closest(round.results_root, [f for f in folders if f != "systems"])
+        described = len(submission.described_systems)
+        yield Problem(
+            path=results_root,
+            concerns=(),
+            expected=results_root,
+            message=f"{submission.rel} has no {round.results_root}/ folder, so "
+            + (
+                f"none of its {counted(described, 'system description')} has results"
+                if described
+                else "it holds no result"
+            )
+            + (f"; did you mean `{close}/`?" if close else ""),
+            hint=f"rename {close}/ to {round.results_root}/" if close else None,
+        )
+        return
     renamed = {spare for spares in submission.renamed.values() for spare in spares}  # FIL001 names each
     for system in systems_of(submission):
         if system.name not in submission.systems_with_results and system.name not in renamed:

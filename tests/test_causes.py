@@ -273,6 +273,7 @@ ONE_ROOT_FAULTS = {
         {"rename": "{sub}/systems/cpu-1x-numpy.json", "to": "{sub}/systems/system_desc.json"}
     ],
     "a-deleted-implementation-description": [{"delete": "{offline}/measurements.json"}],
+    "a-misspelled-results-folder": [{"rename": "{sub}/results", "to": "{sub}/result"}],
     "a-second-accuracy-log": [
         {"write": "{offline}/accuracy/full.json", "repeat": '[{ "seq_id" : 0, "qsl_idx" : 7 }]\n', "times": 400}
     ],
