@@ -270,17 +270,32 @@ def _table_path(given: str) -> str:
     return os.path.join(folder, given, table.file)
 
 
-def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> pd.DataFrame:
-    """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
+def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of load_table's columns, each result once (a duplicate is left out with the
+    command line's warning: a counted note, or one naming both rows and values when their
+    results differ); a ValueError naming the columns a frame lacks."""
+    from .analysis.table import without_duplicates
+
+    table, positions = _typed(tables, stacklevel=4)
+    table, duplicates = without_duplicates(table, positions)
+    for line in duplicates.lines():
+        warnings.warn(line, stacklevel=3)
+    return table
+
+
+def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 3) -> tuple[pd.DataFrame, list[str]]:
+    """One frame of load_table's columns typed by the reader's declarations, and where each
+    of its rows is in the frames given (`frame row 3`, `frame 1 row 0`)."""
     import pandas as pd
 
     from .analysis.reader import left_out_lines
-    from .analysis.table import COLUMNS, duplicated, typed_frame, without_duplicates
+    from .analysis.table import COLUMNS, typed_frame
 
     if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
         raise settings.WrongType(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     typed = []
+    positions: list[str] = []
     for number, frame in enumerate(frames):
         if not isinstance(frame, pd.DataFrame):
             raise settings.WrongType(f"give DataFrames of load_table, not {type(frame).__name__}")
@@ -290,19 +305,14 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
         source = "frame" if len(frames) == 1 else f"frame {number}"
         kept, left_out = typed_frame(frame, source)  # the reader's declarations: what a file would keep
         for line in left_out_lines(source, left_out):
-            warnings.warn(line, stacklevel=3)
+            warnings.warn(line, stacklevel=stacklevel)
         if len(frame) and not len(kept):
-            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=3)
-        typed.append(kept)
+            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=stacklevel)
+        positions += [f"{source} row {index!r}" for index in kept.index]
+        typed.append(kept.reset_index(drop=True))
     if not typed:
         raise settings.UsageError("no table given")
-    table = typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)
-    if not warn:  # the caller leaves the duplicates out, and says so
-        return table
-    table, duplicates = without_duplicates(table)
-    if duplicates:
-        warnings.warn(duplicated(duplicates), stacklevel=3)
-    return table
+    return (typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)), positions
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
@@ -450,18 +460,22 @@ def claims(
         )
     else:
         listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec], "spec")
+    by_round: dict[str, list[Row]] = {}
+    positions: dict[str, list[str]] = {}
     if isinstance(tables, Mapping):
-        by_round: dict[str, list[Row]] = {}
         for name, value in tables.items():
             settings.text(name, "tables (a round's name)")
             given = value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
-            found = rows(_frame(given, warn=False))
+            typed, where = _typed(given)
+            found = rows(typed)
             by_round.setdefault(name, []).extend(command.of_round(f"tables[{name!r}]", name, found))
+            positions.setdefault(name, []).extend(f"tables[{name!r}]: {place}" for place in where)
     else:
-        by_round = {}
-        for row in rows(_frame(tables, warn=False)):
+        typed, where = _typed(tables)
+        for row, place in zip(rows(typed), where, strict=True):
             by_round.setdefault(row.round, []).append(row)
-    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning)
+            positions.setdefault(row.round, []).append(place)
+    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning, positions)
     return _noted(
         pd.DataFrame.from_records(
             [v.to_dict() for v in verdicts],

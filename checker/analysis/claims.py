@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,17 +376,20 @@ def judged(
     rows: dict[str, list[Row]],
     selection: Selection,
     warn: Callable[[str], None],
+    positions: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[Any], list[str]]:
     """The verdicts of the claims `listed` on the rows of each round (`rows`, each result once:
-    a duplicate is left out with a warning) that `selection` takes, and the selection's notes:
-    what `claims` and mlperf_check.claims both compute."""
+    a duplicate is left out with a warning, which names both rows, from `positions`, when
+    their results differ) that `selection` takes, and the selection's notes: what `claims`
+    and mlperf_check.claims both compute."""
     taken: dict[str, list[Row]] = {}
-    left_out = 0
+    identical, conflicts = 0, []
     for name, found in rows.items():
-        taken[name], count = published.unique_rows(found)
-        left_out += count
-    if left_out:
-        warn(published.duplicated(left_out))
+        taken[name], duplicates = published.unique_rows(found, (positions or {}).get(name))
+        identical += duplicates.identical
+        conflicts += duplicates.conflicts
+    for line in published.Duplicates(identical, tuple(conflicts)).lines():
+        warn(line)
     chosen = {name: selection.select(found) for name, found in taken.items()}
     if selection and any(taken.values()) and not any(chosen.values()):
         raise UsageError(selection.why_empty(published.frame([row for found in taken.values() for row in found])))

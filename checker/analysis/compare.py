@@ -345,18 +345,17 @@ def _member(record: dict[str, Any]) -> dict[str, Any]:
     return member
 
 
-def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The rows with each result once, and how many were left out: a row with the round,
-    Location and Submitter of an earlier one (the same table given twice, or a tree and its
-    table) would count the result twice in n and in the median."""
-    seen: set[tuple[str, str, str]] = set()
-    kept = []
-    for row in rows:
-        key = (str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or ""))
-        if key not in seen:
-            seen.add(key)
-            kept.append(row)
-    return kept, len(rows) - len(kept)
+def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[dict[str, Any]], published.Duplicates]:
+    """The rows with each result once, and those left out (published.first_of_each): a row
+    with the round, Location and Submitter of an earlier one (the same table given twice, or
+    a tree and its table) would count the result twice in n and in the median. `positions`
+    say where each row is, for the warning of two rows that give different results."""
+    keys = [(str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or "")) for row in rows]
+    results = [
+        float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows
+    ]
+    kept, duplicates = published.first_of_each(keys, results, positions)
+    return [rows[i] for i in kept], duplicates
 
 
 def known_reference(name: str, frame: pd.DataFrame) -> None:
