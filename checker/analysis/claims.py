@@ -383,7 +383,7 @@ def judged(
     their results differ) that `selection` takes, and the selection's notes: what `claims`
     and mlperf_check.claims both compute."""
     taken: dict[str, list[Row]] = {}
-    identical, conflicts = 0, []
+    identical, conflicts = 0, list[published.Conflict]()
     for name, found in rows.items():
         taken[name], duplicates = published.unique_rows(found, (positions or {}).get(name))
         identical += duplicates.identical

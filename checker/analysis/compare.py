@@ -351,9 +351,7 @@ def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[d
     a tree and its table) would count the result twice in n and in the median. `positions`
     say where each row is, for the warning of two rows that give different results."""
     keys = [(str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or "")) for row in rows]
-    results = [
-        float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows
-    ]
+    results = [float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows]
     kept, duplicates = published.first_of_each(keys, results, positions)
     return [rows[i] for i in kept], duplicates
 

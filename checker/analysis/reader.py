@@ -191,8 +191,13 @@ class Table:
 
     def positions(self) -> list[str]:
         """Where each row is, as a warning names it: `t.json row 3`, `tree: closed/...`."""
-        labels = self.labels if len(self.labels) == len(self.rows) else [f"row {n}" for n in range(1, len(self.rows) + 1)]
-        return [f"{self.source} {label}" if label.startswith(("row ", "line ")) else f"{self.source}: {label}" for label in labels]
+        labels = (
+            self.labels if len(self.labels) == len(self.rows) else [f"row {n}" for n in range(1, len(self.rows) + 1)]
+        )
+        return [
+            f"{self.source} {label}" if label.startswith(("row ", "line ")) else f"{self.source}: {label}"
+            for label in labels
+        ]
 
     def empty_reason(self) -> str | None:
         """Why this input gives no row to compute with, or None when it gives some."""

@@ -351,7 +351,7 @@ def without_duplicates(table: pd.DataFrame, positions: Sequence[str] | None = No
     key = key.where(key.notna(), "")
     results = [None if value != value else float(value) for value in table["result"].astype(float)]
     where = positions if positions is not None else [f"row {index!r}" for index in table.index]
-    kept, found = first_of_each([tuple(map(str, k)) for k in key.itertuples(index=False)], results, where)
+    kept, found = first_of_each([(str(a), str(b), str(c)) for a, b, c in key.itertuples(index=False)], results, where)
     return (table if len(kept) == len(table) else table.iloc[kept].reset_index(drop=True)), found
 
 
