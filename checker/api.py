@@ -11,7 +11,6 @@ prints or writes, except `across_rounds(..., plot=PATH)`, which draws the plot
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import warnings
@@ -136,15 +135,14 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
         raise settings.UsageError(f"{root}: no such file or folder")
     if not os.path.isdir(root):
         raise settings.UsageError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
-    with _round_errors():
-        if round is None:
-            found = detect(root)
-            if found.round is None:
-                raise settings.UsageError(found.reason)
-            if found.reason.startswith("not detected"):  # the command line says so too, and goes on
-                warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
-            round = found.round
-        report = run(root, round, **options)
+    if round is None:
+        found = detect(root)
+        if found.round is None:
+            raise settings.UsageError(found.reason)
+        if found.reason.startswith("not detected"):  # the command line says so too, and goes on
+            warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+        round = found.round
+    report = run(root, round, **options)
     if not report.results:
         raise NoResults(root, report.round)  # a ValueError with the command line's reason
     return Report(report.round.name, report.root, report.results, report.findings)
@@ -170,23 +168,12 @@ def _engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
         if key in options:
             checked[key] = settings.names(options[key], key)
     if "jobs" in options:
-        checked["jobs"] = settings.whole(options["jobs"], "jobs", 0, " (0: every core)")
+        checked["jobs"] = settings.whole(options["jobs"], "jobs", 0, settings.JOBS)
     if "strict" in options:
         checked["strict"] = settings.flag(options["strict"], "strict")
     if "inference_repo" in options:
         checked["inference_repo"] = settings.text(options["inference_repo"], "inference_repo", paths=True)
     return checked
-
-
-@contextlib.contextmanager
-def _round_errors() -> Iterator[None]:
-    """A round that cannot be found, read or validated as the ValueError docs/api.md names."""
-    from .rounds import RoundError
-
-    try:
-        yield
-    except RoundError as error:
-        raise settings.UsageError(str(error)) from None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -210,10 +197,9 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     if round is not None and round not in available_rounds():
         raise settings.UsageError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
     source = _table_path(os.fspath(path_or_round))
-    with _round_errors():
-        if round is None and os.path.isdir(source):
-            round = _detected(source)
-        table = rows_of(source, round)
+    if round is None and os.path.isdir(source):
+        round = _detected(source)
+    table = rows_of(source, round)
     for line in left_out_lines(source, table.left_out):
         warnings.warn(line, stacklevel=2)
     if table.invalid:
@@ -510,13 +496,12 @@ def reproduce(
     reproduction = settings.text(reproduction, "reproduction", paths=True) or ""
     round = settings.text(round, "round", paths=True)
     settings.fraction(tolerance, "--tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
-    with _round_errors():
-        if round is None:
-            found = detect_result(os.fspath(original))
-            if found.round is None:
-                raise settings.UsageError(found.reason)
-            round = found.round
-        the_round = load_round(round)
+    if round is None:
+        found = detect_result(os.fspath(original))
+        if found.round is None:
+            raise settings.UsageError(found.reason)
+        round = found.round
+    the_round = load_round(round)
     result = command.reproduce(os.fspath(original), os.fspath(reproduction), the_round, tolerance)
     return {**dataclasses.asdict(result), "failed": result.failed}
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import userfiles
+from ..errors import naming
 from ..reporters import Formats, as_data, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
@@ -98,10 +99,8 @@ def load_mapping(path: str) -> dict[str, str]:
 
 
 def _known(name: str, what: str) -> Any:
-    try:
+    with naming(what):  # a RoundError, led by the option
         return load_round(name)
-    except RoundError as error:
-        raise UsageError(f"{what}: {error}") from None
 
 
 def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str | None, option: str) -> str | None:

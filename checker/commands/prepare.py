@@ -41,7 +41,7 @@ from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..strays import RunFolders, strays
 from ..tree import Kind, Tree, join
-from ..workspace import Workspace, WorkspaceError, locate, too_long, within
+from ..workspace import Workspace, locate, too_long, within
 from . import common
 from .prepare_results import Failed, Inference, preparation, sort_results
 from .prepare_tree import Change, Stage, copy_folder
@@ -53,7 +53,7 @@ MAX_ROUNDS = 100
 ACTIONS = ("truncated", "hashed", "not truncated", "removed", "power removed", "moved", "inferred", "empty folder")
 
 
-class PrepareError(ValueError):
+class PrepareError(UsageError):
     """A SRC, DEST or round prepare cannot work with (a usage error, exit 2)."""
 
 
@@ -106,11 +106,8 @@ def workspace_of(source: str, destination: str) -> Workspace:
     real_source, real_destination = os.path.realpath(source), os.path.realpath(destination)
     if within(real_destination, real_source):
         raise PrepareError(f"-o {destination}: it is inside {source}; give a folder outside the submission")
-    try:
-        where = locate(source, deletions=False)
-        where.refuse(destination, "-o")
-    except WorkspaceError as error:
-        raise PrepareError(str(error)) from None
+    where = locate(source, deletions=False)  # a WorkspaceError is a UsageError, as a PrepareError is
+    where.refuse(destination, "-o")
     for root in where.trees:
         if within(real_destination, root):
             raise PrepareError(
@@ -430,10 +427,7 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
     change list goes to stdout."""
     name = common.choose(FORMATS, options.format, None)
     common.folder(options.path)
-    try:  # DEST is refused before anything is read or written
-        workspace_of(options.path, options.output)
-    except PrepareError as error:
-        raise UsageError(str(error)) from None
+    workspace_of(options.path, options.output)  # DEST is refused before anything is read or written
     given = {"select": None, "ignore": None, "waivers": None, "jobs": options.jobs, "round": options.round}
     return dataclasses.replace(common.on_tree(options, options.path, given), outputs=((name, None),))
 
@@ -445,25 +439,22 @@ def run(invocation: Invocation[CommandLine]) -> int:
 
     options, settings = invocation.options, invocation.settings
     assert invocation.round_name is not None
-    try:
-        found = common.waivers(settings.waivers)
-        with common.progress(options.progress, f"checking the prepared copy of {options.path}") as tick:
-            prepared = prepare(
-                options.path,
-                options.output,
-                invocation.round_name,
-                submitter=options.submitter,
-                move=options.move_failed_to_open,
-                infer=not options.no_infer,
-                dry_run=options.dry_run,
-                select=list(settings.select),
-                ignore=list(settings.ignore),
-                waivers=list(found),
-                jobs=settings.jobs or None,
-                progress=tick,
-            )
-    except PrepareError as error:
-        raise UsageError(str(error)) from None
+    found = common.waivers(settings.waivers)
+    with common.progress(options.progress, f"checking the prepared copy of {options.path}") as tick:
+        prepared = prepare(
+            options.path,
+            options.output,
+            invocation.round_name,
+            submitter=options.submitter,
+            move=options.move_failed_to_open,
+            infer=not options.no_infer,
+            dry_run=options.dry_run,
+            select=list(settings.select),
+            ignore=list(settings.ignore),
+            waivers=list(found),
+            jobs=settings.jobs or None,
+            progress=tick,
+        )
     common.emit(invocation.plan, FORMATS, invocation.format, None, prepared)
     if prepared.report is not None and prepared.report.has_errors:  # why DEST still fails
         formats_of(True, False, "auto").write("text", sys.stderr, prepared.report)

@@ -159,12 +159,13 @@ def invocation(options: CommandLine) -> Invoked:
 
 
 def run(invocation: Invoked) -> int:
+    from ..errors import naming
     from ..provenance import RepositoryError
 
     options, the_round = invocation.options, invocation.round
     assert the_round is not None
     seed = the_round.seed_release.commit if the_round.seed_release else None
-    try:
+    with naming(f"--inference-repo {options.inference_repo}", RepositoryError):
         if options.inference_repo is not None and seed and invocation.source.commit(seed, the_round) is None:
             # issue 33: every result would be unknown-commit, and the clone is the cause
             raise UsageError(
@@ -174,8 +175,6 @@ def run(invocation: Invoked) -> int:
             )
         with common.progress(options.progress, "reading loadgen builds") as tick:
             verdicts, results = verdicts_of(options.path, the_round, invocation.source, tick)
-    except RepositoryError as error:
-        raise UsageError(f"--inference-repo {options.inference_repo}: {error}") from None
     if not results:
         raise common.no_results(options.path, the_round)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, the_round)

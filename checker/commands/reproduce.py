@@ -56,11 +56,11 @@ SETTINGS = (
 PERFORMANCE_LOGS: tuple[FileRole, ...] = ("detail_log", "summary_log")
 
 
-class ResultPathError(ValueError):
+class ResultPathError(UsageError):
     pass
 
 
-class WorkdirError(ValueError):
+class WorkdirError(UsageError):
     """A work folder rerun must not use."""
 
 
@@ -315,7 +315,7 @@ def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
     root, location = result_root(copy, round)
     result = result_at(root, location, round)
     if result.benchmark != harness.MODEL or result.scenario not in ("Offline", "SingleStream"):
-        raise ValueError(
+        raise UsageError(
             f"--builtin re-runs {harness.MODEL} Offline or SingleStream, not "
             f"{result.benchmark} {result.scenario_folder}"
         )
@@ -434,10 +434,7 @@ def run(invocation: Invocation[CommandLine]) -> int:
     """Compare the two results; 1 unless the reproduction holds."""
     options = invocation.options
     assert invocation.round is not None
-    try:
-        result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
-    except ResultPathError as error:
-        raise UsageError(str(error)) from None
+    result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, result)
     if options.output not in (None, "-") or invocation.format != "text":
         common.say(verdict(result))
