@@ -76,6 +76,19 @@ def _score(row: dict[str, Any]) -> tuple[float | None, str]:
     return score, "performance"
 
 
+def _successors(current: list[dict[str, Any]], round_name: str | None) -> dict[str, tuple[str, ...]]:
+    """The benchmarks the current round (or the rounds its rows name) has in place of those
+    it no longer has (rules/<round>.yaml `successors`)."""
+    names = {round_name} if round_name else {str(r.get("version")) for r in current if r.get("version")}
+    found: dict[str, tuple[str, ...]] = {}
+    for name in sorted(names):
+        try:
+            found.update(load_round(name).successors)
+        except RoundError:
+            continue
+    return found
+
+
 def _current_models(current: list[dict[str, Any]], round_name: str | None) -> tuple[set[str], str]:
     """The benchmarks the current round still has, and where that comes from: its round
     file's models when known, else every model that appears in the current table."""
@@ -160,6 +173,7 @@ def follow_up(
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
     models, where = _current_models(current, current_round)
+    replaced = _successors(current, current_round)
     previews: dict[str, list[dict[str, Any]]] = {}
     for row in previous:
         if str(row.get("Availability", "")).lower() == "preview":
@@ -178,21 +192,23 @@ def follow_up(
         names = sorted({_system_key(r) for r in successors})
         result.systems.append({"preview": key, "successors": names, "matched_by": how if names else None})
         for row in rows:
-            result.outcomes.append(_judge(row, successors, (models, where), how if names else None, result.tolerance))
+            result.outcomes.append(
+                _judge(row, successors, (models, where, replaced), how if names else None, result.tolerance)
+            )
     return result
 
 
 def _judge(
     row: dict[str, Any],
     successors: list[dict[str, Any]],
-    benchmarks: tuple[set[str], str],
+    benchmarks: tuple[set[str], str, dict[str, tuple[str, ...]]],
     how: str | None,
     tolerance: float,
 ) -> Outcome:
     """The outcome of one preview row, with the reason when it is not-comparable (its
-    benchmark is not in the current round) or missing (no successor, or none of its
-    benchmark and scenario with a result)."""
-    models, where = benchmarks
+    benchmark is not in the current round; and what the round names in its place, when it
+    names one) or missing (no successor, or none of its benchmark and scenario with a result)."""
+    models, where, replaced = benchmarks
     before, basis = _score(row)
     outcome = Outcome(
         location=str(row.get("Location")),
@@ -206,7 +222,12 @@ def _judge(
     )
     if outcome.model not in models:
         outcome.status = "not-comparable"
-        outcome.reason = f"{outcome.model} is not a benchmark of {where}: nothing to follow it up with"
+        instead = replaced.get(outcome.model)
+        outcome.reason = f"{outcome.model} is not a benchmark of {where}" + (
+            f"; in its place the round has {' and '.join(instead)} (another benchmark): nothing to follow it up with"
+            if instead
+            else ", nor does the round name one in its place: nothing to follow it up with"
+        )
         return outcome
     same = [r for r in successors if r.get("Model") == row.get("Model") and r.get("Scenario") == row.get("Scenario")]
     scored = [(s, r) for r in same for s in [_score(r)[0]] if s is not None]
