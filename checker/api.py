@@ -357,17 +357,12 @@ def compare(
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
     name = None if reference in (None, "median") else reference.removeprefix("submitter:")
-    keys = [command.INTERNAL.get(key, key) for key in by]
     members = command.compare(
-        command.internal(chosen), name, tolerance, keys, outlier=outlier, min_submitters=min_submitters
+        command.comparable(chosen), name, tolerance, by, outlier=outlier, min_submitters=min_submitters
     )
-    groups = command.groups_of(members, tolerance, keys)
+    groups = command.groups_of(members, tolerance, by)
     notes = selection.notes(chosen["hardware"].astype(str))
-    return Compared(
-        _noted(members.rename(columns=command.CANONICAL), notes),
-        _noted(groups.rename(columns=command.CANONICAL), notes),
-        notes,
-    )
+    return Compared(_noted(members, notes), _noted(groups, notes), notes)
 
 
 def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
