@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..settings import UsageError
 from . import selection as chosen_by
 from . import table as published
@@ -351,9 +351,12 @@ def to_text(verdicts: list[ClaimVerdict], selection: Selection | None = None, no
     return "\n".join(lines) + "\n"
 
 
-def to_json(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def document(
+    verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The verdicts as their JSON names them (reporters.as_json writes it)."""
     chosen = selection.fields(notes) if selection else {}
-    return json.dumps({**chosen, "claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
+    return {**chosen, "claims": [v.to_dict() for v in verdicts]}
 
 
 def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
@@ -368,7 +371,7 @@ def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None
     return "\n".join(lines) + "\n"
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "markdown": as_text(to_markdown)})
 
 
 def judged(

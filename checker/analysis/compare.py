@@ -297,10 +297,7 @@ class Comparison:
         by_group: dict[Any, list[dict[str, Any]]] = {}
         for record in _records(self.members):
             by_group.setdefault(record["group"], []).append(_member(record))
-        return [
-            (record, by_group[record["group"]])
-            for record in _records(self.groups)
-        ]
+        return [(record, by_group[record["group"]]) for record in _records(self.groups)]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -466,9 +463,8 @@ def summary(found: Comparison) -> dict[str, Any]:
     }
 
 
-def to_json(found: Comparison) -> str:
-    from ..reporters.common import strict_json
-
+def document(found: Comparison) -> dict[str, Any]:
+    """What compare found, as its JSON names it (reporters.as_json writes it)."""
     options = found.options
     groups = []
     for group, members in found.each():
@@ -485,25 +481,18 @@ def to_json(found: Comparison) -> str:
                 "outliers": [m for m in members if m["outlier"]],
             }
         )
-    return (
-        strict_json(
-            {
-                "definition": options.definition(),
-                "options": {
-                    "tolerance": options.tolerance,
-                    "outlier": options.outlier,
-                    "reference": options.reference,
-                    "min_submitters": options.min_submitters,
-                },
-                "summary": summary(found),
-                **found.selection.fields(found.notes),
-                "groups": groups,
-            },
-            indent=2,
-            default=str,
-        )
-        + "\n"
-    )
+    return {
+        "definition": options.definition(),
+        "options": {
+            "tolerance": options.tolerance,
+            "outlier": options.outlier,
+            "reference": options.reference,
+            "min_submitters": options.min_submitters,
+        },
+        "summary": summary(found),
+        **found.selection.fields(found.notes),
+        "groups": groups,
+    }
 
 
 CSV_COLUMNS = (

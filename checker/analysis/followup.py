@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import userfiles
 from ..errors import naming
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
 from ..settings import UsageError
@@ -272,22 +272,14 @@ def counts(followup: Followup) -> dict[str, int]:
     }
 
 
-def to_json(followup: Followup) -> str:
-    from ..reporters.common import strict_json
-
-    summary = counts(followup)
-    return (
-        strict_json(
-            {
-                "tolerance": followup.tolerance,
-                "summary": summary,
-                "systems": followup.systems,
-                "results": [asdict(o) for o in followup.outcomes],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+def document(followup: Followup) -> dict[str, Any]:
+    """The follow-up as its JSON names it (reporters.as_json writes it)."""
+    return {
+        "tolerance": followup.tolerance,
+        "summary": counts(followup),
+        "systems": followup.systems,
+        "results": [asdict(o) for o in followup.outcomes],
+    }
 
 
 def to_csv(followup: Followup) -> str:
@@ -307,4 +299,4 @@ def to_text(followup: Followup) -> str:
     return "\n".join(lines) + "\n"
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})

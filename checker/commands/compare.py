@@ -14,17 +14,17 @@ from ..analysis.compare import (
     Options,
     check_options,
     comparison,
+    document,
     groups_summary,
     groups_view,
     to_csv,
-    to_json,
     to_text,
     unique,
 )
 from ..analysis.selection import Selection
 from ..analysis.table import normalise
 from ..output import Plan, Target
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_data, as_json, as_text
 from ..settings import Invocation, UsageError, round_file
 from .common import emit
 
@@ -51,7 +51,7 @@ def to_html(found: Comparison) -> str:
 
 
 FORMATS = Formats(
-    {"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv), "html": as_data(to_html)}
+    {"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv), "html": as_data(to_html)}
 )  # escaped by its templates
 
 

@@ -21,7 +21,6 @@ Every step is a `Change` in the change list; what could not be read is a finding
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import stat
 import sys
@@ -36,7 +35,7 @@ from ..findings import Finding, Report, Severity
 from ..model import Result, discover, no_results_reason, results_of, systems_of
 from ..output import settle_folder, stage_beside
 from ..registry import RULES
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..strays import RunFolders, strays
@@ -375,7 +374,8 @@ def to_text(prepared: Prepared) -> str:
     return "".join(line + "\n" for line in lines) + summary(prepared) + "\n"
 
 
-def to_json(prepared: Prepared) -> str:
+def document(prepared: Prepared) -> dict[str, Any]:
+    """What prepare did, as its JSON names it (reporters.as_json writes it)."""
     report = prepared.report
     check_facts: dict[str, Any] = {"exit": prepared.check_exit}
     if report is not None:
@@ -386,7 +386,7 @@ def to_json(prepared: Prepared) -> str:
             invalid=[r.location for r in report.results if not r.valid],
             errors=[f.to_dict() for f in report.findings if f.severity is Severity.ERROR and not f.waived],
         )
-    data = {
+    return {
         "schema_version": 1,
         "tool": {"name": "mlperf-check", "version": __version__},
         "round": prepared.round.name,
@@ -399,10 +399,9 @@ def to_json(prepared: Prepared) -> str:
         "check": check_facts,
         "exit": prepared.exit_code,
     }
-    return json.dumps(data, indent=2) + "\n"
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
 # --- the command ---------------------------------------------------------------------------

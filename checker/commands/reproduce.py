@@ -28,7 +28,7 @@ from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..model.metrics import metric
 from ..output import Plan, copy_file, copy_tree
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..rounds import Round
 from ..scope import Scope
 from ..settings import Invocation, UsageError, fraction, round_file
@@ -212,10 +212,9 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     )
 
 
-def to_json(result: Reproduction) -> str:
-    from ..reporters.common import strict_json
-
-    return strict_json(asdict(result), indent=2, default=str) + "\n"
+def document(result: Reproduction) -> dict[str, Any]:
+    """The reproduction as its JSON names it (reporters.as_json writes it)."""
+    return asdict(result)
 
 
 def to_text(result: Reproduction) -> str:
@@ -391,7 +390,7 @@ def _signal_group(group: int, sig: int) -> None:
         os.killpg(group, sig)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
 def verdict(result: Reproduction) -> str:

@@ -8,7 +8,7 @@ v5.1/v6.0 key names (checker/analysis/reader.py reads the files)."""
 from __future__ import annotations
 
 from .collect import DESCRIPTION_FIELDS, table_row, valid_rows
-from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
+from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv
 from .load import TEXT_KEYS, NoResults, formats, normalise, publish
 
 __all__ = [
@@ -25,6 +25,5 @@ __all__ = [
     "render",
     "table_row",
     "to_csv",
-    "to_json",
     "valid_rows",
 ]
