@@ -283,7 +283,10 @@ class Conflict:
 
     def message(self) -> str:
         def value(result: float | None) -> str:
-            return "no result" if result is None else f"{result:.10g}"
+            if result is None:
+                return "no result"
+            short = f"{result:.10g}"
+            return short if float(short) == result else repr(result)  # two results never shown alike
 
         return (
             f"conflicting duplicate rows: {self.first} and {self.other} are both {self.location} of "
