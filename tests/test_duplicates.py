@@ -78,7 +78,9 @@ def _conflicts(lines: list[str], base: int) -> list[tuple[int, int, float, float
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
-        st.tuples(st.sampled_from(SUBMITTERS), st.integers(0, 2), st.sampled_from([100.0, 104.0, 250.5, 100.00000000001])),
+        st.tuples(
+            st.sampled_from(SUBMITTERS), st.integers(0, 2), st.sampled_from([100.0, 104.0, 250.5, 100.00000000001])
+        ),
         min_size=1,
         max_size=10,
     )
