@@ -149,3 +149,24 @@ def test_claims_name_conflicting_duplicates_as_compare_does(tmp_path: Path) -> N
     assert json.loads(done.stdout)["claims"][0]["measured"] == 100.0
     with pytest.warns(UserWarning, match=r"^conflicting duplicate rows: tables\['v6.0'\]: frame row 0 and "):
         mlperf_check.claims([claim], {"v6.0": mlperf_check.load_table(path)})
+
+
+def test_across_rounds_names_conflicting_duplicates_as_compare_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    earlier = [dict(_row("Acme", 0, 90.0), version="v5.1"), dict(_row("Bolt", 1, 80.0), version="v5.1")]
+    path.write_text(json.dumps([*earlier, _row("Acme", 0, 100.0), _row("Bolt", 1, 101.0), _row("Acme", 0, 130.0)]))
+    done = runner.invoke(
+        app, ["compare", str(path), "--across-rounds", "-f", "json", "--no-progress"], prog_name="mlperf-check"
+    )
+    said = [line.removeprefix("warning: ") for line in done.stderr.splitlines()]
+    assert said == [
+        f"conflicting duplicate rows: {path} row 3 and {path} row 5 are both "
+        "closed/Acme/results/sys0/llama2-70b-99/Offline of Acme in round v6.0, with results 100 and 130; "
+        "the first is kept, the other ignored"
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mlperf_check.across_rounds(mlperf_check.load_table(path))
+    assert [str(w.message) for w in caught] == [
+        said[0].replace(f"{path} row 3", "frame row 2").replace(f"{path} row 5", "frame row 4")
+    ]
