@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .errors import UsageError
 from .tree import _what
 from .workspace import within
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 STDOUT = "-"
 
 
-class OutputError(Exception):
+class OutputError(UsageError):
     """An output that cannot or may not be written (exit 2); the message names it and why."""
 
 

@@ -255,7 +255,8 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     """Item 5: table, followup and reproduce JSON too."""
     from checker.analysis import followup
     from checker.commands import reproduce
-    from checker.commands.table import TableFormat, dumps, to_json
+    from checker.commands.table import TableFormat, dumps
+    from checker.reporters import json_text
     from checker.rounds import load_round
 
     nan = float("nan")
@@ -263,9 +264,9 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     outcome = followup.Outcome("loc", "m", "Offline", nan, "Tokens/s", "followed", delta=float("inf"))
     texts = [
         dumps([{"Performance_Result": nan}], fmt),
-        to_json([{"x": float("-inf")}]),
-        followup.to_json(followup.Followup(0.02, [outcome])),
-        reproduce.to_json(reproduce.Reproduction("a", "b", nan, {}, False, [])),
+        json_text([{"x": float("-inf")}]),
+        json_text(followup.document(followup.Followup(0.02, [outcome]))),
+        json_text(reproduce.document(reproduce.Reproduction("a", "b", nan, {}, False, []))),
     ]
     for text in texts:
         _strict(text)

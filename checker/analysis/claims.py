@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..settings import UsageError
 from . import selection as chosen_by
 from . import table as published
@@ -351,9 +351,12 @@ def to_text(verdicts: list[ClaimVerdict], selection: Selection | None = None, no
     return "\n".join(lines) + "\n"
 
 
-def to_json(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def document(
+    verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The verdicts as their JSON names them (reporters.as_json writes it)."""
     chosen = selection.fields(notes) if selection else {}
-    return json.dumps({**chosen, "claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
+    return {**chosen, "claims": [v.to_dict() for v in verdicts]}
 
 
 def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
@@ -368,7 +371,7 @@ def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None
     return "\n".join(lines) + "\n"
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "markdown": as_text(to_markdown)})
 
 
 def judged(
@@ -376,17 +379,20 @@ def judged(
     rows: dict[str, list[Row]],
     selection: Selection,
     warn: Callable[[str], None],
+    positions: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[Any], list[str]]:
     """The verdicts of the claims `listed` on the rows of each round (`rows`, each result once:
-    a duplicate is left out with a warning) that `selection` takes, and the selection's notes:
-    what `claims` and mlperf_check.claims both compute."""
+    a duplicate is left out with a warning, which names both rows, from `positions`, when
+    their results differ) that `selection` takes, and the selection's notes: what `claims`
+    and mlperf_check.claims both compute."""
     taken: dict[str, list[Row]] = {}
-    left_out = 0
+    identical, conflicts = 0, list[published.Conflict]()
     for name, found in rows.items():
-        taken[name], count = published.unique_rows(found)
-        left_out += count
-    if left_out:
-        warn(published.duplicated(left_out))
+        taken[name], duplicates = published.unique_rows(found, (positions or {}).get(name))
+        identical += duplicates.identical
+        conflicts += duplicates.conflicts
+    for line in published.Duplicates(identical, tuple(conflicts)).lines():
+        warn(line)
     chosen = {name: selection.select(found) for name, found in taken.items()}
     if selection and any(taken.values()) and not any(chosen.values()):
         raise UsageError(selection.why_empty(published.frame([row for found in taken.values() for row in found])))

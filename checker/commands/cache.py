@@ -4,7 +4,6 @@ removed (the folder's other files are left alone). --cache-dir names another fol
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
@@ -47,7 +46,9 @@ def run(invocation: Invocation[CommandLine]) -> int:
         return 0
     found = cache.info(folder)
     if options.format == "json":
-        print(json.dumps(found, indent=2))
+        from ..reporters import json_text
+
+        print(json_text(found), end="")
         return 0
     print(f"folder: {found['folder']}")
     print(f"entries: {found['entries']} ({_size(found['bytes'])})")
