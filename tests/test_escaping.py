@@ -389,8 +389,10 @@ def _check_records(outputs: dict[str, str], summary: str) -> None:
 )
 def test_a_hostile_name_at_every_level_in_every_command_and_format(tmp_path: Path, level: str) -> None:
     """Issue 33, item 1's property: the hostile name at each level of a tree (or of a table's
-    rows), through every command that shows names, in every format each writes: parsed by a
-    real parser of the format, one record per finding or row, no line that is not ours."""
+    rows), through every command that shows names (check, table, provenance, prepare's change
+    list, compare, claims, followup, reproduce, report, explain), in every format each writes:
+    parsed by a real parser of the format, one record per finding or row, no line that is not
+    ours."""
     root = tmp_path / "tree"
     _level_tree(root, level)
     summary_file = tmp_path / "summary.md"
@@ -461,6 +463,20 @@ def test_a_hostile_name_at_every_level_in_every_command_and_format(tmp_path: Pat
         (f"claims {f}", f, ["claims", str(claims), "--table", f"v6.0={table}", "-f", f])
         for f in ("text", "json", "markdown")
     ]
+    previous, current = tmp_path / "previous.json", tmp_path / "current.json"
+    rows = json.loads(table.read_text())
+    write_table(previous, [dict(row, Availability="preview", Model="llama3.1-8b") for row in rows])
+    write_table(current, [dict(row, Model="llama3.1-8b", version="v6.1", Performance_Result=900.0) for row in rows])
+    followup = ["followup", "--previous", str(previous), "--current", str(current)]
+    followup += ["--previous-round", "v6.0", "--current-round", "v6.1"]
+    runs += [(f"followup {f}", f, [*followup, "-f", f]) for f in ("text", "json", "csv")]
+    results = json.loads(outputs["json"])["results"]
+    if results:  # a reproduction of the example's result by the hostile tree's first
+        original = EXAMPLE / RESULT / "Offline"
+        runs += [
+            (f"reproduce {f}", f, ["reproduce", str(original), str(root / results[0]["location"]), "-f", f])
+            for f in ("text", "json")
+        ]
     read = {}
     for what, form, args in runs:
         done = cli(*args)
@@ -475,6 +491,7 @@ def test_a_hostile_name_at_every_level_in_every_command_and_format(tmp_path: Pat
     members = sum(len(g["members"]) for g in read["compare json"]["groups"])
     assert len(read["compare csv"]) == members + 1 and members == 3
     assert len(read["claims json"]["claims"]) == 1
+    assert len(read["followup csv"]) == len(read["followup json"]["results"]) + 1 == 4
     table_rows = read["table json"]
     assert len(read["table csv"]) == len(table_rows) + 1
     prepared = read["prepare json"]
