@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
+from .escaping import visible
 
 ENV_DIR = "MLPERF_CHECK_CACHE_DIR"
 ENV_MAX = "MLPERF_CHECK_CACHE_MAX_MB"
@@ -181,7 +182,7 @@ def say(notes: dict[str, str]) -> None:
     for kind, message in notes.items():
         if kind == "read" and "write" in notes:
             continue
-        sys.stderr.write(f"mlperf-check: cache: {message}\n")
+        sys.stderr.write(visible(f"mlperf-check: cache: {message}") + "\n")
 
 
 # --- entries --------------------------------------------------------------------------------

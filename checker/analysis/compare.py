@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..escaping import text_lines
 from ..parsers import number
 from ..reporters.common import csv_text
 from ..settings import UsageError, WrongType, fraction
@@ -613,7 +614,7 @@ def to_text(found: Comparison) -> str:
         f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}; "
         f"{s['beyond_tolerance']} of {s['partners']} partners beyond {percent(options.tolerance)}",
     ]
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 # --- the HTML views (compare --format html and the audit page) --------------------------------

@@ -328,7 +328,7 @@ def prepare(
 def _line(change: Change) -> str:
     """One line of the change list: names and reasons `visible` (a newline in a folder name
     is `\\n`, never a line of its own), as check's text writes them."""
-    from ..reporters.common import visible
+    from ..escaping import visible
 
     source = f" (from {visible(change.source)})" if change.source else ""
     return f"{change.action:<14} {visible(change.path)}{source}: {visible(change.reason)}"
@@ -371,7 +371,9 @@ def summary(prepared: Prepared) -> str:
 def to_text(prepared: Prepared) -> str:
     lines = [_line(change) for change in prepared.changes]
     lines += [f"{f.severity.value:<14} {f.code} {f.path}: {f.message}" for f in prepared.findings]
-    return "".join(line + "\n" for line in lines) + summary(prepared) + "\n"
+    from ..escaping import text_lines
+
+    return text_lines([*lines, summary(prepared)])
 
 
 def document(prepared: Prepared) -> dict[str, Any]:
