@@ -369,20 +369,21 @@ class _Proof:
 
     def __init__(self, tree: Any, started: int) -> None:
         self.tree, self.started = tree, started
+        self.fine, self.whole = started - 50_000_000, started - 2_000_000_000  # `settled`'s bounds
         self.folders: dict[str, tuple[int, ...]] = {}
-        self.files: dict[str, tuple[int, ...]] = {}
+        self.files: dict[str, dict[str, tuple[int, ...]]] = {}  # folder -> name -> signature
         self.isdirs: set[str] = set()
         self.slow: list[tuple[Any, ...]] = []
 
     def result(self) -> tuple[Any, ...]:
         slow = self.slow
         kept = pickle.dumps(tuple(dict.fromkeys(slow)), protocol=pickle.HIGHEST_PROTOCOL) if slow else b""
-        grouped: dict[str, list[tuple[str, tuple[int, ...]]]] = {rel: [] for rel in self.folders}
-        for rel, sig in self.files.items():
-            up, _, name = rel.rpartition("/")
-            grouped.setdefault(up, []).append((name, sig))
-        groups = tuple((rel, self.folders.get(rel), tuple(held)) for rel, held in grouped.items())
-        return groups, tuple(sorted(self.isdirs)), kept
+        folders, files = self.folders, self.files
+        groups: list[tuple[str, tuple[int, ...] | None, tuple[Any, ...]]] = [
+            (rel, sig, tuple(files.pop(rel, {}).items())) for rel, sig in folders.items()
+        ]
+        groups += [(rel, None, tuple(held.items())) for rel, held in files.items()]
+        return tuple(groups), tuple(sorted(self.isdirs)), kept
 
     def read(self, kind: str, rel: str, seen: Any) -> bool | None:
         """Whether the read is made plain (False: it is kept as it is; None: a path changed)."""
@@ -419,11 +420,12 @@ class _Proof:
         return True
 
     def file(self, rel: str, entry: Any) -> bool | None:
-        if entry.is_link or self.tree.plain(_parent(rel)) is None:
+        up, _, name = rel.rpartition("/")
+        if entry.is_link or self.tree.plain(up) is None:
             return False
         if not settled(entry, self.started):
             return None
-        self.files[rel] = (entry.size, entry.dev, entry.ino, entry.mtime, entry.ctime)
+        self.files.setdefault(up, {})[name] = (entry.size, entry.dev, entry.ino, entry.mtime, entry.ctime)
         return True
 
     def missing(self, rel: str) -> bool | None:
@@ -468,19 +470,20 @@ class _Proof:
             return made
         prefix = where + "/" if where else ""
         entries = self.tree._entries  # noqa: SLF001 - what the walk judged of each file, in this unit
+        fine, whole = self.fine, self.whole
+        held: dict[str, tuple[int, ...]] = {}
         for name, what, size, _ in items:
             if what == "dir":
                 continue
             entry = entries.get(prefix + name) if what == "file" else None
-            if entry is None or entry.kind.value != "file" or entry.size != size:
+            if entry is None or entry.size != size or entry.is_link or entry.kind.value != "file":
                 self.slow.append(("step", where, items))
                 return True
-            made = self.file(prefix + name, entry)
-            if not made:
-                if made is None:
-                    return None
-                self.slow.append(("step", where, items))
-                return True
+            newest = entry.mtime if entry.mtime > entry.ctime else entry.ctime
+            if newest >= (whole if newest % 1_000_000_000 == 0 else fine):
+                return None  # `settled`, inline: a walk lists thousands of files
+            held[name] = (size, entry.dev, entry.ino, entry.mtime, entry.ctime)
+        self.files.setdefault(where, {}).update(held)
         return True
 
 
