@@ -452,6 +452,9 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int, scratch: Pat
     repo = git.Repo.init(root)
     repo.git.add(A=True)
     repo.index.commit("round")
+    # Packed, as a clone is: loose objects (what add and commit leave) make diff-index read
+    # each tree object from a file of its own (0.47 s instead of 0.09 s on 16 copies).
+    repo.git.repack("-a", "-d", "-q")
     setup = time.perf_counter() - start
     summary = next(root.glob("closed/*/results/*/*/*/accuracy/accuracy.txt"))
     text = summary.read_text()
@@ -485,7 +488,7 @@ def changed_since(root: Path, jobs: int, checker: str, repeat: int, scratch: Pat
         f"({warm['cpu']:.2f} s CPU) with the cache of a run before; peak {row['peak']:.0f} MB, {load()}. Alone, "
         f"git's listing (ls-files --others and diff-index, side by side) takes {min(git_s):.2f} s and Python's start "
         f"with `import checker.cli` {min(import_s):.2f} s; the check runs them at once "
-        f"(git add + commit of the tree took {setup:.0f} s)"
+        f"(git add, commit and repack of the tree took {setup:.0f} s)"
     )
 
 
