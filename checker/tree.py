@@ -12,8 +12,7 @@ import operator
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .phases import phase
 
@@ -33,8 +32,10 @@ class Kind(enum.StrEnum):
 Item = tuple[str, str, int, Kind | None]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
+    """What lies at a path (`Tree.entry`). A named tuple, not a dataclass: a check makes one
+    for each of some 75,000 paths of a round, at a sixth of a frozen dataclass's cost."""
+
     rel: str
     kind: Kind
     size: int = 0
