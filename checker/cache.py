@@ -8,11 +8,12 @@ Two kinds of entry, each a file of its own:
   back, never ctime: a file rewritten with its mtime restored is still a new file.
 - `units`: a unit's output (engine.UnitOutput: its results, and its findings with their
   positions), keyed by the unit (root, division, submitter, system, the results it checks),
-  the round file's digest and the command's hook, and stored with every read of the tree the
-  unit made (`Tree.reads`: each path judged, with its kind, size, mtime_ns, ctime_ns and
-  inode; each folder listed, with its names). It is used only when every one of those reads
-  gives the same answer on the tree as it is now (`still_true`), so a file edited, renamed,
-  deleted, added beside the others or given another mode makes the unit run again.
+  the round file's digest and the command's hook, and stored, by the process that ran the
+  unit, with a proof of every read of the tree the unit made (`proof`: each folder listed or
+  walked by its stat, each file by its stat, each missing path by its nearest folder; the
+  reads it cannot make plain kept as they were). It is used only when the proof holds on the
+  tree as it is now (`_Now.holds`), so a file edited, renamed, deleted, added beside the
+  others or given another mode makes the unit run again.
 
 Every entry sits under a namespace: the fingerprint of this checker (its version, Python's,
 and the size and mtime of each of its source and round files), so an entry of another
@@ -26,8 +27,9 @@ oldest entries beyond $MLPERF_CHECK_CACHE_MAX_MB (default 512) go, other version
 folder that cannot be written (read-only, full) or entries that cannot be read leave the run
 as right as a run without the cache, and the run says so once, on stderr.
 
-The entries are pickles: the cache folder is the user's own (it is made 0700), as mypy's and
-pytest's are. Anyone who can write there can run code as the user; `--no-cache` reads none.
+The entries are pickles (a unit's proof is marshalled): the cache folder is the user's own
+(it is made 0700), as mypy's and pytest's are. Anyone who can write there can run code as
+the user; `--no-cache` reads none.
 """
 
 from __future__ import annotations
