@@ -529,9 +529,12 @@ class _Now:
 
     def holds(self, proven: tuple[Any, ...]) -> bool:
         folders, isdirs, slow = proven
-        known, prefix = self._files, self.prefix
+        known, prefix, plain, stats = self._files, self.prefix, self._plain, self._stats
+        lstat, regular, signature = os.lstat, stat.S_ISREG, _FILE_SIG  # some 130,000 files a round
         for rel, sig, files in folders:
-            if not self.plain(rel) or (sig is not None and _FOLDER_SIG(self._folder(rel)) != sig):
+            if not (plain.get(rel) or self.plain(rel)):
+                return False
+            if sig is not None and _FOLDER_SIG(stats[rel] if rel else self._folder(rel)) != sig:
                 return False
             base = prefix + rel + "/" if rel else prefix
             for name, held in files:
@@ -539,8 +542,8 @@ class _Now:
                 now = known.get(path, _UNSEEN)
                 if now is _UNSEEN:
                     try:
-                        st = os.lstat(path)
-                        now = _FILE_SIG(st) if stat.S_ISREG(st.st_mode) else None
+                        st = lstat(path)
+                        now = signature(st) if regular(st.st_mode) else None
                     except OSError:
                         now = None
                     known[path] = now
