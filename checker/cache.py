@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import itertools
 import marshal
@@ -638,9 +639,15 @@ class Units:
         outputs: list[Any] = []
         left: list[Any] = []
         now = _Now(root)
-        for unit in units:
-            output = self._output(unit_key(self.base, name(unit)), now)
-            (left if output is None else outputs).append(output if output is not None else unit)
+        collecting = gc.isenabled()
+        gc.disable()  # what is made here (stats, outputs) lives to the end: no cycle to look for
+        try:
+            for unit in units:
+                output = self._output(unit_key(self.base, name(unit)), now)
+                (left if output is None else outputs).append(output if output is not None else unit)
+        finally:
+            if collecting:
+                gc.enable()
         return outputs, left
 
     def _output(self, key: tuple[Any, ...], now: _Now) -> Any:
