@@ -15,6 +15,7 @@ strays: published result folders hold them."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -94,20 +95,29 @@ def classify(rel: str, is_dir: bool, runs: RunFolders | None = None) -> Stray | 
                 f"keep the run you submit in {runs.parent}/{runs.name} and delete {name}",
             )
         return None
-    for suffix in BACKUP_SUFFIXES:
-        original = name[: -len(suffix)]
-        if name.endswith(suffix) and original.strip("."):
-            if suffix == ".swp" and original.startswith("."):
-                return Stray(rel, "an editor's swap file", "delete it")
-            return Stray(rel, f"a backup copy of {original}", "delete it", copy_of=original)
+    verdict = _copy(name)
+    return Stray(rel, *verdict) if verdict is not None else None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _copy(name: str) -> tuple[str, str, str | None] | None:
+    """What a file's name says it is a backup or a second copy of: (what, fix, copy_of), or
+    None. Once a name: a round's folders hold the same few names thousands of times."""
+    if name.endswith(BACKUP_SUFFIXES):
+        for suffix in BACKUP_SUFFIXES:
+            original = name[: -len(suffix)]
+            if name.endswith(suffix) and original.strip("."):
+                if suffix == ".swp" and original.startswith("."):
+                    return "an editor's swap file", "delete it", None
+                return f"a backup copy of {original}", "delete it", original
     match = _COPY.match(name)
     if match is not None:
         original = match["stem"] + (match["ext"] or "")
-        return Stray(rel, f"a second copy of {original}", f"delete it, or put it in place of {original}", original)
+        return f"a second copy of {original}", f"delete it, or put it in place of {original}", original
     copied = _COPY_OF.match(name)
     if copied is not None:
         original = copied["name"]
-        return Stray(rel, f"a second copy of {original}", f"delete it, or put it in place of {original}", original)
+        return f"a second copy of {original}", f"delete it, or put it in place of {original}", original
     return None
 
 
