@@ -11,7 +11,6 @@ prints or writes, except `across_rounds(..., plot=PATH)`, which draws the plot
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import warnings
@@ -136,15 +135,14 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
         raise settings.UsageError(f"{root}: no such file or folder")
     if not os.path.isdir(root):
         raise settings.UsageError(f"{root}: not a folder; check takes a submission tree (load_table reads a table)")
-    with _round_errors():
-        if round is None:
-            found = detect(root)
-            if found.round is None:
-                raise settings.UsageError(found.reason)
-            if found.reason.startswith("not detected"):  # the command line says so too, and goes on
-                warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
-            round = found.round
-        report = run(root, round, **options)
+    if round is None:
+        found = detect(root)
+        if found.round is None:
+            raise settings.UsageError(found.reason)
+        if found.reason.startswith("not detected"):  # the command line says so too, and goes on
+            warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+        round = found.round
+    report = run(root, round, **options)
     if not report.results:
         raise NoResults(root, report.round)  # a ValueError with the command line's reason
     return Report(report.round.name, report.root, report.results, report.findings)
@@ -170,23 +168,12 @@ def _engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
         if key in options:
             checked[key] = settings.names(options[key], key)
     if "jobs" in options:
-        checked["jobs"] = settings.whole(options["jobs"], "jobs", 0, " (0: every core)")
+        checked["jobs"] = settings.whole(options["jobs"], "jobs", 0, settings.JOBS)
     if "strict" in options:
         checked["strict"] = settings.flag(options["strict"], "strict")
     if "inference_repo" in options:
         checked["inference_repo"] = settings.text(options["inference_repo"], "inference_repo", paths=True)
     return checked
-
-
-@contextlib.contextmanager
-def _round_errors() -> Iterator[None]:
-    """A round that cannot be found, read or validated as the ValueError docs/api.md names."""
-    from .rounds import RoundError
-
-    try:
-        yield
-    except RoundError as error:
-        raise settings.UsageError(str(error)) from None
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -210,10 +197,9 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
     if round is not None and round not in available_rounds():
         raise settings.UsageError(f"round {round!r}: not a round this version knows ({', '.join(available_rounds())})")
     source = _table_path(os.fspath(path_or_round))
-    with _round_errors():
-        if round is None and os.path.isdir(source):
-            round = _detected(source)
-        table = rows_of(source, round)
+    if round is None and os.path.isdir(source):
+        round = _detected(source)
+    table = rows_of(source, round)
     for line in left_out_lines(source, table.left_out):
         warnings.warn(line, stacklevel=2)
     if table.invalid:
@@ -270,17 +256,32 @@ def _table_path(given: str) -> str:
     return os.path.join(folder, given, table.file)
 
 
-def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> pd.DataFrame:
-    """One frame of load_table's columns, or a ValueError naming the columns a frame lacks."""
+def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of load_table's columns, each result once (a duplicate is left out with the
+    command line's warning: a counted note, or one naming both rows and values when their
+    results differ); a ValueError naming the columns a frame lacks."""
+    from .analysis.table import without_duplicates
+
+    table, positions = _typed(tables, stacklevel=4)
+    table, duplicates = without_duplicates(table, positions)
+    for line in duplicates.lines():
+        warnings.warn(line, stacklevel=3)
+    return table
+
+
+def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 3) -> tuple[pd.DataFrame, list[str]]:
+    """One frame of load_table's columns typed by the reader's declarations, and where each
+    of its rows is in the frames given (`frame row 3`, `frame 1 row 0`)."""
     import pandas as pd
 
     from .analysis.reader import left_out_lines
-    from .analysis.table import COLUMNS, duplicated, typed_frame, without_duplicates
+    from .analysis.table import COLUMNS, typed_frame
 
     if isinstance(tables, (str, bytes, os.PathLike)) or not isinstance(tables, (pd.DataFrame, Iterable)):
         raise settings.WrongType(f"give a DataFrame of load_table or a list of them, not {type(tables).__name__}")
     frames = [tables] if isinstance(tables, pd.DataFrame) else list(tables)
     typed = []
+    positions: list[str] = []
     for number, frame in enumerate(frames):
         if not isinstance(frame, pd.DataFrame):
             raise settings.WrongType(f"give DataFrames of load_table, not {type(frame).__name__}")
@@ -290,19 +291,14 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame], warn: bool = True) -> 
         source = "frame" if len(frames) == 1 else f"frame {number}"
         kept, left_out = typed_frame(frame, source)  # the reader's declarations: what a file would keep
         for line in left_out_lines(source, left_out):
-            warnings.warn(line, stacklevel=3)
+            warnings.warn(line, stacklevel=stacklevel)
         if len(frame) and not len(kept):
-            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=3)
-        typed.append(kept)
+            warnings.warn(f"{source}: every row is left out ({counted(len(frame), 'row')})", stacklevel=stacklevel)
+        positions += [f"{source} row {index!r}" for index in kept.index]
+        typed.append(kept.reset_index(drop=True))
     if not typed:
         raise settings.UsageError("no table given")
-    table = typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)
-    if not warn:  # the caller leaves the duplicates out, and says so
-        return table
-    table, duplicates = without_duplicates(table)
-    if duplicates:
-        warnings.warn(duplicated(duplicates), stacklevel=3)
-    return table
+    return (typed[0] if len(typed) == 1 else pd.concat(typed, ignore_index=True)), positions
 
 
 def _selection(filters: Mapping[str, Filter]) -> Any:
@@ -361,17 +357,12 @@ def compare(
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
     name = None if reference in (None, "median") else reference.removeprefix("submitter:")
-    keys = [command.INTERNAL.get(key, key) for key in by]
     members = command.compare(
-        command.internal(chosen), name, tolerance, keys, outlier=outlier, min_submitters=min_submitters
+        command.comparable(chosen), name, tolerance, by, outlier=outlier, min_submitters=min_submitters
     )
-    groups = command.groups_of(members, tolerance, keys)
+    groups = command.groups_of(members, tolerance, by)
     notes = selection.notes(chosen["hardware"].astype(str))
-    return Compared(
-        _noted(members.rename(columns=command.CANONICAL), notes),
-        _noted(groups.rename(columns=command.CANONICAL), notes),
-        notes,
-    )
+    return Compared(_noted(members, notes), _noted(groups, notes), notes)
 
 
 def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -450,18 +441,22 @@ def claims(
         )
     else:
         listed = command.claims_of(dict(spec) if isinstance(spec, Mapping) else [dict(claim) for claim in spec], "spec")
+    by_round: dict[str, list[Row]] = {}
+    positions: dict[str, list[str]] = {}
     if isinstance(tables, Mapping):
-        by_round: dict[str, list[Row]] = {}
         for name, value in tables.items():
             settings.text(name, "tables (a round's name)")
             given = value if isinstance(value, pd.DataFrame) else load_table(value, round=name)
-            found = rows(_frame(given, warn=False))
+            typed, where = _typed(given)
+            found = rows(typed)
             by_round.setdefault(name, []).extend(command.of_round(f"tables[{name!r}]", name, found))
+            positions.setdefault(name, []).extend(f"tables[{name!r}]: {place}" for place in where)
     else:
-        by_round = {}
-        for row in rows(_frame(tables, warn=False)):
+        typed, where = _typed(tables)
+        for row, place in zip(rows(typed), where, strict=True):
             by_round.setdefault(row.round, []).append(row)
-    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning)
+            positions.setdefault(row.round, []).append(place)
+    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning, positions)
     return _noted(
         pd.DataFrame.from_records(
             [v.to_dict() for v in verdicts],
@@ -496,13 +491,12 @@ def reproduce(
     reproduction = settings.text(reproduction, "reproduction", paths=True) or ""
     round = settings.text(round, "round", paths=True)
     settings.fraction(tolerance, "--tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
-    with _round_errors():
-        if round is None:
-            found = detect_result(os.fspath(original))
-            if found.round is None:
-                raise settings.UsageError(found.reason)
-            round = found.round
-        the_round = load_round(round)
+    if round is None:
+        found = detect_result(os.fspath(original))
+        if found.round is None:
+            raise settings.UsageError(found.reason)
+        round = found.round
+    the_round = load_round(round)
     result = command.reproduce(os.fspath(original), os.fspath(reproduction), the_round, tolerance)
     return {**dataclasses.asdict(result), "failed": result.failed}
 

@@ -68,12 +68,6 @@ def _plain(param: Any) -> None:
 
 
 # --- options several commands declare alike ---------------------------------------------------
-def whole(value: int | None) -> int | None:
-    if value is not None and value < 0:
-        raise typer.BadParameter(f"{value}: give 0 (all cores) or more")
-    return value
-
-
 def round_option(
     help: str = "Round name (e.g. v6.1) or round file; default: the config's round, else detected.",
 ) -> Any:
@@ -116,7 +110,7 @@ def tree_argument() -> Any:
 
 
 def jobs_option() -> Any:
-    return typer.Option(None, "--jobs", "-j", callback=whole, help="Worker processes (default: all cores).")
+    return typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores).")
 
 
 def progress_option() -> Any:

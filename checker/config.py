@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import userfiles, yamlsafe
+from .errors import UsageError
 
 TABLE = "tool.mlperf-check"
 KEYS = tuple(userfiles.schema("config.schema.json")["properties"])  # round, select, ignore, waivers, jobs, format
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError):
     """A configuration file that cannot be read, or a key or value it may not have."""
 
 

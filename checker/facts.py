@@ -682,6 +682,9 @@ class RoundFile:
     model_guesses: ModelGuesses | None = None
     submitter_model_mapping: SubmitterModelMapping | None = None
     model_mapping: Annotated[Mapping[str, str], SOURCED] = field(default_factory=dict)
+    # A benchmark of an earlier round this round no longer has -> the benchmarks it names in
+    # its place (followup says them when a preview result cannot be followed up).
+    successors: Annotated[Mapping[str, Names], SOURCED] = field(default_factory=dict)
     models: Mapping[str, Model]
     disagreements: tuple[Disagreement, ...] = ()
     notes: Names = ()

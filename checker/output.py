@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .errors import UsageError
 from .tree import _what
 from .workspace import within
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 STDOUT = "-"
 
 
-class OutputError(Exception):
+class OutputError(UsageError):
     """An output that cannot or may not be written (exit 2); the message names it and why."""
 
 
@@ -318,7 +319,11 @@ class Plan:
         except OSError as error:
             raise OutputError(f"{target.label}: cannot write it: {error.strerror or error}") from None
         if target.stream and len(pages) > 1:
-            print(f"{target.label}: not a file, so it takes the first of the {len(pages)} pages", file=sys.stderr)
+            from .escaping import visible
+
+            print(
+                visible(f"{target.label}: not a file, so it takes the first of the {len(pages)} pages"), file=sys.stderr
+            )
         return written
 
     def _again(self, target: Target) -> Target:

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from . import yamlsafe
+from .errors import UsageError
 from .parsers import Malformed
 from .parsers.mllog import LoadgenLog
 from .rounds import Round
@@ -154,7 +155,7 @@ class TableSource(Source):
         return release.get("first") if release else None
 
 
-class RepositoryError(ValueError):
+class RepositoryError(UsageError):
     """A clone that cannot be read, in one line."""
 
 

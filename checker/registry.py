@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .errors import UsageError
 from .findings import Problem as Problem  # rules import Problem from here
 from .findings import Severity
 
@@ -126,7 +127,7 @@ def of_code(code: str, found: Iterable[tuple[str, Problem]]) -> Iterator[Problem
     return (problem for owner, problem in found if owner == code)
 
 
-class SelectionError(ValueError):
+class SelectionError(UsageError):
     """A --select or --ignore value that is no code and no code's prefix: a typo that would
     otherwise select nothing, so that every result passes."""
 

@@ -32,6 +32,7 @@ from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Any
 
 from . import typedload, userfiles, yamlsafe
+from .errors import UsageError
 from .facts import ComplianceTest, Gate, Inference, Latency, Metric, MetricSet, RoundFile, ScenarioRule
 from .findings import Severity
 
@@ -43,7 +44,7 @@ VALIDATED = "round.validated.json"  # bundled round name -> digest (see `digest`
 NOT_ROUNDS = frozenset({"formats.yaml"})  # bundled beside the rounds: other formats' layouts (checker/formats.py)
 
 
-class RoundError(Exception):
+class RoundError(UsageError):
     """A round file that cannot be found, read or validated (exit code 2)."""
 
 

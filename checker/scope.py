@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .errors import UsageError
+
 if TYPE_CHECKING:
     from .rounds import Round
 
@@ -136,7 +138,7 @@ class Changes:
         self._running: list[subprocess.Popen[bytes]] = []
         self.commit = ""  # the ref as git names its commit (`REF^{commit}`, or the hash)
         self.gitlinks: set[str] = set()  # changed submodules: folders, each changing all it holds
-        self._error: ValueError | None = None
+        self._error: UsageError | None = None
         atexit.register(self.close)  # a check that ends early (a usage error) leaves no git behind
         try:
             self._others = self._start("ls-files", "--others", "--exclude-standard", "-z")
@@ -147,7 +149,7 @@ class Changes:
                     "diff-index", "-z", "--no-renames", "--ignore-submodules=none", "--relative", commit, "--"
                 )
         except OSError as error:  # no git executable
-            self._error = ValueError(f"git cannot list the changes since {ref!r}: {error}")
+            self._error = UsageError(f"git cannot list the changes since {ref!r}: {error}")
 
     def _start(self, *args: str) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
@@ -177,11 +179,11 @@ class Changes:
             return lines[1]
         stderr = done.stderr.decode("utf-8", "replace").strip()
         if lines:
-            self._error = ValueError(f"{ref!r} is not a commit of {lines[0]}")
+            self._error = UsageError(f"{ref!r} is not a commit of {lines[0]}")
         elif "not a git repository" in stderr:
-            self._error = ValueError(f"{self.root} is not inside a git repository")
+            self._error = UsageError(f"{self.root} is not inside a git repository")
         else:  # no work tree, or git refused it (e.g. an unsafe directory)
-            self._error = ValueError(f"git cannot list the changes since {ref!r}: {stderr}")
+            self._error = UsageError(f"git cannot list the changes since {ref!r}: {stderr}")
         return ""
 
     def paths(self) -> list[str]:
@@ -213,7 +215,7 @@ class Changes:
             if not self._resolve():  # why: not a repository, not a commit
                 return b""
             detail = err.decode("utf-8", "replace").strip()
-            self._error = ValueError(f"git cannot list the changes since {self.ref!r}: {detail}")
+            self._error = UsageError(f"git cannot list the changes since {self.ref!r}: {detail}")
         return out
 
     def _tracked(self) -> dict[str, str]:
@@ -260,7 +262,7 @@ class Changes:
         hashes = done.stdout.decode("ascii", "replace").split()
         if done.returncode != 0 or len(hashes) != len(asked):
             return list(stale)
-        return [path for path in stale if path not in asked] + [
+        return [path for path in stale if "\n" in path] + [  # those not asked, then those that differ
             path for path, sha in zip(asked, hashes, strict=True) if sha != stale[path]
         ]
 

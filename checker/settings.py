@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from .errors import UsageError as UsageError  # the one user error (checker.errors), where the commands name it
+from .errors import WrongType as WrongType
 from .output import Plan, Target
 
 if TYPE_CHECKING:
@@ -25,23 +27,6 @@ if TYPE_CHECKING:
 OptionsT = TypeVar("OptionsT")
 InvocationT = TypeVar("InvocationT", bound="Invocation[Any]")
 Output = tuple[str, Target | None]  # a format, and where it goes (None: stdout)
-
-
-class UsageError(ValueError):
-    """The one user error: a command line, configuration, API call or input that cannot be run
-    as given. The analysis and the engine raise it; the command line maps it once to exit 2
-    (commands.common.call, the message in one line) and the API lets it through as the
-    ValueError it is (a WrongType is also a TypeError). The message names the parameter (or
-    option, or column) and what was given; `parameter` keeps the name."""
-
-    def __init__(self, message: str, parameter: str | None = None) -> None:
-        super().__init__(message)
-        self.parameter = parameter
-
-
-class WrongType(UsageError, TypeError):
-    """A parameter of the wrong type (an API call's `round=5`, `strict="no"`): a UsageError,
-    and a TypeError for the Python API."""
 
 
 def shown(value: Any) -> str:
@@ -55,6 +40,9 @@ def flag(value: Any, parameter: str) -> bool:
     if not isinstance(value, bool):
         raise WrongType(f"{parameter} {shown(value)}: give True or False", parameter)
     return value
+
+
+JOBS = " (0: every core)"  # what --jobs and jobs= say of 0
 
 
 def whole(value: Any, parameter: str, low: int = 0, what: str = "") -> int | None:
@@ -134,13 +122,9 @@ def fraction(value: float | None, option: str) -> None:
 def config_of(path: str) -> Config:
     """The configuration of the tree at `path` ([tool.mlperf-check] of the nearest
     pyproject.toml), or a usage error naming the file and the key."""
-    from .config import ConfigError
     from .config import find as find_config
 
-    try:
-        return find_config(path)
-    except ConfigError as error:
-        raise UsageError(str(error)) from None
+    return find_config(path)  # a ConfigError is a UsageError
 
 
 @dataclass(frozen=True)
@@ -161,7 +145,9 @@ class Settings:
     @classmethod
     def of(cls, config: Config, given: Mapping[str, Any], keys: Iterable[str] | None = None) -> Settings:
         """Each of `keys` (default: those `given`), the command line's value (`given`, by key)
-        when it gives one, else the configuration's."""
+        when it gives one, else the configuration's. --jobs is checked here, as the API's jobs
+        is (`whole`: the one check of a count of workers; the configuration's by its schema)."""
+        whole(given.get("jobs"), "--jobs", 0, JOBS)
         values: dict[str, Any] = {}
         taken = False
         for key in given if keys is None else keys:

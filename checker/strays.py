@@ -24,6 +24,7 @@ strays: published result folders hold them."""
 from __future__ import annotations
 
 import bz2
+import functools
 import lzma
 import os
 import re
@@ -114,32 +115,40 @@ def classify(rel: str, is_dir: bool, runs: RunFolders | None = None) -> Stray | 
             f"a second run folder beside {runs.name}, which is the only one the round reads",
             f"keep the run you submit in {runs.parent}/{runs.name} and delete {name}",
         )
-    if is_dir:
-        return _copied(rel, name)
+    verdict = _copied(name) if is_dir else _copy(name)
+    return Stray(rel, *verdict) if verdict is not None else None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _copy(name: str) -> tuple[str, str, str | None] | None:
+    """What a file's name says it is: a patch's rejected hunks, or a backup or a second copy of
+    a file: (what, fix, copy_of), or None. Once a name: a round's folders hold the same few
+    names thousands of times."""
     if name.endswith(".rej") and name[:-4].strip("."):
         original = name[:-4]
-        return Stray(
-            rel, f"the rejected hunks of a patch to {original}", f"apply them to {original} by hand, then delete it"
-        )
-    for suffix in BACKUP_SUFFIXES:
-        original = name[: -len(suffix)]
-        if name.endswith(suffix) and original.strip("."):
-            if suffix == ".swp" and original.startswith("."):
-                return Stray(rel, "an editor's swap file", "delete it")
-            return Stray(rel, f"a backup copy of {original}", "delete it", copy_of=original)
-    return _copied(rel, name)
+        return f"the rejected hunks of a patch to {original}", f"apply them to {original} by hand, then delete it", None
+    if name.endswith(BACKUP_SUFFIXES):
+        for suffix in BACKUP_SUFFIXES:
+            original = name[: -len(suffix)]
+            if name.endswith(suffix) and original.strip("."):
+                if suffix == ".swp" and original.startswith("."):
+                    return "an editor's swap file", "delete it", None
+                return f"a backup copy of {original}", "delete it", original
+    return _copied(name)
 
 
-def _copied(rel: str, name: str) -> Stray | None:
-    """The Stray a file manager's second copy of a file or folder is (`_COPY`, `_COPY_OF`)."""
+@functools.lru_cache(maxsize=1 << 14)
+def _copied(name: str) -> tuple[str, str, str | None] | None:
+    """What a file manager's second copy of a file or folder is a copy of (`_COPY`, `_COPY_OF`):
+    (what, fix, copy_of), or None."""
     match = _COPY.match(name)
     if match is not None:
         original = match["stem"] + (match["ext"] or "")
-        return Stray(rel, f"a second copy of {original}", f"delete it, or put it in place of {original}", original)
+        return f"a second copy of {original}", f"delete it, or put it in place of {original}", original
     copied = _COPY_OF.match(name)
     if copied is not None:
         original = copied["name"]
-        return Stray(rel, f"a second copy of {original}", f"delete it, or put it in place of {original}", original)
+        return f"a second copy of {original}", f"delete it, or put it in place of {original}", original
     return None
 
 

@@ -24,12 +24,13 @@ from importlib import resources
 from typing import Any
 
 from . import yamlsafe
+from .errors import UsageError
 
 Path = tuple[Any, ...]  # keys and indexes from the top of a document
 LineOf = Callable[[Path], "int | None"]
 
 
-class UserFileError(ValueError):
+class UserFileError(UsageError):
     """A user file that cannot be used (exit code 2); the message names the file, line and key."""
 
 

@@ -22,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import userfiles
+from .errors import UsageError
 from .findings import UNWAIVABLE, Finding, Severity
 from .registry import RULES
 
 
-class WaiverError(Exception):
+class WaiverError(UsageError):
     """A waivers file that cannot be used (exit code 2)."""
 
 

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .errors import UsageError
+
 if TYPE_CHECKING:
     from .formats import Survey
     from .rounds import Round
@@ -35,7 +37,7 @@ PATH_BYTES = 4095
 NAME_BYTES = 255
 
 
-class WorkspaceError(ValueError):
+class WorkspaceError(UsageError):
     """Paths that name no tree the run can work in, or a write the workspace refuses."""
 
 

@@ -79,11 +79,9 @@ def test_no_compare_group_mixes_rounds_or_units(rows: list[dict], reference: str
         return
     found = comparison(rows, Options(reference=reference))
     for group, members in found.members.groupby("group"):
-        assert members["round"].nunique() == 1 and members["Performance_Units"].nunique() == 1, group
+        assert members["round"].nunique() == 1 and members["units"].nunique() == 1, group
     # Every comparable pair of rows of one round and unit is in the one group of its key.
-    assert len(found.groups) == len(
-        found.groups.drop_duplicates(["round", "Performance_Units", "Model", "Scenario", "nodes"])
-    )
+    assert len(found.groups) == len(found.groups.drop_duplicates(["round", "units", "model", "scenario", "nodes"]))
     assert found.members["group"].isin(found.groups["group"]).all()
 
 

@@ -445,7 +445,8 @@ def test_the_cv_is_the_population_one_and_every_output_says_so() -> None:
     import json as json_module
     import statistics
 
-    from checker.analysis.compare import CV_DEFINITION, to_json, to_text
+    from checker.analysis.compare import CV_DEFINITION, document, to_text
+    from checker.reporters import json_text
 
     rows = [
         {
@@ -470,4 +471,4 @@ def test_the_cv_is_the_population_one_and_every_output_says_so() -> None:
     assert found.groups["cv"].iloc[0] != pytest.approx(statistics.stdev(values) / statistics.fmean(values))
     assert "population standard deviation (dividing by n)" in CV_DEFINITION
     assert CV_DEFINITION in to_text(found)
-    assert CV_DEFINITION in json_module.loads(to_json(found))["definition"]
+    assert CV_DEFINITION in json_module.loads(json_text(document(found)))["definition"]

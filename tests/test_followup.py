@@ -169,8 +169,10 @@ def test_v60_previews_followed_in_the_published_v61_table() -> None:
         ("llama3.1-8b", "Server", "followed"),
         ("whisper", "Offline", "followed"),
     ]
-    # Issue 31: a not-comparable outcome says why (before: the status alone).
+    # Issue 31: a not-comparable outcome says why (before: the status alone), and what the
+    # round has in its place (rules/v6.1.yaml `successors`).
     assert [o.reason for o in result.outcomes if o.status == "not-comparable"] == [
-        "llama2-70b-99 is not a benchmark of round v6.1: nothing to follow it up with"
+        "llama2-70b-99 is not a benchmark of round v6.1; in its place the round has llama2-70b-99.9 "
+        "(another benchmark): nothing to follow it up with"
     ] * 2
     assert all(o.reason is None for o in result.outcomes if o.status == "followed")

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -255,7 +254,8 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     """Item 5: table, followup and reproduce JSON too."""
     from checker.analysis import followup
     from checker.commands import reproduce
-    from checker.commands.table import TableFormat, dumps, to_json
+    from checker.commands.table import TableFormat, dumps
+    from checker.reporters import json_text
     from checker.rounds import load_round
 
     nan = float("nan")
@@ -263,9 +263,9 @@ def test_every_json_writer_is_strict(capsys: pytest.CaptureFixture) -> None:
     outcome = followup.Outcome("loc", "m", "Offline", nan, "Tokens/s", "followed", delta=float("inf"))
     texts = [
         dumps([{"Performance_Result": nan}], fmt),
-        to_json([{"x": float("-inf")}]),
-        followup.to_json(followup.Followup(0.02, [outcome])),
-        reproduce.to_json(reproduce.Reproduction("a", "b", nan, {}, False, [])),
+        json_text([{"x": float("-inf")}]),
+        json_text(followup.document(followup.Followup(0.02, [outcome]))),
+        json_text(reproduce.document(reproduce.Reproduction("a", "b", nan, {}, False, []))),
     ]
     for text in texts:
         _strict(text)
@@ -493,8 +493,7 @@ def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Pat
     """Item 10: a harness that never ends is stopped (with what it started) and rerun says so."""
     pids = tmp_path / "pids"
     command = f'sleep 120 & echo $! > "{pids}"; echo $$ >> "{pids}"; echo started; wait'
-    start = time.monotonic()
-    done = _cli(
+    done = _cli(  # a hang fails at the subprocess's timeout, not at a measured time
         "rerun",
         str(EXAMPLE / SINGLE),
         "--round",
@@ -508,7 +507,6 @@ def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Pat
         text=True,
         timeout=30,
     )
-    assert time.monotonic() - start < 20
     copy = tmp_path / "w" / SINGLE
     assert done.returncode == 2
     assert done.stderr.splitlines() == [

@@ -16,13 +16,13 @@ A system that mixes accelerators keeps its own hardware key.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..reporters import Formats, as_data, as_text
+from ..escaping import text_lines
+from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
 from ..settings import UsageError
 from .selection import Selection
@@ -200,18 +200,12 @@ def scaling(rows: list[Row], across_submitters: bool = False, division: tuple[st
     return found
 
 
-def to_json(
+def document(
     series: list[Series], scalings: list[Scaling], selection: Selection | None = None, notes: Sequence[str] = ()
-) -> str:
+) -> dict[str, Any]:
+    """The series and scalings as their JSON names them (reporters.as_json writes it)."""
     chosen = selection.fields(notes) if selection else {}
-    return (
-        json.dumps(
-            {**chosen, "across_rounds": [s.to_dict() for s in series], "scaling": [s.to_dict() for s in scalings]},
-            indent=2,
-            allow_nan=False,
-        )
-        + "\n"
-    )
+    return {**chosen, "across_rounds": [s.to_dict() for s in series], "scaling": [s.to_dict() for s in scalings]}
 
 
 def to_text(
@@ -251,7 +245,7 @@ def to_text(
                 f"{row.location} ({row.submitter})"
             )
     lines += ["", f"{len(series)} series across rounds, {len(scalings)} scaling series"]
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 CSV_COLUMNS = (
@@ -325,4 +319,4 @@ def to_csv(
     return csv_text(rows, CSV_COLUMNS)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
-from ..reporters import Formats, as_data, as_text
+from ..escaping import markdown_code, markdown_text, text_lines
+from ..reporters import Formats, as_json, as_text
 from ..settings import UsageError
 from . import selection as chosen_by
 from . import table as published
@@ -348,27 +349,37 @@ def to_text(verdicts: list[ClaimVerdict], selection: Selection | None = None, no
         f"{len(verdicts)} claims: {counts['holds']} hold, {counts['fails']} fail, {counts['no-data']} no data, "
         f"{counts['ambiguous']} ambiguous"
     )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
-def to_json(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
+def document(
+    verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The verdicts as their JSON names them (reporters.as_json writes it)."""
     chosen = selection.fields(notes) if selection else {}
-    return json.dumps({**chosen, "claims": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False) + "\n"
+    return {**chosen, "claims": [v.to_dict() for v in verdicts]}
 
 
 def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
-    lines = [f"{line}  " if line else line for line in selection.lines(notes)] if selection else []
+    """A Markdown table, one row per claim: every value read from the claims or the tables is
+    literal Markdown (checker.escaping), so no `|` splits a cell, no newline ends the row and
+    no backtick or HTML in a name is read."""
+    lines = [f"{markdown_text(line)}  " if line else line for line in selection.lines(notes)] if selection else []
     lines += ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
     for v in verdicts:
-        rows = "<br>".join(f"{r['round']} `{r['location']}` {r['result']:.6g} {r['units']}" for r in v.rows[:5])
-        lines.append(
-            f"| {v.id} | {v.kind} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
-            f"{_figure(v.kind, v.expect)} | {rows} | {'; '.join(v.notes)} |"
+        rows = "<br>".join(
+            f"{markdown_text(str(r['round']))} {markdown_code(str(r['location']), cell=True)} {r['result']:.6g} "
+            f"{markdown_text(str(r['units']))}"
+            for r in v.rows[:5]
         )
-    return "\n".join(lines) + "\n"
+        lines.append(
+            f"| {markdown_text(v.id)} | {markdown_text(v.kind)} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
+            f"{_figure(v.kind, v.expect)} | {rows} | {markdown_text('; '.join(v.notes))} |"
+        )
+    return text_lines(lines)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "markdown": as_text(to_markdown)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "markdown": as_text(to_markdown)})
 
 
 def judged(
@@ -376,17 +387,20 @@ def judged(
     rows: dict[str, list[Row]],
     selection: Selection,
     warn: Callable[[str], None],
+    positions: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[Any], list[str]]:
     """The verdicts of the claims `listed` on the rows of each round (`rows`, each result once:
-    a duplicate is left out with a warning) that `selection` takes, and the selection's notes:
-    what `claims` and mlperf_check.claims both compute."""
+    a duplicate is left out with a warning, which names both rows, from `positions`, when
+    their results differ) that `selection` takes, and the selection's notes: what `claims`
+    and mlperf_check.claims both compute."""
     taken: dict[str, list[Row]] = {}
-    left_out = 0
+    identical, conflicts = 0, list[published.Conflict]()
     for name, found in rows.items():
-        taken[name], count = published.unique_rows(found)
-        left_out += count
-    if left_out:
-        warn(published.duplicated(left_out))
+        taken[name], duplicates = published.unique_rows(found, (positions or {}).get(name))
+        identical += duplicates.identical
+        conflicts += duplicates.conflicts
+    for line in published.Duplicates(identical, tuple(conflicts)).lines():
+        warn(line)
     chosen = {name: selection.select(found) for name, found in taken.items()}
     if selection and any(taken.values()) and not any(chosen.values()):
         raise UsageError(selection.why_empty(published.frame([row for found in taken.values() for row in found])))

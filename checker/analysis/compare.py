@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..escaping import text_lines
 from ..parsers import number
 from ..reporters.common import csv_text
 from ..settings import UsageError, WrongType, fraction
@@ -59,30 +60,20 @@ EXPLAINING = (
     "sw_notes",
 )
 # Never mixed in one group: a group is one round's results in one unit.
-ALWAYS = ("round", "Performance_Units")
+ALWAYS = ("round", "units")
 
 
 def group_keys(by: Sequence[str]) -> list[str]:
     """The columns that group: the round, `by`, and the units, whatever `by` says."""
-    return ["round", *(key for key in by if key not in ALWAYS), "Performance_Units"]
+    return ["round", *(key for key in by if key not in ALWAYS), "units"]
 
 
-# The canonical columns (published.COLUMNS) under the names compare computes with and its
-# outputs print; the others keep their canonical names.
-INTERNAL = {
-    "model": "Model",
-    "scenario": "Scenario",
-    "units": "Performance_Units",
-    "submitter": "Submitter",
-    "system": "System",
-    "location": "Location",
-    "result": "value",
-}
-# The comparable-group key (table.GROUP_KEY) under compare's names; `by` defaults to it,
-# and the round and units are added to whatever `by` says.
-BY = tuple(INTERNAL.get(key, key) for key in published.GROUP_KEY if key not in ("round", "units"))
-# A group's key as the outputs name it.
-KEY_NAMES = {INTERNAL.get(key, key): key for key in published.GROUP_KEY}
+# The frames are computed in the canonical columns (published.COLUMNS: the API's names); the
+# outputs' records (`Comparison.each`) name a member's submitter, system, location and
+# result as the published tables do (Submitter, System, Location, Performance_Result): the one
+# place a name changes. The comparable-group key (table.GROUP_KEY) is `by`'s default, and
+# the round and units are added to whatever `by` says.
+BY = tuple(key for key in published.GROUP_KEY if key not in ALWAYS)
 MEMBER_COLUMNS = ("role", "reference", "deviation", "deviation_from_median", "abs_dev", "beyond_tolerance", "outlier")
 GROUP_COLUMNS = (
     "reference_submitter",
@@ -146,26 +137,24 @@ class Options:
 
 
 # --- the frames ------------------------------------------------------------------------------
-CANONICAL = {internal: name for name, internal in INTERNAL.items()}
-COMPARED = ["round", "division", *BY, "Performance_Units", "Submitter", "System", "Location", "value"]
+COMPARED = ["round", "division", *BY, "units", "submitter", "system", "location", "result"]
 
 
-def internal(table: pd.DataFrame) -> pd.DataFrame:
+def comparable(table: pd.DataFrame) -> pd.DataFrame:
     """A frame of published.COLUMNS as `compare` takes it: the rows with a positive result,
-    the COMPARED columns first (INTERNAL's names), then the others; text as Python objects."""
-    renamed = table.rename(columns=INTERNAL)
-    renamed = renamed[renamed["value"] > 0]
-    text = [c for c in renamed.columns if isinstance(renamed[c].dtype, pd.StringDtype)]
-    renamed = renamed.astype({c: object for c in text})
-    renamed[text] = renamed[text].where(renamed[text].notna(), None)
-    return renamed[COMPARED + [c for c in renamed.columns if c not in COMPARED]].reset_index(drop=True)
+    the COMPARED columns first, then the others; text as Python objects."""
+    taken = table[table["result"] > 0]
+    text = [c for c in taken.columns if isinstance(taken[c].dtype, pd.StringDtype)]
+    taken = taken.astype({c: object for c in text})
+    taken[text] = taken[text].where(taken[text].notna(), None)
+    return taken[COMPARED + [c for c in taken.columns if c not in COMPARED]].reset_index(drop=True)
 
 
 def frame_of(rows: list[Row]) -> pd.DataFrame:
     """Rows with a positive result as one frame: the grouping columns (ALWAYS and BY),
-    Submitter, System, Location, value, the other canonical columns (published.COLUMNS), and
+    submitter, system, location, result, the other canonical columns (published.COLUMNS), and
     the explaining fields they carry, as written."""
-    table = internal(published.frame([row for row in rows if row.result is not None and row.result > 0]))
+    table = comparable(published.frame([row for row in rows if row.result is not None and row.result > 0]))
     kept = [row for row in rows if row.result is not None and row.result > 0]
     explaining = {
         key: [row.raw.get(key) for row in kept]
@@ -206,7 +195,7 @@ def compare(
     (ALWAYS are added to `by`): a group never mixes rounds or units. A group counts with
     results from at least `min_submitters` submitters and, when `reference` names a
     submitter (case-blind), one of theirs. Columns: `group` (a number), the grouping
-    columns, Submitter, System, Location, value and the explaining fields, then `role`
+    columns, submitter, system, location, result and the explaining fields, then `role`
     (reference or partner), `reference` (the value deviations are measured from),
     `deviation`, `deviation_from_median`, `abs_dev`, `beyond_tolerance` and `outlier` (a
     partner's |deviation| above `tolerance` and `outlier`)."""
@@ -221,19 +210,19 @@ def compare(
         frame = frame.assign(hardware=frame["hardware"].map(published.one_spelling(frame["hardware"].astype(str))))
     grouped = frame.groupby(keys, sort=True, dropna=False)
     number = grouped.ngroup()  # in the keys' order
-    submitter = frame["Submitter"].astype(str).str.lower()
+    submitter = frame["submitter"].astype(str).str.lower()
     own = submitter == reference.lower() if reference is not None else pd.Series(False, index=frame.index)
-    kept = grouped["Submitter"].transform("nunique") >= min_submitters
+    kept = grouped["submitter"].transform("nunique") >= min_submitters
     if reference is not None:
         kept &= own.groupby(number).transform("any")
     if not kept.any():
         return pd.DataFrame(columns=columns)
     members, own, number = frame[kept], own[kept], number[kept]
-    value = members["value"]
+    value = members["result"]
     with np.errstate(all="ignore"):  # numbers near the float limit overflow; the JSON writer says so
         median = value.groupby(number).transform("median")
         ref = value.where(own).groupby(number).transform("median").where(own.groupby(number).transform("any"), median)
-        latency = members["Performance_Units"].astype(str).str.startswith("Latency")
+        latency = members["units"].astype(str).str.startswith("Latency")
         dev = deviation(value, ref, latency)
         partner = ~own
         members = members.assign(
@@ -247,8 +236,8 @@ def compare(
             outlier=partner & (dev.abs() > outlier),
         )
     order = members["role"].ne("reference")  # the reference first, then by submitter and location
-    members = members.assign(_order=order, _name=members["Submitter"].astype(str).str.lower())
-    members = members.sort_values(["group", "_order", "_name", "Location"], kind="stable")
+    members = members.assign(_order=order, _name=members["submitter"].astype(str).str.lower())
+    members = members.sort_values(["group", "_order", "_name", "location"], kind="stable")
     return members[columns].reset_index(drop=True)
 
 
@@ -263,8 +252,8 @@ def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[
     with np.errstate(all="ignore"):
         for group, part in members.groupby("group", sort=True):
             partners = part[part["role"] == "partner"]
-            own = part.loc[part["role"] == "reference", "Submitter"]
-            values = part["value"]
+            own = part.loc[part["role"] == "reference", "submitter"]
+            values = part["result"]
             mean = float(partners["abs_dev"].mean()) if len(partners) else float("nan")
             records.append(
                 {
@@ -274,7 +263,7 @@ def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[
                     "reference": float(part["reference"].iloc[0]),
                     "n": len(part),
                     "partners": len(partners),
-                    "submitters": int(part["Submitter"].nunique()),
+                    "submitters": int(part["submitter"].nunique()),
                     "mean_abs_dev": mean,
                     "median_abs_dev": float(partners["abs_dev"].median()) if len(partners) else float("nan"),
                     "max_abs_dev": float(partners["abs_dev"].max()) if len(partners) else float("nan"),
@@ -304,7 +293,7 @@ class Comparison:
         return any("interactivity" in member for _, members in self._listed for member in members)
 
     def each(self) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
-        """Each group as a record (its key as KEY_NAMES names it) with its members' records:
+        """Each group as a record (its key, as GROUP_KEY names it) with its members' records:
         plain Python values, None for a missing or non-finite number. Made once (every output,
         the page and the plot read them); each call gives its own copies."""
         for group, members in self._listed:
@@ -315,10 +304,7 @@ class Comparison:
         by_group: dict[Any, list[dict[str, Any]]] = {}
         for record in _records(self.members):
             by_group.setdefault(record["group"], []).append(_member(record))
-        return [
-            ({KEY_NAMES.get(k, k): v for k, v in record.items()}, by_group[record["group"]])
-            for record in _records(self.groups)
-        ]
+        return [(record, by_group[record["group"]]) for record in _records(self.groups)]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -333,13 +319,13 @@ def _missing(value: Any) -> bool:
 
 
 def _member(record: dict[str, Any]) -> dict[str, Any]:
-    """A member as the outputs name it (the table's key names, as before)."""
+    """A member as the outputs name it: the published tables' key names (the one rename)."""
     member = {
         "role": record["role"],
-        "Submitter": record["Submitter"],
-        "System": record["System"],
-        "Location": record["Location"],
-        "Performance_Result": record["value"],
+        "Submitter": record["submitter"],
+        "System": record["system"],
+        "Location": record["location"],
+        "Performance_Result": record["result"],
         "deviation": record["deviation"],
         "deviation_from_median": record["deviation_from_median"],
         "beyond_tolerance": bool(record["beyond_tolerance"]),
@@ -353,18 +339,15 @@ def _member(record: dict[str, Any]) -> dict[str, Any]:
     return member
 
 
-def unique(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The rows with each result once, and how many were left out: a row with the round,
-    Location and Submitter of an earlier one (the same table given twice, or a tree and its
-    table) would count the result twice in n and in the median."""
-    seen: set[tuple[str, str, str]] = set()
-    kept = []
-    for row in rows:
-        key = (str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or ""))
-        if key not in seen:
-            seen.add(key)
-            kept.append(row)
-    return kept, len(rows) - len(kept)
+def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[dict[str, Any]], published.Duplicates]:
+    """The rows with each result once, and those left out (published.first_of_each): a row
+    with the round, Location and Submitter of an earlier one (the same table given twice, or
+    a tree and its table) would count the result twice in n and in the median. `positions`
+    say where each row is, for the warning of two rows that give different results."""
+    keys = [(str(row.get("version") or ""), location_of(row), str(row.get("Submitter") or "")) for row in rows]
+    results = [float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows]
+    kept, duplicates = published.first_of_each(keys, results, positions)
+    return [rows[i] for i in kept], duplicates
 
 
 def known_reference(name: str, frame: pd.DataFrame) -> None:
@@ -372,7 +355,7 @@ def known_reference(name: str, frame: pd.DataFrame) -> None:
     the rows compared (`frame`: the selected rows of the divisions compared), case-blind."""
     if not isinstance(name, str) or not name.strip():
         raise UsageError(f"--reference submitter:{name}: give a submitter's name")
-    known = sorted({str(s) for s in frame["Submitter"].dropna()}, key=str.lower)
+    known = sorted({str(s) for s in frame["submitter"].dropna()}, key=str.lower)
     if name.strip().lower() not in {k.lower() for k in known}:
         divisions = sorted({str(d) for d in frame["division"].dropna()})
         shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
@@ -489,9 +472,8 @@ def summary(found: Comparison) -> dict[str, Any]:
     }
 
 
-def to_json(found: Comparison) -> str:
-    from ..reporters.common import strict_json
-
+def document(found: Comparison) -> dict[str, Any]:
+    """What compare found, as its JSON names it (reporters.as_json writes it)."""
     options = found.options
     groups = []
     for group, members in found.each():
@@ -508,26 +490,19 @@ def to_json(found: Comparison) -> str:
                 "outliers": [m for m in members if m["outlier"]],
             }
         )
-    return (
-        strict_json(
-            {
-                "definition": options.definition(),
-                "options": {
-                    "tolerance": options.tolerance,
-                    "outlier": options.outlier,
-                    "reference": options.reference,
-                    "min_submitters": options.min_submitters,
-                },
-                "summary": summary(found),
-                **({"interactivity": published.INTERACTIVITY} if found.interactivity else {}),
-                **found.selection.fields(found.notes),
-                "groups": groups,
-            },
-            indent=2,
-            default=str,
-        )
-        + "\n"
-    )
+    return {
+        "definition": options.definition(),
+        "options": {
+            "tolerance": options.tolerance,
+            "outlier": options.outlier,
+            "reference": options.reference,
+            "min_submitters": options.min_submitters,
+        },
+        "summary": summary(found),
+        **({"interactivity": published.INTERACTIVITY} if found.interactivity else {}),
+        **found.selection.fields(found.notes),
+        "groups": groups,
+    }
 
 
 CSV_COLUMNS = (
@@ -639,7 +614,7 @@ def to_text(found: Comparison) -> str:
         f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}; "
         f"{s['beyond_tolerance']} of {s['partners']} partners beyond {percent(options.tolerance)}",
     ]
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 # --- the HTML views (compare --format html and the audit page) --------------------------------

@@ -13,7 +13,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import userfiles
-from ..reporters import Formats, as_data, as_text
+from ..errors import naming
+from ..escaping import text_lines
+from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
 from ..settings import UsageError
@@ -75,6 +77,19 @@ def _score(row: dict[str, Any]) -> tuple[float | None, str]:
     return score, "performance"
 
 
+def _successors(current: list[dict[str, Any]], round_name: str | None) -> dict[str, tuple[str, ...]]:
+    """The benchmarks the current round (or the rounds its rows name) has in place of those
+    it no longer has (rules/<round>.yaml `successors`)."""
+    names = {round_name} if round_name else {str(r.get("version")) for r in current if r.get("version")}
+    found: dict[str, tuple[str, ...]] = {}
+    for name in sorted(names):
+        try:
+            found.update(load_round(name).successors)
+        except RoundError:
+            continue
+    return found
+
+
 def _current_models(current: list[dict[str, Any]], round_name: str | None) -> tuple[set[str], str]:
     """The benchmarks the current round still has, and where that comes from: its round
     file's models when known, else every model that appears in the current table."""
@@ -98,10 +113,8 @@ def load_mapping(path: str) -> dict[str, str]:
 
 
 def _known(name: str, what: str) -> Any:
-    try:
+    with naming(what):  # a RoundError, led by the option
         return load_round(name)
-    except RoundError as error:
-        raise UsageError(f"{what}: {error}") from None
 
 
 def table_round(rows: list[tuple[str, dict[str, Any]]], source: str, given: str | None, option: str) -> str | None:
@@ -161,6 +174,7 @@ def follow_up(
     previous, current = canonical(previous), canonical(current)  # one spelling of models and scenarios
     available = [r for r in current if str(r.get("Availability", "")).lower() == "available"]
     models, where = _current_models(current, current_round)
+    replaced = _successors(current, current_round)
     previews: dict[str, list[dict[str, Any]]] = {}
     for row in previous:
         if str(row.get("Availability", "")).lower() == "preview":
@@ -179,21 +193,23 @@ def follow_up(
         names = sorted({_system_key(r) for r in successors})
         result.systems.append({"preview": key, "successors": names, "matched_by": how if names else None})
         for row in rows:
-            result.outcomes.append(_judge(row, successors, (models, where), how if names else None, result.tolerance))
+            result.outcomes.append(
+                _judge(row, successors, (models, where, replaced), how if names else None, result.tolerance)
+            )
     return result
 
 
 def _judge(
     row: dict[str, Any],
     successors: list[dict[str, Any]],
-    benchmarks: tuple[set[str], str],
+    benchmarks: tuple[set[str], str, dict[str, tuple[str, ...]]],
     how: str | None,
     tolerance: float,
 ) -> Outcome:
     """The outcome of one preview row, with the reason when it is not-comparable (its
-    benchmark is not in the current round) or missing (no successor, or none of its
-    benchmark and scenario with a result)."""
-    models, where = benchmarks
+    benchmark is not in the current round; and what the round names in its place, when it
+    names one) or missing (no successor, or none of its benchmark and scenario with a result)."""
+    models, where, replaced = benchmarks
     before, basis = _score(row)
     outcome = Outcome(
         location=str(row.get("Location")),
@@ -207,7 +223,12 @@ def _judge(
     )
     if outcome.model not in models:
         outcome.status = "not-comparable"
-        outcome.reason = f"{outcome.model} is not a benchmark of {where}: nothing to follow it up with"
+        instead = replaced.get(outcome.model)
+        outcome.reason = f"{outcome.model} is not a benchmark of {where}" + (
+            f"; in its place the round has {' and '.join(instead)} (another benchmark): nothing to follow it up with"
+            if instead
+            else ", nor does the round name one in its place: nothing to follow it up with"
+        )
         return outcome
     same = [r for r in successors if r.get("Model") == row.get("Model") and r.get("Scenario") == row.get("Scenario")]
     scored = [(s, r) for r in same for s in [_score(r)[0]] if s is not None]
@@ -252,22 +273,14 @@ def counts(followup: Followup) -> dict[str, int]:
     }
 
 
-def to_json(followup: Followup) -> str:
-    from ..reporters.common import strict_json
-
-    summary = counts(followup)
-    return (
-        strict_json(
-            {
-                "tolerance": followup.tolerance,
-                "summary": summary,
-                "systems": followup.systems,
-                "results": [asdict(o) for o in followup.outcomes],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+def document(followup: Followup) -> dict[str, Any]:
+    """The follow-up as its JSON names it (reporters.as_json writes it)."""
+    return {
+        "tolerance": followup.tolerance,
+        "summary": counts(followup),
+        "systems": followup.systems,
+        "results": [asdict(o) for o in followup.outcomes],
+    }
 
 
 def to_csv(followup: Followup) -> str:
@@ -284,7 +297,7 @@ def to_text(followup: Followup) -> str:
     for o in followup.outcomes:
         delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
         lines.append(f"  {o.status:<14} {o.location}{delta}" + (f": {o.reason}" if o.reason else ""))
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})

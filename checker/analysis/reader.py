@@ -188,6 +188,17 @@ class Table:
     left_out: list[LeftOut] = field(default_factory=list)
     results: int | None = None  # a tree: how many results it holds
     invalid: int = 0  # a tree: how many of them are invalid (not rows)
+    labels: list[str] = field(default_factory=list)  # where each of `rows` is: `row 3`, `line 4`, a location
+
+    def positions(self) -> list[str]:
+        """Where each row is, as a warning names it: `t.json row 3`, `tree: closed/...`."""
+        labels = (
+            self.labels if len(self.labels) == len(self.rows) else [f"row {n}" for n in range(1, len(self.rows) + 1)]
+        )
+        return [
+            f"{self.source} {label}" if label.startswith(("row ", "line ")) else f"{self.source}: {label}"
+            for label in labels
+        ]
 
     def empty_reason(self) -> str | None:
         """Why this input gives no row to compute with, or None when it gives some."""
@@ -271,7 +282,7 @@ def _json_rows(path: str, text: str) -> tuple[str, list[tuple[str, Any]]]:
 def read_table(path: str) -> Table:
     """The rows of a results table file, typed, with the v5.1/v6.0 key names (a power row of
     v6.1's format merged into its performance row). TableError for a file that is not one."""
-    from .published.load import TEXT_KEYS, _format_of, _typed, normalise
+    from .published.load import TEXT_KEYS, _format_of, _typed, merged
 
     text = _text_of(path)
     header: list[str] = []
@@ -308,11 +319,13 @@ def read_table(path: str) -> Table:
         header = header if path.endswith(".csv") else [key for _, row in written for key in row]
         missing_columns(path, {fmt.fact(key) if fmt else key for key in header})
     kept, left_out = typed(path, labelled)
+    rows, starts = merged([written[i][1] for i in kept], fmt)
     return Table(
         source=path,
-        rows=normalise([written[i][1] for i in kept], fmt),
+        rows=rows,
         labelled=[labelled[i] for i in kept],
         left_out=left_out,
+        labels=[labelled[kept[i]][0] for i in starts],
     )
 
 
@@ -358,13 +371,15 @@ def rows_of(
     if not report.results:
         raise NoResults(path, report.round)
     rows = publish(valid_rows(report), None, None, report.round.name, with_description)
-    kept, left_out = typed(path, [(str(row.get("Location") or "a result"), row) for row in rows])
+    labelled = [(str(row.get("Location") or "a result"), row) for row in rows]
+    kept, left_out = typed(path, labelled)
     return Table(
         source=path,
         rows=[rows[i] for i in kept],
         left_out=left_out,
         results=len(report.results),
         invalid=sum(1 for r in report.results if not r.valid),
+        labels=[labelled[i][0] for i in kept],
     )
 
 

@@ -280,38 +280,103 @@ def canonical(rows: list[dict[str, Any]], round_name: str | None = None) -> list
 
 
 def duplicated(count: int) -> str:
-    """The warning for `count` rows left out as duplicates (`without_duplicates`, and the
-    command line's reading of its inputs)."""
+    """The note for `count` rows left out as identical duplicates (`Duplicates.lines`)."""
     return (
         f"{count} duplicate row{'s' if count > 1 else ''} ignored (the round, Location and Submitter of an earlier row)"
     )
 
 
-def unique_rows(rows: list[Row]) -> tuple[list[Row], int]:
-    """`without_duplicates` for Rows: each (round, location, submitter) once, and how many were left out."""
-    seen: set[tuple[str, str, str]] = set()
-    kept = []
-    for row in rows:
-        key = (row.round, row.location, row.submitter)
-        if key not in seen:
-            seen.add(key)
-            kept.append(row)
-    return kept, len(rows) - len(kept)
+CONFLICTS_SHOWN = 10  # conflicting duplicates named one by one (reader.LEFT_OUT_SHOWN's number)
 
 
-def without_duplicates(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+@dataclass(frozen=True)
+class Conflict:
+    """Two rows of one result (the same round, Location and Submitter) that give different
+    results: the first is kept, the other left out, and both are named with their values."""
+
+    round: str
+    location: str
+    submitter: str
+    first: str  # where the kept row is in the input: `t.json row 3`, `frame row 2`, a tree's location
+    other: str
+    kept: float | None
+    ignored: float | None
+
+    def message(self) -> str:
+        def value(result: float | None) -> str:
+            if result is None:
+                return "no result"
+            short = f"{result:.10g}"
+            return short if float(short) == result else repr(result)  # two results never shown alike
+
+        return (
+            f"conflicting duplicate rows: {self.first} and {self.other} are both {self.location} of "
+            f"{self.submitter or 'no submitter'} in round {self.round or '<NA>'}, with results {value(self.kept)} "
+            f"and {value(self.ignored)}; the first is kept, the other ignored"
+        )
+
+
+@dataclass(frozen=True)
+class Duplicates:
+    """The rows left out as duplicates of an earlier row of the same round, Location and
+    Submitter: `identical` ones (the same result: a table given twice, a tree and its table),
+    a counted note; and `conflicts` (another result), each a warning naming both rows and
+    both values, since which of them is right is not known."""
+
+    identical: int = 0
+    conflicts: tuple[Conflict, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The warnings, the command line's and the API's alike."""
+        lines = [duplicated(self.identical)] if self.identical else []
+        lines += [conflict.message() for conflict in self.conflicts[:CONFLICTS_SHOWN]]
+        if len(self.conflicts) > CONFLICTS_SHOWN:
+            lines.append(f"{len(self.conflicts) - CONFLICTS_SHOWN} more conflicting duplicate rows (the first kept)")
+        return lines
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    """The same result: equal, both missing, or both NaN."""
+    return a == b or (a is not None and b is not None and a != a and b != b)
+
+
+def first_of_each(
+    keys: Sequence[tuple[str, str, str]], results: Sequence[float | None], positions: Sequence[str]
+) -> tuple[list[int], Duplicates]:
+    """The indexes of the first row of each key (round, location, submitter), in order, and
+    the rows left out: the one duplicate handling of compare, claims and the API."""
+    first: dict[tuple[str, str, str], int] = {}
+    kept, identical, conflicts = [], 0, []
+    for index, key in enumerate(keys):
+        earlier = first.setdefault(key, index)
+        if earlier == index:
+            kept.append(index)
+        elif _same(results[earlier], results[index]):
+            identical += 1
+        else:
+            conflicts.append(Conflict(*key, positions[earlier], positions[index], results[earlier], results[index]))
+    return kept, Duplicates(identical, tuple(conflicts))
+
+
+def unique_rows(rows: list[Row], positions: Sequence[str] | None = None) -> tuple[list[Row], Duplicates]:
+    """`first_of_each` for Rows; `positions` say where each row is (by default `row N`)."""
+    where = positions if positions is not None else [f"row {number}" for number in range(1, len(rows) + 1)]
+    kept, found = first_of_each([(r.round, r.location, r.submitter) for r in rows], [r.result for r in rows], where)
+    return [rows[i] for i in kept], found
+
+
+def without_duplicates(table: pd.DataFrame, positions: Sequence[str] | None = None) -> tuple[pd.DataFrame, Duplicates]:
     """A frame of COLUMNS with each result once (the first row of each round, location and
-    submitter), and how many rows were left out: the same table given twice, or a tree and
-    its table, would count a result twice in n and in the median."""
+    submitter), and the rows left out (`first_of_each`): the same table given twice, or a
+    tree and its table, would count a result twice in n and in the median."""
     if not len(table):
-        return table, 0
-    key = (
-        table[["round", "location", "submitter"]]
-        .astype(object)
-        .where(table[["round", "location", "submitter"]].notna(), "")
-    )
-    kept = ~key.duplicated()
-    return (table if kept.all() else table[kept].reset_index(drop=True)), int((~kept).sum())
+        return table, Duplicates()
+    key = table[["round", "location", "submitter"]].astype(object)
+    key = key.where(key.notna(), "")
+    results = [None if value != value else float(value) for value in table["result"].astype(float)]
+    where = positions if positions is not None else [f"row {index!r}" for index in table.index]
+    kept, found = first_of_each([(str(a), str(b), str(c)) for a, b, c in key.itertuples(index=False)], results, where)
+    return (table if len(kept) == len(table) else table.iloc[kept].reset_index(drop=True)), found
 
 
 # --- one canonical frame, and selections ------------------------------------------------------
@@ -475,7 +540,8 @@ def typed_frame(table: pd.DataFrame, source: str = "frame") -> tuple[pd.DataFram
     left out, as a table file's other keys are), in their dtypes, without the rows whose
     values break their declaration (`_declared`), and a reader.LeftOut for each of those,
     naming `source`, the row (its index) and the column: the rows and the warnings a table
-    file with the same values gives."""
+    file with the same values gives. The rows kept keep their index (where they are in the
+    frame given, which a duplicate's warning names)."""
     import pandas as pd
 
     from .reader import LeftOut
@@ -485,9 +551,10 @@ def typed_frame(table: pd.DataFrame, source: str = "frame") -> tuple[pd.DataFram
     table = table[list(COLUMNS)]
     fine = _plainly_typed(table, declared)
     kept: list[Any] = []
+    index_kept: list[Any] = []
     left_out = []
     if fine is not None and fine.all():
-        return table.reset_index(drop=True), []
+        return table, []
     records = table.to_dict("records")
     for index, record in zip(table.index, records, strict=True):
         optional = ("power", "interactivity")
@@ -498,9 +565,11 @@ def typed_frame(table: pd.DataFrame, source: str = "frame") -> tuple[pd.DataFram
         wrong = next(((name, why) for name, column in declared.items() if (why := column.problem(cells))), None)
         if wrong is None:
             kept.append({**cells, "round": cells["round"] or None})
+            index_kept.append(index)
         else:
             left_out.append(LeftOut(source, f"row {index!r}", *wrong))
-    return pd.DataFrame.from_records(kept, columns=list(COLUMNS)).astype(COLUMNS), left_out
+    typed = pd.DataFrame.from_records(kept, columns=list(COLUMNS)).astype(COLUMNS)
+    return typed.set_axis(pd.Index(index_kept) if index_kept else typed.index), left_out
 
 
 def _plainly_typed(table: pd.DataFrame, declared: dict[str, Any]) -> pd.Series | None:

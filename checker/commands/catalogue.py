@@ -16,7 +16,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 
 if TYPE_CHECKING:
     from ..registry import Rule
@@ -179,13 +179,12 @@ def to_text(entries: list[dict[str, Any]]) -> str:
     return "".join(f"{e['code']}  {e['name']:<{width}}  {e['summary']}\n" for e in entries)
 
 
-def to_json(entries: list[dict[str, Any]]) -> str:
-    from ..reporters.common import strict_json
+def document(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The catalogue as its JSON names it (reporters.as_json writes it): each entry but its page."""
+    return [{k: v for k, v in entry.items() if k != "doc"} for entry in entries]
 
-    return strict_json([{k: v for k, v in entry.items() if k != "doc"} for entry in entries], indent=2) + "\n"
 
-
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
 SECTIONS = ("Why", "Fix", "Policy", "Example")

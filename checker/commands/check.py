@@ -140,20 +140,17 @@ def _settings(options: CommandLine, config: Config) -> Settings:
     configuration's) must name codes; the configuration's formats count only when neither
     -o nor --format is given, and must be formats of check."""
     from ..engine import load_all
-    from ..registry import SelectionError, check_codes
+    from ..registry import check_codes
     from ..reporters import CHECK
 
     load_all()
     select, ignore = split(options.select), split(options.ignore)
-    try:
-        check_codes(select, "--select")
-        check_codes(ignore, "--ignore")
-        if not select:
-            check_codes(config.get("select") or [], config.label("select"))
-        if not ignore:
-            check_codes(config.get("ignore") or [], config.label("ignore"))
-    except SelectionError as error:
-        raise UsageError(str(error)) from None
+    check_codes(select, "--select")  # a SelectionError is a UsageError
+    check_codes(ignore, "--ignore")
+    if not select:
+        check_codes(config.get("select") or [], config.label("select"))
+    if not ignore:
+        check_codes(config.get("ignore") or [], config.label("ignore"))
     given = {"select": select, "ignore": ignore, "waivers": options.waivers, "jobs": options.jobs}
     given["round"] = options.round
     if not _formats_from_config(options, config):
@@ -165,12 +162,11 @@ def _settings(options: CommandLine, config: Config) -> Settings:
 
 def repository(path: str) -> Any:
     """The clone of mlcommons/inference at `path`, or a usage error."""
-    from ..provenance import RepositoryError, RepositorySource
+    from ..errors import naming
+    from ..provenance import RepositorySource
 
-    try:
+    with naming(f"--inference-repo {path} is not a readable git repository"):
         return RepositorySource(path)
-    except RepositoryError as error:
-        raise UsageError(f"--inference-repo {path} is not a readable git repository: {error}") from None
 
 
 def report_of(invocation: Invoked) -> Report:
@@ -280,15 +276,12 @@ def _narrowed(invocation: Invoked, the_round: Round) -> Scope | None:
     from ..scope import scope_of
 
     if invocation.changes is not None:
-        try:
-            # git names the changes relative to PATH; the scope names them from the root
-            # the engine checks (PATH's parent or grandparent for a division or submitter folder)
-            named = "".join(part + "/" for part in invocation.workspace.part)
-            statuses = invocation.changes.statuses()
-            gitlinks = [named + name for name in invocation.changes.gitlinks]  # submodules: all they hold
-            return scope_of({named + name: how for name, how in statuses.items()}, the_round, gitlinks)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+        # git names the changes relative to PATH; the scope names them from the root
+        # the engine checks (PATH's parent or grandparent for a division or submitter folder)
+        named = "".join(part + "/" for part in invocation.workspace.part)
+        statuses = invocation.changes.statuses()
+        gitlinks = [named + name for name in invocation.changes.gitlinks]  # submodules: all they hold
+        return scope_of({named + name: how for name, how in statuses.items()}, the_round, gitlinks)
     return invocation.workspace.scope(the_round)
 
 
@@ -340,21 +333,15 @@ def _inputs_given(paths: list[str], settings: Settings) -> list[str]:
 
 def located(paths: list[str]) -> Workspace:
     """The workspace of the paths given (workspace.locate), or a usage error."""
-    from ..workspace import WorkspaceError, locate
+    from ..workspace import locate
 
-    try:
-        return locate(paths)
-    except WorkspaceError as error:
-        raise UsageError(str(error)) from None
+    return locate(paths)  # a WorkspaceError is a UsageError
 
 
 def _tree_under(folder: str, named: str) -> str:
-    from ..workspace import WorkspaceError, tree_under
+    from ..workspace import tree_under
 
-    try:
-        return tree_under(folder, named)
-    except WorkspaceError as error:
-        raise UsageError(str(error)) from None
+    return tree_under(folder, named)
 
 
 def _narrowed_line(scope: Scope | None, changed_since: str | None, given: Given | None, checked: int) -> str:

@@ -59,9 +59,11 @@ def run(invocation: Invoked) -> int:
     """Judge every claim on the rows of its rounds' tables; 1 unless every claim holds."""
     options = invocation.options
     rows: dict[str, list[Row]] = {}
+    positions: dict[str, list[str]] = {}
     for item in options.table:
-        name, found = _table(item, options.progress)
+        name, found, where = _table(item, options.progress)
         rows.setdefault(name, []).extend(found)
+        positions.setdefault(name, []).extend(where)
     missing = sorted(
         {
             side["round"]
@@ -73,13 +75,13 @@ def run(invocation: Invoked) -> int:
     if missing:
         raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     selection = options.selection()
-    verdicts, notes = judged(invocation.listed, rows, selection, common.warn)
+    verdicts, notes = judged(invocation.listed, rows, selection, common.warn, positions)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, selection, notes)
     return 0 if all(v.verdict == "holds" for v in verdicts) else 1
 
 
-def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
-    """The round and the rows of one --table ROUND=PATH."""
+def _table(item: str, shown: bool) -> tuple[str, list[Row], list[str]]:
+    """The round, the rows of one --table ROUND=PATH, and where each row is."""
     import os
 
     name, sep, path = item.partition("=")
@@ -88,4 +90,5 @@ def _table(item: str, shown: bool) -> tuple[str, list[Row]]:
     if not os.path.exists(path):
         raise UsageError(f"--table {item}: {path}: no such file or folder")
     common.load(name)
-    return name, of_round(f"--table {item}", name, normalise(inputs.table_rows(path, name, shown=shown).rows, name))
+    table = inputs.table_rows(path, name, shown=shown)
+    return name, of_round(f"--table {item}", name, normalise(table.rows, name)), table.positions()

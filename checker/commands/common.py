@@ -30,10 +30,10 @@ Tick = Callable[[int, int], None]
 
 
 def one_line(message: str) -> str:
-    """`message` on one line, every control character visible."""
-    from ..reporters.common import visible
+    """`message` on one line, every control character visible (checker.escaping.one_line)."""
+    from ..escaping import one_line as on_one_line
 
-    return visible(" ".join(part.strip() for part in str(message).splitlines() if part.strip()))
+    return on_one_line(message)
 
 
 def say(message: str) -> None:
@@ -50,12 +50,9 @@ def warn(message: str) -> None:
 # --- the round --------------------------------------------------------------------------------
 def load(name: str | None) -> Round:
     """The round file (a name or a path; the newest round by default), or a usage error."""
-    from ..rounds import RoundError, load_round, newest_round
+    from ..rounds import load_round, newest_round
 
-    try:
-        return load_round(newest_round() if name is None else name)  # "" is an unknown round, not the newest
-    except RoundError as error:
-        raise UsageError(str(error)) from None
+    return load_round(newest_round() if name is None else name)  # "" is an unknown round, not the newest
 
 
 def round_name(given: str | None, path: str, label: str = "", result: bool = False, quiet: bool = False) -> str:
@@ -107,12 +104,9 @@ def on_tree(
 
 def waivers(path: str | None) -> tuple[Waiver, ...]:
     """The waivers of the file at `path` (none without one), or a usage error."""
-    from ..waivers import WaiverError, load_waivers
+    from ..waivers import load_waivers
 
-    try:
-        return tuple(load_waivers(path)) if path else ()
-    except WaiverError as error:
-        raise UsageError(str(error)) from None
+    return tuple(load_waivers(path)) if path else ()
 
 
 # --- formats and outputs ---------------------------------------------------------------------
@@ -160,7 +154,7 @@ def progress(enabled: bool, what: str = "checking") -> Iterator[Tick | None]:
         return
     from rich.progress import Progress
 
-    from ..reporters.common import visible
+    from ..escaping import visible
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(visible(what), total=None)
@@ -178,12 +172,12 @@ def call(name: str, given: Mapping[str, Any]) -> int:
     never ends silently: a usage error or an output that cannot be written is one line and
     2; stdout closed by its reader (`| head`) ends quietly, as SIGPIPE would; any other
     exception is one line and 3 (a traceback is no message)."""
-    from ..output import OutputError, PipeClosed, reader_gone
+    from ..output import PipeClosed, reader_gone
 
     try:
         module = importlib.import_module(f"{__package__}.{name}")
         return int(module.run(module.invocation(module.CommandLine(**given))))
-    except (UsageError, OutputError) as error:
+    except UsageError as error:  # the one user error (checker.errors): RoundError, OutputError, ... too
         fail(str(error))
         return EXIT_USAGE
     except PipeClosed:

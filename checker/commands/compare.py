@@ -9,23 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import OUTLIER, TOLERANCE
-from ..analysis import table as published
 from ..analysis.compare import (
     Comparison,
     Options,
     check_options,
     comparison,
+    document,
     groups_summary,
     groups_view,
     to_csv,
-    to_json,
     to_text,
     unique,
 )
 from ..analysis.selection import Selection
 from ..analysis.table import normalise
 from ..output import Plan, Target
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_data, as_json, as_text
 from ..settings import Invocation, UsageError, round_file
 from .common import emit
 
@@ -56,7 +55,7 @@ def to_html(found: Comparison) -> str:
 
 
 FORMATS = Formats(
-    {"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv), "html": as_data(to_html)}
+    {"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv), "html": as_data(to_html)}
 )  # escaped by its templates
 
 
@@ -209,12 +208,15 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
     from .common import round_name, warn
     from .inputs import table_rows
 
-    rows = []
+    rows: list[dict[str, Any]] = []
+    positions: list[str] = []
     for item in inputs:
         if not os.path.exists(item):
             raise UsageError(f"{item}: no such file or folder")
         name = round_name(round, item, f"{item}: ") if os.path.isdir(item) else round
-        found = table_rows(item, name, with_description=True, shown=progress).rows
+        table = table_rows(item, name, with_description=True, shown=progress)
+        found = table.rows
+        positions += table.positions()
         unnamed = [row for row in found if row.get("version") in (None, "")]
         for row in unnamed:
             row["version"] = round or f"(round of {item})"
@@ -226,9 +228,9 @@ def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list
         rows += found
     if not rows:  # [], {}, a CSV header, every row left out: nothing measured, no verdict (issue 33)
         raise UsageError(f"{', '.join(inputs)}: no result rows to compare: nothing measured there")
-    rows, duplicates = unique(rows)
-    if duplicates:
-        warn(published.duplicated(duplicates))
+    rows, duplicates = unique(rows, positions)
+    for line in duplicates.lines():
+        warn(line)
     return rows
 
 

@@ -8,8 +8,9 @@ import os
 from dataclasses import dataclass
 
 from ..analysis.followup import FORMATS, check_order, counts, follow_up, load_mapping, table_round
+from ..errors import naming
 from ..output import Plan
-from ..rounds import RoundError, load_round
+from ..rounds import load_round
 from ..settings import Invocation, UsageError, round_file
 from . import common, inputs
 
@@ -43,11 +44,9 @@ def invocation(options: CommandLine) -> Invoked:
     plan = Plan(reads=[options.mapping, *(round_file(r) for r in rounds)], trees=[options.previous, options.current])
     outputs = ((name, plan.add(options.output)),)
     for given, option in ((options.previous_round, "--previous-round"), (options.current_round, "--current-round")):
-        try:
-            if given is not None:
+        if given is not None:
+            with naming(option):
                 load_round(given)
-        except RoundError as error:
-            raise UsageError(f"{option}: {error}") from None
     sides = (
         (options.previous, options.previous_round, "--previous"),
         (options.current, options.current_round, "--current"),
@@ -58,10 +57,7 @@ def invocation(options: CommandLine) -> Invoked:
     detected = [
         common.round_name(given, item, f"{option}: ") if os.path.isdir(item) else given for item, given, option in sides
     ]
-    try:
-        names = load_mapping(options.mapping) if options.mapping else None
-    except (OSError, ValueError) as error:
-        raise UsageError(str(error)) from None
+    names = load_mapping(options.mapping) if options.mapping else None  # a UserFileError is a UsageError
     return Invoked(
         options=options, plan=plan, outputs=outputs, previous_round=detected[0], current_round=detected[1], names=names
     )
@@ -72,12 +68,9 @@ def run(invocation: Invoked) -> int:
     options = invocation.options
     before = inputs.table_rows(options.previous, invocation.previous_round, shown=options.progress)
     after = inputs.table_rows(options.current, invocation.current_round, shown=options.progress)
-    try:
-        previous_round = table_round(before.labelled, options.previous, invocation.previous_round, "--previous-round")
-        current_round = table_round(after.labelled, options.current, invocation.current_round, "--current-round")
-        check_order(previous_round, current_round)
-    except (ValueError, RoundError) as error:
-        raise UsageError(str(error)) from None
+    previous_round = table_round(before.labelled, options.previous, invocation.previous_round, "--previous-round")
+    current_round = table_round(after.labelled, options.current, invocation.current_round, "--current-round")
+    check_order(previous_round, current_round)
     report = follow_up(before.rows, after.rows, invocation.names, current_round)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, report)
     if options.output not in (None, "-") or invocation.format != "text":

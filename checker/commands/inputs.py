@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 from ..analysis.reader import Table, left_out_lines, rows_of
-from ..settings import UsageError
 from .common import progress, warn
 
 
@@ -15,11 +14,8 @@ def table_rows(path: str, name: str | None, with_description: bool = False, show
     table a usage error; a progress bar on a terminal while a tree is checked, when `shown`.
     A row left out (a column that breaks its declared type) is a warning naming the file,
     the row and the column, and an input that gives no row says why."""
-    try:
-        with progress(shown and os.path.isdir(path), f"checking {path}") as tick:
-            found = rows_of(path, name, with_description, tick)
-    except ValueError as error:  # NoResults too: its message is no_results_reason's
-        raise UsageError(str(error)) from None
+    with progress(shown and os.path.isdir(path), f"checking {path}") as tick:
+        found = rows_of(path, name, with_description, tick)  # a TableError, NoResults: UsageErrors
     for line in left_out_lines(path, found.left_out):
         warn(line)
     reason = found.empty_reason()

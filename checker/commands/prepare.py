@@ -21,7 +21,6 @@ Every step is a `Change` in the change list; what could not be read is a finding
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import stat
 import sys
@@ -36,12 +35,12 @@ from ..findings import Finding, Report, Severity
 from ..model import Result, discover, no_results_reason, results_of, systems_of
 from ..output import settle_folder, stage_beside
 from ..registry import RULES
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
 from ..strays import AccuracyLogs, RunFolders, read_head, strays
 from ..tree import Kind, Tree, join
-from ..workspace import Workspace, WorkspaceError, locate, too_long, within
+from ..workspace import Workspace, locate, too_long, within
 from . import common
 from .prepare_results import Failed, Inference, preparation, sort_results
 from .prepare_tree import Change, Stage, copy_folder
@@ -53,7 +52,7 @@ MAX_ROUNDS = 100
 ACTIONS = ("truncated", "hashed", "not truncated", "removed", "power removed", "moved", "inferred", "empty folder")
 
 
-class PrepareError(ValueError):
+class PrepareError(UsageError):
     """A SRC, DEST or round prepare cannot work with (a usage error, exit 2)."""
 
 
@@ -106,11 +105,8 @@ def workspace_of(source: str, destination: str) -> Workspace:
     real_source, real_destination = os.path.realpath(source), os.path.realpath(destination)
     if within(real_destination, real_source):
         raise PrepareError(f"-o {destination}: it is inside {source}; give a folder outside the submission")
-    try:
-        where = locate(source, deletions=False)
-        where.refuse(destination, "-o")
-    except WorkspaceError as error:
-        raise PrepareError(str(error)) from None
+    where = locate(source, deletions=False)  # a WorkspaceError is a UsageError, as a PrepareError is
+    where.refuse(destination, "-o")
     for root in where.trees:
         if within(real_destination, root):
             raise PrepareError(
@@ -337,7 +333,7 @@ def prepare(
 def _line(change: Change) -> str:
     """One line of the change list: names and reasons `visible` (a newline in a folder name
     is `\\n`, never a line of its own), as check's text writes them."""
-    from ..reporters.common import visible
+    from ..escaping import visible
 
     source = f" (from {visible(change.source)})" if change.source else ""
     return f"{change.action:<14} {visible(change.path)}{source}: {visible(change.reason)}"
@@ -380,10 +376,13 @@ def summary(prepared: Prepared) -> str:
 def to_text(prepared: Prepared) -> str:
     lines = [_line(change) for change in prepared.changes]
     lines += [f"{f.severity.value:<14} {f.code} {f.path}: {f.message}" for f in prepared.findings]
-    return "".join(line + "\n" for line in lines) + summary(prepared) + "\n"
+    from ..escaping import text_lines
+
+    return text_lines([*lines, summary(prepared)])
 
 
-def to_json(prepared: Prepared) -> str:
+def document(prepared: Prepared) -> dict[str, Any]:
+    """What prepare did, as its JSON names it (reporters.as_json writes it)."""
     report = prepared.report
     check_facts: dict[str, Any] = {"exit": prepared.check_exit}
     if report is not None:
@@ -394,7 +393,7 @@ def to_json(prepared: Prepared) -> str:
             invalid=[r.location for r in report.results if not r.valid],
             errors=[f.to_dict() for f in report.findings if f.severity is Severity.ERROR and not f.waived],
         )
-    data = {
+    return {
         "schema_version": 1,
         "tool": {"name": "mlperf-check", "version": __version__},
         "round": prepared.round.name,
@@ -407,10 +406,9 @@ def to_json(prepared: Prepared) -> str:
         "check": check_facts,
         "exit": prepared.exit_code,
     }
-    return json.dumps(data, indent=2) + "\n"
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -435,10 +433,7 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
     change list goes to stdout."""
     name = common.choose(FORMATS, options.format, None)
     common.folder(options.path)
-    try:  # DEST is refused before anything is read or written
-        workspace_of(options.path, options.output)
-    except PrepareError as error:
-        raise UsageError(str(error)) from None
+    workspace_of(options.path, options.output)  # DEST is refused before anything is read or written
     given = {"select": None, "ignore": None, "waivers": None, "jobs": options.jobs, "round": options.round}
     return dataclasses.replace(common.on_tree(options, options.path, given), outputs=((name, None),))
 
@@ -450,25 +445,22 @@ def run(invocation: Invocation[CommandLine]) -> int:
 
     options, settings = invocation.options, invocation.settings
     assert invocation.round_name is not None
-    try:
-        found = common.waivers(settings.waivers)
-        with common.progress(options.progress, f"checking the prepared copy of {options.path}") as tick:
-            prepared = prepare(
-                options.path,
-                options.output,
-                invocation.round_name,
-                submitter=options.submitter,
-                move=options.move_failed_to_open,
-                infer=not options.no_infer,
-                dry_run=options.dry_run,
-                select=list(settings.select),
-                ignore=list(settings.ignore),
-                waivers=list(found),
-                jobs=settings.jobs or None,
-                progress=tick,
-            )
-    except PrepareError as error:
-        raise UsageError(str(error)) from None
+    found = common.waivers(settings.waivers)
+    with common.progress(options.progress, f"checking the prepared copy of {options.path}") as tick:
+        prepared = prepare(
+            options.path,
+            options.output,
+            invocation.round_name,
+            submitter=options.submitter,
+            move=options.move_failed_to_open,
+            infer=not options.no_infer,
+            dry_run=options.dry_run,
+            select=list(settings.select),
+            ignore=list(settings.ignore),
+            waivers=list(found),
+            jobs=settings.jobs or None,
+            progress=tick,
+        )
     common.emit(invocation.plan, FORMATS, invocation.format, None, prepared)
     if prepared.report is not None and prepared.report.has_errors:  # why DEST still fails
         formats_of(True, False, "auto").write("text", sys.stderr, prepared.report)

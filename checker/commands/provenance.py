@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..escaping import text_lines
 from ..model import discover, results_of, systems_of
 from ..provenance import VERDICTS, BuildVerdict, Source, build_of, judge_build
-from ..reporters import Formats, as_data, as_text
-from ..reporters.common import csv_text, strict_json
+from ..reporters import Formats, as_json, as_text
+from ..reporters.common import csv_text
 from ..rounds import Round
 from ..settings import Invocation, UsageError
 from ..tree import Tree
@@ -58,19 +59,14 @@ FIELDS = (
 )  # new columns go last
 
 
-def to_json(verdicts: list[BuildVerdict], round: Round) -> str:
-    # Locations are folder names: strict JSON keeps any byte printable.
-    return (
-        strict_json(
-            {
-                "round": round.name,
-                "seed_release": round.seed_release.commit if round.seed_release else None,
-                "results": [asdict(v) for v in verdicts],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+def document(verdicts: list[BuildVerdict], round: Round) -> dict[str, Any]:
+    """The verdicts as their JSON names them (reporters.as_json writes it, keeping any byte of
+    a folder name printable)."""
+    return {
+        "round": round.name,
+        "seed_release": round.seed_release.commit if round.seed_release else None,
+        "results": [asdict(v) for v in verdicts],
+    }
 
 
 def to_csv(verdicts: list[BuildVerdict], round: Round) -> str:
@@ -123,10 +119,10 @@ def to_text(verdicts: list[BuildVerdict], round: Round) -> str:
             f"{(first.commit_date or '')[:10]:<10}  {', '.join(submitters)}"
             + (f"  [{'; '.join(flags)}]" if flags else "")
         )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json), "csv": as_text(to_csv)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -159,12 +155,13 @@ def invocation(options: CommandLine) -> Invoked:
 
 
 def run(invocation: Invoked) -> int:
+    from ..errors import naming
     from ..provenance import RepositoryError
 
     options, the_round = invocation.options, invocation.round
     assert the_round is not None
     seed = the_round.seed_release.commit if the_round.seed_release else None
-    try:
+    with naming(f"--inference-repo {options.inference_repo}", RepositoryError):
         if options.inference_repo is not None and seed and invocation.source.commit(seed, the_round) is None:
             # issue 33: every result would be unknown-commit, and the clone is the cause
             raise UsageError(
@@ -174,8 +171,6 @@ def run(invocation: Invoked) -> int:
             )
         with common.progress(options.progress, "reading loadgen builds") as tick:
             verdicts, results = verdicts_of(options.path, the_round, invocation.source, tick)
-    except RepositoryError as error:
-        raise UsageError(f"--inference-repo {options.inference_repo}: {error}") from None
     if not results:
         raise common.no_results(options.path, the_round)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, the_round)

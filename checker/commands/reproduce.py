@@ -24,11 +24,12 @@ from typing import Any
 
 from ..analysis import table as published
 from ..engine import check
+from ..escaping import text_lines
 from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..model.metrics import metric
 from ..output import Plan, copy_file, copy_tree
-from ..reporters import Formats, as_data, as_text
+from ..reporters import Formats, as_json, as_text
 from ..rounds import Round
 from ..scope import Scope
 from ..settings import Invocation, UsageError, fraction, round_file
@@ -56,11 +57,11 @@ SETTINGS = (
 PERFORMANCE_LOGS: tuple[FileRole, ...] = ("detail_log", "summary_log")
 
 
-class ResultPathError(ValueError):
+class ResultPathError(UsageError):
     pass
 
 
-class WorkdirError(ValueError):
+class WorkdirError(UsageError):
     """A work folder rerun must not use."""
 
 
@@ -212,10 +213,9 @@ def reproduce(original: str, reproduction: str, rules: Round, tolerance: float |
     )
 
 
-def to_json(result: Reproduction) -> str:
-    from ..reporters.common import strict_json
-
-    return strict_json(asdict(result), indent=2, default=str) + "\n"
+def document(result: Reproduction) -> dict[str, Any]:
+    """The reproduction as its JSON names it (reporters.as_json writes it)."""
+    return asdict(result)
 
 
 def to_text(result: Reproduction) -> str:
@@ -240,13 +240,13 @@ def to_text(result: Reproduction) -> str:
             f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's "
             "(copied logs, not a new run)"
         )
-        return "\n".join(lines) + "\n"
+        return text_lines(lines)
     verdict = "within tolerance" if result.within_tolerance else "materially different"
     lines.append(
         f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
         + ("; settings differ" if result.mismatched_settings else "")
     )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 # --- rerun -------------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def rerun_builtin(copy: str, round: Round, step: Callable[[str], None]) -> None:
     root, location = result_root(copy, round)
     result = result_at(root, location, round)
     if result.benchmark != harness.MODEL or result.scenario not in ("Offline", "SingleStream"):
-        raise ValueError(
+        raise UsageError(
             f"--builtin re-runs {harness.MODEL} Offline or SingleStream, not "
             f"{result.benchmark} {result.scenario_folder}"
         )
@@ -391,7 +391,7 @@ def _signal_group(group: int, sig: int) -> None:
         os.killpg(group, sig)
 
 
-FORMATS = Formats({"text": as_text(to_text), "json": as_data(to_json)})
+FORMATS = Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
 def verdict(result: Reproduction) -> str:
@@ -434,10 +434,7 @@ def run(invocation: Invocation[CommandLine]) -> int:
     """Compare the two results; 1 unless the reproduction holds."""
     options = invocation.options
     assert invocation.round is not None
-    try:
-        result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
-    except ResultPathError as error:
-        raise UsageError(str(error)) from None
+    result = reproduce(options.original, options.reproduction, invocation.round, options.tolerance)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, result)
     if options.output not in (None, "-") or invocation.format != "text":
         common.say(verdict(result))

@@ -89,8 +89,6 @@ def _copy(options: CommandLine, the_round: Round) -> tuple[str, str]:
         common.folder(options.result_path)
         work = options.workdir or new_folder(prefix="mlperf-check-rerun-")  # removed if a signal stops the re-run
         return work, rep.prepare_copy(options.result_path, the_round, work)
-    except (rep.ResultPathError, rep.WorkdirError) as error:
-        raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(
             f"cannot copy {options.result_path} into {options.workdir or 'a temp folder'}: {error}"
@@ -112,8 +110,6 @@ def _builtin(copy: str, the_round: Round) -> None:
             raise UsageError(
                 f"{error} (the built-in harness: {common.missing_extra('its packages', 'harness')})"
             ) from None
-        except ValueError as error:
-            raise UsageError(str(error)) from None
 
 
 def _echo(line: str) -> None:

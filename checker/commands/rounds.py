@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..escaping import text_lines
 from ..output import Plan
 from ..settings import Invocation, UsageError, one_of
 from . import common
@@ -64,15 +65,14 @@ def run(invocation: Invocation[CommandLine]) -> int:
 
 
 def formats() -> Formats:
-    from ..reporters import Formats, as_data, as_text
+    from ..reporters import Formats, as_json, as_text
 
-    return Formats({"text": as_text(to_text), "json": as_data(to_json)})
+    return Formats({"text": as_text(to_text), "json": as_json(document)})
 
 
-def to_json(found: dict[str, Any]) -> str:
-    from ..reporters.common import strict_json
-
-    return strict_json(found, indent=2) + "\n"
+def document(found: dict[str, Any]) -> dict[str, Any]:
+    """A round's facts (or the rounds listed), as the JSON names them: as found."""
+    return found
 
 
 def _gate(gate: dict[str, Any]) -> str:
@@ -142,4 +142,4 @@ def to_text(found: dict[str, Any]) -> str:
     lines += ["", f"Compliance tests (source: {compliance['source']})"]
     lines += [f"  required in {', '.join(compliance['required_in'])}"]
     lines += _rows({name: ", ".join(test["verify"].values()) for name, test in compliance["tests"].items()})
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from .common import visible_lines
+from ..escaping import visible_lines
 
 Writer = Callable[..., None]  # (what the command found, ..., out)
 
@@ -55,8 +55,34 @@ def as_data(render: Callable[..., str]) -> Writer:
     return write
 
 
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """The one JSON serialisation of what any command found: `data` (plain dicts, lists,
+    numbers and text, keyed as the output names them) as strict JSON (a non-finite number is
+    null, with one warning naming where; text printable; anything else as its str), `indent`
+    spaces deep, one newline at the end."""
+    from .common import strict_json
+
+    return strict_json(data, indent=indent, default=str) + "\n"
+
+
+def as_json(document: Callable[..., Any], indent: int | None = 2) -> Writer:
+    """The writer of a command's JSON: `document(*found)`, the data the command found as its
+    JSON names it, written by `json_text`. Every command's JSON format is one of these
+    (`document` says which data it writes)."""
+
+    def write(*args: Any) -> None:
+        *found, out = args
+        out.write(json_text(document(*found), indent))
+
+    write.__name__ = document.__name__
+    write.document = document  # type: ignore[attr-defined]
+    return write
+
+
 def as_text(render: Callable[..., str]) -> Writer:
-    """A writer of `render`'s text for people and spreadsheets: every line `visible`."""
+    """A writer of `render`'s text for people and spreadsheets: every line `visible`. A net
+    only: a render escapes its own records (checker.escaping.text_lines, csv_text), as a
+    newline inside a name cannot be told from a line break once the text is joined."""
 
     def write(*args: Any) -> None:
         *found, out = args

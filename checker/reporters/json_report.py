@@ -10,11 +10,11 @@ folder (findings.Applying); it is empty for a valid result."""
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import Any
 
 from .. import __version__
 from ..findings import Report
-from .common import strict_json
+from . import as_json
 
 SCHEMA_VERSION = 1
 
@@ -37,5 +37,4 @@ def document(report: Report) -> dict[str, Any]:
     }
 
 
-def write(report: Report, out: TextIO) -> None:
-    out.write(strict_json(document(report), indent=1, default=str) + "\n")
+write = as_json(document, indent=1)  # the one JSON writer (reporters.as_json)

@@ -15,13 +15,14 @@ import dataclasses
 import datetime
 import os
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Distinct, Finding, Report, Severity
 from ..registry import RULES
-from .common import follows, help_page, help_uri, in_workspace, pointer_shown, repository_base, strict_json
+from . import as_json
+from .common import follows, help_page, help_uri, in_workspace, pointer_shown, repository_base
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -195,5 +196,4 @@ def document(report: Report) -> dict[str, Any]:
     }
 
 
-def write(report: Report, out: TextIO) -> None:
-    out.write(strict_json(document(report), indent=2) + "\n")
+write = as_json(document)  # the one JSON writer (reporters.as_json)

@@ -8,7 +8,7 @@ v5.1/v6.0 key names (checker/analysis/reader.py reads the files)."""
 from __future__ import annotations
 
 from .collect import DESCRIPTION_FIELDS, TPOT_ENDPOINTS, TPOT_KEY, table_row, tpot_p99_ns, valid_rows
-from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv, to_json
+from .format import FORMATS, TableFormat, dumps, published_numbers, render, to_csv
 from .load import TEXT_KEYS, NoResults, formats, normalise, publish
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "render",
     "table_row",
     "to_csv",
-    "to_json",
     "tpot_p99_ns",
     "valid_rows",
 ]

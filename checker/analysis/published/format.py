@@ -181,16 +181,10 @@ def render(
 def dumps(rows: list[dict[str, Any]], fmt: TableFormat) -> str:
     """The file the round publishes: a list of rows, or an object keyed "0", "1", ...
     Strict JSON: a non-finite number is null (with a warning on stderr)."""
-    from ...reporters.common import strict_json
+    from ...reporters import json_text
 
     data: Any = rows if fmt.shape == "list" else {str(i): row for i, row in enumerate(rows)}
-    return strict_json(data, indent=2 if fmt.table.indent is None else fmt.table.indent) + "\n"
-
-
-def to_json(rows: list[dict[str, Any]], fmt: TableFormat | None = None) -> str:
-    from ...reporters.common import strict_json
-
-    return dumps(rows, fmt) if fmt is not None else strict_json(rows, indent=2) + "\n"
+    return json_text(data, 2 if fmt.table.indent is None else fmt.table.indent)
 
 
 def _columns(rows: list[dict[str, Any]]) -> list[str]:

@@ -36,12 +36,19 @@ def _format_of(keys: set[str], shape: str | None) -> TableFormat | None:
 def normalise(rows: list[dict[str, Any]], fmt: TableFormat | None) -> list[dict[str, Any]]:
     """Rows of a round's format with the v5.1/v6.0 key names: published keys renamed to their
     facts, and a separate power row merged into its performance row."""
+    return merged(rows, fmt)[0]
+
+
+def merged(rows: list[dict[str, Any]], fmt: TableFormat | None) -> tuple[list[dict[str, Any]], list[int]]:
+    """`normalise`'s rows, and for each the index in `rows` of the row it was made from (a
+    power row merged into its performance row makes none)."""
     if fmt is None:
-        return rows
+        return rows, list(range(len(rows)))
     power_row, power_units = fmt.power.row, set(fmt.power.units)
     units, location = fmt.key("Performance_Units"), fmt.key("Location")
     out: list[dict[str, Any]] = []
-    for row in rows:
+    starts: list[int] = []
+    for index, row in enumerate(rows):
         if power_row and row.get(units) in power_units and out and out[-1].get("Location") == row.get(location):
             out[-1].update({fact: row.get(key) for key, fact in power_row.items()})
             continue
@@ -49,7 +56,8 @@ def normalise(rows: list[dict[str, Any]], fmt: TableFormat | None) -> list[dict[
         if "p#" not in named and isinstance(named.get("host_processors_per_node"), int):
             named["p#"] = named["host_processors_per_node"]  # generate_final_report.py: p# = host_processors_per_node
         out.append(named)
-    return out
+        starts.append(index)
+    return out, starts
 
 
 def _typed(value: str) -> Any:

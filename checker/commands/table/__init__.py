@@ -21,7 +21,6 @@ from ...analysis.published import (
     render,
     table_row,
     to_csv,
-    to_json,
     valid_rows,
 )
 from ...settings import Invocation, UsageError
@@ -42,7 +41,6 @@ __all__ = [
     "render",
     "table_row",
     "to_csv",
-    "to_json",
     "valid_rows",
 ]
 
