@@ -400,6 +400,7 @@ def _logged_tpot(result: Path) -> int:
 
 
 @pytest.mark.real
+@pytest.mark.full
 @pytest.mark.slow
 def test_the_interactivity_of_a_real_tree_is_1e9_over_its_p99_tpot(tmp_path: Path) -> None:
     """compare on the v6.0 slice (a tree: its logs hold TPOT): the Server groups are series,

@@ -342,28 +342,31 @@ def rerun_command(copy: str, command: str, echo: Callable[[str], None], timeout:
     output.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, MLPERF_CHECK_OUTPUT=str(output), MLPERF_CHECK_RESULT=copy)
     start = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        shell=True,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        errors="backslashreplace",
-        bufsize=1,
-        start_new_session=True,
-    )
-    assert process.stdout is not None
-    reader = threading.Thread(target=_stream, args=(process.stdout, echo), daemon=True)
-    reader.start()
-    try:
+    process: subprocess.Popen[str] | None = None
+    try:  # from the start: a signal as soon as the harness runs (before its reader starts) stops it
+        process = subprocess.Popen(
+            command,
+            shell=True,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="backslashreplace",
+            bufsize=1,
+            start_new_session=True,
+        )
+        assert process.stdout is not None
+        reader = threading.Thread(target=_stream, args=(process.stdout, echo), daemon=True)
+        reader.start()
         status = process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        assert process is not None
         _kill_group(process)
         raise CommandTimeout(timeout) from None
     except BaseException:
-        _kill_group(process)
+        if process is not None:
+            _kill_group(process)
         raise
     # Output still in the pipe is shown; a left-over background process holding the pipe
     # open does not keep rerun waiting.
