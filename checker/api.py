@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import settings
+from .errors import api_door
 from .analysis import OUTLIER, TOLERANCE
 from .findings import Finding, ResultRecord
 from .wording import counted
@@ -117,6 +118,7 @@ FINDING_COLUMNS = {
 }
 
 
+@api_door
 def check(path: str | os.PathLike[str], round: str | None = None, **options: Any) -> Report:
     """Check the submission tree at `path` with its round (a name such as "v6.1" or a round
     file; detected from the tree when None, as `mlperf-check check` does). `options` are the
@@ -140,7 +142,7 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
         if found.round is None:
             raise settings.UsageError(found.reason)
         if found.reason.startswith("not detected"):  # the command line says so too, and goes on
-            warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+            warnings.warn(f"{root}: round {found.reason}", stacklevel=3)
         round = found.round
     report = run(root, round, **options)
     if not report.results:
@@ -177,6 +179,7 @@ def _engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --- tables ----------------------------------------------------------------------------------
+@api_door
 def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) -> pd.DataFrame:
     """One published results table (any round's format: a JSON list, v6.1's object keyed
     "0", "1", ..., or the CSV of `mlperf-check table`), a folder holding one, a checked
@@ -201,18 +204,18 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
         round = _detected(source)
     table = rows_of(source, round)
     for line in left_out_lines(source, table.left_out):
-        warnings.warn(line, stacklevel=2)
+        warnings.warn(line, stacklevel=3)
     if table.invalid:
         warnings.warn(
             f"{source}: {counted(table.invalid, 'invalid result')} left out (`mlperf-check check` says why)",
-            stacklevel=2,
+            stacklevel=3,
         )
     unnamed = sum(1 for row in table.rows if not row.get("version"))
     if unnamed and round is None:
         warnings.warn(
             f"{source}: {unnamed} rows do not name their round (no version column): their round is <NA>; "
             "give round= to name it",
-            stacklevel=2,
+            stacklevel=3,
         )
     return frame(normalise(table.rows, round))
 
@@ -262,14 +265,14 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     results differ); a ValueError naming the columns a frame lacks."""
     from .analysis.table import without_duplicates
 
-    table, positions = _typed(tables, stacklevel=4)
+    table, positions = _typed(tables, stacklevel=5)
     table, duplicates = without_duplicates(table, positions)
     for line in duplicates.lines():
-        warnings.warn(line, stacklevel=3)
+        warnings.warn(line, stacklevel=4)
     return table
 
 
-def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 3) -> tuple[pd.DataFrame, list[str]]:
+def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 4) -> tuple[pd.DataFrame, list[str]]:
     """One frame of load_table's columns typed by the reader's declarations, and where each
     of its rows is in the frames given (`frame row 3`, `frame 1 row 0`)."""
     import pandas as pd
@@ -322,6 +325,7 @@ class Compared:
         return iter((self.members, self.groups))
 
 
+@api_door
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
@@ -373,6 +377,7 @@ def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 
 # --- across rounds ---------------------------------------------------------------------------
+@api_door
 def across_rounds(
     frames: pd.DataFrame | Iterable[pd.DataFrame],
     *,
@@ -414,6 +419,7 @@ def across_rounds(
 
 
 # --- claims ----------------------------------------------------------------------------------
+@api_door
 def claims(
     spec: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Mapping[str, Any]],
     tables: Mapping[str, pd.DataFrame | str | os.PathLike[str]] | pd.DataFrame | Iterable[pd.DataFrame],
@@ -468,10 +474,11 @@ def claims(
 
 def _warning(message: str) -> None:
     """What a command prints as a warning, as a Python warning of the caller."""
-    warnings.warn(message, stacklevel=4)
+    warnings.warn(message, stacklevel=5)
 
 
 # --- reproduce -------------------------------------------------------------------------------
+@api_door
 def reproduce(
     original: str | os.PathLike[str],
     reproduction: str | os.PathLike[str],
@@ -490,7 +497,7 @@ def reproduce(
     original = settings.text(original, "original", paths=True) or ""
     reproduction = settings.text(reproduction, "reproduction", paths=True) or ""
     round = settings.text(round, "round", paths=True)
-    settings.fraction(tolerance, "--tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
+    settings.fraction(tolerance, "tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
     if round is None:
         found = detect_result(os.fspath(original))
         if found.round is None:

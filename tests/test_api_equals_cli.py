@@ -274,7 +274,7 @@ def test_a6_across_rounds_and_claims_frames_carry_the_notes() -> None:
 
 def test_a9_across_rounds_needs_two_rounds_in_the_api_too() -> None:
     with pytest.raises(
-        ValueError, match=r"^--across-rounds needs results of two or more rounds; the rows selected hold v6\.0$"
+        ValueError, match=r"^across_rounds needs results of two or more rounds; the rows selected hold v6\.0$"
     ):
         mlperf_check.across_rounds(_two_round_frames(), round="v6.0")
 

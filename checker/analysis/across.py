@@ -23,6 +23,7 @@ from typing import Any
 
 from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
+from ..errors import option
 from ..settings import UsageError
 from .selection import Selection
 from .table import Row, best, faster
@@ -136,7 +137,7 @@ def follow(
     rounds = sorted({row.round for row in rows if row.round}, key=_order)
     if len(rounds) < 2:
         raise UsageError(
-            f"--across-rounds needs results of two or more rounds; the rows selected hold {', '.join(rounds) or 'none'}"
+            f"{option('across_rounds')} needs results of two or more rounds; the rows selected hold {', '.join(rounds) or 'none'}"
         )
     series = across_rounds(rows, division)
     scalings = scaling(rows, across_submitters, division) if scaling_too else []

@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..parsers import number
 from ..reporters.common import csv_text
-from ..settings import UsageError, WrongType, fraction
+from ..errors import option
+from ..settings import UsageError, WrongType, fraction, whole
 from . import OUTLIER, TOLERANCE
 from . import table as published
 from .selection import Selection
@@ -169,14 +170,13 @@ def check_options(tolerance: float, outlier: float, min_submitters: int) -> None
     """A usage error (a ValueError) for a tolerance or outlier threshold that is not a fraction,
     or a minimum of submitters that is not a whole number from 1: checked first, by the
     command line and the API alike."""
-    for value, option in ((tolerance, "--tolerance"), (outlier, "--outlier")):
+    for value, parameter in ((tolerance, "tolerance"), (outlier, "outlier")):
         if value is None:  # compare has no default of the round's: a fraction is given
-            raise WrongType(f"{option} None: give a fraction, e.g. 0.04 for 4%", option.lstrip("-"))
-        fraction(value, option)
-    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int):
-        raise WrongType(f"--min-submitters {min_submitters!r}: give a whole number, 1 or more", "min_submitters")
-    if min_submitters < 1:
-        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more", "min_submitters")
+            raise WrongType(f"{option(parameter)} None: give a fraction, e.g. 0.04 for 4%", parameter)
+        fraction(value, parameter)
+    if min_submitters is None:  # whole() takes None for "not given"; here a count is given
+        raise WrongType(f"{option('min_submitters')} None: give a whole number, 1 or more", "min_submitters")
+    whole(min_submitters, "min_submitters", 1)
 
 
 def compare(
@@ -353,13 +353,13 @@ def known_reference(name: str, frame: pd.DataFrame) -> None:
     """A usage error (a ValueError) unless the reference submitter `name` has a result among
     the rows compared (`frame`: the selected rows of the divisions compared), case-blind."""
     if not isinstance(name, str) or not name.strip():
-        raise UsageError(f"--reference submitter:{name}: give a submitter's name")
+        raise UsageError(f"{option('reference')} submitter:{name}: give a submitter's name", "reference")
     known = sorted({str(s) for s in frame["submitter"].dropna()}, key=str.lower)
     if name.strip().lower() not in {k.lower() for k in known}:
         divisions = sorted({str(d) for d in frame["division"].dropna()})
         shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
         raise UsageError(
-            f"--reference submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
+            f"{option('reference')} submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
             f"among the selected rows; their submitters are {shown or 'none'}"
         )
 
