@@ -100,7 +100,7 @@ def _builtin(copy: str, the_round: Round) -> None:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=stderr, transient=True, disable=not stderr.is_terminal) as bar:
         task = bar.add_task("re-running", total=None)
