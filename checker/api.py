@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import settings
-from .errors import api_door
 from .analysis import OUTLIER, TOLERANCE
+from .errors import api_door
 from .findings import Finding, ResultRecord
 from .wording import counted
 
@@ -350,8 +350,7 @@ def compare(
 
     command.check_options(tolerance, outlier, min_submitters)
     by = settings.columns(by, "by")
-    if reference is not None and not isinstance(reference, str):
-        raise settings.WrongType(f"reference {reference!r}: give a submitter's name or None", "reference")
+    name = command.reference_name(reference)  # as compare --reference reads it
     frame = _frame(frame)
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
@@ -360,7 +359,6 @@ def compare(
         raise settings.UsageError("frame: no result rows to compare: nothing measured there")
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
-    name = None if reference in (None, "median") else reference.removeprefix("submitter:")
     members = command.compare(
         command.comparable(chosen), name, tolerance, by, outlier=outlier, min_submitters=min_submitters
     )
@@ -462,7 +460,10 @@ def claims(
         for row, place in zip(rows(typed), where, strict=True):
             by_round.setdefault(row.round, []).append(row)
             positions.setdefault(row.round, []).append(place)
-    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning, positions)
+    source = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else "spec"
+    verdicts, notes = command.judged(
+        listed, by_round, _selection(filters), _warning, positions, source, "a table in tables"
+    )
     return _noted(
         pd.DataFrame.from_records(
             [v.to_dict() for v in verdicts],

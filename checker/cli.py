@@ -212,7 +212,9 @@ def compare(
     ),
     outlier: float = typer.Option(OUTLIER, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option(
-        "median", "--reference", help="median, or submitter:NAME (their result; the others are their partners)."
+        "median",
+        "--reference",
+        help="median, or submitter:NAME (or NAME: their result; the others are their partners).",
     ),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
     format: str | None = clikit.format_option("text, json, csv or html (default: -o's extension, else text)."),

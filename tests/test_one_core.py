@@ -244,7 +244,6 @@ def test_the_issues_wrong_parameters() -> None:
     assert issubclass(WrongType, UsageError) and issubclass(WrongType, TypeError) and issubclass(UsageError, ValueError)
 
 
-
 # Each parameter both doors have, given a wrong value through each: (command line, API call).
 # The command line names it as its option (`--min-submitters 0`), the API as its keyword
 # (`min_submitters 0`): errors.option, the one place that decides, per door.
@@ -298,6 +297,7 @@ def test_each_door_names_a_parameter_its_own_way(small: pd.DataFrame, tmp_path: 
     assert said.startswith(option + " ") or said.startswith(option + ":"), said
     assert message.startswith(keyword + " ") or message.startswith(keyword + ":"), message
     assert said.removeprefix(option) == message.removeprefix(keyword) or parameter == "reference", (said, message)
+
 
 # --- one comparable-group key, whichever analysis: properties over generated tables ---------------
 HARDWARE = ["NVIDIA H100-SXM-80GB", "Nvidia H100-SXM-80GB", "NVIDIA GH100", "NVIDIA H100-NVL-94GB", "AMD MI300X"]
@@ -497,3 +497,59 @@ def test_claims_on_a_frame_are_claims_on_its_file(tmp_path: Path, results: list[
     duplicates = [line.removeprefix("warning: ") for line in said if "duplicate" in line]
     assert duplicates == [line for line in warned if "duplicate" in line]
     assert len(duplicates) == (1 if twice and results[0][1] else 0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    reference=st.one_of(
+        st.sampled_from(["median", "", " ", "submitter:", "Org1", "submitter:Org1", "org2", "submitter:Nobody", "a:b"]),
+        st.text(alphabet="Org12:su bmitedan", max_size=12),
+    )
+)
+def test_a_reference_is_read_one_way_through_both_doors(tmp_path: Path, reference: str) -> None:
+    """compare --reference took only median or submitter:NAME, the API also NAME alone (and
+    "a:b" as a name): one reading (analysis.compare.reference_name) for both, the same groups
+    or the same refusal, each naming the parameter its own way."""
+    path, frame = _frame_of([_row(n, 100.0 + n) for n in range(6)], tmp_path)
+    done = runner.invoke(
+        app, ["compare", str(path), "-f", "json", "--no-progress", "--reference", reference], prog_name="mlperf-check"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            found: Any = mlperf_check.compare(frame, reference=reference)
+        except ValueError as error:
+            found = str(error)
+    if isinstance(found, str):
+        assert done.exit_code == 2, done.stdout
+        assert found.startswith("reference ") and done.stderr == f"error: --{found}\n"
+        return
+    assert done.exit_code == 0, done.stderr
+    listed = json.loads(done.stdout)["groups"]
+    assert [g["reference_submitter"] for g in listed] == [
+        r if isinstance(r, str) else None for r in found.groups["reference_submitter"]
+    ]
+
+
+def test_a_claim_of_a_round_without_a_table_is_refused_through_both_doors(tmp_path: Path) -> None:
+    """The command line refused a claim of a round it was given no table for (exit 2); the API
+    judged it no-data, as if the round had no such row."""
+    path, frame = _frame_of([_row(n, 100.0 + n) for n in range(4)], tmp_path)
+    spec = tmp_path / "c.yaml"
+    spec.write_text("claims:\n- id: c\n  kind: value\n  expect: 1\n  in: {round: v6.1, model: llama2-70b-99}\n")
+    done = runner.invoke(app, ["claims", str(spec), f"--table=v6.0={path}", "--no-progress"], prog_name="mlperf-check")
+    assert done.exit_code == 2 and done.stderr == f"error: {spec}: claims select rounds without a --table: v6.1\n"
+    for tables in ({"v6.0": frame}, {"v6.0": str(path)}, frame, [frame]):
+        with pytest.raises(
+            ValueError, match=rf"^{re.escape(str(spec))}: claims select rounds without a table in tables: v6\.1$"
+        ):
+            mlperf_check.claims(spec, tables)
+
+
+@pytest.mark.parametrize("name", ["a:b:c", "x:smile:y", "Org:a:"])
+def test_an_error_line_says_the_message_as_it_is(tmp_path: Path, name: str) -> None:
+    """rich read `:a:` in `--reference submitter:a:b` as an emoji code and printed 🅰: the
+    error line is the message, byte for byte, whatever it names."""
+    missing = tmp_path / name
+    done = runner.invoke(app, ["check", str(missing)], prog_name="mlperf-check")
+    assert done.exit_code == 2 and done.stderr == f"error: {missing}: no such file or folder\n"

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import option
 from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
-from ..errors import option
 from ..settings import UsageError
 from .selection import Selection
 from .table import Row, best, faster

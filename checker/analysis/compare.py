@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import option
 from ..parsers import number
 from ..reporters.common import csv_text
-from ..errors import option
 from ..settings import UsageError, WrongType, fraction, whole
 from . import OUTLIER, TOLERANCE
 from . import table as published
@@ -115,7 +115,7 @@ class Options:
     @property
     def submitter(self) -> str | None:
         """The reference submitter's name, or None for the group median."""
-        return None if self.reference == "median" else self.reference.split(":", 1)[1]
+        return reference_name(self.reference)
 
     def definition(self) -> str:
         reference = (
@@ -347,6 +347,23 @@ def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[d
     results = [float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows]
     kept, duplicates = published.first_of_each(keys, results, positions)
     return [rows[i] for i in kept], duplicates
+
+
+def reference_name(reference: Any) -> str | None:
+    """The one reading of a reference, for every door (compare --reference, the API's
+    reference=, a spread claim's reference): None or "median" is the group median;
+    "submitter:NAME", or NAME alone, that submitter. A blank name is a usage error naming the
+    parameter; whether NAME has a result is known_reference's."""
+    if reference is None or reference == "median":
+        return None
+    if not isinstance(reference, str):
+        raise WrongType(f"{option('reference')} {reference!r}: give a submitter's name or None", "reference")
+    name = reference.removeprefix("submitter:")
+    if not name.strip():
+        raise UsageError(
+            f"{option('reference')} {reference!r}: give median, or submitter:NAME (a submitter's name)", "reference"
+        )
+    return name
 
 
 def known_reference(name: str, frame: pd.DataFrame) -> None:

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..rounds import available_rounds
 from ..errors import option
+from ..rounds import available_rounds
 from ..settings import UsageError, WrongType
 from .table import Row, fold, frame, one_spelling
 

@@ -17,6 +17,7 @@ from ..analysis.compare import (
     document,
     groups_summary,
     groups_view,
+    reference_name,
     to_csv,
     to_text,
     unique,
@@ -132,9 +133,7 @@ def invocation(options: CommandLine) -> Invoked:
         name = choose(ACROSS, options.format, options.output)
     else:
         name = choose(FORMATS, options.format, options.output)
-    reference = options.reference
-    if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
-        raise UsageError("--reference is median or submitter:NAME")
+    reference_name(options.reference)  # the one reading of a reference, as the API's
     check_options(options.tolerance, options.outlier, options.min_submitters)
     if options.scaling_across_submitters and not options.across_rounds:
         raise UsageError("--scaling-across-submitters goes with --across-rounds")
