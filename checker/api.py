@@ -398,15 +398,16 @@ def across_rounds(
     scaling = settings.flag(scaling, "scaling")
     across_submitters = settings.flag(across_submitters, "across_submitters")
     plot = settings.text(plot, "plot", paths=True)
-    table = _frame(frames)
-    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
-    if plot is not None:
+    if plot is not None:  # before any work, as the command line checks --plot
         from .analysis import plots
 
         plots.image_format(os.fspath(plot), "plot")
         folder = os.path.dirname(os.fspath(plot)) or "."
         if not os.path.isdir(folder):
-            raise settings.UsageError(f"plot {os.fspath(plot)}: no folder {folder}")
+            raise settings.UsageError(f"plot {os.fspath(plot)}: no folder {folder}", "plot")
+    table = _frame(frames)
+    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
+    if plot is not None:
         plots.rounds(
             found.series, os.fspath(plot), found.division, sorted({row.round for row in found.rows if row.round})
         )

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import mlperf_check
+from checker.analysis.selection import DIVISIONS
+from checker.analysis.table import COLUMNS as FRAME_COLUMNS
 from checker.cli import app
 
 runner = CliRunner()
@@ -73,7 +75,10 @@ def _left_out_rows(lines: list[str]) -> list[str]:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.sampled_from(RESULTS), min_size=2, max_size=8),
-    st.sampled_from(["value", "role", "group", "Submitter", "Model", "deviation", "outlier", "n"]),
+    st.one_of(
+        st.sampled_from(["value", "role", "group", "Submitter", "Model", "deviation", "outlier", "n", "folded"]),
+        st.text(min_size=1, max_size=12).filter(lambda name: name not in FRAME_COLUMNS),  # any name
+    ),
 )
 def test_a_frame_keeps_and_leaves_out_the_rows_its_file_does(
     tmp_path: Path, results: list[tuple[Any, bool]], extra: str
@@ -147,6 +152,15 @@ WRONG: Any = st.one_of(
     st.booleans(),
 )
 
+
+def _a_name(value: Any) -> bool:
+    return value is None or value == [] or (isinstance(value, str) and bool(value.strip()))
+
+
+def _a_division(value: Any) -> bool:
+    return value is None or value == [] or (isinstance(value, str) and value.strip().lower() in DIVISIONS)
+
+
 # (function, parameter, whether a value is right): a value that is not right must be refused.
 PARAMETERS = {
     ("check", "strict"): lambda v: isinstance(v, bool),
@@ -162,6 +176,13 @@ PARAMETERS = {
     ("claims", "spec"): lambda v: False,
     ("reproduce", "tolerance"): lambda v: v is None or (type(v) in (int, float) and 0 <= v <= 1),
     ("load_table", "round"): lambda v: v is None,
+    ("across_rounds", "plot"): lambda v: v is None or (isinstance(v, str) and v.endswith(".svg")),
+    # the filters: None or [] (any), a name that is not blank; a division of the three
+    **{
+        (function, key): (_a_division if key == "division" else _a_name)
+        for function in ("compare", "across_rounds", "claims")
+        for key in ("model", "scenario", "submitter", "accelerator", "round", "division")
+    },
 }
 
 
@@ -172,6 +193,9 @@ def _call(function: str, parameter: str, value: Any, table: pd.DataFrame) -> Non
         mlperf_check.compare(table, **{parameter: value})
     elif function == "across_rounds":
         mlperf_check.across_rounds([table], **{parameter: value})
+    elif function == "claims" and parameter != "spec":
+        claim = {"id": "c", "kind": "value", "expect": 1, "in": {"round": "v6.0"}}
+        mlperf_check.claims([claim], table, **{parameter: value})
     elif function == "claims":
         mlperf_check.claims(value, table)
     elif function == "reproduce":
@@ -266,7 +290,7 @@ DOORS: dict[str, tuple[list[str], Any]] = {
     "across_rounds": (["compare", "{table}", "--across-rounds"], lambda t, f: mlperf_check.across_rounds(f)),
     "plot": (
         ["compare", "{table}", "--across-rounds", "--plot", "x.png"],
-        lambda t, f: mlperf_check.across_rounds([f, f.assign(round="v6.1")], plot="x.png"),
+        lambda t, f: mlperf_check.across_rounds(f, plot="x.png"),  # one round: --plot is checked first
     ),
     "reproduce tolerance": (
         ["reproduce", "{tree}", "{tree}", "--tolerance", "5"],
@@ -422,6 +446,15 @@ def test_a_spread_claim_is_compares_group_or_ambiguous(
             assert judged["measured"] is None or judged["measured"] != judged["measured"]
             continue
         assert judged["measured"] == pytest.approx(group["mean_abs_dev"], rel=1e-12)
+        # partner for partner: the same rows, roles and deviations as compare's members
+        members = found.members[found.members["group"] == group["group"]]
+        assert sorted((r["location"], r["role"]) for r in judged["rows"]) == sorted(
+            zip(members["location"], members["role"], strict=True)
+        )
+        deviations = dict(zip(members["location"], members["deviation"], strict=True))
+        for r in judged["rows"]:
+            if r["role"] == "partner":
+                assert r["deviation"] == pytest.approx(deviations[r["location"]], rel=1e-12)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -553,3 +586,71 @@ def test_an_error_line_says_the_message_as_it_is(tmp_path: Path, name: str) -> N
     missing = tmp_path / name
     done = runner.invoke(app, ["check", str(missing)], prog_name="mlperf-check")
     assert done.exit_code == 2 and done.stderr == f"error: {missing}: no such file or folder\n"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=tables(),
+    filters=filter_sets,
+    kind=st.sampled_from(["value", "spread"]),
+    side=st.fixed_dictionaries(
+        {"round": st.sampled_from(["v5.1", "v6.0"])},
+        optional={
+            "model": st.sampled_from(["llama2-70b-99", "mixtral-8x7b"]),
+            "scenario": st.sampled_from(sorted(SCENARIOS)),
+            "accelerator": st.sampled_from(["H100", "GH100", "MI300X"]),
+            "nodes": st.sampled_from([1, 2]),
+        },
+    ),
+)
+def test_no_claim_rests_on_two_scenarios_units_rounds_or_hardware(
+    tmp_path: Path, rows: list[dict], filters: dict, kind: str, side: dict
+) -> None:
+    """A claim that is judged (holds or fails) rests on rows of one comparable group; a
+    selection that spans several is ambiguous, and says so."""
+    from checker.analysis.table import fold
+
+    _, frame = _frame_of(rows, tmp_path)
+    claim = {"id": "c", "kind": kind, "expect": 0.04 if kind == "spread" else 100.0, "in": side}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            judged = mlperf_check.claims([claim], frame, **filters).iloc[0]
+        except ValueError as error:
+            assert str(error).startswith(("no row matches the selection", "spec: claims select rounds without")), error
+            return
+    if judged["verdict"] not in ("holds", "fails"):
+        return
+    taken = frame[frame["location"].isin([r["location"] for r in judged["rows"]])]
+    assert len(taken) >= 1
+    keys = taken.assign(folded=taken["hardware"].map(fold))
+    for column in ("round", "model", "scenario", "units", "folded", "per_node", "nodes"):
+        assert keys[column].nunique(dropna=False) == 1, (column, keys[column].tolist())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), filters=filter_sets.filter(lambda f: "round" not in f), scaling=st.booleans())
+def test_no_series_spans_two_scenarios_units_or_hardware(
+    tmp_path: Path, rows: list[dict], filters: dict, scaling: bool
+) -> None:
+    """--across-rounds' series: one benchmark, scenario, unit and hardware each, one row per
+    round; a scaling series one hardware, one unit and one round."""
+    from checker.analysis.table import fold
+
+    _, frame = _frame_of(rows, tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            found = mlperf_check.across_rounds(frame, scaling=scaling, **filters)
+        except ValueError as error:
+            assert str(error).startswith(("no row matches the selection", "across_rounds needs")), error
+            return
+    if not len(found):
+        return
+    found = found.assign(folded=found["hardware"].map(fold))
+    key = ["kind", "model", "scenario", "folded", "per_node", "submitter"]
+    for _, series in found[found["kind"] == "across_rounds"].groupby(key + ["nodes"], dropna=False):
+        assert series["units"].nunique(dropna=False) == 1
+        assert series["round"].is_unique, series["round"].tolist()
+    for _, series in found[found["kind"] != "across_rounds"].groupby(key + ["round"], dropna=False):
+        assert series["units"].nunique(dropna=False) == 1
