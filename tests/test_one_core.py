@@ -403,7 +403,7 @@ def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, r
             assert group[column].nunique(dropna=False) == 1, (column, group[column].tolist())
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=tables(), reference=st.sampled_from(["Alpha", "Beta", None]), scenario=st.booleans())
 def test_a_spread_claim_is_compares_group_or_ambiguous(
     tmp_path: Path, rows: list[dict], reference: str | None, scenario: bool
@@ -648,6 +648,13 @@ def test_no_series_spans_two_scenarios_units_or_hardware(
     if not len(found):
         return
     found = found.assign(folded=found["hardware"].map(fold))
+    # each point is a row of the table of the series' own benchmark, scenario, unit and hardware
+    by_place = frame.assign(folded=frame["hardware"].map(fold)).set_index(["round", "location"])
+    for point in found.to_dict("records"):
+        row = by_place.loc[(point["round"], point["location"])]
+        row = row.iloc[0] if isinstance(row, pd.DataFrame) else row
+        for column in ("model", "scenario", "units", "folded", "per_node"):
+            assert row[column] == point[column], (column, row[column], point[column])
     key = ["kind", "model", "scenario", "folded", "per_node", "submitter"]
     for _, series in found[found["kind"] == "across_rounds"].groupby(key + ["nodes"], dropna=False):
         assert series["units"].nunique(dropna=False) == 1
