@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,9 @@ from . import OUTLIER, TOLERANCE
 from . import table as published
 from .selection import Selection
 from .table import Row, deviation, location_of, normalise
+
+if TYPE_CHECKING:
+    from .reader import Table
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -347,6 +350,36 @@ def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[d
     results = [float(value) if (value := number(row.get("Performance_Result"))) is not None else None for row in rows]
     kept, duplicates = published.first_of_each(keys, results, positions)
     return [rows[i] for i in kept], duplicates
+
+
+def compared_rows(
+    tables: Sequence[tuple[str, Table]], round: str | None, warn: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    """The rows compare compares, of its inputs (`tables`: each input's name and its table,
+    as the reader read it), each result once. A row names its round, else its table's (the
+    one `round` given, or `(round of INPUT)`, with a warning): two tables' rows never pool in
+    one group. No row at all is a usage error (nothing measured, no verdict: issue 33); a
+    duplicate is left out with a warning (`unique`)."""
+    rows: list[dict[str, Any]] = []
+    positions: list[str] = []
+    for item, table in tables:
+        found = table.rows
+        positions += table.positions()
+        unnamed = [row for row in found if row.get("version") in (None, "")]
+        for row in unnamed:
+            row["version"] = round or f"(round of {item})"
+        if unnamed and round is None:  # as load_table warns (its round is <NA>)
+            warn(
+                f"{item}: {len(unnamed)} rows do not name their round (no version column): "
+                f"their round is '(round of {item})'; give --round to name it"
+            )
+        rows += found
+    if not rows:  # [], {}, a CSV header, every row left out
+        raise UsageError(f"{', '.join(item for item, _ in tables)}: no result rows to compare: nothing measured there")
+    rows, duplicates = unique(rows, positions)
+    for line in duplicates.lines():
+        warn(line)
+    return rows
 
 
 def reference_name(reference: Any) -> str | None:

@@ -61,10 +61,16 @@ def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
             raise UsageError(f"{option(key)} {value!r}: give a name, not a blank", key)
         if key == "division" and value.strip().lower() not in DIVISIONS:
             raise UsageError(f"{option('division')} {value}: the divisions are {', '.join(DIVISIONS)}", "division")
-    if key == "round":  # a round this version knows, in its own spelling: "V6.1" is v6.1
-        known = {name.lower(): name for name in available_rounds()}
-        return tuple(known.get(value.strip().lower(), value.strip()) for value in names)
+    if key == "round":
+        return tuple(round_spelled(value) for value in names)
     return tuple(value.strip() for value in names)
+
+
+def round_spelled(given: str) -> str:
+    """A round this version knows, in its own spelling ("V6.1" is v6.1), else `given` as it is
+    (stripped): the one reading of a round's name, for --round and every filter."""
+    known = {name.lower(): name for name in available_rounds()}
+    return known.get(given.strip().lower(), given.strip())
 
 
 @dataclass(frozen=True)
