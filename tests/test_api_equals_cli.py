@@ -182,9 +182,11 @@ def test_a1_a10_a4_a3_a11_a5_e2_filters_and_reference_are_checked_in_one_place(i
     for keywords, args, message in cases:
         with pytest.raises(ValueError) as raised:
             mlperf_check.compare(table, **keywords)
-        assert str(raised.value) == message
+        # the same message, the parameter named as each door names it: --reference, reference
+        option = args[-2] if message.startswith("--") else ""
+        assert str(raised.value) == message.replace(option, option.removeprefix("--"), 1)
         assert _cli("compare", v61, *args) == (2, "", f"error: {message}\n")
-    with pytest.raises(ValueError, match=r"^--tolerance 'abc': give a fraction"):
+    with pytest.raises(ValueError, match=r"^tolerance 'abc': give a fraction"):
         mlperf_check.compare(table, tolerance="abc")  # E3
     with pytest.raises(TypeError, match=r"^model: give a name or a list of names, not None$"):
         mlperf_check.compare(table, model=[None])  # E3

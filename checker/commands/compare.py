@@ -152,7 +152,7 @@ def invocation(options: CommandLine) -> Invoked:
     if options.plot is not None:
         from ..analysis.plots import image_format
 
-        image_format(options.plot)  # PNG or SVG, before anything is read or written
+        image_format(options.plot)  # an .svg file, before anything is read or written
     return Invoked(options=options, plan=plan, outputs=outputs, plot=plot)
 
 
