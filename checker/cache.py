@@ -8,11 +8,12 @@ Two kinds of entry, each a file of its own:
   back, never ctime: a file rewritten with its mtime restored is still a new file.
 - `units`: a unit's output (engine.UnitOutput: its results, and its findings with their
   positions), keyed by the unit (root, division, submitter, system, the results it checks),
-  the round file's digest and the command's hook, and stored with every read of the tree the
-  unit made (`Tree.reads`: each path judged, with its kind, size, mtime_ns, ctime_ns and
-  inode; each folder listed, with its names). It is used only when every one of those reads
-  gives the same answer on the tree as it is now (`still_true`), so a file edited, renamed,
-  deleted, added beside the others or given another mode makes the unit run again.
+  the round file's digest and the command's hook, and stored, by the process that ran the
+  unit, with a proof of every read of the tree the unit made (`proof`: each folder listed or
+  walked by its stat, each file by its stat, each missing path by its nearest folder; the
+  reads it cannot make plain kept as they were). It is used only when the proof holds on the
+  tree as it is now (`_Now.holds`), so a file edited, renamed, deleted, added beside the
+  others or given another mode makes the unit run again.
 
 Every entry sits under a namespace: the fingerprint of this checker (its version, Python's,
 and the size and mtime of each of its source and round files), so an entry of another
@@ -26,18 +27,24 @@ oldest entries beyond $MLPERF_CHECK_CACHE_MAX_MB (default 512) go, other version
 folder that cannot be written (read-only, full) or entries that cannot be read leave the run
 as right as a run without the cache, and the run says so once, on stderr.
 
-The entries are pickles: the cache folder is the user's own (it is made 0700), as mypy's and
-pytest's are. Anyone who can write there can run code as the user; `--no-cache` reads none.
+The entries are pickles (a unit's proof is marshalled): the cache folder is the user's own
+(it is made 0700), as mypy's and pytest's are. Anyone who can write there can run code as
+the user; `--no-cache` reads none.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import itertools
+import marshal
+import operator
 import os
 import pickle
+import stat
+import struct
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -45,11 +52,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
+from .escaping import visible
 
 ENV_DIR = "MLPERF_CHECK_CACHE_DIR"
 ENV_MAX = "MLPERF_CHECK_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 512
-MAGIC = b"mlperf-check cache 1\n"
+MAGIC = b"mlperf-check cache 2\n"
 LAYOUT = "v1"  # the folder of this layout of entries, under the cache folder
 _DIGEST = 32  # bytes of blake2b that name an entry (and are written in it)
 _count = itertools.count()
@@ -181,7 +189,7 @@ def say(notes: dict[str, str]) -> None:
     for kind, message in notes.items():
         if kind == "read" and "write" in notes:
             continue
-        sys.stderr.write(f"mlperf-check: cache: {message}\n")
+        sys.stderr.write(visible(f"mlperf-check: cache: {message}") + "\n")
 
 
 # --- entries --------------------------------------------------------------------------------
@@ -200,8 +208,9 @@ class Store:
         hexed = name.hex()
         return os.path.join(self.space, kind, hexed), name  # one folder a kind: a few thousand entries
 
-    def get(self, kind: str, key: tuple[Any, ...]) -> Any:
-        """The value stored for `key`, or None (none, corrupt or foreign: it is written again)."""
+    def _read(self, kind: str, key: tuple[Any, ...]) -> bytes | None:
+        """The bytes of `key`'s entry after its magic and name; None for none, or for a corrupt
+        or foreign one (it is written again)."""
         path, name = self._path(kind, key)
         try:
             with open(path, "rb") as handle:
@@ -212,27 +221,46 @@ class Store:
             note("read", f"cannot read entries in {self.folder} ({error.strerror or error}); they were not used")
             return None
         head = len(MAGIC) + _DIGEST
+        if raw[: len(MAGIC)] != MAGIC or raw[len(MAGIC) : head] != name:
+            self.corrupted()
+            return None
+        return raw[head:]
+
+    def corrupted(self) -> None:
+        self.corrupt += 1
+        note("corrupt", f"entries in {self.folder} were corrupt or foreign; they were ignored and written again")
+
+    get_raw = _read
+
+    def get(self, kind: str, key: tuple[Any, ...]) -> Any:
+        """The value stored for `key`, or None (none, corrupt or foreign: it is written again)."""
+        raw = self._read(kind, key)
+        if raw is None:
+            return None
         try:
-            if raw[: len(MAGIC)] != MAGIC or raw[len(MAGIC) : head] != name:
-                raise ValueError("not an entry of this key")
-            stored, value = pickle.loads(raw[head:])  # noqa: S301 - the user's own folder (module docstring)
+            stored, value = pickle.loads(raw)  # noqa: S301 - the user's own folder (module docstring)
             if stored != key:
                 raise ValueError("another key")
         except Exception:  # noqa: BLE001 - any broken entry is a miss
-            self.corrupt += 1
-            note("corrupt", f"entries in {self.folder} were corrupt or foreign; they were ignored and written again")
+            self.corrupted()
             return None
         return value
 
     def put(self, kind: str, key: tuple[Any, ...], value: Any) -> None:
         """Store `value` for `key`, atomically; a folder that cannot be written is said once."""
+        try:
+            data = pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return  # a value that cannot be stored (a command's hook gave one): not cached
+        self.put_raw(kind, key, data)
+
+    def put_raw(self, kind: str, key: tuple[Any, ...], payload: bytes) -> None:
+        """Store the bytes `payload` for `key`, atomically (a temporary file renamed over the
+        entry); a folder that cannot be written is said once."""
         if "write" in _notes:
             return  # it failed once this run: no more tries
         path, name = self._path(kind, key)
-        try:
-            data = MAGIC + name + pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL)
-        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            return  # a value that cannot be stored (a command's hook gave one): not cached
+        data = MAGIC + name + payload
         folder = os.path.dirname(path)
         try:
             if folder not in self._folders:
@@ -266,9 +294,7 @@ def settled(entry: Any, before: int) -> bool:
     in its stat: its mtime and ctime are older than that by more than the file system's
     timestamp grain (whole seconds on some file systems; a clock tick on Linux). A file
     changed within the grain of its reading is "racy", as git calls it: it is not cached."""
-    newest: int = max(entry.mtime, entry.ctime)
-    grain = 2_000_000_000 if newest % 1_000_000_000 == 0 else 50_000_000
-    return newest < before - grain
+    return _settled(entry.mtime, entry.ctime, before)
 
 
 # --- files: what a reader made of one file ----------------------------------------------------
@@ -303,7 +329,236 @@ def file_put(key: tuple[Any, ...] | None, value: Any, entry: Any, before: int) -
         _files[0].put("files", key, value)
 
 
-# --- units: a unit's output and the reads it made ------------------------------------------
+# --- units: a unit's output and what it read of the tree ------------------------------------
+# A unit's entry holds a proof of what its reads of the tree saw (`proof`), marshalled, then
+# its output, pickled: a run checks the proof against the tree first, with one `lstat` a path
+# (shared by the units of the run), and unpickles the output only when the proof holds.
+#
+# The proof is the reads made plain: each file judged (not through a link) by its stat; each
+# folder listed, walked or holding a path judged missing, by its own stat (device, inode, mtime
+# and ctime: an entry added, removed or renamed in a folder changes its mtime and ctime, and no
+# user can set a ctime back), with every folder on the way a folder and not a link; each
+# folder judged by being one. What cannot be made plain (a link, a path through one, a folder
+# that could not be listed, an item a walk found neither a file nor a folder) is kept as the
+# read itself and done again (`_still_true`). A stat taken after the reads proves what they
+# saw only when it is older than the check's start by more than the timestamp grain
+# (`settled`): a unit whose file or folder changed during the check is not stored.
+_HEAD = struct.Struct("<Q")  # the length of the marshalled proof, after the magic and the name
+_FOLDER_SIG = operator.attrgetter("st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
+_FILE_SIG = operator.attrgetter("st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
+
+
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def proof(tree: Any, reads: Iterable[tuple[Any, ...]], started: int) -> tuple[Any, ...] | None:
+    """What a unit's reads (Tree.reads) depend on: (folders, isdirs, slow). folders: each
+    folder as (rel, its stat signature or None, its files as (name, stat signature)), a folder
+    whose signature is None only a folder on a plain way (its files were judged, it was not
+    listed); isdirs: the folders judged to be folders; slow: the reads kept as they were
+    (pickled, or b""). None when a path changed during the check."""
+    made = _Proof(tree, started)
+    for read in reads:
+        done = made.read(*read)
+        if done is None:
+            return None
+        if not done:
+            made.slow.append(read)
+    return made.result()
+
+
+class _Proof:
+    """The reads of one unit, made plain as they come (`proof`)."""
+
+    def __init__(self, tree: Any, started: int) -> None:
+        self.tree, self.started = tree, started
+        self.fine, self.whole = started - 50_000_000, started - 2_000_000_000  # `settled`'s bounds
+        self.folders: dict[str, tuple[int, ...]] = {}
+        self.files: dict[str, dict[str, tuple[int, ...]]] = {}  # folder -> name -> signature
+        self.isdirs: set[str] = set()
+        self.slow: list[tuple[Any, ...]] = []
+
+    def result(self) -> tuple[Any, ...]:
+        slow = self.slow
+        kept = pickle.dumps(tuple(dict.fromkeys(slow)), protocol=pickle.HIGHEST_PROTOCOL) if slow else b""
+        folders, files = self.folders, self.files
+        groups: list[tuple[str, tuple[int, ...] | None, tuple[str, ...], tuple[Any, ...]]] = []
+        for rel, sig in folders.items():
+            held = files.pop(rel, {})
+            groups.append((rel, sig, tuple(held), tuple(held.values())))
+        groups += [(rel, None, tuple(held), tuple(held.values())) for rel, held in files.items()]
+        return tuple(groups), tuple(sorted(self.isdirs)), kept
+
+    def read(self, kind: str, rel: str, seen: Any) -> bool | None:
+        """Whether the read is made plain (False: it is kept as it is; None: a path changed)."""
+        if kind == "entry":
+            what = seen.kind.value
+            if what == "file":
+                return self.file(rel, seen)
+            if what == "dir" and not seen.is_link and self.tree.plain(rel) is not None:
+                self.isdirs.add(rel)
+                return True
+            return self.missing(rel) if what == "missing" else False
+        if kind in ("subdirs", "listdir"):
+            return self.folder(rel)
+        if kind == "walk":
+            return self.walk(rel, seen)
+        return False
+
+    def folder(self, rel: str) -> bool | None:
+        """Whether `rel` is a plain folder, its stat kept (None: it changed during the check)."""
+        if rel in self.folders:
+            return True
+        path = self.tree.plain(rel)
+        if path is None:
+            return False
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(st.st_mode):
+            return False
+        if not _settled(st.st_mtime_ns, st.st_ctime_ns, self.started):
+            return None
+        self.folders[rel] = _FOLDER_SIG(st)
+        return True
+
+    def file(self, rel: str, entry: Any) -> bool | None:
+        up, _, name = rel.rpartition("/")
+        if entry.is_link or self.tree.plain(up) is None:
+            return False
+        if not settled(entry, self.started):
+            return None
+        self.files.setdefault(up, {})[name] = (entry.size, entry.dev, entry.ino, entry.mtime, entry.ctime)
+        return True
+
+    def missing(self, rel: str) -> bool | None:
+        """A path judged missing, made plain: its nearest folder that is there (what it holds
+        cannot change without that folder's stat changing)."""
+        up = _parent(rel)
+        while True:
+            path = self.tree.plain(up)
+            if path is None:
+                return False
+            try:
+                st = os.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                if not up:
+                    return False
+                up = _parent(up)
+                continue
+            except OSError:
+                return False
+            return self.folder(up) if stat.S_ISDIR(st.st_mode) else False
+
+    def walk(self, rel: str, seen: Any) -> bool | None:
+        """A walk: each folder it listed made plain (`step`); one it could not list (or out of
+        the root) keeps the whole walk as it is, without those folders (it skips them)."""
+        for step in seen:
+            if step is None:
+                continue
+            where, items = step
+            made = self.step(where, items) if items is not None else False
+            if made is None:
+                return None
+            if not made:
+                self.slow.append(("walk", rel, tuple(s for s in seen if s is None or s[1] is not None)))
+                return True
+        return True
+
+    def step(self, where: str, items: tuple[Any, ...]) -> bool | None:
+        """One folder of a walk made plain: its stat and each file's; a folder with a link or
+        another kind of item in it is kept as its listing (listed again: `_still_true`)."""
+        made = self.folder(where)
+        if not made:
+            return made
+        prefix = where + "/" if where else ""
+        entries = self.tree._entries  # noqa: SLF001 - what the walk judged of each file, in this unit
+        fine, whole = self.fine, self.whole
+        held: dict[str, tuple[int, ...]] = {}
+        for name, what, size, _ in items:
+            if what == "dir":
+                continue
+            entry = entries.get(prefix + name) if what == "file" else None
+            if entry is None or entry.size != size or entry.is_link or entry.kind.value != "file":
+                self.slow.append(("step", where, items))
+                return True
+            newest = entry.mtime if entry.mtime > entry.ctime else entry.ctime
+            if newest >= (whole if newest % 1_000_000_000 == 0 else fine):
+                return None  # `settled`, inline: a walk lists thousands of files
+            held[name] = (size, entry.dev, entry.ino, entry.mtime, entry.ctime)
+        self.files.setdefault(where, {}).update(held)
+        return True
+
+
+def _settled(mtime: int, ctime: int, before: int) -> bool:
+    newest = max(mtime, ctime)
+    grain = 2_000_000_000 if newest % 1_000_000_000 == 0 else 50_000_000
+    return newest < before - grain
+
+
+class _Now:
+    """The tree as it is now, for the proofs of one check's units: each path stat-ed once."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.prefix = root.rstrip(os.sep) + os.sep
+        self._stats: dict[str, Any] = {}
+        self._plain: dict[str, bool] = {"": True}
+        self._tree: Any = None
+
+    def _folder(self, rel: str) -> Any:
+        try:
+            return self._stats[rel]
+        except KeyError:
+            pass
+        try:
+            st = os.lstat(self.prefix + rel if rel else self.root)
+        except OSError:
+            st = None
+        self._stats[rel] = st
+        return st
+
+    def plain(self, rel: str) -> bool:
+        """Whether `rel` and every folder on its way is a folder, none a link."""
+        known = self._plain.get(rel)
+        if known is None:
+            st = self._folder(rel)
+            known = st is not None and stat.S_ISDIR(st.st_mode) and self.plain(_parent(rel))
+            self._plain[rel] = known
+        return known
+
+    def holds(self, proven: tuple[Any, ...]) -> bool:
+        folders, isdirs, slow = proven
+        prefix, plain, stats = self.prefix, self._plain, self._stats
+        lstat, signature = os.lstat, _FILE_SIG
+        for rel, sig, names, held in folders:
+            if not (plain.get(rel) or self.plain(rel)):
+                return False
+            if sig is not None and _FOLDER_SIG(stats[rel] if rel else self._folder(rel)) != sig:
+                return False
+            if names:
+                # Each file by its stat, in C calls (some 67,000 files a round); the same inode
+                # with the same ctime is the same regular file the proof judged.
+                base = prefix + rel + "/" if rel else prefix
+                try:
+                    if tuple(map(signature, map(lstat, [base + name for name in names]))) != held:
+                        return False
+                except OSError:
+                    return False
+        for rel in isdirs:
+            if not self.plain(rel):
+                return False
+        if slow:
+            from .tree import Tree
+
+            if self._tree is None:
+                self._tree = Tree(self.root)
+            return still_true(self._tree, pickle.loads(slow))  # noqa: S301 - the user's own folder
+        return True
+
+
 def still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
     """Whether every read a unit made (Tree.reads) gives the same answer on `tree` now. A
     walk its reader left early is compared as far as it went."""
@@ -314,32 +569,62 @@ def still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
 
 
 def _still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
-    for read in reads:
-        kind, rel, seen = read
-        if kind == "entry":
-            if tree.entry(rel) != seen:
+    return all(_read_holds(tree, *read) for read in reads)
+
+
+def _read_holds(tree: Any, kind: str, rel: str, seen: Any) -> bool:
+    if kind == "entry":
+        return bool(tree.entry(rel) == seen)
+    if kind == "subdirs":
+        return bool(tuple(tree.subdirs(rel)) == seen)
+    if kind == "listdir":
+        return bool(tuple(entry.rel.rpartition("/")[2] for entry in tree.listdir(rel)) == seen)
+    if kind == "walk":
+        now = tree.walk(rel)
+        for step in seen:  # None: the walk ended there
+            there = next(now, None)
+            if (there if there is None else (there[0], tuple(there[1]))) != step:
                 return False
-        elif kind == "subdirs":
-            if tuple(tree.subdirs(rel)) != seen:
-                return False
-        elif kind == "listdir":
-            if tuple(entry.rel.rpartition("/")[2] for entry in tree.listdir(rel)) != seen:
-                return False
-        elif kind == "walk":
-            now = tree.walk(rel)
-            for step in seen:  # None: the walk ended there
-                there = next(now, None)
-                if (there if there is None else (there[0], tuple(there[1]))) != step:
-                    return False
-        else:
-            return False
-    return True
+        return True
+    if kind == "step":  # one folder of a walk, listed again
+        return bool(_listed(tree, rel) == seen)
+    return False
+
+
+def _listed(tree: Any, rel: str) -> tuple[Any, ...] | None:
+    real = tree._real_dir(rel)  # noqa: SLF001 - one folder of a walk, as the walk lists it
+    listed = tree._listed(rel, real, []) if real is not None else None  # noqa: SLF001
+    return tuple(listed) if listed is not None else None
 
 
 def unique(reads: Iterable[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
     """The reads, each once, in order (a walk's steps frozen)."""
     frozen = ((kind, rel, tuple(seen) if kind == "walk" else seen) for kind, rel, seen in reads)
     return tuple(dict.fromkeys(frozen))
+
+
+def unit_key(base: tuple[Any, ...], unit: tuple[Any, ...]) -> tuple[Any, ...]:
+    return (*base, *unit)
+
+
+def keep_unit(base: tuple[Any, ...], started: int, tree: Any, output: Any, reads: list[tuple[Any, ...]]) -> int:
+    """Store a unit's output that just ran in this process, with the proof of its reads
+    (unless a path changed during the check): the bytes written."""
+    if not _files:
+        return 0
+    proven = proof(tree, unique(reads), started)
+    if proven is None:
+        return 0  # a path changed as it was read: the next run reads it again
+    store, key = _files[0], unit_key(base, output.unit)
+    stored = dataclasses.replace(output, seconds=0.0, phases={}, notes={}, stored=0)
+    try:
+        head = marshal.dumps((key, *proven))
+        body = pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
+    except (ValueError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return 0  # a value that cannot be stored (a command's hook gave one): not cached
+    before = store.written
+    store.put_raw("units", key, _HEAD.pack(len(head)) + head + body)
+    return store.written - before
 
 
 class Units:
@@ -350,47 +635,50 @@ class Units:
         self.base = (root, round_name, round_digest(round_name), hook, rules_digest())
         self.started = time.time_ns()  # before any unit of the check read the tree
 
-    def _key(self, unit: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (*self.base, *unit)
-
-    def take(self, units: list[Any], tree: Any, name: Any) -> tuple[list[Any], list[Any]]:
+    def take(self, units: list[Any], root: str, name: Any) -> tuple[list[Any], list[Any]]:
         """(outputs still true of the tree, units to run); `name(unit)` is a unit's key."""
-        outputs, left = [], []
-        for unit in units:
-            stored = self.store.get("units", self._key(name(unit)))
-            if isinstance(stored, tuple) and len(stored) == 2 and still_true(tree, stored[0]):
-                outputs.append(stored[1])
-            else:
-                left.append(unit)
+        outputs: list[Any] = []
+        left: list[Any] = []
+        now = _Now(root)
+        collecting = gc.isenabled()
+        gc.disable()  # what is made here (stats, outputs) lives to the end: no cycle to look for
+        try:
+            for unit in units:
+                output = self._output(unit_key(self.base, name(unit)), now)
+                (left if output is None else outputs).append(output if output is not None else unit)
+        finally:
+            if collecting:
+                gc.enable()
         return outputs, left
 
-    def keep(self, outputs: Iterable[Any]) -> None:
-        """Store each output that ran, with the reads it made (UnitOutput.reads); stored, it
-        took no time."""
-        for output in outputs:
-            if output.reads is None:
-                continue
-            reads, output.reads = output.reads, None
-            if not all(
-                kind != "entry" or seen.kind != "file" or settled(seen, self.started) for kind, _, seen in reads
-            ):
-                continue  # a file changed as it was read: the next run reads it again
-            stored = dataclasses.replace(output, seconds=0.0, phases={}, notes={})
-            self.store.put("units", self._key(output.unit), (reads, stored))
-        if self.store.written:
-            prune(self.store.folder)
+    def _output(self, key: tuple[Any, ...], now: _Now) -> Any:
+        raw = self.store.get_raw("units", key)
+        if raw is None:
+            return None
+        try:
+            (size,) = _HEAD.unpack_from(raw)
+            head = marshal.loads(raw[_HEAD.size : _HEAD.size + size])
+            if not isinstance(head, tuple) or len(head) != 4 or head[0] != key:
+                raise ValueError("another key")
+            if not now.holds(head[1:]):
+                return None
+            return pickle.loads(raw[_HEAD.size + size :])  # noqa: S301 - the user's own folder (module docstring)
+        except Exception:  # noqa: BLE001 - any broken entry is a miss
+            self.store.corrupted()
+            return None
 
 
 def finish(kept: Units | None, outputs: Iterable[Any]) -> None:
-    """After a check's units ran: store their outputs (with `kept`), and say once what the
-    cache had to say, in this process or in the workers (UnitOutput.notes)."""
+    """After a check's units ran (each stored by the process that ran it: `keep_unit`): say
+    once what the cache had to say, in this process or in the workers (UnitOutput.notes),
+    and keep the folder within its bound."""
     outputs = list(outputs)
     notes = take_notes()
     for output in outputs:
         for kind, message in output.notes.items():
             notes.setdefault(kind, message)
-    if kept is not None:
-        kept.keep(outputs)
+    if kept is not None and any(output.stored for output in outputs):
+        prune(kept.store.folder)
         for kind, message in take_notes().items():
             notes.setdefault(kind, message)
     say(notes)

@@ -63,6 +63,10 @@ class Options:
     inference_repo: str | None = None  # a clone of mlcommons/inference for the PRV rules
     collect: Collect | None = None  # a command's own facts per result (ResultRecord.collected)
     cache: str | None = None  # the cache folder (checker/cache.py), None for none
+    # What keys a unit's entry (cache.Units.base), and when the check started (time.time_ns):
+    # the process that runs a unit stores its output (cache.keep_unit).
+    unit_base: tuple[Any, ...] | None = None
+    started: int = 0
 
 
 @dataclass
@@ -73,8 +77,8 @@ class UnitOutput:
     seconds: float = 0.0  # how long the unit took, in its worker
     phases: dict[str, float] = field(default_factory=dict)  # those seconds by phase (checker/phases.py)
     unit: tuple[Any, ...] = ()  # which unit (_unit_key)
-    reads: tuple[Any, ...] | None = None  # the reads of the tree it made, for the cache (Tree.reads)
     notes: dict[str, str] = field(default_factory=dict)  # what the cache had to say (cache.note)
+    stored: int = 0  # the bytes of its cache entry written (cache.keep_unit)
 
 
 def _to_finding(rule: Rule, problem: Problem, location: str, subject: str, round: Round) -> Finding:
@@ -310,10 +314,12 @@ def _run_unit(args: Unit) -> UnitOutput:
         finally:
             tree.reads = None
     output.findings += unlistable(tree)
-    output.submission, output.seconds = submission.rel, time.perf_counter() - started
+    output.submission, output.unit = submission.rel, _unit_key(args)
+    if reads is not None and options.unit_base is not None:
+        output.stored = cache.keep_unit(options.unit_base, options.started, tree, output, reads)
+    output.seconds = time.perf_counter() - started
     output.phases = phases.take()
-    output.unit, output.notes = _unit_key(args), cache.take_notes()
-    output.reads = cache.unique(reads) if reads is not None else None
+    output.notes = cache.take_notes()
     return output
 
 
@@ -401,15 +407,21 @@ def check(
     codes = frozenset(selected(select, ignore))
     # The cache (checker/cache.py): none for the PRV rules, which read a clone it cannot key.
     folder = cache.folder_for(tree.root) if not inference_repo else None
+    kept = cache.Units(folder, tree.root, round_key, getattr(collect, "__qualname__", "")) if folder else None
     options = Options(
-        tree.root, round.origin, os.path.abspath(inference_repo) if inference_repo else None, collect, folder
+        tree.root,
+        round.origin,
+        os.path.abspath(inference_repo) if inference_repo else None,
+        collect,
+        folder,
+        kept.base if kept else None,
+        kept.started if kept else 0,
     )
     _STATE["handed"] = round  # the workers, forked, inherit it: the round is loaded once a run
     submissions = discover(tree, round, only)
     found_first = place_findings(tree, discovery_findings(tree, round, only))
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
-    kept = cache.Units(folder, tree.root, round_key, getattr(collect, "__qualname__", "")) if folder else None
-    outputs, units = kept.take(units, Tree(tree.root), _unit_key) if kept else ([], units)
+    outputs, units = kept.take(units, tree.root, _unit_key) if kept else ([], units)
 
     listed = time.perf_counter()
     ran_now = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)

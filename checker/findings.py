@@ -213,7 +213,9 @@ def follow(findings: list[Finding]) -> list[Finding]:
     (`UNREAD`), or about a value never read (`_never_read`) of a file read in part or of a
     file beside an unread one; a finding on the pointer of a malformed value (FIL012); any
     other finding on a result folder the round does not know (`NO_RESULT`).
-    A cause a rule gave stays; a root code (`ROOTS`) is never a consequence. Order is kept."""
+    A cause a rule gave stays; a root code (`ROOTS`) is a consequence only of a folder that is
+    no result (a file missing from `r1/`, which is no scenario, follows from its STR002).
+    Order is kept."""
     candidates = [f for f in findings if f.code in CANDIDATES]
     if not candidates:
         return findings
@@ -225,8 +227,16 @@ def follow(findings: list[Finding]) -> list[Finding]:
             roots[_whose(finding)].append(finding)
     linked = []
     for finding in findings:
-        if finding.cause is None and finding.code not in ROOTS:
-            cause = next((r for r in roots.get(_whose(finding), ()) if r is not finding and _follows(finding, r)), None)
+        if finding.cause is None and finding.code not in NO_RESULT:
+            # a root code (a missing or unreadable file) follows only from a folder that is no result
+            cause = next(
+                (
+                    r
+                    for r in roots.get(_whose(finding), ())
+                    if r is not finding and (finding.code not in ROOTS or r.code in NO_RESULT) and _follows(finding, r)
+                ),
+                None,
+            )
             if cause is not None:
                 finding = replace(finding, cause=Cause.of(cause), hint=None)
         linked.append(finding)

@@ -319,7 +319,11 @@ class Plan:
         except OSError as error:
             raise OutputError(f"{target.label}: cannot write it: {error.strerror or error}") from None
         if target.stream and len(pages) > 1:
-            print(f"{target.label}: not a file, so it takes the first of the {len(pages)} pages", file=sys.stderr)
+            from .escaping import visible
+
+            print(
+                visible(f"{target.label}: not a file, so it takes the first of the {len(pages)} pages"), file=sys.stderr
+            )
         return written
 
     def _again(self, target: Target) -> Target:

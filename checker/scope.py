@@ -262,7 +262,7 @@ class Changes:
         hashes = done.stdout.decode("ascii", "replace").split()
         if done.returncode != 0 or len(hashes) != len(asked):
             return list(stale)
-        return [path for path in stale if path not in asked] + [
+        return [path for path in stale if "\n" in path] + [  # those not asked, then those that differ
             path for path, sha in zip(asked, hashes, strict=True) if sha != stale[path]
         ]
 

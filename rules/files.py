@@ -204,11 +204,16 @@ Policy: loadgen log format (mlcommons/inference loadgen/results.cc).
 declare(
     "LOG004",
     "conf-line-malformed",
-    """A line of a loadgen `.conf` file is not `key = value`.
+    """A line of a loadgen `.conf` file is not `key = value` as loadgen reads it.
 
-Why: loadgen ignores lines it cannot parse, so the setting it names did not apply.
-Fix: write the line as `model.scenario.key = value`.
-Policy: loadgen configuration format (mlcommons/inference loadgen/mlperf.conf).
+Why: loadgen (TestSettings::FromConfig) splits a line into words: the key, `=`, then values
+that must be numbers (a `#` word before the value ends the line). A word where it wants `=`
+(`key: 5`, `key =5`) or a value that is not a number (`"5"`, `5 # tuned`: the comment is read
+as a value) makes it refuse the whole file, which then sets nothing; `key=5`, one word to it,
+sets nothing silently. Either way the settings the line names did not apply.
+Fix: write the line as `model.scenario.key = value`, spaces around `=`, comments on their own line.
+Policy: loadgen configuration format (mlcommons/inference loadgen/test_settings_internal.cc,
+TestSettings::FromConfig; loadgen/mlperf.conf).
 """,
     severity=Severity.WARNING,
 )

@@ -138,6 +138,9 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     not in the tree, so it is judged only when none of its lines for the setting (for any
     model) is what loadgen logged, and one of them is for the result's model (its name,
     without the accuracy tier, `.` as `_`) or for any model: that line is named.
+    A user.conf that loadgen refuses (LOG004: a word where it wants `=`, a value that is not a
+    number, a comment after a value) sets nothing, and is not judged; a line loadgen reads no
+    setting from (`key=value`, one word to it) is not a setting.
     Fix: submit the user.conf (or mlperf.conf) the run read, or rerun with this one.
     Policy: submission_rules.adoc, "Directory structure" (user.conf and mlperf.conf: the
     settings of the run); loadgen test_settings_internal.cc (FromConfig, LogRequestedSettings).
@@ -147,8 +150,8 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     """
     log = result.performance_log
     scenario = result.logged_scenario
-    if log is None or scenario is None:
-        return
+    if log is None or scenario is None or getattr(result.user_conf, "refused", None) is not None:
+        return  # a user.conf loadgen refuses sets nothing: LOG004 says so, and which file the run read is unknown
     models = {name for name in (result.benchmark, result.model) if name}
     defaults, defaults_path = result.mlperf_conf, ""
     if defaults and round.layout.files.mlperf_conf:

@@ -8,14 +8,16 @@ from collections.abc import Iterator
 
 from checker.facts import ScenarioRule
 from checker.findings import Cause, Severity
+from checker.formats import formats
 from checker.model import Result, Submission, System, clashes, results_of, systems_of
 from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
-from checker.strays import RunFolders, classify
+from checker.strays import AccuracyLogs, RunFolders, read_head, stray_at
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
+from checker.wording import counted
 
 
 @rule("STR001", "unknown-benchmark", scope="result")
@@ -71,7 +73,8 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
             path=result.location,
             message=f"scenario folder `{result.scenario_folder}` is not one of {', '.join(round.scenarios)}"
             + (f" as {round.name} spells them" if spelled else "")
-            + (f"; did you mean `{close}`?" if close else ""),
+            + (f"; did you mean `{close}`?" if close else "")
+            + _laid_out_as(result),
             observed=result.scenario_folder,
             expected=list(round.scenarios),
         )
@@ -85,6 +88,19 @@ def unknown_scenario(result: Result, round: Round) -> Iterator[Problem]:
             observed=result.scenario,
             expected=[s for s in round.scenarios if s in defined],
         )
+
+
+def _laid_out_as(result: Result) -> str:
+    """What a folder that is no scenario says when a file in it is laid out as another format's
+    (rules/formats.yaml: an Endpoints v1.0 point folder `r1/` holding point.yaml), else ""."""
+    parts = [*result.tree.root.split("/"), *result.location.split("/")]
+    for entry in result.tree.listdir(result.location):
+        name = entry.rel.rpartition("/")[2]
+        for other in formats():
+            if other.matches([*parts, name]) is not None:
+                tool = other.checker.format(root="<its folder>")
+                return f"; it holds {name}, as {other.name} does ({other.layout}), which `{tool}` checks"
+    return ""
 
 
 def _gated(division: str, round: Round) -> bool:
@@ -213,12 +229,32 @@ def system_without_results(submission: Submission, round: Round) -> Iterator[Pro
     A description that looks like the one a system with results lacks (a renamed system, or
     mlperf-sysinfo's systems/system_desc.json beside one system without a description) is
     not reported here: that system's FIL001 names it and says to rename it.
+    A submitter folder without the results folder (a misspelled `result/`) is one warning on
+    it, not one on each description.
     Fix: add the system's results, or delete systems/<system>.json.
     Policy: the official checker's all-systems-have-results check (old checker, dropped in the package).
     Example: systems/spare.json with no results/spare/ gets a warning.
     """
     results_root = join(submission.rel, round.results_root)
-    renamed = set(submission.renamed.values())  # FIL001 of the system it belongs to says so
+    folders = submission.tree.subdirs(submission.rel)
+    if "/" not in round.results_root and round.results_root not in folders:
+        close = closest(round.results_root, [f for f in folders if f != "systems"])
+        described = len(submission.described_systems)
+        yield Problem(
+            path=results_root,
+            concerns=(),
+            expected=results_root,
+            message=f"{submission.rel} has no {round.results_root}/ folder, so "
+            + (
+                f"none of its {counted(described, 'system description')} has results"
+                if described
+                else "it holds no result"
+            )
+            + (f"; did you mean `{close}/`?" if close else ""),
+            hint=f"rename {close}/ to {round.results_root}/" if close else None,
+        )
+        return
+    renamed = {spare for spares in submission.renamed.values() for spare in spares}  # FIL001 names each
     for system in systems_of(submission):
         if system.name not in submission.systems_with_results and system.name not in renamed:
             yield Problem(
@@ -393,11 +429,12 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
     runs, astray = RunFolders.of(round.layout.performance), [""]
+    logs, head = AccuracyLogs.of(round), read_head(submission.tree)
     for folder, items in submission.walk():
         if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
             continue
-        for name, kind, _, _ in items:
-            stray = classify(join(folder, name), kind == "dir", runs)
+        for name, kind, size, _ in items:
+            stray = stray_at(join(folder, name), kind, size, runs, logs, head)
             if stray is not None:
                 astray += [stray.rel] if kind == "dir" else []
                 problem = Problem(

@@ -285,20 +285,33 @@ def preview_software_identified(system: Described, round: Round) -> Iterator[Pro
 # `-` and spaces) that begins with a count (`8xH100`, `94xMI355X`), or a token (split at `_`
 # and spaces: `B300-SXM-270GBx8` is one) that is one (`x8`) or ends with one (`180GBx8`,
 # `aarch64x72`); never an instruction-set name (`x86`, `x64`), a model number (`XE9780L`) or
-# an instance type inside a token (`gx3-48x240x2l40s`). The first of each form is the count.
+# an instance type inside a token (`gx3-48x240x2l40s`).
 COUNT_IN_NAME = (
-    (re.compile(r"[_\-\s]+"), re.compile(r"(\d+)x[A-Za-z].*")),
-    (re.compile(r"[_\s]+"), re.compile(r"(?!x(?:86|64|32)$)(?:.*[A-Za-z0-9])?x(\d+)")),
+    (re.compile(r"[_\-\s]+"), re.compile(r"(?P<count>\d+)x(?P<what>[A-Za-z].*)")),
+    (re.compile(r"[_\s]+"), re.compile(r"(?!x(?:86|64|32)$)(?P<what>.*[A-Za-z0-9])?x(?P<count>\d+)")),
 )
+_WORD = re.compile(r"[A-Za-z]+\d*[A-Za-z]*|\d+[A-Za-z]*")
 
 
-def name_counts(name: str) -> list[int]:
-    """The counts a system name states, by COUNT_IN_NAME: at most one of each form."""
+def _words(text: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(text) if len(word) >= 3}
+
+
+def name_counts(name: str, host: str = "", accelerator: str = "") -> list[list[int]]:
+    """The counts a system name states, by COUNT_IN_NAME, each form's in order; a token that
+    counts the host processor (`2xEPYC`, `Xeon6980Px2`: it holds a word of `host`, the
+    description's host_processor_model_name, that `accelerator`, its accelerator_model_name,
+    does not hold) is left out."""
+    cpu = _words(host) - _words(accelerator)
     found = []
     for split, pattern in COUNT_IN_NAME:
-        match = next((m for token in split.split(name) if (m := pattern.fullmatch(token))), None)
-        if match:
-            found.append(int(match.group(1)))
+        counts = []
+        for token in split.split(name):
+            match = pattern.fullmatch(token)
+            if match is not None and not any(word in (match["what"] or "").casefold() for word in cpu):
+                counts.append(int(match["count"]))
+        if counts:
+            found.append(counts)
     return found
 
 
@@ -309,7 +322,10 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     Why: readers take `B200x8` to mean eight accelerators; a description with another count
     means the name or the description is wrong. A count is read from a token of the name
     only (`8xH100`, `x8`, `180GBx8`), never from an architecture (`x86`, `x86_64`) or a model
-    number: `XE9780L_x86_B300-SXM-270GBx8_TRT` says 8.
+    number: `XE9780L_x86_B300-SXM-270GBx8_TRT` says 8. A token that counts the host processor
+    (it names a word of host_processor_model_name that accelerator_model_name lacks:
+    `2xEPYC_8xMI300X`, `Xeon6980Px2_H100x8`) says 8 too; a mixed system's counts add up
+    (`16xMI325X_8xMI300X` on 3 nodes of 8).
     Fix: correct accelerators_per_node / number_of_nodes, or rename the system.
     Policy: submission_rules.adoc, "<system_desc_id>.json metadata"; inference_rules.adoc,
     "Audit" (a submission is submitter + platform).
@@ -319,9 +335,15 @@ def name_contradicts_description(system: Described, round: Round) -> Iterator[Pr
     nodes = whole(system.description.get("number_of_nodes")) or 1
     if per_node is None or per_node == 0:
         return
-    for count in name_counts(system.name):
+    described = system.description
+    for counts in name_counts(
+        system.name,
+        str(described.get("host_processor_model_name", "")),
+        str(described.get("accelerator_model_name", "")),
+    ):
+        count = counts[0]
         if count:
-            if count not in (per_node, per_node * nodes):
+            if count not in (per_node, per_node * nodes) and sum(counts) not in (per_node, per_node * nodes):
                 yield Problem(
                     path=system.json_path,
                     pointer="/accelerators_per_node",

@@ -9,6 +9,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -451,19 +452,76 @@ def write_table(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def reading_cost(read, path: Path, buffering: int = -1) -> tuple[float, int]:
-    """CPU seconds and peak traced bytes of `read(handle)` over the file at `path`."""
-    import time
+class Counted:
+    """A binary stream that counts what is read from it: `reads` calls, `read` bytes."""
+
+    def __init__(self, stream) -> None:
+        self.stream, self.reads, self.read_bytes = stream, 0, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.reads += 1
+        self.read_bytes += len(data)
+        return data
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What reading a file cost, counted, not timed: the read calls, the bytes read and the
+    peak traced memory (bytes). Timings belong in benchmarks/ (large_inputs.py)."""
+
+    reads: int
+    read_bytes: int
+    peak: int
+
+
+def reading_cost(read, path: Path, buffering: int = -1) -> Cost:
+    """What `read(stream)` costs over the file at `path` (Cost)."""
     import tracemalloc
 
     tracemalloc.start()
     try:
-        start = time.process_time()
         with open(path, "rb", buffering=buffering) as handle:
-            read(handle)
-        return time.process_time() - start, tracemalloc.get_traced_memory()[1]
+            counted = Counted(handle)
+            read(counted)
+        return Cost(counted.reads, counted.read_bytes, tracemalloc.get_traced_memory()[1])
     finally:
         tracemalloc.stop()
+
+
+def log_reads(monkeypatch) -> list[Counted]:
+    """Every stream the loadgen log parser reads from here on, counted (Counted): the reads
+    of a whole `check`, as the parser makes them."""
+    from checker.parsers import mllog
+
+    streams: list[Counted] = []
+    feed = mllog._Reading.feed
+
+    def counted_feed(self, stream, block):
+        streams.append(Counted(stream))
+        return feed(self, streams[-1], block)
+
+    monkeypatch.setattr(mllog._Reading, "feed", counted_feed)
+    return streams
+
+
+def calls(function, *args, **kwargs) -> int:
+    """How many Python and C functions `function(*args, **kwargs)` calls: work counted, not
+    timed (the same for the same code and input on any machine)."""
+    import sys
+
+    count = [0]
+
+    def profile(frame, event, arg) -> None:
+        if event in ("call", "c_call"):
+            count[0] += 1
+
+    sys.setprofile(profile)
+    try:
+        function(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return count[0]
 
 
 def misplaced(root: Path | str, finding) -> str | None:

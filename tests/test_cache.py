@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import resource
 import shutil
 import signal
@@ -67,7 +68,7 @@ def _check(root: Path, folder: str | None) -> Report:
 
 
 # --- the property ------------------------------------------------------------------------
-EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty")
+EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty", "add", "link", "mkdir")
 
 edits = st.lists(
     st.tuples(
@@ -96,6 +97,9 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
     elif kind == "delete":
         path.unlink()
         return
+    elif kind in ("add", "link", "mkdir"):
+        _beside(path, kind, files[where % len(files)], keep_mtime)
+        return
     elif kind == "touch":
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
         return
@@ -113,6 +117,23 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
         path.write_bytes(data)
     if keep_mtime:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _beside(path: Path, kind: str, other: Path, keep_mtime: bool) -> None:
+    """A new name beside `path` (a file, a link to `other` inside the tree, a folder): its
+    folder's listing changes."""
+    beside = path.parent / f"{kind}-{other.name}"
+    if beside.exists() or beside.is_symlink():
+        return
+    folder = path.parent.stat()
+    if kind == "add":
+        beside.write_bytes(b"added\n")
+    elif kind == "link":
+        beside.symlink_to(os.path.relpath(other, path.parent))
+    else:
+        beside.mkdir()
+    if keep_mtime:  # the folder's mtime put back: its ctime still says it changed
+        os.utime(path.parent, ns=(folder.st_atime_ns, folder.st_mtime_ns))
 
 
 @pytest.mark.slow
@@ -141,6 +162,43 @@ def test_an_unchanged_tree_runs_no_unit_and_an_edit_runs_its_submissions(tmp_pat
     assert edited.seconds[f"closed/{SUBMITTER}"] == 0.0
     assert edited.seconds["closed/OtherDemo"] > 0.0  # it ran: its system file changed
     assert _seen(edited) == _seen(_check(root, None))
+
+
+def test_a_name_added_to_a_folder_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
+    """A unit's proof holds a folder it listed by its stat: a folder added there, with the
+    folder's mtime set back to what it was, still changes the folder's ctime."""
+    root, folder = _tree(tmp_path / "tree"), str(tmp_path / "cache")
+    cold = _check(root, folder)
+    results = next((root / "closed" / "OtherDemo" / "results").iterdir())
+    before = results.stat()
+    (results / "bogus").mkdir()  # a benchmark folder the round does not know: STR007
+    os.utime(results, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert results.stat().st_mtime_ns == before.st_mtime_ns
+    edited = _check(root, folder)
+    assert edited.seconds["closed/OtherDemo"] > 0.0 and edited.seconds[f"closed/{SUBMITTER}"] == 0.0
+    assert _seen(edited) == _seen(_check(root, None))
+    assert _seen(edited) != _seen(cold)  # the file is a finding: the cache did not hide it
+
+
+def test_a_proof_keeps_what_it_cannot_make_plain(tmp_path: Path) -> None:
+    """A unit's reads through a link are kept as they were and done again; a folder changed
+    as it was read leaves the unit unstored."""
+    from checker.tree import Tree
+
+    root = _tree(tmp_path / "tree")
+    target = root / "closed" / "OtherDemo" / "systems"
+    (root / "closed" / "OtherDemo" / "linked").symlink_to("systems")
+    time.sleep(0.1)  # past the timestamp grain: the folder that holds the link is settled
+    tree = Tree(root)
+    tree.reads = []
+    tree.subdirs("closed/OtherDemo")
+    tree.listdir("closed/OtherDemo/linked")
+    tree.entry("closed/OtherDemo/linked/" + next(target.iterdir()).name)
+    reads, tree.reads = cache.unique(tree.reads), None
+    folders, isdirs, slow = cache.proof(tree, reads, time.time_ns())
+    assert [group[0] for group in folders] == ["closed/OtherDemo"]  # the plain one, by its stat
+    assert [kind for kind, _, _ in pickle.loads(slow)] == ["entry", "listdir", "entry"]  # the link, and through it
+    assert cache.proof(tree, reads, 0) is None  # every stat newer than a check started at 0
 
 
 def test_no_cache_writes_nothing(tmp_path: Path) -> None:

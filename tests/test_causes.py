@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from checker.findings import Cause, Finding, Severity, follow
 from checker.reporters import github_report, json_report, junit_report, sarif_report, text_report
 from checker.reporters.common import fix_of
-from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, run
+from helpers import EXAMPLE, OFFLINE, ROOT, SUBMISSION, run, slips
 
 DETAIL = f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt"
 SUMMARY = f"{OFFLINE}/performance/run_1/mlperf_log_summary.txt"
@@ -167,6 +167,27 @@ def test_a_renamed_description_is_one_finding_that_says_rename_it(tmp_path: Path
     ]
 
 
+def test_a_renamed_description_with_two_candidates_names_both(tmp_path: Path) -> None:
+    """Two descriptions as close to the system's name (a renamed one and its copy): FIL001 names
+    both and asks to rename the right one, and STR004 says nothing of either (before: it picked
+    one, `_v2`, to rename and gave STR004 on the other)."""
+    root = _example(tmp_path)
+    systems = root / SUBMISSION / "systems"
+    (root / SYSTEM).rename(systems / "cpu-1x-numpy_v1.json")
+    shutil.copyfile(systems / "cpu-1x-numpy_v1.json", systems / "cpu-1x-numpy_v2.json")
+    report = run(root)
+    both = "systems/cpu-1x-numpy_v1.json and systems/cpu-1x-numpy_v2.json"
+    assert [(f.code, f.path, f.message, f.hint) for f in report.findings] == [
+        (
+            "FIL001",
+            SYSTEM,
+            f"system description is missing; {both} have no results: rename the one that describes this "
+            "system to systems/cpu-1x-numpy.json",
+            f"rename the one of {both} that describes this system to systems/cpu-1x-numpy.json",
+        )
+    ]
+
+
 def test_a_blank_field_of_a_cpu_only_system_gets_the_rounds_value(tmp_path: Path) -> None:
     """mlperf-sysinfo leaves the accelerator fields of a CPU-only system blank: the fix says
     what the round's published descriptions write there (round file `not_applicable`)."""
@@ -229,3 +250,46 @@ def test_the_settings_table_reads_the_keys_it_declares() -> None:
 
     logged = {key for by_scenario in prf017.SETTINGS.values() for key, _ in by_scenario.values()}
     assert logged == set(prf017.REQUESTED) == set(prf017.LOADGEN_KEYS)
+
+
+# Faults of the classes the single-edit case files do not hold (attack on issue 32's item 2),
+# each on the clean example: one finding of the fault follows from nothing, every other from it.
+ONE_ROOT_FAULTS = {
+    "empty-system-description": [{"write": "{sub}/systems/cpu-1x-numpy.json", "text": ""}],
+    "cut-system-description": [{"write": "{sub}/systems/cpu-1x-numpy.json", "text": '{{"division": '}],
+    "a-user-conf-loadgen-refuses": [
+        {"replace": "{offline}/user.conf", "old": "min_duration = ", "new": "min_duration: "}
+    ],
+    "a-comment-after-a-user-conf-value": [
+        {"replace": "{offline}/user.conf", "old": "min_duration = 1000", "new": "min_duration = 1000 # tuned"}
+    ],
+    "a-renamed-scenario-folder": [{"rename": "{offline}", "to": "{result}/Offline_old"}],
+    "a-copied-scenario-folder": [{"copy": "{offline}", "to": "{result}/Offline (copy)"}],
+    "a-copied-system-folder": [{"copy": "{sub}/results/cpu-1x-numpy", "to": "{sub}/results/cpu-1x-numpy - Copy"}],
+    "a-copied-system-description": [
+        {"copy": "{sub}/systems/cpu-1x-numpy.json", "to": "{sub}/systems/Copy of cpu-1x-numpy.json"}
+    ],
+    "a-renamed-system-description": [
+        {"rename": "{sub}/systems/cpu-1x-numpy.json", "to": "{sub}/systems/system_desc.json"}
+    ],
+    "a-deleted-implementation-description": [{"delete": "{offline}/measurements.json"}],
+    "a-misspelled-results-folder": [{"rename": "{sub}/results", "to": "{sub}/result"}],
+    "a-second-accuracy-log": [
+        {"write": "{offline}/accuracy/full.json", "repeat": '[{ "seq_id" : 0, "qsl_idx" : 7 }]\n', "times": 400}
+    ],
+}
+
+
+@pytest.mark.parametrize("edits", list(ONE_ROOT_FAULTS.values()), ids=list(ONE_ROOT_FAULTS))
+def test_one_fault_of_each_class_has_one_root(edits: list[dict], tmp_path: Path) -> None:
+    """Property over the fault classes above, every severity: exactly one finding has no cause."""
+    from helpers import apply_edit
+
+    root = _example(tmp_path)
+    assert run(root).findings == []
+    for edit in edits:
+        apply_edit(root, edit, tmp_path / "outside.txt")
+    findings = run(root).findings
+    assert len(_roots(findings)) == 1, [(f.code, f.path, f.cause) for f in findings]
+    assert all(fix_of(f) is None for f in findings if f.cause is not None)
+    assert slips(findings) == []

@@ -140,9 +140,34 @@ def test_accuracy_without_values() -> None:
 
 
 def test_conf_lines() -> None:
-    values, defects = parse_conf("# comment\n*.Offline.min_duration = 1000 # trailing\nbad line\n")
-    assert values == {"*.Offline.min_duration": "1000"}
-    assert [(d.code, d.line) for d in defects] == [("LOG004", 3)]
+    values, defects = parse_conf("# comment\n*.Offline.min_duration = 1000\n\t*.Offline.min_query_count\t=\t9\r\n")
+    assert values == {"*.Offline.min_duration": "1000", "*.Offline.min_query_count": "9"}
+    assert values.refused is None and defects == []
+
+
+@pytest.mark.parametrize(
+    "line,stored,refused,problem",
+    [
+        # loadgen's FromConfig: a comment after the value is read as a value, and refuses the file
+        ("k.S.x = 1 # tuned", {"k.S.x": "1"}, 1, "the comment `#` after the value"),
+        ('k.S.x = "5"', {}, 1, 'the value `"5"` is not a number'),
+        ("k.S.x: 5", {}, 1, "`5` follows the key where loadgen wants `=`"),
+        ("k.S.x =5", {}, 1, "`=5` follows the key where loadgen wants `=`"),
+        ("k.S.x=5", {}, None, "`k.S.x=5` is one word to loadgen, which reads no setting from it"),
+        ("k.S.x = 0x10", {"k.S.x": "0x10"}, None, None),
+        ("k.S.x = 010", {"k.S.x": "010"}, None, None),
+        ("k.S.x = 1e3", {"k.S.x": "1e3"}, None, None),
+        ("k.S.x = 1 2", {"k.S.x": "2"}, None, None),
+        ("#k.S.x = 1", {}, None, None),
+        ("k.S.x = 1_0", {}, 1, "the value `1_0` is not a number"),
+    ],
+)
+def test_conf_lines_as_loadgen_reads_them(line: str, stored: dict, refused: int | None, problem: str | None) -> None:
+    values, defects = parse_conf(line + "\n")
+    assert (dict(values), values.refused) == (stored, refused)
+    assert [d.message.partition(": ")[2].startswith(problem) for d in defects] == ([True] if problem else [])
+    if refused:
+        assert defects[0].message.endswith("so loadgen refuses this file and applies none of its settings")
 
 
 @pytest.mark.real

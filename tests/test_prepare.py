@@ -8,6 +8,7 @@ example, and inferred results to the published trees and tables they reproduce."
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -538,13 +539,23 @@ def test_strays_are_left_out_and_listed(tmp_path: Path) -> None:
         f"{OFFLINE}/accuracy/mlperf_log_accuracy (1).json": "a second copy of mlperf_log_accuracy.json",
         f"{OFFLINE}/performance/run_1/mlperf_log_detail.txt.bak": "a backup copy of mlperf_log_detail.txt",
         f"{OFFLINE}/performance/run_2": "a second run folder beside run_1, which is the only one the round reads",
+        # known by its content, whatever its name and folder (attack on issue 32's item 1)
+        f"{OFFLINE}/accuracy/accuracy_untruncated.json": "a second accuracy log of 704 KiB (the round truncates "
+        "only accuracy/mlperf_log_accuracy.json)",
+        f"{OFFLINE}/mlperf_log_accuracy.json.gz": "a second accuracy log of 5 KiB (the round truncates only "
+        "accuracy/mlperf_log_accuracy.json)",
+        f"{OFFLINE}/performance/run_1 (copy)": "a second copy of run_1",
+        f"{SUBMISSION}/documentation/~$notes.docx": "an office application's lock file",
+        f"{OFFLINE}/user.conf.rej": "the rejected hunks of a patch to user.conf",
     }
     full = (src / OFFLINE / "accuracy/mlperf_log_accuracy.json").read_bytes() * 100
     for rel in strays:
-        if rel.endswith("run_2"):
+        if rel.endswith(("run_2", "(copy)")):
             shutil.copytree(src / OFFLINE / "performance/run_1", src / rel)
+        elif rel.endswith(".gz"):
+            (src / rel).write_bytes(gzip.compress(full, mtime=0))
         else:
-            (src / rel).write_bytes(full if "accuracy (1)" in rel else b"{}\n")
+            (src / rel).write_bytes(full if "accuracy" in rel else b"{}\n")
     (src / OFFLINE / "README.md").write_text("How this result was run.\n")
     before = pinned(src)
     dest = tmp_path / "dest"

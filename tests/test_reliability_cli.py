@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -494,8 +493,7 @@ def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Pat
     """Item 10: a harness that never ends is stopped (with what it started) and rerun says so."""
     pids = tmp_path / "pids"
     command = f'sleep 120 & echo $! > "{pids}"; echo $$ >> "{pids}"; echo started; wait'
-    start = time.monotonic()
-    done = _cli(
+    done = _cli(  # a hang fails at the subprocess's timeout, not at a measured time
         "rerun",
         str(EXAMPLE / SINGLE),
         "--round",
@@ -509,7 +507,6 @@ def test_rerun_command_is_killed_with_its_process_group_on_timeout(tmp_path: Pat
         text=True,
         timeout=30,
     )
-    assert time.monotonic() - start < 20
     copy = tmp_path / "w" / SINGLE
     assert done.returncode == 2
     assert done.stderr.splitlines() == [

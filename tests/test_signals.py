@@ -188,12 +188,16 @@ def test_sigterm_while_the_report_is_drawn_or_written_leaves_no_temporary_file(
     process.send_signal(signal.SIGTERM)
     status, err = _ended(process, signal.SIGTERM)
     assert "Traceback" not in err and "Exception ignored" not in err
-    if status == 0:  # it ended first (under load, timings move): then the page is whole
+    if status != 0:
+        assert (status, err.splitlines()[-1]) == (143, "mlperf-check: interrupted by SIGTERM")
+    # Under load, timings move: the page may be renamed into place before the signal (even when
+    # the signal then ends the process before its exit). Either the page is whole or it is not
+    # there; no temporary file is left either way.
+    if out.exists():
         assert out.read_text().rstrip().endswith("</html>")
     else:
-        assert (status, err.splitlines()[-1]) == (143, "mlperf-check: interrupted by SIGTERM")
-        assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == (["audit.html", "tmp"] if status == 0 else ["tmp"])
+        assert status != 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["audit.html", "tmp"] if out.exists() else ["tmp"])
     assert list(tmp.iterdir()) == []
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import option
+from ..escaping import text_lines
 from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
 from ..settings import UsageError
@@ -245,7 +246,7 @@ def to_text(
                 f"{row.location} ({row.submitter})"
             )
     lines += ["", f"{len(series)} series across rounds, {len(scalings)} scaling series"]
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 CSV_COLUMNS = (

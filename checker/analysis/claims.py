@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import userfiles
+from ..escaping import markdown_code, markdown_text, text_lines
 from ..reporters import Formats, as_json, as_text
 from ..settings import UsageError
 from . import selection as chosen_by
@@ -348,7 +349,7 @@ def to_text(verdicts: list[ClaimVerdict], selection: Selection | None = None, no
         f"{len(verdicts)} claims: {counts['holds']} hold, {counts['fails']} fail, {counts['no-data']} no data, "
         f"{counts['ambiguous']} ambiguous"
     )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 def document(
@@ -360,15 +361,22 @@ def document(
 
 
 def to_markdown(verdicts: list[ClaimVerdict], selection: Selection | None = None, notes: Sequence[str] = ()) -> str:
-    lines = [f"{line}  " if line else line for line in selection.lines(notes)] if selection else []
+    """A Markdown table, one row per claim: every value read from the claims or the tables is
+    literal Markdown (checker.escaping), so no `|` splits a cell, no newline ends the row and
+    no backtick or HTML in a name is read."""
+    lines = [f"{markdown_text(line)}  " if line else line for line in selection.lines(notes)] if selection else []
     lines += ["| claim | kind | verdict | measured | claimed | rows | notes |", "|---|---|---|---|---|---|---|"]
     for v in verdicts:
-        rows = "<br>".join(f"{r['round']} `{r['location']}` {r['result']:.6g} {r['units']}" for r in v.rows[:5])
-        lines.append(
-            f"| {v.id} | {v.kind} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
-            f"{_figure(v.kind, v.expect)} | {rows} | {'; '.join(v.notes)} |"
+        rows = "<br>".join(
+            f"{markdown_text(str(r['round']))} {markdown_code(str(r['location']), cell=True)} {r['result']:.6g} "
+            f"{markdown_text(str(r['units']))}"
+            for r in v.rows[:5]
         )
-    return "\n".join(lines) + "\n"
+        lines.append(
+            f"| {markdown_text(v.id)} | {markdown_text(v.kind)} | **{v.verdict}** | {_figure(v.kind, v.measured)} | "
+            f"{_figure(v.kind, v.expect)} | {rows} | {markdown_text('; '.join(v.notes))} |"
+        )
+    return text_lines(lines)
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "markdown": as_text(to_markdown)})

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import option
+from ..escaping import text_lines
 from ..parsers import number
 from ..reporters.common import csv_text
 from ..settings import UsageError, WrongType, fraction, whole
@@ -663,7 +664,7 @@ def to_text(found: Comparison) -> str:
         f"{s['groups']} groups, {s['within_tolerance']} within tolerance; median of the mean |deviation|: {median}; "
         f"{s['beyond_tolerance']} of {s['partners']} partners beyond {percent(options.tolerance)}",
     ]
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 # --- the HTML views (compare --format html and the audit page) --------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import userfiles
 from ..errors import naming
+from ..escaping import text_lines
 from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
 from ..rounds import RoundError, available_rounds, load_round, newest_round
@@ -296,7 +297,7 @@ def to_text(followup: Followup) -> str:
     for o in followup.outcomes:
         delta = f" {o.delta:+.1%} ({o.basis})" if o.delta is not None else ""
         lines.append(f"  {o.status:<14} {o.location}{delta}" + (f": {o.reason}" if o.reason else ""))
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 
 from .. import cache
+from ..escaping import visible
 from ..settings import Invocation, UsageError, one_of
 
 ACTIONS = ("info", "clean")
@@ -42,7 +43,7 @@ def run(invocation: Invocation[CommandLine]) -> int:
     folder = _folder(options)
     if options.action == "clean":
         count, size = cache.clean(folder)
-        print(f"removed {count} entries ({_size(size)}) from {folder}")
+        print(visible(f"removed {count} entries ({_size(size)}) from {folder}"))
         return 0
     found = cache.info(folder)
     if options.format == "json":
@@ -50,7 +51,7 @@ def run(invocation: Invocation[CommandLine]) -> int:
 
         print(json_text(found), end="")
         return 0
-    print(f"folder: {found['folder']}")
+    print(visible(f"folder: {found['folder']}"))
     print(f"entries: {found['entries']} ({_size(found['bytes'])})")
     print(f"this version: {found['this_version_entries']} ({_size(found['this_version_bytes'])})")
     print(f"bound: {_size(found['limit_bytes'])} (${cache.ENV_MAX})")

@@ -30,10 +30,10 @@ Tick = Callable[[int, int], None]
 
 
 def one_line(message: str) -> str:
-    """`message` on one line, every control character visible."""
-    from ..reporters.common import visible
+    """`message` on one line, every control character visible (checker.escaping.one_line)."""
+    from ..escaping import one_line as on_one_line
 
-    return visible(" ".join(part.strip() for part in str(message).splitlines() if part.strip()))
+    return on_one_line(message)
 
 
 def say(message: str) -> None:
@@ -154,7 +154,7 @@ def progress(enabled: bool, what: str = "checking") -> Iterator[Tick | None]:
         return
     from rich.progress import Progress
 
-    from ..reporters.common import visible
+    from ..escaping import visible
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(visible(what), total=None)

@@ -26,10 +26,11 @@ def run(invocation: Invocation[CommandLine]) -> int:
     by_name = {entry["name"]: entry for entry in shipped["rules"]}
     entry = by_code.get(given.upper()) or by_name.get(given.lower())
     if entry is None:
+        from ..escaping import visible
         from ..suggest import closest
 
         close = closest(given, [*by_code, *by_name])
         hint = f"did you mean `{close}`?" if close else "no close code or name;"
-        raise UsageError(f"unknown code or rule name {given!r}; {hint} `mlperf-check rules` lists them all")
+        raise UsageError(f"unknown code or rule name `{visible(given)}`; {hint} `mlperf-check rules` lists them all")
     sys.stdout.write(catalogue.explain(entry, shipped["real_rounds"]))
     return 0

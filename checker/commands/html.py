@@ -1,5 +1,6 @@
 """The HTML pages of the commands (the audit page, compare --format html): the Jinja2
-templates in checker/commands/templates/, autoescaped, with every printed value `visible`."""
+templates in checker/commands/templates/, autoescaped, with every printed value `visible` first
+(checker.escaping.html_value)."""
 
 from __future__ import annotations
 
@@ -7,19 +8,7 @@ import functools
 from typing import Any
 
 from .. import __version__
-from ..reporters.common import visible
-
-
-def _shown(value: Any) -> Any:
-    """Jinja2's finalize: every printed value, before autoescaping. Text is `visible`
-    (control characters and bytes that are not UTF-8 as escapes); None prints nothing."""
-    from markupsafe import Markup
-
-    if isinstance(value, Markup):
-        return value
-    if isinstance(value, str):
-        return visible(value)
-    return "" if value is None else value
+from ..escaping import html_value
 
 
 @functools.cache
@@ -29,7 +18,7 @@ def _environment() -> Any:
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("checker.commands", "templates"),
         autoescape=True,
-        finalize=_shown,
+        finalize=html_value,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -38,7 +38,7 @@ from ..registry import RULES
 from ..reporters import Formats, as_json, as_text
 from ..rounds import Round, load_round
 from ..settings import Invocation, UsageError
-from ..strays import RunFolders, strays
+from ..strays import AccuracyLogs, RunFolders, read_head, strays
 from ..tree import Kind, Tree, join
 from ..workspace import Workspace, locate, too_long, within
 from . import common
@@ -194,7 +194,12 @@ class _Run:
         planned = places(self.tree, preparation(self.round).truncation, self.round.layout.files, results)
         skipped = {p.log for p in planned} | {p.report for p in planned}
         for division, submitter in submissions:
-            found = strays(self.tree.walk(join(division, submitter)), RunFolders.of(self.round.layout.performance))
+            found = strays(
+                self.tree.walk(join(division, submitter)),
+                RunFolders.of(self.round.layout.performance),
+                AccuracyLogs.of(self.round),
+                read_head(self.tree),
+            )
             for stray in sorted(found, key=lambda stray: stray.rel):
                 skipped.add(stray.rel)
                 self.prepared.changes.append(
@@ -328,7 +333,7 @@ def prepare(
 def _line(change: Change) -> str:
     """One line of the change list: names and reasons `visible` (a newline in a folder name
     is `\\n`, never a line of its own), as check's text writes them."""
-    from ..reporters.common import visible
+    from ..escaping import visible
 
     source = f" (from {visible(change.source)})" if change.source else ""
     return f"{change.action:<14} {visible(change.path)}{source}: {visible(change.reason)}"
@@ -371,7 +376,9 @@ def summary(prepared: Prepared) -> str:
 def to_text(prepared: Prepared) -> str:
     lines = [_line(change) for change in prepared.changes]
     lines += [f"{f.severity.value:<14} {f.code} {f.path}: {f.message}" for f in prepared.findings]
-    return "".join(line + "\n" for line in lines) + summary(prepared) + "\n"
+    from ..escaping import text_lines
+
+    return text_lines([*lines, summary(prepared)])
 
 
 def document(prepared: Prepared) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..escaping import text_lines
 from ..model import discover, results_of, systems_of
 from ..provenance import VERDICTS, BuildVerdict, Source, build_of, judge_build
 from ..reporters import Formats, as_json, as_text
@@ -118,7 +119,7 @@ def to_text(verdicts: list[BuildVerdict], round: Round) -> str:
             f"{(first.commit_date or '')[:10]:<10}  {', '.join(submitters)}"
             + (f"  [{'; '.join(flags)}]" if flags else "")
         )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 FORMATS = Formats({"text": as_text(to_text), "json": as_json(document), "csv": as_text(to_csv)})

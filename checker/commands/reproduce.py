@@ -24,6 +24,7 @@ from typing import Any
 
 from ..analysis import table as published
 from ..engine import check
+from ..escaping import text_lines
 from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..model.metrics import metric
@@ -239,13 +240,13 @@ def to_text(result: Reproduction) -> str:
             f"{'is' if len(result.identical_logs) == 1 else 'are'} byte-identical to the original's "
             "(copied logs, not a new run)"
         )
-        return "\n".join(lines) + "\n"
+        return text_lines(lines)
     verdict = "within tolerance" if result.within_tolerance else "materially different"
     lines.append(
         f"verdict: {verdict} (more than {result.tolerance:.0%} worse is materially different)"
         + ("; settings differ" if result.mismatched_settings else "")
     )
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 # --- rerun -------------------------------------------------------------------------------------

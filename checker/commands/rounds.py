@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..escaping import text_lines
 from ..output import Plan
 from ..settings import Invocation, UsageError, one_of
 from . import common
@@ -141,4 +142,4 @@ def to_text(found: dict[str, Any]) -> str:
     lines += ["", f"Compliance tests (source: {compliance['source']})"]
     lines += [f"  required in {', '.join(compliance['required_in'])}"]
     lines += _rows({name: ", ".join(test["verify"].values()) for name, test in compliance["tests"].items()})
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)

@@ -3,6 +3,7 @@ the round's layout names them."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..findings import Finding
 from ..reader import Reader
 from ..rounds import Round
+from ..strays import classify
 from ..suggest import closest
 from ..tree import Kind, Tree, join
 
@@ -71,29 +73,38 @@ class Submission:
     def described_systems(self) -> frozenset[str]:
         """The systems with a description, as its file name spells them (systems/<name>.json)."""
         folder, _, _ = self.round.layout.system_json.rpartition("/")
-        return frozenset(
-            name
+        files = {
+            entry.rel.rpartition("/")[2]
             for entry in self.tree.listdir(join(self.rel, folder))
             if entry.kind is Kind.FILE
-            for name in [self._described(join(folder, entry.rel.rpartition("/")[2]))]
+        }
+        return frozenset(
+            name
+            for file in files
+            if not _copy_beside(file, files)
+            for name in [self._described(join(folder, file))]
             if name
         )
 
     @functools.cached_property
-    def renamed(self) -> dict[str, str]:
-        """{system with results but no description: the description with no results that is
-        its (renamed) one}: the closest name among those descriptions, or the only one when
-        one system lacks a description and one description lacks results (a description a
-        tool wrote under its own name, such as mlperf-sysinfo's system_desc.json)."""
+    def renamed(self) -> dict[str, tuple[str, ...]]:
+        """{system with results but no description: the descriptions with no results that may be
+        its (renamed) one}: the closest name among those descriptions (every one as close as the
+        closest: which is the system's only its submitter knows), or the only one when one
+        system lacks a description and one description lacks results (a description a tool
+        wrote under its own name, such as mlperf-sysinfo's system_desc.json)."""
         missing = sorted(self.systems_with_results - self.described_systems)
         spare = sorted(self.described_systems - self.systems_with_results)
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, ...]] = {}
         for name in missing:
-            close = closest(name, [s for s in spare if s not in found.values()])
-            if close is None and len(missing) == len(spare) == 1:
-                close = spare[0]
+            taken = {s for names in found.values() for s in names}
+            free = [s for s in spare if s not in taken]
+            close = closest(name, free)
             if close is not None:
-                found[name] = close
+                best = _likeness(name, close)
+                found[name] = tuple(s for s in free if _likeness(name, s) == best)
+            elif len(missing) == len(spare) == 1:
+                found[name] = (spare[0],)
         return found
 
     def _described(self, inner: str) -> str | None:
@@ -218,16 +229,20 @@ class System:
     def _renamed(self) -> None:
         """A missing description whose system was renamed (Submission.renamed): its FIL001 says
         which description it is and how to fix it; STR004 then says nothing of that one."""
-        spare = self.submission.renamed.get(self.name)
+        spares = self.submission.renamed.get(self.name)
         last = self.findings[-1] if self.findings else None
-        if spare is None or last is None or last.code != "FIL001" or last.path != self.json_path:
+        if not spares or last is None or last.code != "FIL001" or last.path != self.json_path:
             return
-        folder = self.submission.round.layout.system_json.rpartition("/")[0]
-        old = f"{folder}/{spare}.json" if folder else f"{spare}.json"
-        new = self.submission.round.layout.system_json.format(system=self.name)
-        self.findings[-1] = last.with_(
-            message=f"{last.message}; {old} has no results: rename it to {new}", hint=f"rename {old} to {new}"
-        )
+        layout = self.submission.round.layout.system_json
+        old = [layout.format(system=spare) for spare in spares]
+        new = layout.format(system=self.name)
+        if len(old) == 1:
+            message, hint = f"{old[0]} has no results: rename it to {new}", f"rename {old[0]} to {new}"
+        else:
+            listed = f"{', '.join(old[:-1])} and {old[-1]}"
+            message = f"{listed} have no results: rename the one that describes this system to {new}"
+            hint = f"rename the one of {listed} that describes this system to {new}"
+        self.findings[-1] = last.with_(message=f"{last.message}; {message}", hint=hint)
 
     @property
     def system_type(self) -> str | None:
@@ -262,8 +277,23 @@ def clashes(names: Iterable[str], named: Callable[[str], bool]) -> list[Clash]:
     return sorted(found, key=lambda clash: clash.name)
 
 
+def _likeness(name: str, other: str) -> float:
+    """How alike two names are, as `closest` judges them (difflib's ratio, any case)."""
+    return round(difflib.SequenceMatcher(None, name.lower(), other.lower()).ratio(), 6)
+
+
+def _copy_beside(name: str, names: set[str]) -> bool:
+    """Whether `name` is a second copy of a file beside it (`X - Copy.json` beside `X.json`):
+    STR012 says so, and it describes no system of its own."""
+    stray = classify(name, is_dir=False)
+    return stray is not None and stray.copy_of is not None and stray.copy_of in names
+
+
 def entered(names: list[str], named: Callable[[str], bool]) -> list[str]:
     """The folders discovery enters: `names` without those that differ only in case from the
-    one the round names (they are no result; STR011 says so)."""
+    one the round names (they are no result; STR011 says so), and without a folder that looks
+    like a mistake (a second copy, `Offline (copy)`, or an OS artefact folder: STR012 says so,
+    and prepare leaves it out)."""
     strays = {clash.name for clash in clashes(names, named) if clash.canonical is not None}
+    strays |= {name for name in names if classify(name, is_dir=True) is not None}
     return [name for name in names if name not in strays] if strays else names

@@ -155,36 +155,116 @@ def verify_places(text: str) -> dict[str, tuple[int, int]]:
     return places
 
 
-_CONF_LINE = re.compile(r"^\s*([^#=\s][^=]*?)\s*=\s*(.*?)\s*$")
+# loadgen's words: what C++'s `>>` splits a line at (the ASCII white space of isspace).
+_CONF_SPACE = re.compile(r"[ \t\v\f\r]+")
+_OCTAL = re.compile(r"[+-]?0[0-7]*")
 
 
-def _conf_lines(text: str) -> Iterator[tuple[int, int, re.Match[str] | None, str]]:
-    """Each setting line of a user.conf or mlperf.conf (comments and blank lines skipped): its
-    number, the column where its text starts, its `key = value` match (None when it is not
-    one) and its text (one reading for parse_conf and conf_places)."""
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.split("#", 1)[0].strip()
-        if stripped:
-            yield number, len(line) - len(line.lstrip()) + 1, _CONF_LINE.match(stripped), stripped
+class Conf(dict[str, str]):
+    """The settings of a user.conf or mlperf.conf, `key -> value` as loadgen stores them; `refused`
+    is the line where loadgen refuses the file (it then applies none of its settings), else None."""
+
+    refused: int | None = None
 
 
-def parse_conf(text: str) -> tuple[dict[str, str], list[Defect]]:
-    """`model.scenario.key = value` lines; comments start with #. A key set twice has its last value."""
-    values: dict[str, str] = {}
-    defects: list[Defect] = []
-    for number, column, match, stripped in _conf_lines(text):
-        if not match:
-            message = f"line {number} is not `key = value`: {stripped[:80]}"
-            defects.append(Defect("LOG004", message, line=number, column=column))
+def _conf_number(word: str) -> bool:
+    """Whether loadgen takes `word` as a value: all of it read by strtoul (base 0: decimal,
+    0x hex, 0 octal) or strtod (a decimal or hex float, inf, nan)."""
+    if "_" in word or _OCTAL.fullmatch(word):
+        return "_" not in word
+    for read in (lambda w: int(w, 0), float, float.fromhex):
+        try:
+            read(word)
+        except ValueError:
             continue
-        values[match.group(1)] = match.group(2)
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class _ConfLine:
+    number: int
+    column: int  # of the line's first word
+    key: str | None  # the setting it stores (None: none)
+    value: str | None
+    problem: str | None  # what loadgen makes of a line it reads no setting from, or refuses
+    refuses: bool = False
+
+
+def _conf_lines(text: str) -> Iterator[_ConfLine]:
+    """Each line of a user.conf or mlperf.conf that holds a word, read as loadgen's
+    TestSettings::FromConfig reads it (loadgen/test_settings_internal.cc): words split at white
+    space; a `#` word before the value ends the line; the first word is the key, the second must
+    be `=` and every word after it is a value (the last stands) that must be a number. Anything
+    else makes loadgen refuse the whole file, which then sets nothing (`return -EINVAL` before
+    any lookup); a key alone (`key=value`, one word) sets nothing, silently. Lines end at `\n`."""
+    for number, line in enumerate(text.split("\n"), 1):
+        words = [word for word in _CONF_SPACE.split(line.replace("\n", "")) if word]
+        if not words:
+            continue
+        column = len(line) - len(line.lstrip(" \t\v\f\r")) + 1
+        key, value, looking = words[0], None, 0
+        problem, refuses = None, False
+        for word in words:
+            if word == "#" and looking != 2:
+                break
+            if looking == 2:
+                if not _conf_number(word):
+                    problem, refuses = _not_a_number(word), True
+                    break
+                value = word
+                continue
+            if looking == 1 and word != "=":
+                problem, refuses = f"`{_short(word)}` follows the key where loadgen wants `=`", True
+                break
+            looking += 1
+        if key.startswith("#") and not refuses:
+            continue  # a comment, or a key no lookup names
+        if looking == 1 and not refuses:
+            problem = (
+                f"`{_short(key)}` is one word to loadgen, which reads no setting from it: write `key = value`"
+                if "=" in key
+                else f"`{_short(key)}` is a key without `= value`; loadgen reads no setting from it"
+            )
+        yield _ConfLine(number, column, key if value is not None else None, value, problem, refuses)
+
+
+def _not_a_number(word: str) -> str:
+    if word.startswith("#"):
+        return f"the comment `{_short(word)}` after the value, which loadgen reads as a value that is not a number"
+    return f"the value `{_short(word)}` is not a number"
+
+
+def _short(word: str) -> str:
+    return word if len(word) <= 60 else word[:57] + "..."
+
+
+def parse_conf(text: str) -> tuple[Conf, list[Defect]]:
+    """The settings loadgen stores from `model.scenario.key = value` lines (a key set twice has
+    its last value), and a LOG004 for each line it reads no setting from; where it refuses the
+    file, `refused` is set and the defect says that loadgen applies none of the file."""
+    values = Conf()
+    defects: list[Defect] = []
+    for line in _conf_lines(text):
+        if line.refuses and values.refused is None:
+            values.refused = line.number
+            message = (
+                f"line {line.number}: {line.problem}, so loadgen refuses this file and applies none of its settings"
+            )
+            defects.append(Defect("LOG004", message, line=line.number, column=line.column))
+        elif line.problem is not None:
+            defects.append(
+                Defect("LOG004", f"line {line.number}: {line.problem}", line=line.number, column=line.column)
+            )
+        if line.key is not None and line.value is not None:
+            values[line.key] = line.value
     return values, defects
 
 
 def conf_places(text: str) -> dict[str, tuple[int, int]]:
     """Where the setting parse_conf read for each key is (its line, the column of its key):
     the last line that sets it, as its value is the last."""
-    return {match.group(1): (number, column) for number, column, match, _ in _conf_lines(text) if match}
+    return {line.key: (line.number, line.column) for line in _conf_lines(text) if line.key is not None}
 
 
 def _stamp(text: str) -> float | None:

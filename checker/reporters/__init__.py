@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from .common import visible_lines
+from ..escaping import visible_lines
 
 Writer = Callable[..., None]  # (what the command found, ..., out)
 
@@ -80,7 +80,9 @@ def as_json(document: Callable[..., Any], indent: int | None = 2) -> Writer:
 
 
 def as_text(render: Callable[..., str]) -> Writer:
-    """A writer of `render`'s text for people and spreadsheets: every line `visible`."""
+    """A writer of `render`'s text for people and spreadsheets: every line `visible`. A net
+    only: a render escapes its own records (checker.escaping.text_lines, csv_text), as a
+    newline inside a name cannot be told from a line break once the text is joined."""
 
     def write(*args: Any) -> None:
         *found, out = args

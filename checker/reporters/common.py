@@ -1,74 +1,27 @@
-"""What several reporters need: paths as the repository sees them, line numbers, text that is
-safe to show, and strict JSON.
-
-File names come from the file system as `os.fsdecode` gives them: a byte that is not UTF-8
-is a lone surrogate (U+DC80-U+DCFF) that no UTF-8 file can hold. Folder names and log text
-may also hold terminal escape sequences. Every writer passes its text through `printable`
-(data formats) or `visible` (what people read), so neither crashes a writer nor reaches a
-terminal raw: `cpu-\\xff` for the byte 0xFF, `\\x1b[31m` for an escape sequence."""
+"""What several reporters need: paths as the repository sees them, line numbers and strict
+JSON. The text they show is escaped by checker.escaping (the one escaping of every output):
+`printable` in data formats, `visible` in what people read, `csv_text` for CSV."""
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import json
 import math
 import numbers
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from ..escaping import csv_text, not_xml, printable, visible, visible_lines
 
 if TYPE_CHECKING:
     from ..findings import Finding
 
+__all__ = ["csv_text", "not_xml", "printable", "visible", "visible_lines"]  # checker.escaping's, for the writers
+
 _LINE = re.compile(r"^line (\d+)$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# C0 and C1 controls, DEL, the bidirectional overrides and isolates, surrogates, and the
-# noncharacters U+FFFE and U+FFFF (which XML 1.0 cannot hold either).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
-# What XML 1.0 cannot hold (its Char production), even as a character reference.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
-        return _NAMED.get(char, f"\\x{code:02x}")
-    return f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """`text` with every byte that was not UTF-8 written as `\\xNN` (and any other lone
-    surrogate as `\\uNNNN`): what a UTF-8 file or a strict JSON parser accepts."""
-    return _SURROGATE.sub(_escape, text) if isinstance(text, str) else text
-
-
-def visible(text: str, keep: str = "") -> str:
-    """`printable(text)`, with control characters (except those in `keep`) made visible too:
-    what people read on a terminal, in XML or in a job summary."""
-    return (
-        _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text) if isinstance(text, str) else text
-    )
-
-
-def not_xml(text: str) -> int:
-    """How many characters of `text` XML 1.0 cannot hold (`visible` writes them as `\\uNNNN`
-    or `\\xNN`; the JUnit writer says how many it replaced)."""
-    return len(_NOT_XML.findall(text)) if isinstance(text, str) else 0
-
-
-def visible_lines(text: str) -> str:
-    """`visible` for each line of a multi-line report: its line breaks stay."""
-    return "\n".join(visible(line) for line in text.split("\n"))
-
-
 # Where a value lies in a document: its parent's place and its key, back to the root (None).
 Place = tuple["Place | None", Any]
 
@@ -241,14 +194,3 @@ def help_uri(code: str) -> str | None:
     no URI: SARIF's helpUri must be absolute)."""
     url = _repository_url()
     return f"{url}/blob/HEAD/{help_page(code)}" if url else None
-
-
-def csv_text(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> str:
-    """Rows as CSV with a header of `columns`, one record per line: a missing or None cell is
-    empty, keys outside `columns` are left out. The one CSV writer of every command."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({key: "" if row.get(key) is None else row[key] for key in columns})
-    return buffer.getvalue()

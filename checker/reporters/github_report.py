@@ -15,11 +15,11 @@ markdown_code): no `|` splits a cell, no backtick ends a code span, no HTML reac
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections import defaultdict
 from typing import TextIO
 
+from ..escaping import annotation_data, annotation_property, markdown_code, markdown_text
 from ..findings import Distinct, Finding, Report, ResultRecord, Severity, Shown, shown_counts
 from ..output import append_text
 from .common import (
@@ -37,27 +37,19 @@ SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB per step, less room fo
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
 
-def _escape_data(text: str) -> str:
-    return visible(text, keep="\n").replace("%", "%25").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(finding: Finding, prefix: str, suffix: str = "", base: str | None = None) -> str:
     """The workflow command of one finding; `suffix` (" (affects 3 results)") ends its message;
     `prefix` and `base` place its file in the repository (common.in_workspace)."""
-    properties = [f"file={_escape_property(in_workspace(finding.path, prefix, base))}"]
+    properties = [f"file={annotation_property(in_workspace(finding.path, prefix, base))}"]
     if finding.line is not None:
         properties.append(f"line={finding.line}")
         if finding.column is not None:
             properties.append(f"col={finding.column}")
-    properties.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
+    properties.append(f"title={annotation_property(f'{finding.code} {finding.name}')}")
     pointer = pointer_shown(finding)
     message = finding.message + follows(finding) + (f" [{pointer}]" if pointer else "") + suffix
     message += _help(finding)
-    return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
+    return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{annotation_data(message)}"
 
 
 def _help(finding: Finding) -> str:
@@ -78,28 +70,6 @@ def chosen(findings: list[Finding], limit: int = ANNOTATIONS_PER_LEVEL) -> list[
         rest = [f for f in level if f not in first]
         picked += (first + rest)[:limit]
     return picked
-
-
-_MARKDOWN = re.compile(r"[\\`*_\[\]<>|#!~&]")
-
-
-def markdown_text(text: str) -> str:
-    """`text` as literal Markdown: `visible`, and every character Markdown or HTML would read
-    (`|` `` ` `` `*` `_` `[` `<` `&` ...) backslash-escaped: in a table cell too, where GitHub
-    ends a cell at an unescaped `|`."""
-    return _MARKDOWN.sub(lambda m: "\\" + m.group(), visible(text))
-
-
-def markdown_code(text: str, cell: bool = False) -> str:
-    """`text` as a code span: fenced with one backtick more than its longest run (padded when
-    it starts or ends with one), so no backtick closes it and no HTML in it is read; in a
-    table cell (`cell`) a `|` escaped, as GitHub reads it there even in code."""
-    shown = visible(text)
-    runs = re.findall(r"`+", shown)
-    fence = "`" * (max(map(len, runs), default=0) + 1)
-    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
-    span = f"{fence}{pad}{shown}{pad}{fence}"
-    return span.replace("|", "\\|") if cell else span
 
 
 def _caused_by(own: list[Finding], shared: list[Finding], submitter: str) -> str:
