@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import settings
 from .analysis import OUTLIER, TOLERANCE
+from .errors import api_door
 from .findings import Finding, ResultRecord
 from .wording import counted
 
@@ -117,6 +118,7 @@ FINDING_COLUMNS = {
 }
 
 
+@api_door
 def check(path: str | os.PathLike[str], round: str | None = None, **options: Any) -> Report:
     """Check the submission tree at `path` with its round (a name such as "v6.1" or a round
     file; detected from the tree when None, as `mlperf-check check` does). `options` are the
@@ -140,7 +142,7 @@ def check(path: str | os.PathLike[str], round: str | None = None, **options: Any
         if found.round is None:
             raise settings.UsageError(found.reason)
         if found.reason.startswith("not detected"):  # the command line says so too, and goes on
-            warnings.warn(f"{root}: round {found.reason}", stacklevel=2)
+            warnings.warn(f"{root}: round {found.reason}", stacklevel=3)
         round = found.round
     report = run(root, round, **options)
     if not report.results:
@@ -177,6 +179,7 @@ def _engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --- tables ----------------------------------------------------------------------------------
+@api_door
 def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) -> pd.DataFrame:
     """One published results table (any round's format: a JSON list, v6.1's object keyed
     "0", "1", ..., or the CSV of `mlperf-check table`), a folder holding one, a checked
@@ -201,18 +204,18 @@ def load_table(path_or_round: str | os.PathLike[str], round: str | None = None) 
         round = _detected(source)
     table = rows_of(source, round)
     for line in left_out_lines(source, table.left_out):
-        warnings.warn(line, stacklevel=2)
+        warnings.warn(line, stacklevel=3)
     if table.invalid:
         warnings.warn(
             f"{source}: {counted(table.invalid, 'invalid result')} left out (`mlperf-check check` says why)",
-            stacklevel=2,
+            stacklevel=3,
         )
     unnamed = sum(1 for row in table.rows if not row.get("version"))
     if unnamed and round is None:
         warnings.warn(
             f"{source}: {unnamed} rows do not name their round (no version column): their round is <NA>; "
             "give round= to name it",
-            stacklevel=2,
+            stacklevel=3,
         )
     return frame(normalise(table.rows, round))
 
@@ -262,14 +265,14 @@ def _frame(tables: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     results differ); a ValueError naming the columns a frame lacks."""
     from .analysis.table import without_duplicates
 
-    table, positions = _typed(tables, stacklevel=4)
+    table, positions = _typed(tables, stacklevel=5)
     table, duplicates = without_duplicates(table, positions)
     for line in duplicates.lines():
-        warnings.warn(line, stacklevel=3)
+        warnings.warn(line, stacklevel=4)
     return table
 
 
-def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 3) -> tuple[pd.DataFrame, list[str]]:
+def _typed(tables: pd.DataFrame | Iterable[pd.DataFrame], stacklevel: int = 4) -> tuple[pd.DataFrame, list[str]]:
     """One frame of load_table's columns typed by the reader's declarations, and where each
     of its rows is in the frames given (`frame row 3`, `frame 1 row 0`)."""
     import pandas as pd
@@ -322,6 +325,7 @@ class Compared:
         return iter((self.members, self.groups))
 
 
+@api_door
 def compare(
     frame: pd.DataFrame,
     reference: str | None = None,
@@ -346,8 +350,7 @@ def compare(
 
     command.check_options(tolerance, outlier, min_submitters)
     by = settings.columns(by, "by")
-    if reference is not None and not isinstance(reference, str):
-        raise settings.WrongType(f"reference {reference!r}: give a submitter's name or None", "reference")
+    name = command.reference_name(reference)  # as compare --reference reads it
     frame = _frame(frame)
     unknown = [key for key in by if key not in frame.columns]
     if unknown:
@@ -356,7 +359,6 @@ def compare(
         raise settings.UsageError("frame: no result rows to compare: nothing measured there")
     selection = _selection({**filters, "division": division})
     chosen = frame[selection.taken(frame)] if len(frame) else frame
-    name = None if reference in (None, "median") else reference.removeprefix("submitter:")
     members = command.compare(
         command.comparable(chosen), name, tolerance, by, outlier=outlier, min_submitters=min_submitters
     )
@@ -373,6 +375,7 @@ def _noted(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 
 # --- across rounds ---------------------------------------------------------------------------
+@api_door
 def across_rounds(
     frames: pd.DataFrame | Iterable[pd.DataFrame],
     *,
@@ -395,15 +398,16 @@ def across_rounds(
     scaling = settings.flag(scaling, "scaling")
     across_submitters = settings.flag(across_submitters, "across_submitters")
     plot = settings.text(plot, "plot", paths=True)
-    table = _frame(frames)
-    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
-    if plot is not None:
+    if plot is not None:  # before any work, as the command line checks --plot
         from .analysis import plots
 
         plots.image_format(os.fspath(plot), "plot")
         folder = os.path.dirname(os.fspath(plot)) or "."
         if not os.path.isdir(folder):
-            raise settings.UsageError(f"plot {os.fspath(plot)}: no folder {folder}")
+            raise settings.UsageError(f"plot {os.fspath(plot)}: no folder {folder}", "plot")
+    table = _frame(frames)
+    found = across.follow(rows(table), _selection({**filters, "division": division}), scaling, across_submitters)
+    if plot is not None:
         plots.rounds(
             found.series, os.fspath(plot), found.division, sorted({row.round for row in found.rows if row.round})
         )
@@ -414,6 +418,7 @@ def across_rounds(
 
 
 # --- claims ----------------------------------------------------------------------------------
+@api_door
 def claims(
     spec: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Mapping[str, Any]],
     tables: Mapping[str, pd.DataFrame | str | os.PathLike[str]] | pd.DataFrame | Iterable[pd.DataFrame],
@@ -456,7 +461,10 @@ def claims(
         for row, place in zip(rows(typed), where, strict=True):
             by_round.setdefault(row.round, []).append(row)
             positions.setdefault(row.round, []).append(place)
-    verdicts, notes = command.judged(listed, by_round, _selection(filters), _warning, positions)
+    source = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else "spec"
+    verdicts, notes = command.judged(
+        listed, by_round, _selection(filters), _warning, positions, source, "a table in tables"
+    )
     return _noted(
         pd.DataFrame.from_records(
             [v.to_dict() for v in verdicts],
@@ -468,10 +476,11 @@ def claims(
 
 def _warning(message: str) -> None:
     """What a command prints as a warning, as a Python warning of the caller."""
-    warnings.warn(message, stacklevel=4)
+    warnings.warn(message, stacklevel=5)
 
 
 # --- reproduce -------------------------------------------------------------------------------
+@api_door
 def reproduce(
     original: str | os.PathLike[str],
     reproduction: str | os.PathLike[str],
@@ -490,7 +499,7 @@ def reproduce(
     original = settings.text(original, "original", paths=True) or ""
     reproduction = settings.text(reproduction, "reproduction", paths=True) or ""
     round = settings.text(round, "round", paths=True)
-    settings.fraction(tolerance, "--tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
+    settings.fraction(tolerance, "tolerance")  # what reproduce --tolerance takes: 0.05 for 5%
     if round is None:
         found = detect_result(os.fspath(original))
         if found.round is None:

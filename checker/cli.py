@@ -212,12 +212,14 @@ def compare(
     ),
     outlier: float = typer.Option(OUTLIER, "--outlier", help="Outlier when |deviation| > this."),
     reference: str = typer.Option(
-        "median", "--reference", help="median, or submitter:NAME (their result; the others are their partners)."
+        "median",
+        "--reference",
+        help="median, or submitter:NAME (or NAME: their result; the others are their partners).",
     ),
     min_submitters: int = typer.Option(2, "--min-submitters", help="Groups need this many distinct submitters."),
     format: str | None = clikit.format_option("text, json, csv or html (default: -o's extension, else text)."),
     output: str | None = clikit.output_option(),
-    plot: str | None = typer.Option(None, "--plot", help="Draw the plot into this file: PNG or SVG by its extension."),
+    plot: str | None = typer.Option(None, "--plot", help="Draw the plot into this SVG file (.svg)."),
     across_rounds: bool = typer.Option(
         False, "--across-rounds", help="The same hardware across the inputs' rounds, and scaling across node counts."
     ),

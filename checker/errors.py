@@ -7,7 +7,13 @@ as the ValueError it is (a WrongType is also a TypeError). Nothing translates it
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import contextvars
+import functools
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class UsageError(ValueError):
@@ -23,6 +29,34 @@ class UsageError(ValueError):
 class WrongType(UsageError, TypeError):
     """A parameter of the wrong type (an API call's `round=5`, `strict="no"`): a UsageError,
     and a TypeError for the Python API."""
+
+
+_API: contextvars.ContextVar[bool] = contextvars.ContextVar("api", default=False)
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def option(parameter: str) -> str:
+    """How the door a call came through names a parameter, the one place that decides it: the
+    command line's option (`--min-submitters`) by default, the API's keyword
+    (`min_submitters`) within a function of `api_door`. Anything else (`-o`, `--format json:`,
+    `tables['v6.0']`) is left as it is."""
+    if not _NAME.fullmatch(parameter):
+        return parameter
+    return parameter if _API.get() else "--" + parameter.replace("_", "-")
+
+
+def api_door(function: F) -> F:
+    """`function` (of the Python API) naming every parameter in its messages as a keyword."""
+
+    @functools.wraps(function)
+    def called(*args: Any, **kwargs: Any) -> Any:
+        token = _API.set(True)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _API.reset(token)
+
+    return called  # type: ignore[return-value]
 
 
 @contextlib.contextmanager

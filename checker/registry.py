@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import UsageError
+from .errors import UsageError, option
 from .findings import Problem as Problem  # rules import Problem from here
 from .findings import Severity
 
@@ -161,8 +161,8 @@ def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> set[str]
     """Codes chosen by --select / --ignore, each given as a full code, a prefix or a rule's
     name. A value that is none of them raises SelectionError (check_codes)."""
     select, ignore = list(select), list(ignore)
-    check_codes(select, "--select")
-    check_codes(ignore, "--ignore")
+    check_codes(select, option("select"))
+    check_codes(ignore, option("ignore"))
     select = [p for p in map(_prefix, filter(None, select)) if p]
     ignore = [p for p in map(_prefix, filter(None, ignore)) if p]
     chosen = set()

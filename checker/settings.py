@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .errors import UsageError as UsageError  # the one user error (checker.errors), where the commands name it
 from .errors import WrongType as WrongType
+from .errors import option as named
 from .output import Plan, Target
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def shown(value: Any) -> str:
 def flag(value: Any, parameter: str) -> bool:
     """`value` when it is True or False: `strict="no"` is not a yes."""
     if not isinstance(value, bool):
-        raise WrongType(f"{parameter} {shown(value)}: give True or False", parameter)
+        raise WrongType(f"{named(parameter)} {shown(value)}: give True or False", parameter)
     return value
 
 
@@ -50,9 +51,9 @@ def whole(value: Any, parameter: str, low: int = 0, what: str = "") -> int | Non
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise WrongType(f"{parameter} {shown(value)}: give a whole number, {low} or more{what}", parameter)
+        raise WrongType(f"{named(parameter)} {shown(value)}: give a whole number, {low} or more{what}", parameter)
     if value < low:
-        raise UsageError(f"{parameter} {value}: give a whole number, {low} or more{what}", parameter)
+        raise UsageError(f"{named(parameter)} {value}: give a whole number, {low} or more{what}", parameter)
     return value
 
 
@@ -63,7 +64,7 @@ def text(value: Any, parameter: str, paths: bool = False) -> str | None:
     if paths and isinstance(value, os.PathLike):
         value = os.fspath(value)
     if not isinstance(value, str):
-        raise WrongType(f"{parameter} {shown(value)}: give a {'path or a ' if paths else ''}name", parameter)
+        raise WrongType(f"{named(parameter)} {shown(value)}: give a {'path or a ' if paths else ''}name", parameter)
     return value
 
 
@@ -74,24 +75,24 @@ def names(value: Any, parameter: str) -> list[str]:
         return []
     listed = [value] if isinstance(value, str) else value
     if isinstance(listed, (bytes, dict)) or not isinstance(listed, (list, tuple, set, frozenset)):
-        raise WrongType(f"{parameter} {shown(value)}: give a code or a list of codes", parameter)
+        raise WrongType(f"{named(parameter)} {shown(value)}: give a code or a list of codes", parameter)
     for item in listed:
         if not isinstance(item, str):
-            raise WrongType(f"{parameter} {shown(item)}: give a code or a list of codes", parameter)
+            raise WrongType(f"{named(parameter)} {shown(item)}: give a code or a list of codes", parameter)
     return split(listed)
 
 
 def columns(value: Any, parameter: str) -> tuple[str, ...]:
     """A list of column names: "model" alone is ("model",)'s mistake, said as such."""
     if isinstance(value, str):
-        raise WrongType(f"{parameter} {value!r}: give a list of column names, e.g. ({value!r},)", parameter)
+        raise WrongType(f"{named(parameter)} {value!r}: give a list of column names, e.g. ({value!r},)", parameter)
     try:
         listed = tuple(value)
     except TypeError:
-        raise WrongType(f"{parameter} {shown(value)}: give a list of column names", parameter) from None
+        raise WrongType(f"{named(parameter)} {shown(value)}: give a list of column names", parameter) from None
     for item in listed:
         if not isinstance(item, str):
-            raise WrongType(f"{parameter} {shown(item)}: give a list of column names", parameter)
+            raise WrongType(f"{named(parameter)} {shown(item)}: give a list of column names", parameter)
     return listed
 
 
@@ -106,17 +107,18 @@ def split(values: Iterable[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def fraction(value: float | None, option: str) -> None:
+def fraction(value: float | None, parameter: str) -> None:
     """A usage error unless `value` is a fraction (0 to 1): 4 meant as 4% would make every
-    group within tolerance, and no result an outlier."""
+    group within tolerance, and no result an outlier. `parameter` is named as the door names
+    it (errors.option: `--tolerance`, or the API's `tolerance`)."""
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise WrongType(f"{option} {value!r}: give a fraction, e.g. 0.04 for 4%", option.lstrip("-"))
+        raise WrongType(f"{named(parameter)} {value!r}: give a fraction, e.g. 0.04 for 4%", parameter)
     if 0 <= value <= 1:
         return
     example = f"{value / 100:g} for {value:g}%" if 1 < value <= 100 else "0.04 for 4%"
-    raise UsageError(f"{option} {value:g}: give a fraction, e.g. {example}", option.lstrip("-"))
+    raise UsageError(f"{named(parameter)} {value:g}: give a fraction, e.g. {example}", parameter)
 
 
 def config_of(path: str) -> Config:
@@ -147,7 +149,7 @@ class Settings:
         """Each of `keys` (default: those `given`), the command line's value (`given`, by key)
         when it gives one, else the configuration's. --jobs is checked here, as the API's jobs
         is (`whole`: the one check of a count of workers; the configuration's by its schema)."""
-        whole(given.get("jobs"), "--jobs", 0, JOBS)
+        whole(given.get("jobs"), "jobs", 0, JOBS)
         values: dict[str, Any] = {}
         taken = False
         for key in given if keys is None else keys:

@@ -376,7 +376,7 @@ def test_every_analysis_keeps_to_its_filters(filters: dict[str, list[str]]) -> N
     for note in found.notes:
         assert set(note.split(": ", 1)[1].split("; ")) <= names
     if table.loc[closed, "round"].nunique() < 2:  # the command's rule (attack25 A9)
-        with pytest.raises(ValueError, match="^--across-rounds needs results of two or more rounds"):
+        with pytest.raises(ValueError, match="^across_rounds needs results of two or more rounds"):
             mlperf_check.across_rounds(table, scaling=True, **filters)
         return
     across = mlperf_check.across_rounds(table, scaling=True, **filters)

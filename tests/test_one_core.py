@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import mlperf_check
+from checker.analysis.selection import DIVISIONS
+from checker.analysis.table import COLUMNS as FRAME_COLUMNS
 from checker.cli import app
 
 runner = CliRunner()
@@ -73,7 +75,10 @@ def _left_out_rows(lines: list[str]) -> list[str]:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.sampled_from(RESULTS), min_size=2, max_size=8),
-    st.sampled_from(["value", "role", "group", "Submitter", "Model", "deviation", "outlier", "n"]),
+    st.one_of(
+        st.sampled_from(["value", "role", "group", "Submitter", "Model", "deviation", "outlier", "n", "folded"]),
+        st.text(min_size=1, max_size=12).filter(lambda name: name not in FRAME_COLUMNS),  # any name
+    ),
 )
 def test_a_frame_keeps_and_leaves_out_the_rows_its_file_does(
     tmp_path: Path, results: list[tuple[Any, bool]], extra: str
@@ -147,6 +152,15 @@ WRONG: Any = st.one_of(
     st.booleans(),
 )
 
+
+def _a_name(value: Any) -> bool:
+    return value is None or value == [] or (isinstance(value, str) and bool(value.strip()))
+
+
+def _a_division(value: Any) -> bool:
+    return value is None or value == [] or (isinstance(value, str) and value.strip().lower() in DIVISIONS)
+
+
 # (function, parameter, whether a value is right): a value that is not right must be refused.
 PARAMETERS = {
     ("check", "strict"): lambda v: isinstance(v, bool),
@@ -162,6 +176,13 @@ PARAMETERS = {
     ("claims", "spec"): lambda v: False,
     ("reproduce", "tolerance"): lambda v: v is None or (type(v) in (int, float) and 0 <= v <= 1),
     ("load_table", "round"): lambda v: v is None,
+    ("across_rounds", "plot"): lambda v: v is None or (isinstance(v, str) and v.endswith(".svg")),
+    # the filters: None or [] (any), a name that is not blank; a division of the three
+    **{
+        (function, key): (_a_division if key == "division" else _a_name)
+        for function in ("compare", "across_rounds", "claims")
+        for key in ("model", "scenario", "submitter", "accelerator", "round", "division")
+    },
 }
 
 
@@ -172,6 +193,9 @@ def _call(function: str, parameter: str, value: Any, table: pd.DataFrame) -> Non
         mlperf_check.compare(table, **{parameter: value})
     elif function == "across_rounds":
         mlperf_check.across_rounds([table], **{parameter: value})
+    elif function == "claims" and parameter != "spec":
+        claim = {"id": "c", "kind": "value", "expect": 1, "in": {"round": "v6.0"}}
+        mlperf_check.claims([claim], table, **{parameter: value})
     elif function == "claims":
         mlperf_check.claims(value, table)
     elif function == "reproduce":
@@ -200,14 +224,15 @@ def test_every_wrong_parameter_is_refused_naming_it(
         with pytest.raises((TypeError, ValueError)) as raised:
             _call(function, parameter, value, small)
     message = str(raised.value)
-    named = parameter if function != "reproduce" else "--tolerance"
     if (function, parameter) == ("check", "round") and isinstance(value, str):
         return  # a text round is a name: the missing tree is refused first, naming the path
     if (function, parameter) == ("load_table", "round") and isinstance(value, str):
         assert message.startswith(f"round {value!r}: not a round this version knows")
         return
     if (function, parameter) == ("claims", "spec") and isinstance(value, str):
-        assert message.startswith("cannot read claims file")  # a text is a claims file's path
+        # a text is a claims file's path: one that cannot be read ("cannot read claims file x:
+        # ...") or is no file ("claims file / is not a regular file"), the one family of messages
+        assert re.match(r"(cannot read )?claims file ", message), message
         return
     if (function, parameter) == ("claims", "spec") and value == []:
         assert message.startswith("spec:2: claims: [] should be non-empty")  # the spec, and the place in it
@@ -215,7 +240,8 @@ def test_every_wrong_parameter_is_refused_naming_it(
     if (function, parameter) == ("compare", "by") and isinstance(value, list):
         assert message.startswith("by ") or "by names no column" in message
         return
-    assert message.startswith((f"{named} ", f"--{parameter.replace('_', '-')} ", f"{parameter}: ")), message
+    # the API's name of it (errors.option), never the command line's `--min-submitters`
+    assert message.startswith((f"{parameter} ", f"{parameter}: ")), message
 
 
 def test_the_issues_wrong_parameters() -> None:
@@ -233,11 +259,68 @@ def test_the_issues_wrong_parameters() -> None:
         mlperf_check.compare(pd.DataFrame(), by="model")
     with pytest.raises(TypeError, match=r"^spec 123: give a claims file"):
         mlperf_check.claims(123, pd.DataFrame())
-    with pytest.raises(ValueError, match=r"^--tolerance 5: give a fraction, e.g. 0.05 for 5%$"):
+    with pytest.raises(ValueError, match=r"^tolerance 5: give a fraction, e.g. 0.05 for 5%$"):
         mlperf_check.reproduce(tree, tree, tolerance=5)
+    with pytest.raises(ValueError, match=r"^select BOGUS: unknown code, prefix or rule name; "):
+        mlperf_check.check(tree, select="BOGUS")
     from checker.settings import UsageError, WrongType
 
     assert issubclass(WrongType, UsageError) and issubclass(WrongType, TypeError) and issubclass(UsageError, ValueError)
+
+
+# Each parameter both doors have, given a wrong value through each: (command line, API call).
+# The command line names it as its option (`--min-submitters 0`), the API as its keyword
+# (`min_submitters 0`): errors.option, the one place that decides, per door.
+DOORS: dict[str, tuple[list[str], Any]] = {
+    "select": (["check", "{tree}", "--select", "BOGUS"], lambda t, f: mlperf_check.check(t, select="BOGUS")),
+    "ignore": (["check", "{tree}", "--ignore", "BOGUS"], lambda t, f: mlperf_check.check(t, ignore="BOGUS")),
+    "jobs": (["check", "{tree}", "--jobs", "-1"], lambda t, f: mlperf_check.check(t, jobs=-1)),
+    "tolerance": (["compare", "{table}", "--tolerance", "5"], lambda t, f: mlperf_check.compare(f, tolerance=5)),
+    "outlier": (["compare", "{table}", "--outlier", "2"], lambda t, f: mlperf_check.compare(f, outlier=2)),
+    "min_submitters": (
+        ["compare", "{table}", "--min-submitters", "0"],
+        lambda t, f: mlperf_check.compare(f, min_submitters=0),
+    ),
+    "reference": (
+        ["compare", "{table}", "--reference", "submitter:Nobody"],
+        lambda t, f: mlperf_check.compare(f, reference="submitter:Nobody"),
+    ),
+    "division": (["compare", "{table}", "--division", "x"], lambda t, f: mlperf_check.compare(f, division="x")),
+    "model": (["compare", "{table}", "--model", " "], lambda t, f: mlperf_check.compare(f, model=" ")),
+    "across_rounds": (["compare", "{table}", "--across-rounds"], lambda t, f: mlperf_check.across_rounds(f)),
+    "plot": (
+        ["compare", "{table}", "--across-rounds", "--plot", "x.png"],
+        lambda t, f: mlperf_check.across_rounds(f, plot="x.png"),  # one round: --plot is checked first
+    ),
+    "reproduce tolerance": (
+        ["reproduce", "{tree}", "{tree}", "--tolerance", "5"],
+        lambda t, f: mlperf_check.reproduce(t, t, tolerance=5),
+    ),
+}
+
+
+@pytest.mark.parametrize("parameter", list(DOORS))
+def test_each_door_names_a_parameter_its_own_way(small: pd.DataFrame, tmp_path: Path, parameter: str) -> None:
+    """`check(select="BOGUS")` said `--select BOGUS`, the command line's name: the same message
+    through both doors, each naming the parameter as it is given there."""
+    tree, table = "/work/shared/real/v6.1", tmp_path / "t.json"
+    table.write_text(json.dumps([_row(n, 100.0 + n) for n in range(4)]))
+    args, call = DOORS[parameter]
+    done = runner.invoke(
+        app, [a.format(tree=tree, table=table) for a in args], prog_name="mlperf-check", catch_exceptions=False
+    )
+    keyword = parameter.split()[-1]
+    option = "--" + keyword.replace("_", "-")
+    assert done.exit_code == 2, done.output
+    said = done.output.strip().splitlines()[-1].removeprefix("error: ")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises((TypeError, ValueError)) as raised:
+            call(tree, small)
+    message = str(raised.value)
+    assert said.startswith(option + " ") or said.startswith(option + ":"), said
+    assert message.startswith(keyword + " ") or message.startswith(keyword + ":"), message
+    assert said.removeprefix(option) == message.removeprefix(keyword) or parameter == "reference", (said, message)
 
 
 # --- one comparable-group key, whichever analysis: properties over generated tables ---------------
@@ -320,7 +403,7 @@ def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, r
             assert group[column].nunique(dropna=False) == 1, (column, group[column].tolist())
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=tables(), reference=st.sampled_from(["Alpha", "Beta", None]), scenario=st.booleans())
 def test_a_spread_claim_is_compares_group_or_ambiguous(
     tmp_path: Path, rows: list[dict], reference: str | None, scenario: bool
@@ -363,6 +446,15 @@ def test_a_spread_claim_is_compares_group_or_ambiguous(
             assert judged["measured"] is None or judged["measured"] != judged["measured"]
             continue
         assert judged["measured"] == pytest.approx(group["mean_abs_dev"], rel=1e-12)
+        # partner for partner: the same rows, roles and deviations as compare's members
+        members = found.members[found.members["group"] == group["group"]]
+        assert sorted((r["location"], r["role"]) for r in judged["rows"]) == sorted(
+            zip(members["location"], members["role"], strict=True)
+        )
+        deviations = dict(zip(members["location"], members["deviation"], strict=True))
+        for r in judged["rows"]:
+            if r["role"] == "partner":
+                assert r["deviation"] == pytest.approx(deviations[r["location"]], rel=1e-12)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -438,3 +530,134 @@ def test_claims_on_a_frame_are_claims_on_its_file(tmp_path: Path, results: list[
     duplicates = [line.removeprefix("warning: ") for line in said if "duplicate" in line]
     assert duplicates == [line for line in warned if "duplicate" in line]
     assert len(duplicates) == (1 if twice and results[0][1] else 0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    reference=st.one_of(
+        st.sampled_from(["median", "", " ", "submitter:", "Org1", "submitter:Org1", "org2", "submitter:Nobody", "a:b"]),
+        st.text(alphabet="Org12:su bmitedan", max_size=12),
+    )
+)
+def test_a_reference_is_read_one_way_through_both_doors(tmp_path: Path, reference: str) -> None:
+    """compare --reference took only median or submitter:NAME, the API also NAME alone (and
+    "a:b" as a name): one reading (analysis.compare.reference_name) for both, the same groups
+    or the same refusal, each naming the parameter its own way."""
+    path, frame = _frame_of([_row(n, 100.0 + n) for n in range(6)], tmp_path)
+    done = runner.invoke(
+        app, ["compare", str(path), "-f", "json", "--no-progress", "--reference", reference], prog_name="mlperf-check"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            found: Any = mlperf_check.compare(frame, reference=reference)
+        except ValueError as error:
+            found = str(error)
+    if isinstance(found, str):
+        assert done.exit_code == 2, done.stdout
+        assert found.startswith("reference ") and done.stderr == f"error: --{found}\n"
+        return
+    assert done.exit_code == 0, done.stderr
+    listed = json.loads(done.stdout)["groups"]
+    assert [g["reference_submitter"] for g in listed] == [
+        r if isinstance(r, str) else None for r in found.groups["reference_submitter"]
+    ]
+
+
+def test_a_claim_of_a_round_without_a_table_is_refused_through_both_doors(tmp_path: Path) -> None:
+    """The command line refused a claim of a round it was given no table for (exit 2); the API
+    judged it no-data, as if the round had no such row."""
+    path, frame = _frame_of([_row(n, 100.0 + n) for n in range(4)], tmp_path)
+    spec = tmp_path / "c.yaml"
+    spec.write_text("claims:\n- id: c\n  kind: value\n  expect: 1\n  in: {round: v6.1, model: llama2-70b-99}\n")
+    done = runner.invoke(app, ["claims", str(spec), f"--table=v6.0={path}", "--no-progress"], prog_name="mlperf-check")
+    assert done.exit_code == 2 and done.stderr == f"error: {spec}: claims select rounds without a --table: v6.1\n"
+    for tables in ({"v6.0": frame}, {"v6.0": str(path)}, frame, [frame]):
+        with pytest.raises(
+            ValueError, match=rf"^{re.escape(str(spec))}: claims select rounds without a table in tables: v6\.1$"
+        ):
+            mlperf_check.claims(spec, tables)
+
+
+@pytest.mark.parametrize("name", ["a:b:c", "x:smile:y", "Org:a:"])
+def test_an_error_line_says_the_message_as_it_is(tmp_path: Path, name: str) -> None:
+    """rich read `:a:` in `--reference submitter:a:b` as an emoji code and printed 🅰: the
+    error line is the message, byte for byte, whatever it names."""
+    missing = tmp_path / name
+    done = runner.invoke(app, ["check", str(missing)], prog_name="mlperf-check")
+    assert done.exit_code == 2 and done.stderr == f"error: {missing}: no such file or folder\n"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rows=tables(),
+    filters=filter_sets,
+    kind=st.sampled_from(["value", "spread"]),
+    side=st.fixed_dictionaries(
+        {"round": st.sampled_from(["v5.1", "v6.0"])},
+        optional={
+            "model": st.sampled_from(["llama2-70b-99", "mixtral-8x7b"]),
+            "scenario": st.sampled_from(sorted(SCENARIOS)),
+            "accelerator": st.sampled_from(["H100", "GH100", "MI300X"]),
+            "nodes": st.sampled_from([1, 2]),
+        },
+    ),
+)
+def test_no_claim_rests_on_two_scenarios_units_rounds_or_hardware(
+    tmp_path: Path, rows: list[dict], filters: dict, kind: str, side: dict
+) -> None:
+    """A claim that is judged (holds or fails) rests on rows of one comparable group; a
+    selection that spans several is ambiguous, and says so."""
+    from checker.analysis.table import fold
+
+    _, frame = _frame_of(rows, tmp_path)
+    claim = {"id": "c", "kind": kind, "expect": 0.04 if kind == "spread" else 100.0, "in": side}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            judged = mlperf_check.claims([claim], frame, **filters).iloc[0]
+        except ValueError as error:
+            assert str(error).startswith(("no row matches the selection", "spec: claims select rounds without")), error
+            return
+    if judged["verdict"] not in ("holds", "fails"):
+        return
+    taken = frame[frame["location"].isin([r["location"] for r in judged["rows"]])]
+    assert len(taken) >= 1
+    keys = taken.assign(folded=taken["hardware"].map(fold))
+    for column in ("round", "model", "scenario", "units", "folded", "per_node", "nodes"):
+        assert keys[column].nunique(dropna=False) == 1, (column, keys[column].tolist())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), filters=filter_sets.filter(lambda f: "round" not in f), scaling=st.booleans())
+def test_no_series_spans_two_scenarios_units_or_hardware(
+    tmp_path: Path, rows: list[dict], filters: dict, scaling: bool
+) -> None:
+    """--across-rounds' series: one benchmark, scenario, unit and hardware each, one row per
+    round; a scaling series one hardware, one unit and one round."""
+    from checker.analysis.table import fold
+
+    _, frame = _frame_of(rows, tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            found = mlperf_check.across_rounds(frame, scaling=scaling, **filters)
+        except ValueError as error:
+            assert str(error).startswith(("no row matches the selection", "across_rounds needs")), error
+            return
+    if not len(found):
+        return
+    found = found.assign(folded=found["hardware"].map(fold))
+    # each point is a row of the table of the series' own benchmark, scenario, unit and hardware
+    by_place = frame.assign(folded=frame["hardware"].map(fold)).set_index(["round", "location"])
+    for point in found.to_dict("records"):
+        row = by_place.loc[(point["round"], point["location"])]
+        row = row.iloc[0] if isinstance(row, pd.DataFrame) else row
+        for column in ("model", "scenario", "units", "folded", "per_node"):
+            assert row[column] == point[column], (column, row[column], point[column])
+    key = ["kind", "model", "scenario", "folded", "per_node", "submitter"]
+    for _, series in found[found["kind"] == "across_rounds"].groupby(key + ["nodes"], dropna=False):
+        assert series["units"].nunique(dropna=False) == 1
+        assert series["round"].is_unique, series["round"].tolist()
+    for _, series in found[found["kind"] != "across_rounds"].groupby(key + ["round"], dropna=False):
+        assert series["units"].nunique(dropna=False) == 1

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import option
 from ..escaping import text_lines
 from ..reporters import Formats, as_json, as_text
 from ..reporters.common import csv_text
@@ -137,7 +138,7 @@ def follow(
     rounds = sorted({row.round for row in rows if row.round}, key=_order)
     if len(rounds) < 2:
         raise UsageError(
-            f"--across-rounds needs results of two or more rounds; the rows selected hold {', '.join(rounds) or 'none'}"
+            f"{option('across_rounds')} needs results of two or more rounds; the rows selected hold {', '.join(rounds) or 'none'}"
         )
     series = across_rounds(rows, division)
     scalings = scaling(rows, across_submitters, division) if scaling_too else []

@@ -34,7 +34,7 @@ from ..reporters import Formats, as_json, as_text
 from ..settings import UsageError
 from . import selection as chosen_by
 from . import table as published
-from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line
+from .compare import Comparison, Options, beyond, compare, frame_of, groups_of, partners_line, reference_name
 from .selection import Selection
 from .table import Row, best, faster
 
@@ -213,7 +213,7 @@ def _mixed(side: str, chosen: list[Row]) -> str | None:
 def _spread(verdict: ClaimVerdict, claim: dict[str, Any], chosen: list[Row]) -> None:
     """The spread as compare measures it: one group (the selection), its reference and partners."""
     reference = claim.get("reference", "median")
-    submitter = None if reference == "median" else reference.split(":", 1)[1]
+    submitter = reference_name(reference)  # the one reading of a reference, as compare's
     members = compare(frame_of(chosen), submitter, claim["expect"], by=(), min_submitters=1)
     options = Options(claim["expect"], reference=reference, min_submitters=1)
     found = Comparison(options, members, groups_of(members, claim["expect"]))
@@ -388,11 +388,18 @@ def judged(
     selection: Selection,
     warn: Callable[[str], None],
     positions: Mapping[str, Sequence[str]] | None = None,
+    source: str = "claims",
+    a_table: str = "a --table",
 ) -> tuple[list[Any], list[str]]:
     """The verdicts of the claims `listed` on the rows of each round (`rows`, each result once:
     a duplicate is left out with a warning, which names both rows, from `positions`, when
     their results differ) that `selection` takes, and the selection's notes: what `claims`
-    and mlperf_check.claims both compute."""
+    and mlperf_check.claims both compute. A claim of a round no table was given for is a
+    usage error, naming the claims (`source`) and the rounds (`a_table`: how the door names a
+    table, `a --table` or `a table in tables`): no-data would say the round has no such row."""
+    missing = rounds_without_table(listed, rows)
+    if missing:
+        raise UsageError(f"{source}: claims select rounds without {a_table}: {', '.join(missing)}")
     taken: dict[str, list[Row]] = {}
     identical, conflicts = 0, list[published.Conflict]()
     for name, found in rows.items():
@@ -406,6 +413,12 @@ def judged(
         raise UsageError(selection.why_empty(published.frame([row for found in taken.values() for row in found])))
     verdicts = check_claims(listed, chosen)
     return verdicts, selection.notes(row.hardware for found in chosen.values() for row in found)
+
+
+def rounds_without_table(listed: list[dict[str, Any]], rows: Mapping[str, Any]) -> list[str]:
+    """The rounds the claims' selections name that `rows` (by round) has no table of."""
+    named = {side["round"] for claim in listed for key in ("in", "from", "to") if (side := claim.get(key))}
+    return sorted(named - set(rows))
 
 
 def of_round(label: str, name: str, found: list[Row]) -> list[Row]:

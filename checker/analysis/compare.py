@@ -25,21 +25,25 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..errors import option
 from ..escaping import text_lines
 from ..parsers import number
 from ..reporters.common import csv_text
-from ..settings import UsageError, WrongType, fraction
+from ..settings import UsageError, WrongType, fraction, whole
 from . import OUTLIER, TOLERANCE
 from . import table as published
 from .selection import Selection
 from .table import Row, deviation, location_of, normalise
+
+if TYPE_CHECKING:
+    from .reader import Table
 
 # Description fields that explain an outlier: table keys, and description fields when the
 # input was a submission tree.
@@ -115,7 +119,7 @@ class Options:
     @property
     def submitter(self) -> str | None:
         """The reference submitter's name, or None for the group median."""
-        return None if self.reference == "median" else self.reference.split(":", 1)[1]
+        return reference_name(self.reference)
 
     def definition(self) -> str:
         reference = (
@@ -170,14 +174,13 @@ def check_options(tolerance: float, outlier: float, min_submitters: int) -> None
     """A usage error (a ValueError) for a tolerance or outlier threshold that is not a fraction,
     or a minimum of submitters that is not a whole number from 1: checked first, by the
     command line and the API alike."""
-    for value, option in ((tolerance, "--tolerance"), (outlier, "--outlier")):
+    for value, parameter in ((tolerance, "tolerance"), (outlier, "outlier")):
         if value is None:  # compare has no default of the round's: a fraction is given
-            raise WrongType(f"{option} None: give a fraction, e.g. 0.04 for 4%", option.lstrip("-"))
-        fraction(value, option)
-    if isinstance(min_submitters, bool) or not isinstance(min_submitters, int):
-        raise WrongType(f"--min-submitters {min_submitters!r}: give a whole number, 1 or more", "min_submitters")
-    if min_submitters < 1:
-        raise UsageError(f"--min-submitters {min_submitters}: give a whole number, 1 or more", "min_submitters")
+            raise WrongType(f"{option(parameter)} None: give a fraction, e.g. 0.04 for 4%", parameter)
+        fraction(value, parameter)
+    if min_submitters is None:  # whole() takes None for "not given"; here a count is given
+        raise WrongType(f"{option('min_submitters')} None: give a whole number, 1 or more", "min_submitters")
+    whole(min_submitters, "min_submitters", 1)
 
 
 def compare(
@@ -350,17 +353,64 @@ def unique(rows: list[dict[str, Any]], positions: Sequence[str]) -> tuple[list[d
     return [rows[i] for i in kept], duplicates
 
 
+def compared_rows(
+    tables: Sequence[tuple[str, Table]], round: str | None, warn: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    """The rows compare compares, of its inputs (`tables`: each input's name and its table,
+    as the reader read it), each result once. A row names its round, else its table's (the
+    one `round` given, or `(round of INPUT)`, with a warning): two tables' rows never pool in
+    one group. No row at all is a usage error (nothing measured, no verdict: issue 33); a
+    duplicate is left out with a warning (`unique`)."""
+    rows: list[dict[str, Any]] = []
+    positions: list[str] = []
+    for item, table in tables:
+        found = table.rows
+        positions += table.positions()
+        unnamed = [row for row in found if row.get("version") in (None, "")]
+        for row in unnamed:
+            row["version"] = round or f"(round of {item})"
+        if unnamed and round is None:  # as load_table warns (its round is <NA>)
+            warn(
+                f"{item}: {len(unnamed)} rows do not name their round (no version column): "
+                f"their round is '(round of {item})'; give --round to name it"
+            )
+        rows += found
+    if not rows:  # [], {}, a CSV header, every row left out
+        raise UsageError(f"{', '.join(item for item, _ in tables)}: no result rows to compare: nothing measured there")
+    rows, duplicates = unique(rows, positions)
+    for line in duplicates.lines():
+        warn(line)
+    return rows
+
+
+def reference_name(reference: Any) -> str | None:
+    """The one reading of a reference, for every door (compare --reference, the API's
+    reference=, a spread claim's reference): None or "median" is the group median;
+    "submitter:NAME", or NAME alone, that submitter. A blank name is a usage error naming the
+    parameter; whether NAME has a result is known_reference's."""
+    if reference is None or reference == "median":
+        return None
+    if not isinstance(reference, str):
+        raise WrongType(f"{option('reference')} {reference!r}: give a submitter's name or None", "reference")
+    name = reference.removeprefix("submitter:")
+    if not name.strip():
+        raise UsageError(
+            f"{option('reference')} {reference!r}: give median, or submitter:NAME (a submitter's name)", "reference"
+        )
+    return name
+
+
 def known_reference(name: str, frame: pd.DataFrame) -> None:
     """A usage error (a ValueError) unless the reference submitter `name` has a result among
     the rows compared (`frame`: the selected rows of the divisions compared), case-blind."""
     if not isinstance(name, str) or not name.strip():
-        raise UsageError(f"--reference submitter:{name}: give a submitter's name")
+        raise UsageError(f"{option('reference')} submitter:{name}: give a submitter's name", "reference")
     known = sorted({str(s) for s in frame["submitter"].dropna()}, key=str.lower)
     if name.strip().lower() not in {k.lower() for k in known}:
         divisions = sorted({str(d) for d in frame["division"].dropna()})
         shown = ", ".join(known[:5]) + (f", ... ({len(known)} in all)" if len(known) > 5 else "")
         raise UsageError(
-            f"--reference submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
+            f"{option('reference')} submitter:{name}: no {' or '.join(divisions)} result of submitter {name} "
             f"among the selected rows; their submitters are {shown or 'none'}"
         )
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import errors
 from ..output import write_file
 from ..reporters.common import visible
 from ..settings import UsageError
@@ -68,10 +69,11 @@ class Limits(Protocol):
 
 
 # --- files ---------------------------------------------------------------------------------
-def image_format(path: str, option: str = "--plot") -> str:
+def image_format(path: str, parameter: str = "plot") -> str:
     """svg, by the extension of `path` (SVG for a device or pipe such as /dev/stdout);
     another extension, none, or a folder is a usage error (a path ending in "/" would
     otherwise be written as a file without it)."""
+    option = errors.option(parameter)  # --plot, or the API's plot
     if not os.path.basename(path) or path.endswith((os.sep, "/")) or os.path.isdir(path):
         raise UsageError(f"{option} {path}: give a file, e.g. {os.path.join(path, 'plot.svg')}, not a folder")
     extension = os.path.splitext(os.path.basename(path))[1].lower().lstrip(".")
@@ -99,7 +101,7 @@ def save(canvas: Canvas, path: str, number: int, part: str = "") -> str:
     """Write page `number` of a plot (page_path) as SVG. Returns the file written."""
     image_format(path)
     target = page_path(path, number, part)
-    write_file(target, canvas.svg(), "--plot")  # checker/output.py: the one writer
+    write_file(target, canvas.svg(), errors.option("plot"))  # checker/output.py: the one writer
     return target
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..errors import option
 from ..rounds import available_rounds
 from ..settings import UsageError, WrongType
 from .table import Row, fold, frame, one_spelling
@@ -51,19 +52,25 @@ def _names(key: str, values: str | Iterable[str] | None) -> tuple[str, ...]:
         try:
             values = tuple(values)
         except TypeError:
-            raise WrongType(f"{key}: give a name or a list of names, not {values!r}") from None
+            raise WrongType(f"{option(key)}: give a name or a list of names, not {values!r}", key) from None
     names = (values,) if isinstance(values, str) else values
     for value in names:
         if not isinstance(value, str):
-            raise WrongType(f"{key}: give a name or a list of names, not {value!r}")
+            raise WrongType(f"{option(key)}: give a name or a list of names, not {value!r}", key)
         if not value.strip():
-            raise UsageError(f"--{key} {value!r}: give a name, not a blank")
+            raise UsageError(f"{option(key)} {value!r}: give a name, not a blank", key)
         if key == "division" and value.strip().lower() not in DIVISIONS:
-            raise UsageError(f"--division {value}: the divisions are {', '.join(DIVISIONS)}")
-    if key == "round":  # a round this version knows, in its own spelling: "V6.1" is v6.1
-        known = {name.lower(): name for name in available_rounds()}
-        return tuple(known.get(value.strip().lower(), value.strip()) for value in names)
+            raise UsageError(f"{option('division')} {value}: the divisions are {', '.join(DIVISIONS)}", "division")
+    if key == "round":
+        return tuple(round_spelled(value) for value in names)
     return tuple(value.strip() for value in names)
+
+
+def round_spelled(given: str) -> str:
+    """A round this version knows, in its own spelling ("V6.1" is v6.1), else `given` as it is
+    (stripped): the one reading of a round's name, for --round and every filter."""
+    known = {name.lower(): name for name in available_rounds()}
+    return known.get(given.strip().lower(), given.strip())
 
 
 @dataclass(frozen=True)

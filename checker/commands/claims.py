@@ -64,18 +64,8 @@ def run(invocation: Invoked) -> int:
         name, found, where = _table(item, options.progress)
         rows.setdefault(name, []).extend(found)
         positions.setdefault(name, []).extend(where)
-    missing = sorted(
-        {
-            side["round"]
-            for claim in invocation.listed
-            for key in ("in", "from", "to")
-            if (side := claim.get(key)) and side["round"] not in rows
-        }
-    )
-    if missing:
-        raise UsageError(f"{options.claims_file}: claims select rounds without a --table: {', '.join(missing)}")
     selection = options.selection()
-    verdicts, notes = judged(invocation.listed, rows, selection, common.warn, positions)
+    verdicts, notes = judged(invocation.listed, rows, selection, common.warn, positions, options.claims_file)
     common.emit(invocation.plan, FORMATS, invocation.format, invocation.target, verdicts, selection, notes)
     return 0 if all(v.verdict == "holds" for v in verdicts) else 1
 

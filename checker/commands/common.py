@@ -138,7 +138,7 @@ def _progress_console() -> Console:
     """Where progress goes: stderr (a test gives a console that is a terminal)."""
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True, emoji=False)  # a path such as a:b:c is no emoji code
 
 
 @contextlib.contextmanager
@@ -197,7 +197,8 @@ def fail(message: str) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {escape(one_line(message))}")
+    console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # `:a:` is no emoji code
+    console.print(f"[bold red]error:[/] {escape(one_line(message))}")
 
 
 def pipe_closed() -> int:

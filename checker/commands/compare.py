@@ -13,13 +13,14 @@ from ..analysis.compare import (
     Comparison,
     Options,
     check_options,
+    compared_rows,
     comparison,
     document,
     groups_summary,
     groups_view,
+    reference_name,
     to_csv,
     to_text,
-    unique,
 )
 from ..analysis.selection import Selection
 from ..analysis.table import normalise
@@ -105,10 +106,12 @@ class CommandLine:
 
 def round_named(given: str) -> str:
     """A --round value as a round's name when it names one case-blind ("V6.0" is v6.0), else
-    as given (a round file)."""
+    as given (a round file): selection.round_spelled, the filters' reading."""
+    from ..analysis.selection import round_spelled
     from ..rounds import available_rounds
 
-    return next((name for name in available_rounds() if name.lower() == given.strip().lower()), given)
+    spelled = round_spelled(given)
+    return spelled if spelled in available_rounds() else given
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,9 +135,7 @@ def invocation(options: CommandLine) -> Invoked:
         name = choose(ACROSS, options.format, options.output)
     else:
         name = choose(FORMATS, options.format, options.output)
-    reference = options.reference
-    if reference != "median" and (not reference.startswith("submitter:") or not reference.partition(":")[2]):
-        raise UsageError("--reference is median or submitter:NAME")
+    reference_name(options.reference)  # the one reading of a reference, as the API's
     check_options(options.tolerance, options.outlier, options.min_submitters)
     if options.scaling_across_submitters and not options.across_rounds:
         raise UsageError("--scaling-across-submitters goes with --across-rounds")
@@ -151,7 +152,7 @@ def invocation(options: CommandLine) -> Invoked:
     if options.plot is not None:
         from ..analysis.plots import image_format
 
-        image_format(options.plot)  # PNG or SVG, before anything is read or written
+        image_format(options.plot)  # an .svg file, before anything is read or written
     return Invoked(options=options, plan=plan, outputs=outputs, plot=plot)
 
 
@@ -201,37 +202,20 @@ def noted(format: str, notes: list[str]) -> None:
 
 
 def _compared_rows(inputs: list[str], round: str | None, progress: bool) -> list[dict[str, Any]]:
-    """The rows of compare's inputs, each result once. A row names its round, else its
-    table's (the one --round, or the file): two tables' rows never pool in one group."""
+    """Read compare's inputs (a tree's round given or detected); analysis.compare.compared_rows
+    keeps each result once."""
     import os
 
     from .common import round_name, warn
     from .inputs import table_rows
 
-    rows: list[dict[str, Any]] = []
-    positions: list[str] = []
+    tables = []
     for item in inputs:
         if not os.path.exists(item):
             raise UsageError(f"{item}: no such file or folder")
         name = round_name(round, item, f"{item}: ") if os.path.isdir(item) else round
-        table = table_rows(item, name, with_description=True, shown=progress)
-        found = table.rows
-        positions += table.positions()
-        unnamed = [row for row in found if row.get("version") in (None, "")]
-        for row in unnamed:
-            row["version"] = round or f"(round of {item})"
-        if unnamed and round is None:  # as load_table warns (its round is <NA>)
-            warn(
-                f"{item}: {len(unnamed)} rows do not name their round (no version column): "
-                f"their round is '(round of {item})'; give --round to name it"
-            )
-        rows += found
-    if not rows:  # [], {}, a CSV header, every row left out: nothing measured, no verdict (issue 33)
-        raise UsageError(f"{', '.join(inputs)}: no result rows to compare: nothing measured there")
-    rows, duplicates = unique(rows, positions)
-    for line in duplicates.lines():
-        warn(line)
-    return rows
+        tables.append((item, table_rows(item, name, with_description=True, shown=progress)))
+    return compared_rows(tables, round, warn)
 
 
 def _across_rounds(invocation: Invoked, rows: list[dict[str, Any]], selection: Selection) -> int:

@@ -27,23 +27,20 @@ groups with the same templates and style sheet (checker/commands/html.py).
 from __future__ import annotations
 
 import datetime
-import functools
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from .. import yamlsafe
 from ..analysis import plots
+from ..baseline import check_baseline_round, load_baseline
 from ..engine import load_all
 from ..findings import Finding, Report, ResultRecord, Severity, invalidates
 from ..registry import RULES
 from ..reporters import EXTENSIONS, Formats, as_data
 from ..reporters.common import printable
 from ..rounds import Round
-from ..settings import Invocation, UsageError, output_format
+from ..settings import Invocation, output_format
 from . import common
 from .html import render
 
@@ -51,63 +48,6 @@ if TYPE_CHECKING:
     from ..model import Result
 
 SCOPES = {"result": "the result", "system": "its system description", "submission": "its submitter folder"}
-MAX_BASELINE = 1 << 30  # a check JSON of a very large round is tens of MB; a GiB is not one
-
-
-class BaselineError(ValueError):
-    """A --baseline file that is not the JSON of a `check` (a usage error, exit 2)."""
-
-
-# --- the baseline ---------------------------------------------------------------------------
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-@functools.cache
-def _findings_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(
-        resources.files("checker.schemas").joinpath("findings.schema.json").read_text(encoding="utf-8")
-    )
-    return schema
-
-
-def load_baseline(path: str) -> dict[str, Any]:
-    """The JSON an earlier `check --format json` wrote, validated against
-    schemas/findings.schema.json. BaselineError names the file and what is wrong."""
-    import jsonschema
-
-    try:
-        text = yamlsafe.read_regular(path, MAX_BASELINE, what="")
-    except yamlsafe.YamlError as error:
-        raise BaselineError(str(error)) from None
-    try:
-        document: dict[str, Any] = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as error:
-        raise BaselineError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    except (ValueError, RecursionError) as error:
-        raise BaselineError(f"{path} is not strict JSON: {error}") from None
-    validator = jsonschema.Draft202012Validator(_findings_schema())
-    try:
-        errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path])
-    except RecursionError:
-        raise BaselineError(f"{path} is nested too deeply to be the JSON of `mlperf-check check`") from None
-    if errors:
-        first = errors[0]
-        where = "/" + "/".join(str(p) for p in first.absolute_path) if first.absolute_path else "the top"
-        message = first.message if len(first.message) <= 200 else first.message[:197] + "..."
-        raise BaselineError(
-            f"{path} is not the JSON of `mlperf-check check` (schemas/findings.schema.json): at {where}: {message}"
-        )
-    return document
-
-
-def check_baseline_round(baseline: dict[str, Any], round_name: str, path: str) -> None:
-    """A baseline of another round compares nothing: BaselineError names both."""
-    if baseline["round"] != round_name:
-        raise BaselineError(
-            f"{path} is a check of round {baseline['round']}, not of {round_name}; "
-            "give the JSON of an earlier check of the same round"
-        )
 
 
 # --- what the page shows --------------------------------------------------------------------
@@ -619,19 +559,13 @@ def invocation(options: CommandLine) -> Invoked:
     resolve(options.output)
     previous = None
     if options.baseline is not None:
-        try:
-            previous = load_baseline(options.baseline)
-        except BaselineError as error:
-            raise UsageError(f"--baseline {error}") from None
+        previous = load_baseline(options.baseline)
     given = {"round": options.round, "waivers": options.waivers, "jobs": options.jobs}
     tree = common.on_tree(options, options.path, given, reads=[options.baseline])
     outputs = (("html", tree.plan.add(options.output)),)
     assert tree.round is not None
-    try:
-        if previous is not None:
-            check_baseline_round(previous, tree.round.name, options.baseline or "")
-    except BaselineError as error:
-        raise UsageError(f"--baseline {error}") from None
+    if previous is not None:
+        check_baseline_round(previous, tree.round.name, options.baseline or "")
     waived = common.waivers(tree.settings.waivers)
     return tree.extended(Invoked, outputs=outputs, previous=previous, waived=waived)
 

@@ -426,7 +426,7 @@ class CommandLine:
 
 def invocation(options: CommandLine) -> Invocation[CommandLine]:
     name = common.choose(FORMATS, options.format, options.output)
-    fraction(options.tolerance, "--tolerance")
+    fraction(options.tolerance, "tolerance")
     plan = Plan(reads=[round_file(options.round)], trees=[options.original, options.reproduction])
     outputs = ((name, plan.add(options.output)),)
     round_name = common.round_name(options.round, options.original, result=True)

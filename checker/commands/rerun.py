@@ -35,7 +35,7 @@ def invocation(options: CommandLine) -> Invocation[CommandLine]:
     if (options.command is None) == (not options.builtin):
         raise UsageError("give either --command CMD or --builtin")
     name = common.choose(rep.FORMATS, options.format, None)
-    fraction(options.tolerance, "--tolerance")
+    fraction(options.tolerance, "tolerance")
     if not options.timeout > 0:
         raise UsageError(f"--timeout {options.timeout:g}: give a number of seconds above 0")
     round_name = common.round_name(options.round, options.result_path, result=True)
@@ -100,7 +100,7 @@ def _builtin(copy: str, the_round: Round) -> None:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+    stderr = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=stderr, transient=True, disable=not stderr.is_terminal) as bar:
         task = bar.add_task("re-running", total=None)
