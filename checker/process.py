@@ -60,7 +60,29 @@ def worker() -> None:
     Then the signals the parent held while forking are let through."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _ends_with_parent()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _ends_with_parent() -> None:
+    """On Linux, the kernel sends the worker SIGTERM when the parent that started it ends,
+    however it ends (a signal that landed while the workers were being started and not yet
+    known to it, a SIGKILL): no worker outlives the command. Elsewhere, the parent's own
+    stopping of its workers is all there is."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent ended before the kernel was asked
+        os._exit(128 + signal.SIGTERM)
 
 
 def interrupted(signum: int) -> NoReturn:
