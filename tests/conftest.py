@@ -8,12 +8,14 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from checker.engine import load_all
-from helpers import EXAMPLE, ON_SUBSET, REAL, SUBSET, real_data
+from helpers import CHROMIUM, CHROMIUM_FLAGS, EXAMPLE, ON_SUBSET, REAL, SUBSET, real_data
 
 load_all()
 
@@ -82,3 +84,25 @@ def pytest_terminal_summary(terminalreporter) -> None:
         docs.TALLY[key] += count
     if docs.TALLY["blocks"] + docs.TALLY["skipped"]:
         terminalreporter.write_line(docs.summary())
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """The system Chromium, headless, through Playwright (a browser download is impossible
+    here: .ci/run installs Debian's); skipped, saying why, where it cannot start."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError as error:
+        pytest.skip(f"Playwright for Python is not installed ({error}); pip install -e '.[test]'")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    manager = sync_playwright().start()
+    try:
+        # Playwright gives the browser a new, empty --user-data-dir of its own.
+        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+    except Error as error:
+        manager.stop()
+        pytest.skip(f"Chromium at {CHROMIUM} cannot be started: {str(error).splitlines()[0]}")
+    yield browser
+    browser.close()
+    manager.stop()

@@ -582,3 +582,18 @@ def _misplaced_by_name(kind: str, pointer: str, at: str) -> str | None:
         return None if pointer == key or pointer.endswith("." + key) else f"{pointer!r} at {at[:40]!r}"
     same = at.lower().startswith(pointer.lower()) if kind == "verify" else at.startswith(pointer)
     return None if same else f"{pointer!r} at {at[:40]!r}"
+
+
+# The system Chromium the browser tests drive through Playwright (tests/conftest.py `chromium`).
+CHROMIUM = "/usr/bin/chromium"
+# As the machine notes start it: headless, no sandbox (root), and no background network.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]

@@ -491,18 +491,10 @@ def test_a_hostile_name_through_real_processes_and_pipes(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_the_audit_page_of_a_hostile_name_in_chromium(tmp_path: Path) -> None:
+def test_the_audit_page_of_a_hostile_name_in_chromium(tmp_path: Path, chromium: Any) -> None:
     """The audit page of a hostile submitter folder in the real Chromium: no element of the
     name's `<b>`, the name shown as text where the result is named, and the submitter filter
     finds its rows by the name as the page wrote it."""
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError as error:
-        pytest.skip(f"Playwright for Python is not installed ({error}); pip install -e '.[test]'")
-    from test_report import CHROMIUM, CHROMIUM_FLAGS
-
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
     root = tmp_path / "tree"
     _level_tree(root, "division")  # a hostile division folder: its submitter's results are findings
     os.rename(root / "closed" / "MLCheckDemo", root / "closed" / HOSTILE_NAME)  # and an invalid submitter
@@ -510,13 +502,8 @@ def test_the_audit_page_of_a_hostile_name_in_chromium(tmp_path: Path) -> None:
     done = cli("report", str(root), "-r", "demo-v6.1", "-o", str(page_file), "-j", "1")
     assert done.returncode == 1, done.stderr
     shown = escaping.visible(HOSTILE_NAME)
-    manager = sync_playwright().start()
+    page = chromium.new_page()
     try:
-        try:
-            browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        except Error as error:
-            pytest.skip(f"Chromium at {CHROMIUM} cannot be started: {str(error).splitlines()[0]}")
-        page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(page_file.as_uri())
@@ -532,9 +519,8 @@ def test_the_audit_page_of_a_hostile_name_in_chromium(tmp_path: Path) -> None:
         )
         assert visible == len(titles)
         assert errors == []
-        browser.close()
     finally:
-        manager.stop()
+        page.close()
 
 
 # Names a file system takes: no `/` or NUL, not `.` or `..`, at most 255 bytes.

@@ -14,7 +14,6 @@ import itertools
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -437,25 +436,6 @@ def test_the_interactivity_of_a_real_tree_is_1e9_over_its_p99_tpot(tmp_path: Pat
 
 
 # --- in a real browser: the drawing's boxes hold on the browser's own --------------------------
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    from test_report import CHROMIUM, CHROMIUM_FLAGS
-
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError as error:
-        pytest.skip(f"Playwright for Python is not installed ({error}); pip install -e '.[test]'")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
-    manager = sync_playwright().start()
-    try:
-        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-    except Error as error:
-        manager.stop()
-        pytest.skip(f"Chromium at {CHROMIUM} cannot be started: {str(error).splitlines()[0]}")
-    yield browser
-    browser.close()
-    manager.stop()
 
 
 # Every text's box as the browser lays it out (transforms included), and the page's size.

@@ -35,18 +35,6 @@ from checker.reporters import json_report
 from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
 
 runner = CliRunner()
-CHROMIUM = "/usr/bin/chromium"
-# As the machine notes start it: headless, no sandbox (root), and no background network.
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/mixtral-8x7b/Offline"
 INTEL = "closed/Intel/results/1-node-2S-GNR_128C/whisper/Offline"
@@ -447,24 +435,6 @@ def test_throughput_against_interactivity_where_the_logs_hold_tpot(v51: SimpleNa
 
 
 # --- in a real browser ----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import Error, sync_playwright
-    except ImportError as error:
-        pytest.skip(f"Playwright for Python is not installed ({error}); pip install -e '.[test]'")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
-    manager = sync_playwright().start()
-    try:
-        # Playwright gives the browser a new, empty --user-data-dir of its own.
-        browser = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-    except Error as error:
-        manager.stop()
-        pytest.skip(f"Chromium at {CHROMIUM} cannot be started: {str(error).splitlines()[0]}")
-    yield browser
-    browser.close()
-    manager.stop()
 
 
 SHOWN = """selector => Array.from(document.querySelectorAll(selector))
