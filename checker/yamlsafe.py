@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from .escaping import visible
+
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -37,6 +39,8 @@ def read_regular(path: str, max_bytes: int = MAX_BYTES, what: str = "file") -> s
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
         raise YamlError(f"cannot read {label}: {error.strerror}") from None
+    except ValueError:  # a NUL in the path: no file system names one
+        raise YamlError(f"cannot read {visible(label)}: a path holds no NUL character") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

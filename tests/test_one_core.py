@@ -259,6 +259,8 @@ def test_the_issues_wrong_parameters() -> None:
         mlperf_check.compare(pd.DataFrame(), by="model")
     with pytest.raises(TypeError, match=r"^spec 123: give a claims file"):
         mlperf_check.claims(123, pd.DataFrame())
+    with pytest.raises(ValueError, match=r"^cannot read claims file a\\x00b: a path holds no NUL character$"):
+        mlperf_check.claims("a\x00b", pd.DataFrame())  # it was os.open's "embedded null byte"
     with pytest.raises(ValueError, match=r"^tolerance 5: give a fraction, e.g. 0.05 for 5%$"):
         mlperf_check.reproduce(tree, tree, tolerance=5)
     with pytest.raises(ValueError, match=r"^select BOGUS: unknown code, prefix or rule name; "):
