@@ -22,6 +22,7 @@ file's size.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,18 @@ import orjson
 
 from . import MAX_DEPTH, Defect, Malformed, nests_deeper
 from .typed import declaration, defect
+
+# The compiled scanner of `_Reading._lines` (checker/parsers/_mllog_scan.c), built when the
+# package is installed with a C compiler; without it, or with MLPERF_CHECK_PURE=1, the
+# reading is pure Python, and the same.
+_scan: Callable[[bytes, int, int, dict[bytes, tuple[str, bool]], int], tuple[int, int, int, int, str | None]] | None
+if os.environ.get("MLPERF_CHECK_PURE") == "1":
+    _scan = None
+else:
+    try:
+        from ._mllog_scan import scan as _scan
+    except ImportError:
+        _scan = None
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -212,6 +225,7 @@ class _Reading:
         parts: list[bytes] = []  # the start of a line that the previous blocks did not end
         held = 0  # bytes in parts
         skipping = False  # inside an over-long line, already reported
+        lines = self._lines if _scan is None else self._scanned
         while chunk := stream.read(block):
             start = 0
             if skipping:
@@ -236,7 +250,7 @@ class _Reading:
                 parts, held, start = [], 0, newline + 1
             end = chunk.rfind(b"\n") + 1
             if end > start:
-                self._lines(chunk, start, end)
+                lines(chunk, start, end)
             if end < len(chunk):
                 parts, held = [chunk[end:]], len(chunk) - end
                 if held >= MAX_LINE:
@@ -276,6 +290,24 @@ class _Reading:
             number = self.number
             if nul < at:
                 nul = find(b"\x00", at, end) % (end + 1)
+        self.number = number
+
+    def _scanned(self, data: bytes, at: int, end: int) -> None:
+        """`_lines` with its pass over unwanted records done in C (`_mllog_scan.scan`, which
+        passes over exactly the lines `_lines` passes over and stops at the others); each line
+        it stops at is read here as `_lines` reads it."""
+        heads, number, usual = self.heads, self.number, self._usual
+        while at < end:
+            at, number, quote, stop, key = _scan(data, at, end, heads, number)
+            if at >= end:
+                break
+            number += 1
+            if key is not None and usual(data, at, quote, stop, key, number):
+                at = stop + 1
+                continue
+            self.number = number - 1
+            at = self._other(data, at, stop, end)
+            number = self.number
         self.number = number
 
     def _usual(self, data: bytes, at: int, quote: int, stop: int, key: str, number: int) -> bool:
