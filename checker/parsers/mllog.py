@@ -296,9 +296,11 @@ class _Reading:
         """`_lines` with its pass over unwanted records done in C (`_mllog_scan.scan`, which
         passes over exactly the lines `_lines` passes over and stops at the others); each line
         it stops at is read here as `_lines` reads it."""
-        heads, number, usual = self.heads, self.number, self._usual
+        heads, number, usual, scan = self.heads, self.number, self._usual, _scan
+        if scan is None:
+            return self._lines(data, at, end)
         while at < end:
-            at, number, quote, stop, key = _scan(data, at, end, heads, number)
+            at, number, quote, stop, key = scan(data, at, end, heads, number)
             if at >= end:
                 break
             number += 1
