@@ -70,7 +70,8 @@ def test_the_reader_uses_the_scanner_unless_told_not_to() -> None:
 
 def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> None:
     """What `scan` hands back: where the first line it does not pass over starts, the lines
-    before it, its newline, and the key's quote and key when it is a wanted record."""
+    before it, its newline, and for a wanted record its key and its value's span (start -1
+    when the record is not in the shape `_usual` reads)."""
     unwanted = b':::MLLOG {"key": "noise", "value": 1, "metadata": {"is_error": false}}\n'
     wanted = b':::MLLOG {"key": "result_x", "value": 2, "metadata": {"is_error": false}}\n'
     heads = {
@@ -79,14 +80,11 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
     }
     data = unwanted * 3 + wanted + unwanted
     at = 3 * len(unwanted)
-    assert SCAN(data, 0, len(data), heads, 10) == (
-        at,
-        13,
-        wanted.index(b'"', 19) + at,
-        at + len(wanted) - 1,
-        "result_x",
-    )
-    assert SCAN(data, at + len(wanted), len(data), heads, 0) == (len(data), 1, -1, len(data) - 1, None)
+    value = at + wanted.index(b"2")
+    assert SCAN(data, 0, len(data), heads, 10) == (at, 13, at + len(wanted) - 1, "result_x", value, value + 1)
+    assert SCAN(data, at + len(wanted), len(data), heads, 0) == (len(data), 1, len(data) - 1, None, -1, -1)
+    spaced = wanted.replace(b"2", b" 2")
+    assert SCAN(spaced, 0, len(spaced), heads, 0) == (0, 0, len(spaced) - 1, "result_x", -1, -1)
     for other in (
         unwanted.replace(b"false", b"true"),
         unwanted.replace(b"1", b"\x00"),
@@ -96,7 +94,7 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
         b':::MLLOG {"key": "unjudged", "value": 1}\n',
     ):
         data = unwanted + other + unwanted
-        assert SCAN(data, 0, len(data), heads, 0)[:4] == (len(unwanted), 1, -1, len(unwanted) + len(other) - 1)
+        assert SCAN(data, 0, len(data), heads, 0) == (len(unwanted), 1, len(unwanted) + len(other) - 1, None, -1, -1)
     with pytest.raises(ValueError):
         SCAN(b"x\n", 0, 3, heads, 0)
 

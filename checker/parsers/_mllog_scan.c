@@ -5,10 +5,11 @@
  * (`:::MLLOG {"key": "<key>`, up to the first quote from its 20th byte) is among `heads` with
  * a key that is not wanted, that ends with `}`, holds no NUL and has no `": true` after its
  * key (after its last `"metadata": ` when 512 bytes or more follow the key). It stops at the
- * first other line and returns (at, number, quote, stop, key): where that line starts, the
- * lines counted before it, its newline at `stop`, and, when it is a record of a wanted key
- * in that shape, the key's closing quote and the key (for `_usual`); else quote -1 and key
- * None, and the line is `_other`'s. At the end of the data, at == end.
+ * first other line and returns (at, number, stop, key, start, end): where that line starts,
+ * the lines counted before it, its newline at `stop`, and, when it is a record of a wanted
+ * key in that shape, the key and the span of its value as `_usual` finds it (start -1 when
+ * `_usual` would not read it); else key None, and the line is `_other`'s. At the end of
+ * the data, at == end.
  *
  * It never reads, keeps or judges anything else: every finding is made in Python, by the
  * same code as without it (tests/test_mllog_scan.py checks both readings equal).
@@ -22,6 +23,9 @@ static const char META[] = "\"metadata\": ";
 #define FLAG_LEN ((Py_ssize_t)(sizeof(FLAG) - 1))
 #define META_LEN ((Py_ssize_t)(sizeof(META) - 1))
 #define SHORT 512
+static const char AFTER_KEY[] = "\", \"value\": ";
+#define AFTER_KEY_LEN ((Py_ssize_t)(sizeof(AFTER_KEY) - 1))
+#define MAX_RECORD (1024 * 1024)
 
 /* The first `needle` wholly inside s[from:to], or -1. */
 static Py_ssize_t find(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n)
@@ -48,6 +52,29 @@ static Py_ssize_t rfind(const char *s, Py_ssize_t from, Py_ssize_t to, const cha
     return -1;
 }
 
+static int is_json_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* `_usual`'s shape of the wanted record s[at:stop] whose key ends at `quote`: its value's
+ * start, and its end in *end; -1 when the record is not in that shape. */
+static Py_ssize_t usual(const char *s, Py_ssize_t at, Py_ssize_t quote, Py_ssize_t stop, Py_ssize_t *end)
+{
+    Py_ssize_t start = quote + AFTER_KEY_LEN;
+    if (stop - at > MAX_RECORD || start >= stop || memcmp(s + quote, AFTER_KEY, (size_t)AFTER_KEY_LEN) != 0)
+        return -1;
+    Py_ssize_t e = find(s, start, stop, ", \"", 3);
+    if (e <= start || is_json_space(s[start]) || is_json_space(s[e - 1]))
+        return -1;
+    for (Py_ssize_t i = e; i < stop; i++) {
+        if ((unsigned char)s[i] >= 0x80)
+            return -1;
+    }
+    *end = e;
+    return start;
+}
+
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     Py_buffer view;
@@ -62,7 +89,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "at and end must lie within the data");
         return NULL;
     }
-    Py_ssize_t stop = end, quote = -1;
+    Py_ssize_t stop = end, value = -1, value_end = -1;
     PyObject *key = NULL;
     while (at < end) {
         const char *newline = memchr(s + at, '\n', (size_t)(end - at));
@@ -111,8 +138,8 @@ static PyObject *scan(PyObject *self, PyObject *args)
             return NULL;
         }
         if (wanted) {
-            quote = q;
             key = PyTuple_GET_ITEM(known, 0);
+            value = usual(s, at, q, stop, &value_end);
             break;
         }
         number++;
@@ -121,7 +148,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
     PyBuffer_Release(&view);
     if (key == NULL)
         key = Py_None;
-    return Py_BuildValue("nnnnO", at, number, quote, stop, key);
+    return Py_BuildValue("nnnOnn", at, number, stop, key, value, value_end);
 }
 
 static PyMethodDef methods[] = {

@@ -36,7 +36,9 @@ from .typed import declaration, defect
 # The compiled scanner of `_Reading._lines` (checker/parsers/_mllog_scan.c), built when the
 # package is installed with a C compiler; without it, or with MLPERF_CHECK_PURE=1, the
 # reading is pure Python, and the same.
-_scan: Callable[[bytes, int, int, dict[bytes, tuple[str, bool]], int], tuple[int, int, int, int, str | None]] | None
+_scan: (
+    Callable[[bytes, int, int, dict[bytes, tuple[str, bool]], int], tuple[int, int, int, str | None, int, int]] | None
+)
 if os.environ.get("MLPERF_CHECK_PURE") == "1":
     _scan = None
 else:
@@ -294,17 +296,18 @@ class _Reading:
 
     def _scanned(self, data: bytes, at: int, end: int) -> None:
         """`_lines` with its pass over unwanted records done in C (`_mllog_scan.scan`, which
-        passes over exactly the lines `_lines` passes over and stops at the others); each line
-        it stops at is read here as `_lines` reads it."""
-        heads, number, usual, scan = self.heads, self.number, self._usual, _scan
+        passes over exactly the lines `_lines` passes over and stops at the others, and tells
+        `_usual`'s shape of a wanted record: its value's span); each line it stops at is read
+        here as `_lines` reads it."""
+        heads, number, value_at, scan = self.heads, self.number, self._value_at, _scan
         if scan is None:
             return self._lines(data, at, end)
         while at < end:
-            at, number, quote, stop, key = scan(data, at, end, heads, number)
+            at, number, stop, key, start, value_end = scan(data, at, end, heads, number)
             if at >= end:
                 break
             number += 1
-            if key is not None and usual(data, at, quote, stop, key, number):
+            if key is not None and start >= 0 and value_at(data, at, start, value_end, stop, key, number):
                 at = stop + 1
                 continue
             self.number = number - 1
@@ -329,6 +332,10 @@ class _Reading:
             or not data[end:stop].isascii()
         ):
             return False
+        return self._value_at(data, at, start, end, stop, key, number)
+
+    def _value_at(self, data: bytes, at: int, start: int, end: int, stop: int, key: str, number: int) -> bool:
+        """`_usual` past the shape of the record: its value data[start:end], read by orjson."""
         try:
             value = _loads(data[start:end])
         except _JSONDecodeError:
