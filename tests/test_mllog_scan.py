@@ -20,7 +20,7 @@ from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _vari
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
-from helpers import REAL_ROOT, ROOT
+from helpers import REAL_ROOT, ROOT, real_data
 
 try:
     from checker.parsers._mllog_scan import scan as SCAN
@@ -100,19 +100,18 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
 
 
 # --- real logs ---------------------------------------------------------------------------
-def _real_logs() -> list[tuple[Path, bytes]]:
-    paths = sorted(REAL_ROOT.rglob("mlperf_log_detail.txt"))
-    if not paths:
-        pytest.skip(f"no detail log under {REAL_ROOT}")
-    return [(path, path.read_bytes()) for path in paths]
+def _real_logs(real: Path) -> list[tuple[Path, bytes]]:
+    """Every detail log of the real slices beside `real` (v5.1, v6.0, v6.1, or the subset's)."""
+    return [(path, path.read_bytes()) for path in sorted(real.parent.rglob("mlperf_log_detail.txt"))]
 
 
 @pytest.mark.real
-def test_every_real_detail_log_reads_the_same_compiled_and_pure() -> None:
+def test_every_real_detail_log_reads_the_same_compiled_and_pure(real: Path) -> None:
     """Every detail log of the real slices (or of the committed subset), as it is and
     corrupted where the reader takes its short cuts."""
     rng = random.Random(34)
-    logs = _real_logs()
+    logs = _real_logs(real)
+    assert logs
     for path, data in logs:
         log, _, _, defects = _equal(data, path, blocks=(BLOCK, 65521))
         assert defects == [] and log.values, path
@@ -137,9 +136,7 @@ def _check_json(root: Path, pure: str, cache: Path) -> str:
 @pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
 def test_a_whole_check_is_the_same_compiled_and_pure(round_name: str, tmp_path: Path) -> None:
     """The JSON of `check` on each real slice, byte for byte."""
-    root = REAL_ROOT / round_name
-    if not root.is_dir():
-        pytest.skip(f"{root} is not present")
+    root = real_data(REAL_ROOT / round_name)
     compiled = _check_json(root, "0", tmp_path / "a")
     assert compiled.startswith("{") and '"results"' in compiled
     assert compiled == _check_json(root, "1", tmp_path / "b")
