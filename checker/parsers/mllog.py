@@ -9,7 +9,10 @@ last `"metadata": `). A long line no one wants costs the newline search and litt
 shape (a scalar value, then `, "`) has its value decoded alone, by orjson. Every other line,
 and the first of each key, is read whole by `_Reading._line`, which the short cuts agree
 with; tests/mllog_reference.py states the same reading line by line, and
-tests/test_mllog_fast.py compares the two on every real log, corrupted and not.
+tests/test_mllog_fast.py compares the two on every real log, corrupted and not. Where the
+package was built with a C compiler, the loop over the lines is `_mllog_scan.scan`'s
+(`_Reading._scanned`): it passes over the same lines and finds the same value spans, and
+tests/test_mllog_scan.py compares both readings.
 
 The file is read in blocks of BLOCK bytes (a real log fits in one), so memory is bounded
 whatever its shape: a line cut by a block's end is held up to MAX_LINE bytes, past that it
@@ -22,6 +25,7 @@ file's size.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,6 +35,20 @@ import orjson
 
 from . import MAX_DEPTH, Defect, Malformed, nests_deeper
 from .typed import declaration, defect
+
+# The compiled scanner of `_Reading._lines` (checker/parsers/_mllog_scan.c), built when the
+# package is installed with a C compiler; without it, or with MLPERF_CHECK_PURE=1, the
+# reading is pure Python, and the same.
+_scan: (
+    Callable[[bytes, int, int, dict[bytes, tuple[str, bool]], int], tuple[int, int, int, str | None, int, int]] | None
+)
+if os.environ.get("MLPERF_CHECK_PURE") == "1":
+    _scan = None
+else:
+    try:
+        from ._mllog_scan import scan as _scan
+    except ImportError:
+        _scan = None
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -212,6 +230,7 @@ class _Reading:
         parts: list[bytes] = []  # the start of a line that the previous blocks did not end
         held = 0  # bytes in parts
         skipping = False  # inside an over-long line, already reported
+        lines = self._lines if _scan is None else self._scanned
         while chunk := stream.read(block):
             start = 0
             if skipping:
@@ -236,7 +255,7 @@ class _Reading:
                 parts, held, start = [], 0, newline + 1
             end = chunk.rfind(b"\n") + 1
             if end > start:
-                self._lines(chunk, start, end)
+                lines(chunk, start, end)
             if end < len(chunk):
                 parts, held = [chunk[end:]], len(chunk) - end
                 if held >= MAX_LINE:
@@ -278,6 +297,27 @@ class _Reading:
                 nul = find(b"\x00", at, end) % (end + 1)
         self.number = number
 
+    def _scanned(self, data: bytes, at: int, end: int) -> None:
+        """`_lines` with its pass over unwanted records done in C (`_mllog_scan.scan`, which
+        passes over exactly the lines `_lines` passes over and stops at the others, and tells
+        `_usual`'s shape of a wanted record: its value's span); each line it stops at is read
+        here as `_lines` reads it."""
+        heads, number, value_at, scan = self.heads, self.number, self._value_at, _scan
+        if scan is None:
+            return self._lines(data, at, end)
+        while at < end:
+            at, number, stop, key, start, value_end = scan(data, at, end, heads, number)
+            if at >= end:
+                break
+            number += 1
+            if key is not None and start >= 0 and value_at(data, at, start, value_end, stop, key, number):
+                at = stop + 1
+                continue
+            self.number = number - 1
+            at = self._other(data, at, stop, end)
+            number = self.number
+        self.number = number
+
     def _usual(self, data: bytes, at: int, quote: int, stop: int, key: str, number: int) -> bool:
         """Keep the wanted record data[at:stop] (in loadgen's shape up to its key, not flagged)
         when its value is a scalar between `"value": ` and the next `, "` (no space around
@@ -295,6 +335,10 @@ class _Reading:
             or not data[end:stop].isascii()
         ):
             return False
+        return self._value_at(data, at, start, end, stop, key, number)
+
+    def _value_at(self, data: bytes, at: int, start: int, end: int, stop: int, key: str, number: int) -> bool:
+        """`_usual` past the shape of the record: its value data[start:end], read by orjson."""
         try:
             value = _loads(data[start:end])
         except _JSONDecodeError:

@@ -1,0 +1,3 @@
+def scan(
+    data: bytes, at: int, end: int, heads: dict[bytes, tuple[str, bool]], number: int, /
+) -> tuple[int, int, int, str | None, int, int]: ...

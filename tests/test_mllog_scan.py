@@ -1,0 +1,228 @@
+"""The compiled scanner of detail logs (checker/parsers/_mllog_scan.c, optional) against the
+pure-Python reading it short-cuts (MLPERF_CHECK_PURE=1, or no compiler at install): the same
+LoadgenLog (every field: values and their types, last values, lines, columns, errors,
+warnings, line count) and the same defects, for every real detail log, for those logs
+corrupted where the reader takes its short cuts, for random and hand-made logs in any block
+size; and the same JSON of a whole check. Skipped, saying why, when the scanner was not
+built: then there is one reading only."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _variants
+
+from checker.parsers import mllog
+from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
+from helpers import REAL_ROOT, ROOT, real_data
+
+try:
+    from checker.parsers._mllog_scan import scan as SCAN
+except ImportError:  # pragma: no cover - an install without a C compiler
+    SCAN = None
+
+pytestmark = pytest.mark.skipif(
+    SCAN is None, reason="the C scanner checker/parsers/_mllog_scan.c was not built (no compiler at install)"
+)
+MiB = 1024 * 1024
+
+
+def _whole(result) -> tuple:
+    log, defects = result
+    return log, _typed(log.values), _typed(log.last), defects
+
+
+def _read(data: bytes, scan, block: int, wanted: Wanted) -> tuple:
+    saved, judged = mllog._scan, mllog._JUDGED
+    mllog._scan, mllog._JUDGED = scan, {}
+    try:
+        cold = _whole(parse_mllog(io.BytesIO(data), wanted, block=block))
+        warm = _whole(parse_mllog(io.BytesIO(data), wanted, block=block))  # every head judged already
+    finally:
+        mllog._scan, mllog._JUDGED = saved, judged
+    assert warm == cold
+    return cold
+
+
+def _equal(data: bytes, where="", blocks=(BLOCK, 4093), wanted=mllog.is_wanted) -> tuple:
+    """The compiled reading of `data` equals the pure one, in whole blocks and in small ones."""
+    for block in blocks:
+        compiled = _read(data, SCAN, block, wanted)
+        assert compiled == _read(data, None, block, wanted), (where, block)
+    return compiled
+
+
+def test_the_reader_uses_the_scanner_unless_told_not_to() -> None:
+    """Built, it is what `check` reads with; MLPERF_CHECK_PURE=1 makes the reading pure."""
+    assert mllog._scan is (None if os.environ.get("MLPERF_CHECK_PURE") == "1" else SCAN)
+    code = "from checker.parsers import mllog; print(mllog._scan is None)"
+    for pure, none in (("1", "True"), ("0", "False")):
+        env = {**os.environ, "MLPERF_CHECK_PURE": pure}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert done.stdout.strip() == none
+
+
+def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> None:
+    """What `scan` hands back: where the first line it does not pass over starts, the lines
+    before it, its newline, and for a wanted record its key and its value's span (start -1
+    when the record is not in the shape `_usual` reads)."""
+    unwanted = b':::MLLOG {"key": "noise", "value": 1, "metadata": {"is_error": false}}\n'
+    wanted = b':::MLLOG {"key": "result_x", "value": 2, "metadata": {"is_error": false}}\n'
+    heads = {
+        unwanted[: unwanted.index(b'"', 19)]: ("noise", False),
+        wanted[: wanted.index(b'"', 19)]: ("result_x", True),
+    }
+    data = unwanted * 3 + wanted + unwanted
+    at = 3 * len(unwanted)
+    value = at + wanted.index(b"2")
+    assert SCAN(data, 0, len(data), heads, 10) == (at, 13, at + len(wanted) - 1, "result_x", value, value + 1)
+    assert SCAN(data, at + len(wanted), len(data), heads, 0) == (len(data), 1, len(data) - 1, None, -1, -1)
+    spaced = wanted.replace(b"2", b" 2")
+    assert SCAN(spaced, 0, len(spaced), heads, 0) == (0, 0, len(spaced) - 1, "result_x", -1, -1)
+    for other in (
+        unwanted.replace(b"false", b"true"),
+        unwanted.replace(b"1", b"\x00"),
+        unwanted.replace(b"}}", b"} "),
+        b"\n",
+        b"junk\n",
+        b':::MLLOG {"key": "unjudged", "value": 1}\n',
+    ):
+        data = unwanted + other + unwanted
+        assert SCAN(data, 0, len(data), heads, 0) == (len(unwanted), 1, len(unwanted) + len(other) - 1, None, -1, -1)
+    with pytest.raises(ValueError):
+        SCAN(b"x\n", 0, 3, heads, 0)
+
+
+# --- real logs ---------------------------------------------------------------------------
+def _real_logs(real: Path) -> list[tuple[Path, bytes]]:
+    """Every detail log of the real slices beside `real` (v5.1, v6.0, v6.1, or the subset's)."""
+    return [(path, path.read_bytes()) for path in sorted(real.parent.rglob("mlperf_log_detail.txt"))]
+
+
+@pytest.mark.real
+def test_every_real_detail_log_reads_the_same_compiled_and_pure(real: Path) -> None:
+    """Every detail log of the real slices (or of the committed subset), as it is and
+    corrupted where the reader takes its short cuts."""
+    rng = random.Random(34)
+    logs = _real_logs(real)
+    assert logs
+    for path, data in logs:
+        log, _, _, defects = _equal(data, path, blocks=(BLOCK, 65521))
+        assert defects == [] and log.values, path
+        for name, variant in _variants(data, rng).items():
+            _equal(variant, (path, name), blocks=(BLOCK,))
+
+
+def _check_json(root: Path, pure: str, cache: Path) -> str:
+    env = {**os.environ, "MLPERF_CHECK_PURE": pure, "MLPERF_CHECK_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-m", "checker", "check", str(root), "--format", "json", "--no-cache"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_a_whole_check_is_the_same_compiled_and_pure(round_name: str, tmp_path: Path) -> None:
+    """The JSON of `check` on each real slice, byte for byte."""
+    root = real_data(REAL_ROOT / round_name)
+    compiled = _check_json(root, "0", tmp_path / "a")
+    assert compiled.startswith("{") and '"results"' in compiled
+    assert compiled == _check_json(root, "1", tmp_path / "b")
+
+
+# --- made and random logs -------------------------------------------------------------------
+@pytest.mark.parametrize("blocks", [(BLOCK,), (7, 61, 4093)])
+def test_records_in_other_shapes_read_the_same(blocks) -> None:
+    lines = _example_lines()
+    data = b"".join(lines[:40] + OTHER_SHAPES + lines[40:] + OTHER_SHAPES[::-1])
+    log, _, _, defects = _equal(data, blocks=blocks)
+    assert log.line_count == len(lines) + 2 * len(OTHER_SHAPES) and len(defects) == MAX_DEFECTS + 1
+
+
+def test_hand_corrupted_logs_read_the_same() -> None:
+    """Line endings, cut lines, NULs, huge lines, non-UTF-8 bytes, a wanted plain function,
+    the caps, lines cut by blocks."""
+    lines = _example_lines()
+    body = b"".join(lines)
+    rng = random.Random(7)
+    cases = {
+        "crlf": body.replace(b"\n", b"\r\n"),
+        "cr only": body.replace(b"\n", b"\r"),
+        "no newline at the end": body.rstrip(b"\n"),
+        "leading blank lines": b"\n\n \n" + body,
+        "first line empty, last byte a brace": b"\n" + body.rstrip(b"\n"),
+        "nul everywhere": body.replace(b"e", b"\x00", 40),
+        "non-UTF-8": body.replace(b'"value": ', b'"value": "\xff\xfe", "v": ', 30),
+        "a huge unwanted line": b"".join(lines[:30]) + _record("noise_big", "x" * (3 * MiB)) + b"".join(lines[30:]),
+        "a huge wanted line": b"".join(lines[:30])
+        + _record("result_big", "x" * (MAX_RECORD + 5))
+        + b"".join(lines[30:]),
+        "a flag past a long metadata": b"".join(lines[:30])
+        + _record("noise_flag", "y" * 600, is_error=True)
+        + b"".join(lines[30:]),
+        "cut lines": b"".join(
+            line[: rng.randrange(1, len(line))] + b"\n" if n % 3 else line for n, line in enumerate(lines)
+        ),
+        "keys 19 bytes in": b"".join(line.replace(b'{"key": "', b'{"key":"', 1) for line in lines),
+        "ENDPTS heads": body.replace(b":::MLLOG ", b":::ENDPTS "),
+        "many defects": b"junk\n" * (MAX_DEFECTS + 5) + body,
+    }
+    for name, data in cases.items():
+        _equal(data, name, blocks=(BLOCK, 4093, 97, 5))
+    data = b"".join(lines + OTHER_SHAPES)
+    _equal(data, wanted=Wanted({"qsl_reported_total_count"}, ()))
+    _equal(data, wanted=Wanted((), ()))
+    _equal(data, wanted=lambda key: key.startswith("result_"))
+
+
+def test_random_logs_read_the_same() -> None:
+    """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
+    random block sizes."""
+    pytest.importorskip("hypothesis")
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    pool = _example_lines() + OTHER_SHAPES
+    edits = st.sampled_from(["keep", "cut", "crlf", "cr", "flag", "warn", "nul", "dup", "blank", "space", "byte"])
+
+    def edit(line: bytes, how: str, where: int) -> list[bytes]:
+        where %= max(1, len(line))
+        return {
+            "keep": [line],
+            "cut": [line[:where] + b"\n"],
+            "crlf": [line.replace(b"\n", b"\r\n")],
+            "cr": [line.replace(b"\n", b"\r")],
+            "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
+            "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
+            "nul": [line[:where] + b"\x00" + line[where:]],
+            "dup": [line, line],
+            "blank": [b"\n", line],
+            "space": [line.replace(b": ", b":  ", 1)],
+            "byte": [line[:where] + b"\xfe" + line[where + 1 :]],
+        }[how]
+
+    @settings(
+        max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    @given(
+        st.lists(st.tuples(st.integers(0, len(pool) - 1), edits, st.integers(0, 10_000)), min_size=1, max_size=120),
+        st.sampled_from([BLOCK, 4093, 257, 31, 5]),
+        st.booleans(),
+    )
+    def check(picks, block, last_newline) -> None:
+        data = b"".join(piece for n, how, where in picks for piece in edit(pool[n], how, where))
+        _equal(data if last_newline else data.rstrip(b"\n"), blocks=(block,))
+
+    check()
