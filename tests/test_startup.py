@@ -137,7 +137,8 @@ NUMBERS = st.one_of(
 @given(kind=st.sampled_from([str, int, float]), value=NUMBERS | st.text(max_size=8), many=st.booleans())
 def test_values_read_without_pydantic_as_typer_reads_them(kind: type, value: str, many: bool) -> None:
     given_value = (value, value) if many else value
-    assert _plain_reads(kind, given_value, many) == _typer_reads(kind, given_value, many)
+    plain, typer_read = _plain_reads(kind, given_value, many), _typer_reads(kind, given_value, many)
+    assert repr(plain) == repr(typer_read)  # by repr: "NAN" reads as a NaN both ways, and nan != nan
 
 
 @pytest.mark.parametrize("kind, value", [(bool, None), (bool, True), (int, None), (float, 0.04), (int, 2), (str, None)])

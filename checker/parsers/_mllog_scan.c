@@ -153,7 +153,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(data, at, end, heads, number) -> (at, number, quote, stop, key): the lines _lines passes over, passed"},
+     "scan(data, at, end, heads, number) -> (at, number, stop, key, start, end): the lines _lines passes over, passed"},
     {NULL, NULL, 0, NULL},
 };
 
