@@ -190,6 +190,9 @@ class AccuracyLogs:
     folder: str
     name: str
     min_bytes: int
+    # The layout's other files (the detail and summary logs, spl.txt, ...): each is read and
+    # judged by its own reader, so its first bytes are not read again here.
+    named: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, round: Round) -> AccuracyLogs:
@@ -198,17 +201,20 @@ class AccuracyLogs:
         is not read (every file is, in a round without one)."""
         truncation = round.prepare.truncation if round.prepare is not None else None
         layout = round.layout
+        files = layout.files
+        named = (files.detail_log, files.summary_log, files.accuracy_report, files.power_samples, files.user_conf)
         return cls(
             layout.accuracy.rpartition("/")[2],
-            layout.files.accuracy_log,
+            files.accuracy_log,
             truncation.done_below_bytes if truncation is not None else 0,
+            frozenset(n for n in (*named, files.mlperf_conf) if n),
         )
 
     def stray(self, rel: str, size: int, head: Callable[[str], bytes | None]) -> Stray | None:
         """The Stray the file at `rel` is when it is a second accuracy log; `head` reads its
         first HEAD_BYTES bytes (None when it cannot be read)."""
         name = rel.rpartition("/")[2]
-        if name == self.name or (size < self.min_bytes and not name.endswith(COMPRESSED_NAMES)):
+        if name == self.name or name in self.named or (size < self.min_bytes and not name.endswith(COMPRESSED_NAMES)):
             return None
         first = head(rel)
         if first is None or not is_accuracy_log(first):
