@@ -13,6 +13,7 @@ import io
 import json
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -398,41 +399,36 @@ def test_a_wanted_plain_function_reads_as_the_reference() -> None:
 def test_random_logs_read_as_the_reference() -> None:
     """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
     random block sizes."""
+    pool = _example_lines() + _example_lines(LOG.replace("Offline", "SingleStream")) + OTHER_SHAPES
+    edits = ["keep", "cut", "crlf", "flag", "warn", "nul", "dup", "blank", "space", "byte"]
+    for_random_logs(pool, edits, lambda data, block: _same(data, blocks=(block,)))
+
+
+def for_random_logs(pool: list[bytes], edits: list[str], check: Callable[[bytes, int], None]) -> None:
+    """`check(data, block)` for 200 logs of `pool`'s lines, each kept or edited one of the
+    `edits` ways (edited_line), ending with a newline or not, and a block size of the reader
+    (the generated-log property of both detail-log readers)."""
     pytest.importorskip("hypothesis")
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-
-    pool = _example_lines() + _example_lines(LOG.replace("Offline", "SingleStream")) + OTHER_SHAPES
-    edits = st.sampled_from(["keep", "cut", "crlf", "flag", "warn", "nul", "dup", "blank", "space", "byte"])
-
-    def edit(line: bytes, how: str, where: int) -> list[bytes]:
-        where %= max(1, len(line))
-        return {
-            "keep": [line],
-            "cut": [line[:where] + b"\n"],
-            "crlf": [line.replace(b"\n", b"\r\n")],
-            "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
-            "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
-            "nul": [line[:where] + b"\x00" + line[where:]],
-            "dup": [line, line],
-            "blank": [b"\n", line],
-            "space": [line.replace(b": ", b":  ", 1)],
-            "byte": [line[:where] + b"\xfe" + line[where + 1 :]],
-        }[how]
 
     @settings(
         max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
     )
     @given(
-        st.lists(st.tuples(st.integers(0, len(pool) - 1), edits, st.integers(0, 10_000)), min_size=1, max_size=120),
+        st.lists(
+            st.tuples(st.integers(0, len(pool) - 1), st.sampled_from(edits), st.integers(0, 10_000)),
+            min_size=1,
+            max_size=120,
+        ),
         st.sampled_from([BLOCK, 4093, 257, 31, 5]),
         st.booleans(),
     )
-    def check(picks, block, last_newline) -> None:
-        data = b"".join(piece for n, how, where in picks for piece in edit(pool[n], how, where))
-        _same(data if last_newline else data.rstrip(b"\n"), blocks=(block,))
+    def run(picks: list[tuple[int, str, int]], block: int, last_newline: bool) -> None:
+        data = b"".join(piece for n, how, where in picks for piece in edited_line(pool[n], how, where))
+        check(data if last_newline else data.rstrip(b"\n"), block)
 
-    check()
+    run()
 
 
 # --- caps ---------------------------------------------------------------------------------
@@ -763,3 +759,22 @@ def test_every_key_asked_of_a_loadgen_log_in_real_checks_is_declared(real: Path,
     check(str(REAL_V60), "v6.0", jobs=1)
     assert sorted(key for key in asked if not _declared(key)) == []
     assert len(asked) == 55  # 14 of them the requested_ settings PRF017 reads
+
+
+def edited_line(line: bytes, how: str, where: int) -> list[bytes]:
+    """A log line edited one way (`how`, at byte `where`): what the generated-log properties
+    of both detail-log readers (here and tests/test_mllog_scan.py) corrupt."""
+    where %= max(1, len(line))
+    return {
+        "keep": [line],
+        "cut": [line[:where] + b"\n"],
+        "crlf": [line.replace(b"\n", b"\r\n")],
+        "cr": [line.replace(b"\n", b"\r")],
+        "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
+        "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
+        "nul": [line[:where] + b"\x00" + line[where:]],
+        "dup": [line, line],
+        "blank": [b"\n", line],
+        "space": [line.replace(b": ", b":  ", 1)],
+        "byte": [line[:where] + b"\xfe" + line[where + 1 :]],
+    }[how]

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _variants
+from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _variants, for_random_logs
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
@@ -190,39 +190,5 @@ def test_hand_corrupted_logs_read_the_same() -> None:
 def test_random_logs_read_the_same() -> None:
     """Random logs made of the example's lines, OTHER_SHAPES and random edits of both, in
     random block sizes."""
-    pytest.importorskip("hypothesis")
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
-    pool = _example_lines() + OTHER_SHAPES
-    edits = st.sampled_from(["keep", "cut", "crlf", "cr", "flag", "warn", "nul", "dup", "blank", "space", "byte"])
-
-    def edit(line: bytes, how: str, where: int) -> list[bytes]:
-        where %= max(1, len(line))
-        return {
-            "keep": [line],
-            "cut": [line[:where] + b"\n"],
-            "crlf": [line.replace(b"\n", b"\r\n")],
-            "cr": [line.replace(b"\n", b"\r")],
-            "flag": [line.replace(b'"is_error": false', b'"is_error": true')],
-            "warn": [line.replace(b'"is_warning": false', b'"is_warning": true')],
-            "nul": [line[:where] + b"\x00" + line[where:]],
-            "dup": [line, line],
-            "blank": [b"\n", line],
-            "space": [line.replace(b": ", b":  ", 1)],
-            "byte": [line[:where] + b"\xfe" + line[where + 1 :]],
-        }[how]
-
-    @settings(
-        max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
-    )
-    @given(
-        st.lists(st.tuples(st.integers(0, len(pool) - 1), edits, st.integers(0, 10_000)), min_size=1, max_size=120),
-        st.sampled_from([BLOCK, 4093, 257, 31, 5]),
-        st.booleans(),
-    )
-    def check(picks, block, last_newline) -> None:
-        data = b"".join(piece for n, how, where in picks for piece in edit(pool[n], how, where))
-        _equal(data if last_newline else data.rstrip(b"\n"), blocks=(block,))
-
-    check()
+    edits = ["keep", "cut", "crlf", "cr", "flag", "warn", "nul", "dup", "blank", "space", "byte"]
+    for_random_logs(_example_lines() + OTHER_SHAPES, edits, lambda data, block: _equal(data, blocks=(block,)))
