@@ -400,11 +400,14 @@ def test_every_junit_snapshot_validates(junit_schema: xmlschema.XMLSchema) -> No
 
 
 def test_the_engine_times_the_check(example: Path) -> None:
+    """The report says when the check began (read from the clock between the two readings
+    here, whatever the load) and how long it and each submitter took; JUnit writes those.
+    No bound on how long: timings belong in benchmarks/."""
     before = datetime.datetime.now(datetime.UTC)
     report = run(example)
     after = datetime.datetime.now(datetime.UTC)
-    assert before - datetime.timedelta(seconds=1) <= report.checked_at <= after
-    assert 0 < report.elapsed <= (after - before).total_seconds() + 1
+    assert before <= report.checked_at <= after
+    assert report.elapsed > 0
     assert list(report.seconds) == [SUBMISSION] and report.seconds[SUBMISSION] > 0
     suite = ET.fromstring(_written(junit_report.write, report)).find("testsuite")
     assert suite.get("timestamp") == report.checked_at.isoformat(timespec="seconds")
