@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from checker.findings import Severity
 from checker.model.views import Configured
 from checker.parsers.mllog import reads
+from checker.parsers.text import conf_number
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -115,11 +116,10 @@ def _plain(value: float) -> str:
 
 
 def _number(text: str) -> float | None:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+    """The finite number loadgen reads from a conf value (parsers.text.conf_number: decimal,
+    hex and octal alike), None for none or one that cannot be compared (inf, nan)."""
+    value = conf_number(text.strip())
+    return value if value is not None and math.isfinite(value) else None
 
 
 @rule("PRF017", "user-conf-matches-log", severity=Severity.WARNING)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checker.parsers import Defect
 from checker.parsers.accuracy import parse_accuracy
 from checker.parsers.mllog import parse_mllog
-from checker.parsers.text import parse_conf, parse_summary, parse_verify
+from checker.parsers.text import conf_number, parse_conf, parse_summary, parse_verify
 from helpers import EXAMPLE, OFFLINE, SINGLE
 
 
@@ -288,3 +291,39 @@ def test_every_real_detail_log_reads_the_same_streamed_and_line_by_line(real: Pa
         corrupted = b"\n".join(lines)
         _agree(corrupted, path)
         _agree(corrupted.rstrip(b"\n"), path)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    word=st.one_of(
+        st.text(alphabet="0123456789abcdefxXpP+-._einfatyINF", max_size=24),
+        st.floats().map(float.hex),
+        st.integers().map(hex),
+        st.integers(min_value=0).map(lambda n: "0" + format(n, "o")),
+        st.sampled_from(["0x1p99999", "-0x1p99999", "1e999", "0x" + "f" * 400, "abc", "1_0"]),
+    )
+)
+def test_any_conf_value_is_read_as_loadgen_reads_it_or_not_at_all(word: str) -> None:
+    """Every word a user.conf or mlperf.conf may hold is a number loadgen reads or none, never
+    an exception (`0x1p99999` was an OverflowError, a traceback of the whole check): a hex float
+    only after 0x (`abc` is no number to strtod), a value past a double's range inf, and the
+    file's line a setting whatever its value."""
+    value = conf_number(word)
+    assert value is None or isinstance(value, float)
+    values, defects = parse_conf(f"*.Offline.min_duration = {word}\n")
+    assert values.get("*.Offline.min_duration", word) == word and set(values) <= {"*.Offline.min_duration"}
+    assert all(defect.line == 1 for defect in defects)
+
+
+def test_the_conf_numbers_of_each_base() -> None:
+    assert [conf_number(w) for w in ("0x10", "-0X1.8p1", "010", "0", "70.0", "0x1p99999", "abc", "1_0", "0xg")] == [
+        16.0,
+        -3.0,
+        8.0,
+        0.0,
+        70.0,
+        math.inf,
+        None,
+        None,
+        None,
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -158,6 +159,7 @@ def verify_places(text: str) -> dict[str, tuple[int, int]]:
 # loadgen's words: what C++'s `>>` splits a line at (the ASCII white space of isspace).
 _CONF_SPACE = re.compile(r"[ \t\v\f\r]+")
 _OCTAL = re.compile(r"[+-]?0[0-7]*")
+_HEX = re.compile(r"[+-]?0[xX].*")
 
 
 class Conf(dict[str, str]):
@@ -167,18 +169,32 @@ class Conf(dict[str, str]):
     refused: int | None = None
 
 
-def _conf_number(word: str) -> bool:
-    """Whether loadgen takes `word` as a value: all of it read by strtoul (base 0: decimal,
-    0x hex, 0 octal) or strtod (a decimal or hex float, inf, nan)."""
-    if "_" in word or _OCTAL.fullmatch(word):
-        return "_" not in word
-    for read in (lambda w: int(w, 0), float, float.fromhex):
+def conf_number(word: str) -> float | None:
+    """The number loadgen reads from a user.conf or mlperf.conf value, None when it reads
+    none: all of `word` read by strtoul (base 0: decimal, 0x hex, 0 octal) or strtod (a
+    decimal or hex float, inf, nan; one too large for a double is inf, as strtod's HUGE_VAL).
+    The one reading of a conf value: the parser's and PRF017's."""
+    if "_" in word:  # Python's readers take digit separators; strtoul and strtod do not
+        return None
+    if _OCTAL.fullmatch(word):
+        return float(int(word, 8))
+    hexadecimal = _HEX.fullmatch(word) is not None  # strtod reads a hex float only after 0x
+    readers: list[Callable[[str], float | int]] = [lambda w: int(w, 0), float]
+    if hexadecimal:
+        readers.append(float.fromhex)
+    for read in readers:
         try:
-            read(word)
+            return float(read(word))
+        except OverflowError:  # float.fromhex of a value past a double's range
+            return math.copysign(math.inf, -1.0 if word.lstrip().startswith("-") else 1.0)
         except ValueError:
             continue
-        return True
-    return False
+    return None
+
+
+def _conf_number(word: str) -> bool:
+    """Whether loadgen takes `word` as a value (conf_number)."""
+    return conf_number(word) is not None
 
 
 @dataclass(frozen=True)
