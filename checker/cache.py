@@ -696,7 +696,7 @@ def _entries(folder: str) -> Iterator[tuple[str, os.stat_result]]:
 def limit() -> int:
     try:
         return max(0, int(float(os.environ.get(ENV_MAX, DEFAULT_MAX_MB)) * 1024 * 1024))
-    except ValueError:
+    except (ValueError, OverflowError):  # not a number, or inf / nan
         return DEFAULT_MAX_MB * 1024 * 1024
 
 
