@@ -147,6 +147,15 @@ def markdown_code(text: str, cell: bool = False) -> str:
 
 
 # --- HTML -----------------------------------------------------------------------------------
+def markup_text(text: Any) -> str:
+    """Text for markup written without a template (the SVG plots): `visible`, then
+    markupsafe's escaping of &, <, >, and both quotes, as a page's autoescaping writes a value
+    html_value gave it."""
+    from markupsafe import escape
+
+    return str(escape(visible(str(text))))
+
+
 def html_value(value: Any) -> Any:
     """Jinja2's finalize for every page: a printed value before autoescaping. Text is
     `visible`; markup the template made (markupsafe.Markup) stays; None prints nothing.

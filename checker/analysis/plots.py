@@ -8,7 +8,7 @@ accelerator (or processor) and the nodes, then the reference value in its units,
 never cut: the margins are computed from the labels' lengths (at EM of a character, wider than
 the fonts named), so every text lies inside the page. The legend sits below the axes and a
 row's outliers are named right of the axes, beside that row, so neither covers a point nor
-another name. Every drawn text is escaped as the HTML pages escape it (`escaped`: `visible`,
+another name. Every drawn text is escaped as the HTML pages escape it (`escaping.markup_text`: `visible`,
 then markupsafe), and every text, panel and legend is kept as a `Box`, which tests check for
 cuts and overlaps. Nothing here computes a figure: what a plot shows is what the text and JSON
 outputs say.
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import errors
+from ..escaping import markup_text, visible
 from ..output import write_file
-from ..reporters.common import visible
 from ..settings import UsageError
 from . import table as published
 
@@ -111,15 +111,6 @@ def uri(canvas: Canvas) -> str:
 
 
 # --- the drawing ---------------------------------------------------------------------------
-def escaped(text: Any) -> str:
-    """Text as the HTML pages print it (checker/commands/html.py): `visible` (control
-    characters, bidirectional overrides and bytes that are not UTF-8 as escapes), then
-    markupsafe's escaping of &, <, >, quotes: the one escaping of the project's markup."""
-    from markupsafe import escape
-
-    return str(escape(visible(str(text))))
-
-
 def width_of(text: str, size: float = SIZE) -> float:
     """Pixels the widest line of `text` takes at `size` px (EM a character)."""
     return max((len(line) for line in text.split("\n")), default=0) * EM * size
@@ -174,7 +165,7 @@ class Canvas:
         x0 = x - (width / 2 if anchor == "middle" else width if anchor == "end" else 0)
         lines = text.split("\n")
         spans = "".join(
-            f'<tspan x="{_n(x)}" y="{_n(y + (i + 0.8) * LINE * size)}">{escaped(line)}</tspan>'
+            f'<tspan x="{_n(x)}" y="{_n(y + (i + 0.8) * LINE * size)}">{markup_text(line)}</tspan>'
             for i, line in enumerate(lines)
         )
         self.parts.append(
@@ -237,7 +228,7 @@ class Canvas:
 
     def svg(self) -> str:
         """The page: an SVG document of its own size, in FONT, titled, on white."""
-        title = f"<title>{escaped(self.title)}</title>" if self.title else ""
+        title = f"<title>{markup_text(self.title)}</title>" if self.title else ""
         return (
             '<?xml version="1.0" encoding="utf-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{math.ceil(self.width)}" '
@@ -734,7 +725,7 @@ def throughput_page(
         ylabel, middle = f"throughput ({rows[0][0]['units']})", (box.y0 + box.y1) / 2
         canvas.parts.append(
             f'<text class="ylabel" font-size="{SIZE}" text-anchor="middle" '
-            f'transform="translate({_n(20)},{_n(middle)}) rotate(-90)">{escaped(ylabel)}</text>'
+            f'transform="translate({_n(20)},{_n(middle)}) rotate(-90)">{markup_text(ylabel)}</text>'
         )
         half = width_of(ylabel) / 2
         canvas.boxes.append(
