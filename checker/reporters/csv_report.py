@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from ..findings import Report
-from .common import csv_text, visible
+from .common import csv_text
 
 COLUMNS = [
     "location",
@@ -42,17 +42,11 @@ def write(report: Report, out: TextIO) -> None:
         row = finding.to_dict()
         row["valid"] = verdicts.get(finding.location, "")
         row["caused_by"] = caused_by.get(finding.location) if finding.location else None
-        rows.append({column: _cell(row[column]) for column in COLUMNS if row.get(column) is not None})
+        rows.append({column: row[column] for column in COLUMNS if row.get(column) is not None})
     with_findings = {f.location for f in report.findings}
     rows += [
-        {"location": visible(r.location), "valid": r.valid, "caused_by": _cell(caused_by.get(r.location, ""))}
+        {"location": r.location, "valid": r.valid, "caused_by": caused_by.get(r.location, "")}
         for r in report.results
         if r.location not in with_findings
     ]
-    out.write(csv_text(rows, COLUMNS))
-
-
-def _cell(value: object) -> object:
-    if isinstance(value, (bool, int, float)):
-        return value
-    return visible(value if isinstance(value, str) else str(value))
+    out.write(csv_text(rows, COLUMNS))  # every cell `visible` there, once
