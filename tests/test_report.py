@@ -405,7 +405,7 @@ def test_the_variance_computed_aside_is_the_one_computed_here(v51: SimpleNamespa
     here = audit.variance(v51.bad)
     with audit.Aside() as aside:
         assert (aside._pool is not None) == child
-        assert aside.variance(v51.bad) == here
+        assert aside.variance(v51.bad)() == here
     assert (len(here["plots"]), len(here["interactivity"]), len(here["groups"])) == (1, 1, 10)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -441,25 +442,33 @@ def comparison(rows: list[dict[str, Any]], options: Options, selection: Selectio
     )
     groups = groups_of(members, options.tolerance)
     if len(members):
-        differs = {
-            index: _differences(index, frame_members) if flagged else None
-            for _, frame_members in members.groupby("group", sort=True)
-            for index, flagged in zip(frame_members.index, frame_members["outlier"], strict=True)
-        }
+        differs: dict[Any, dict[str, dict[str, Any]] | None] = {}
+        for _, frame_members in members.groupby("group", sort=True):
+            flags = frame_members["outlier"].tolist()
+            majorities = _majorities(frame_members) if any(flags) else {}
+            for index, flagged in zip(frame_members.index, flags, strict=True):
+                differs[index] = _differences(index, frame_members, majorities) if flagged else None
         members["differs"] = pd.Series(differs, dtype=object).reindex(members.index)
     return Comparison(options, members, groups, selection, selection.notes(r.hardware for r in chosen))
 
 
-def _differences(index: Any, members: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """The explaining fields where the member `index` differs from its group's majority value."""
+def _majorities(members: pd.DataFrame) -> dict[str, str]:
+    """The majority value of each explaining field a group's members give, as text: the most
+    frequent, the first seen among the most frequent (pandas' value_counts order); a field
+    none of them gives has none."""
     found = {}
     for column in EXPLAINING:
-        if column not in members:
-            continue
-        counts = members[column].dropna().astype(str).value_counts()
-        if counts.empty:
-            continue
-        majority = counts.index[0]
+        if column in members:
+            counts = Counter(str(value) for value in members[column].tolist() if not _missing(value))
+            if counts:
+                found[column] = counts.most_common(1)[0][0]
+    return found
+
+
+def _differences(index: Any, members: pd.DataFrame, majorities: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The explaining fields where the member `index` differs from its group's majority value."""
+    found = {}
+    for column, majority in majorities.items():
         value = members.at[index, column]
         if not _missing(value) and str(value) != majority:
             found[column] = {"this": value, "majority": majority}

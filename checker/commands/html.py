@@ -29,3 +29,12 @@ def _environment() -> Any:
 def render(template: str, **context: Any) -> str:
     """A template of checker/commands/templates/ filled in; every page shows the version."""
     return str(_environment().get_template(template).render(version=__version__, **context))
+
+
+def prepare() -> None:
+    """Every template compiled now (Jinja2 keeps them), so that `render` only fills one in:
+    for a process that has time to spare before it renders (report, while its child computes
+    the variance)."""
+    environment = _environment()
+    for name in environment.list_templates():
+        environment.get_template(name)

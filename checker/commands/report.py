@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,7 @@ from ..reporters.common import printable
 from ..rounds import Round
 from ..settings import Invocation, output_format
 from . import common
-from .html import render
+from .html import prepare, render
 
 if TYPE_CHECKING:
     from ..model import Result
@@ -421,22 +421,38 @@ class Aside:
         for child in workers:
             child.join(timeout=5)
 
-    def variance(self, report: Report) -> dict[str, Any]:
-        """`variance(report)`, computed in the child where there is one."""
+    def variance(self, report: Report) -> Callable[[], dict[str, Any]]:
+        """`variance(report)`, started in the child where there is one: what gives it, once
+        this process has done its own share of the page meanwhile."""
         from concurrent.futures.process import BrokenProcessPool
 
         given = _variance_input(report)
-        if self._pool is not None:
+        if self._pool is None:
+            return lambda: variance_of(*given)
+        try:
+            future = self._pool.submit(variance_of, *given)
+        except (BrokenProcessPool, OSError, RuntimeError):  # a broken child: computed here instead
+            return lambda: variance_of(*given)
+
+        def taken() -> dict[str, Any]:
             try:
-                found: dict[str, Any] = self._pool.submit(variance_of, *given).result()
+                found: dict[str, Any] = future.result()
                 return found
-            except (BrokenProcessPool, OSError, RuntimeError):  # a broken child: computed here instead
-                pass
-        return variance_of(*given)
+            except (BrokenProcessPool, OSError, RuntimeError):
+                return variance_of(*given)
+
+        return taken
 
 
 def _warm() -> None:
-    """The child's first task, while the check runs: import the analysis (pandas with it)."""
+    """The child's first task, while the check runs: import the analysis (pandas with it),
+    at a lower priority than the check's workers, so that it takes what they leave of the
+    cores rather than a share of them."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: no os.nice (Windows)
+        os.nice(10)
     from ..analysis import compare  # noqa: F401
     from .table import publish  # noqa: F401
 
@@ -519,8 +535,12 @@ def audit(
     """The whole page: the report (checked with `collect`), its provenance and the variance.
     `path` is the checked tree, as every command's writer is given it. Given an Aside, the
     variance is computed in its child process."""
-    view = aside.variance(report) if aside is not None else variance(report)
-    return page(report, baseline, baseline_name, provenance(report, report.round), view, checked)
+    if aside is None:
+        return page(report, baseline, baseline_name, provenance(report, report.round), variance(report), checked)
+    pending = aside.variance(report)  # the child computes it while this process judges the builds
+    judged = provenance(report, report.round)
+    prepare()  # and compiles the page's templates
+    return page(report, baseline, baseline_name, judged, pending(), checked)
 
 
 # The audit page is one HTML file; its templates escape what they print.

@@ -59,6 +59,21 @@ class TableFormat:
     def _names(self) -> dict[str, str]:  # `names`, read once: `fact` runs for every key of every row
         return self.names
 
+    @functools.cached_property
+    def written_facts(self) -> tuple[str, ...]:
+        """The row facts a row of the table writes, in order: its keys' (the power pair's
+        included, the publication keys not), then the power row's. Read once a format:
+        `_as_published` runs for every row."""
+        publication = self.publication
+        facts = {self.fact(key): None for key in self.all_keys() if key not in publication}
+        facts.update(dict.fromkeys(self.power.row.values()))
+        return tuple(facts)
+
+    @functools.cached_property
+    def na_values(self) -> frozenset[str]:
+        """What pandas read_csv reads as missing."""
+        return frozenset(self.table.na_values)
+
     def key(self, fact: str) -> str:
         """The published key of a row fact."""
         return next((key for key, name in self.names.items() if name == fact), fact)
@@ -101,9 +116,7 @@ def published_numbers(values: list[float], precision: int = 10) -> list[float]:
 
 def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     """Each fact the round writes, as it writes it, still under the fact's name."""
-    publication = fmt.publication
-    values = {fact: row.get(fact) for fact in [fmt.fact(key) for key in fmt.all_keys() if key not in publication]}
-    values.update({fact: row.get(fact) for fact in fmt.power.row.values()})
+    values = {fact: row.get(fact) for fact in fmt.written_facts}
     table = fmt.table
     values["Location"] = table.location.format(result=row["Location"], performance=row["_performance"])
     compliance = table.compliance
@@ -112,7 +125,7 @@ def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     if table.scenario == "folder":
         values["Scenario"] = row["_scenario_folder"]
     values["Model"] = table.model_labels.get(row["Model"], row["Model"])
-    na_values = set(table.na_values)  # what pandas read_csv reads as missing
+    na_values = fmt.na_values
     for fact, value in values.items():
         if value is None or (isinstance(value, str) and value in na_values):
             values[fact] = fmt.blank
@@ -138,8 +151,11 @@ def _publication(fmt: TableFormat, values: dict[str, Any], base: str, number: in
 def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(published values, facts) of each row, in the round's published order."""
 
+    facts = [fmt.fact(k) for k in fmt.table.order]
+
     def order(pair: tuple[dict[str, Any], dict[str, Any]]) -> tuple[str, ...]:
-        return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt.table.order)
+        values = pair[0]
+        return tuple("" if values.get(fact) is None else str(values.get(fact)) for fact in facts)
 
     return sorted(((_as_published(fmt, row), row) for row in rows), key=order)
 
