@@ -155,4 +155,29 @@ def run(entry: Callable[[], object]) -> NoReturn:
     # it in this thread only). Ignored process-wide, which teardown keeps, it is dropped.
     for signum in SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
-    raise SystemExit(status)
+    _exit(status)
+
+
+def _exit(status: object) -> NoReturn:
+    """Exit with `status` as SystemExit would (None is 0, a number is itself, anything else
+    is printed and 1), without the interpreter's teardown: every output is written and
+    closed by now, and the exit functions (a git listing still running, multiprocessing's,
+    weakref finalizers) run here; freeing each object of a report of a whole round one by one
+    would cost a tenth of the run that checked a warm tree."""
+    if status is None:
+        code = 0
+    elif isinstance(status, int):
+        code = status
+    else:
+        with contextlib.suppress(Exception):
+            print(status, file=sys.stderr)
+        code = 1
+    for thread in threading.enumerate():  # as the interpreter's exit, it waits for non-daemon threads
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code & 0xFF)
