@@ -131,7 +131,7 @@ def every_file(root: Path) -> list[str]:
 # engine.check started and ended and its report's phases (time.perf_counter is the system's
 # monotonic clock, so the parent can set these against when it started the process).
 _RUN = r"""
-import json, resource, sys, time
+import atexit, json, resource, sys, time
 import checker.engine as engine
 seen = {}
 check = engine.check
@@ -141,16 +141,16 @@ def timed(*args, **kwargs):
     seen["checked"], seen["phases"] = time.perf_counter(), getattr(report, "phases", {})
     return report
 engine.check = timed
+def ended():
+    seen["ended"] = time.perf_counter()
+    seen["main_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    seen["worker_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    sys.stderr.write("BENCH=" + json.dumps(seen) + "\n")
+    sys.stderr.flush()
+atexit.register(ended)  # the CLI ends with os._exit (checker/process.py), after the exit functions
 from checker.cli import main
 sys.argv = sys.argv[1:]
-try:
-    main()
-except SystemExit:
-    pass
-seen["ended"] = time.perf_counter()
-seen["main_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-seen["worker_kb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-sys.stderr.write("BENCH=" + json.dumps(seen) + "\n")
+main()
 """
 
 # The same, recording every file the command opens under the tree (its workers inherit the

@@ -107,7 +107,16 @@ def check(
     Given files (or several paths) inside a tree, check every result they affect, each as a
     whole check of the tree judges it. Options not given come from [tool.mlperf-check] in
     the nearest pyproject.toml (round, select, ignore, waivers, jobs, format)."""
+    if changed_since:
+        _list_changes(paths, changed_since)
     _run("check", locals())
+
+
+def _list_changes(paths: list[str], ref: str) -> None:
+    """git's listing of the changes, started before the check's modules load (scope.start_early)."""
+    from .scope import start_early
+
+    start_early(paths, ref)
 
 
 @app.command()

@@ -276,6 +276,32 @@ class Changes:
         atexit.unregister(self.close)
 
 
+# Listings started before the command's own modules load (`start_early`), by (folder, ref).
+_EARLY: dict[tuple[str, str], Changes] = {}
+
+
+def start_early(paths: list[str], ref: str) -> None:
+    """Start git's listing for the one folder given to `check --changed-since REF`, as soon as
+    the command line is read: git walks the tree while the check's modules, round and rules
+    load. `changes` takes it over when that folder is the tree's root; else it is stopped."""
+    if len(paths) == 1 and os.path.isdir(paths[0]):
+        key = (os.path.realpath(paths[0]), ref)
+        if key not in _EARLY:
+            _EARLY[key] = Changes(paths[0], ref)
+
+
+def changes(root: str, ref: str) -> Changes:
+    """The listing of the changes in `root` since `ref`: the one `start_early` started for
+    it, else one started now (any other started early is stopped)."""
+    early = _EARLY.pop((os.path.realpath(root), ref), None)
+    for other in _EARLY.values():
+        other.close()
+    _EARLY.clear()
+    if early is not None and early.root != root:
+        early.root = root  # the same folder, named as the workspace names it
+    return early if early is not None else Changes(root, ref)
+
+
 def changed_inputs(
     commit: str, inputs: Mapping[str, Callable[[bytes | None], Any]], unknown: bool = False
 ) -> list[str]:

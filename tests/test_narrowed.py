@@ -30,10 +30,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checker import scope
 from checker.engine import check
 from checker.findings import Applying, Finding, Report
 from checker.rounds import load_round
-from checker.scope import Changes, scope_of
+from checker.scope import Changes, changes, scope_of, start_early
 from helpers import REAL_ROOT, cli, full_digest, real_data, set_mllog, tree_digest
 
 pytestmark = pytest.mark.real
@@ -357,6 +358,24 @@ def test_paths_name_the_results_they_affect_under_the_nearest_root(clone: Histor
     done, _ = _checked(str(root / KRAI_SINGLE), str(root / KRAI), cwd=tmp_path)
     assert "2 paths given; checked 2 results" in done.stderr
     assert len(results) > len(document["results"])
+
+
+def test_the_check_takes_over_the_listing_started_early(clone: History) -> None:
+    """check --changed-since starts git's listing as soon as its command line is read
+    (scope.start_early); the check takes that listing over for its root however the folder
+    was named, and stops one started for a folder that is not the root."""
+    clone.make([], committed=False)
+    _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
+    start_early([str(clone.root / "closed" / "..")], "HEAD")
+    (early,) = scope._EARLY.values()
+    taken = changes(str(clone.root), "HEAD")
+    assert taken is early and not scope._EARLY
+    assert taken.paths() == [KRAI_SINGLE + "/user.conf"]
+    start_early([str(clone.root / "closed")], "HEAD")
+    (other,) = scope._EARLY.values()
+    fresh = changes(str(clone.root), "HEAD")
+    assert fresh is not other and other._running == [] and not scope._EARLY
+    assert fresh.paths() == [KRAI_SINGLE + "/user.conf"]
 
 
 def test_changed_since_from_a_subfolder_counts_no_touched_file(clone: History) -> None:

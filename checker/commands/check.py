@@ -92,13 +92,13 @@ def invocation(options: CommandLine) -> Invoked:
     one_of(options.output_format, VIEWS, "--output-format", "view")
     changes = None
     if options.changed_since:  # git lists the changes while the round and the rules load
-        from ..scope import Changes
+        from ..scope import changes as listing
 
         if given is not None:
             raise UsageError(
                 "--changed-since takes one folder, not files: give the folder that holds closed/, open/ or network/"
             )
-        changes = Changes(path, options.changed_since)
+        changes = listing(path, options.changed_since)
     settings = _settings(options, config_of(path))
     if settings.said and not options.quiet:
         say(settings.said)
