@@ -172,7 +172,13 @@ def _exit(status: object) -> NoReturn:
         with contextlib.suppress(Exception):
             print(status, file=sys.stderr)
         code = 1
-    for thread in threading.enumerate():  # as the interpreter's exit, it waits for non-daemon threads
+    # As the interpreter's exit: threading's exit callbacks (an executor still open is shut
+    # down, its manager thread woken), then every non-daemon thread joined.
+    shutdown = getattr(threading, "_shutdown", None)
+    with contextlib.suppress(Exception):
+        if shutdown is not None:
+            shutdown()
+    for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
     with contextlib.suppress(Exception):

@@ -271,6 +271,28 @@ def test_a_signal_in_the_interpreters_teardown_is_dropped(tmp_path: Path, name: 
     assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
 
 
+LEFT_OPEN = """
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from checker import process
+
+def entry():
+    ProcessPoolExecutor(1).submit(sum, [1, 2]).result()  # neither is shut down
+    ThreadPoolExecutor(1).submit(sum, [3]).result()
+    print("done", flush=True)
+    raise SystemExit(3)
+
+process.run(entry)
+"""
+
+
+def test_the_exit_shuts_down_what_the_command_left_open(tmp_path: Path) -> None:
+    """The command ends without the interpreter's teardown (process._exit), yet as it would:
+    an executor left open is shut down, its manager thread woken and joined, and the status
+    stands (joining that thread alone would wait for ever)."""
+    done = subprocess.run([sys.executable, "-c", LEFT_OPEN], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (3, "done\n", "")
+
+
 @pytest.mark.slow
 def test_workers_end_with_a_parent_killed_outright(big: Path, tmp_path: Path) -> None:
     """A parent killed with SIGKILL cleans nothing up: its check's workers end all the same
