@@ -388,14 +388,16 @@ def _variance_input(report: Report) -> tuple[list[dict[str, Any]], str, bool]:
 class Aside:
     """The variance section computed in one child process, so that the report's own process
     imports neither pandas nor numpy (issue 34: the page as light as the check; pandas' import
-    alone is about 40 MB and 0.4 s of CPU). Started before the check, while this process is
-    small, the child imports the analysis while the check runs; `variance` sends it the valid
-    results' rows and takes back the section's plain data. The computation is the one of
-    `variance_of`, here or there: without a child process (a sandbox without semaphores), or
-    when the child breaks, it runs in this process instead."""
+    alone is about 40 MB and 0.4 s of CPU). Started as the command starts (`invocation`),
+    while this process is small and one core is idle, the child imports the analysis while
+    this process loads the round and checks; `variance` sends it the valid results' rows and
+    takes back the section's plain data. The computation is the one of `variance_of`, here
+    or there: without a child process (a sandbox without semaphores), or when the child
+    breaks, it runs in this process instead. Entering it again keeps the child it has."""
 
     def __init__(self) -> None:
         self._pool: Any = None
+        self._started = False
 
     def __enter__(self) -> Aside:
         from concurrent.futures import ProcessPoolExecutor
@@ -403,6 +405,9 @@ class Aside:
         from ..output import held
         from ..process import worker
 
+        if self._started:
+            return self
+        self._started = True
         try:
             with held():  # forked with the signals held: the child sets its own (checker.process.worker)
                 self._pool = ProcessPoolExecutor(max_workers=1, initializer=worker)
@@ -567,11 +572,21 @@ class CommandLine:
 class Invoked(Invocation[CommandLine]):
     previous: dict[str, Any] | None  # --baseline, read
     waived: tuple[Any, ...]  # --waivers (else the configuration's), read
+    aside: Aside  # started: its child imports the analysis while the round loads and the check runs
 
 
 def invocation(options: CommandLine) -> Invoked:
     """The page to write (a path that cannot be written is a usage error before any work),
     the baseline of the same round, the settings and the waivers."""
+    aside = Aside().__enter__()
+    try:
+        return _invocation(options, aside)
+    except BaseException:
+        aside.__exit__(None, None, None)
+        raise
+
+
+def _invocation(options: CommandLine, aside: Aside) -> Invoked:
     from ..output import resolve
 
     common.folder(options.path)
@@ -587,7 +602,7 @@ def invocation(options: CommandLine) -> Invoked:
     if previous is not None:
         check_baseline_round(previous, tree.round.name, options.baseline or "")
     waived = common.waivers(tree.settings.waivers)
-    return tree.extended(Invoked, outputs=outputs, previous=previous, waived=waived)
+    return tree.extended(Invoked, outputs=outputs, previous=previous, waived=waived, aside=aside)
 
 
 def run(invocation: Invoked) -> int:
@@ -597,7 +612,7 @@ def run(invocation: Invoked) -> int:
 
     options, previous = invocation.options, invocation.previous
     assert invocation.round is not None and invocation.round_name is not None
-    with Aside() as aside:  # its child imports the analysis (pandas) while the check runs
+    with invocation.aside as aside:  # its child imports the analysis (pandas) while the check runs
         with common.progress(options.progress) as tick:
             found = check(
                 options.path,

@@ -174,13 +174,15 @@ def render(
     encoder's last digits, nor pandas."""
     numbers: dict[str, int] = {}
     out: list[dict[str, Any]] = []
+    publication = fmt.publication
+    all_keys = {power: fmt.all_keys(power=power) for power in (True, False)}  # once, not once a row
     for values, row in _in_order(rows, fmt):
-        if base is not None and first_id is not None and fmt.publication:
+        if base is not None and first_id is not None and publication:
             unique = values["Unique ID (e.g. for Audit)"]
             numbers.setdefault(unique, first_id + len(numbers))
             values.update(_publication(fmt, values, base, numbers[unique]))
         has_power = row.get("Power_Result") is not None
-        keys = [k for k in fmt.all_keys(power=has_power) if k not in fmt.publication or k in values]
+        keys = [k for k in all_keys[has_power] if k not in publication or k in values]
         published = {key: values[fmt.fact(key)] for key in keys}
         out.append(published)
         if has_power and fmt.power.row:  # a second row: the same, with the power metric
