@@ -19,7 +19,7 @@ import pytest
 from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _variants, for_random_logs
 
 from checker.parsers import mllog
-from checker.parsers.mllog import BLOCK, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
+from checker.parsers.mllog import BLOCK, KEEP_BUDGET, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
 from helpers import REAL_ROOT, ROOT, real_data
 
 try:
@@ -68,25 +68,46 @@ def test_the_reader_uses_the_scanner_unless_told_not_to() -> None:
         assert done.stdout.strip() == none
 
 
+def _scan(data: bytes, at: int, heads: dict, number: int = 0, kept: int = 0, budget: int = KEEP_BUDGET) -> tuple:
+    """`scan` over data[at:] with a fresh LoadgenLog's dicts: what it returns, and what it kept
+    (values, last, lines, columns, last_cost)."""
+    dicts: tuple[dict, ...] = ({}, {}, {}, {}, {})
+    return SCAN(data, at, len(data), heads, number, kept, budget, *dicts), dicts
+
+
 def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> None:
     """What `scan` hands back: where the first line it does not pass over starts, the lines
-    before it, its newline, and for a wanted record its key and its value's span (start -1
-    when the record is not in the shape `_usual` reads)."""
+    before it, the bytes kept, its newline, and for a wanted record it does not keep its key
+    and its value's span (start -1 when the record is not in the shape `_usual` reads)."""
     unwanted = b':::MLLOG {"key": "noise", "value": 1, "metadata": {"is_error": false}}\n'
     wanted = b':::MLLOG {"key": "result_x", "value": 2, "metadata": {"is_error": false}}\n'
     heads = {
         unwanted[: unwanted.index(b'"', 19)]: ("noise", False),
         wanted[: wanted.index(b'"', 19)]: ("result_x", True),
     }
+    cost = len(wanted) - 1
     data = unwanted * 3 + wanted + unwanted
+    assert _scan(data, 0, heads, 10, 5) == (
+        (len(data), 15, 5 + cost, len(data) - 1, None, -1, -1),
+        ({"result_x": 2}, {"result_x": 2}, {"result_x": 14}, {"result_x": wanted.index(b"2") + 1}, {"result_x": 0}),
+    )
     at = 3 * len(unwanted)
     value = at + wanted.index(b"2")
-    assert SCAN(data, 0, len(data), heads, 10) == (at, 13, at + len(wanted) - 1, "result_x", value, value + 1)
-    assert SCAN(data, at + len(wanted), len(data), heads, 0) == (len(data), 1, len(data) - 1, None, -1, -1)
+    stopped = (at, 13, 5, at + len(wanted) - 1, "result_x", value, value + 1)
+    assert _scan(data, 0, heads, 10, 5, budget=4 + cost) == (stopped, ({}, {}, {}, {}, {}))  # no room left
+    for value_text in (b"[2]", b"1e400", b'"\\n"', b'"caf\xc3\xa9"', b"18446744073709551616", b"1e19"):
+        edited = data.replace(b'"value": 2', b'"value": ' + value_text)
+        end = value + len(value_text)
+        assert _scan(edited, 0, heads, 10, 5) == (
+            (at, 13, 5, at + len(wanted) + len(value_text) - 2, "result_x", value, end),
+            ({}, {}, {}, {}, {}),
+        ), value_text
     spaced = wanted.replace(b"2", b" 2")
-    assert SCAN(spaced, 0, len(spaced), heads, 0) == (0, 0, len(spaced) - 1, "result_x", -1, -1)
+    assert _scan(spaced, 0, heads) == ((0, 0, 0, len(spaced) - 1, "result_x", -1, -1), ({}, {}, {}, {}, {}))
+    flagged = unwanted.replace(b"false", b"true")
     for other in (
-        unwanted.replace(b"false", b"true"),
+        flagged,
+        flagged.replace(b'"is_error"', b'"is_warning"'),
         unwanted.replace(b"1", b"\x00"),
         unwanted.replace(b"}}", b"} "),
         b"\n",
@@ -94,9 +115,16 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
         b':::MLLOG {"key": "unjudged", "value": 1}\n',
     ):
         data = unwanted + other + unwanted
-        assert SCAN(data, 0, len(data), heads, 0) == (len(unwanted), 1, len(unwanted) + len(other) - 1, None, -1, -1)
+        assert _scan(data, 0, heads)[0] == (len(unwanted), 1, 0, len(unwanted) + len(other) - 1, None, -1, -1)
+    for passed in (  # `": true` that is no flag: in the value, before the metadata, another field's
+        unwanted.replace(b'"value": 1', b'"value": true'),
+        unwanted.replace(b'"value": 1', b'"value": "\\"is_error\\": true"'),
+        unwanted.replace(b'"is_error": false', b'"is_error": false, "other": true'),
+    ):
+        data = unwanted + passed + unwanted
+        assert _scan(data, 0, heads)[0] == (len(data), 3, 0, len(data) - 1, None, -1, -1)
     with pytest.raises(ValueError):
-        SCAN(b"x\n", 0, 3, heads, 0)
+        SCAN(b"x\n", 0, 3, heads, 0, 0, KEEP_BUDGET, {}, {}, {}, {}, {})
 
 
 # --- real logs ---------------------------------------------------------------------------

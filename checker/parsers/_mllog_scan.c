@@ -1,45 +1,69 @@
 /* The hot loop of checker/parsers/mllog.py `_Reading._lines`, in C: optional.
  *
- * scan(data, at, end, heads, number) passes over the complete lines of data[at:end] (end just
- * past a newline) that `_lines` passes over without reading them: a record whose head
- * (`:::MLLOG {"key": "<key>`, up to the first quote from its 20th byte) is among `heads` with
- * a key that is not wanted, that ends with `}`, holds no NUL and has no `": true` after its
- * key (after its last `"metadata": ` when 512 bytes or more follow the key). It stops at the
- * first other line and returns (at, number, stop, key, start, end): where that line starts,
- * the lines counted before it, its newline at `stop`, and, when it is a record of a wanted
- * key in that shape, the key and the span of its value as `_usual` finds it (start -1 when
- * `_usual` would not read it); else key None, and the line is `_other`'s. At the end of
- * the data, at == end.
+ * scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost)
+ * passes over the complete lines of data[at:end] (end just past a newline) that `_line` would
+ * pass over or read as `_usual` reads them (`_lines` takes fewer short cuts: it sends every
+ * line with a `": true` after its key to `_line`, which reads it the same):
+ * - a record whose head (`:::MLLOG {"key": "<key>`, up to the first quote from its 20th
+ *   byte) is among `heads` with a key that is not wanted, that ends with `}`, holds no NUL
+ *   and that loadgen did not flag as `_line` judges flags (no `"is_error": true` nor
+ *   `"is_warning": true` after its last `"metadata": `, or after its `{` without one):
+ *   passed over, as `_line` passes over it;
+ * - such a record of a wanted key in `_usual`'s shape whose value is a plain scalar that
+ *   orjson reads and `_value_at` keeps (`plain` below: true, false, null, a string of
+ *   printable ASCII without escapes, an integer within 64 bits (signed or not), a float of 17
+ *   significant digits at most that is finite, not subnormal and not an integer past 64 bits), when
+ *   its head is ASCII and the keep budget has room for it: kept as `_value_at` keeps it, in
+ *   the LoadgenLog's dicts `values`, `last`, `lines`, `columns` and the reading's
+ *   `last_cost`, its bytes added to `kept` (at most `budget`).
+ * It stops at the first other line and returns (at, number, kept, stop, key, start, end):
+ * where that line starts, the lines counted before it, the bytes kept, its newline at `stop`,
+ * and, when it is a record of a wanted key in that shape, the key and the span of its value
+ * as `_usual` finds it (start -1 when `_usual` would not read it: `_line` reads it); else key
+ * None, and the line is `_other`'s. At the end of the data, at == end.
  *
- * It never reads, keeps or judges anything else: every finding is made in Python, by the
- * same code as without it (tests/test_mllog_scan.py checks both readings equal).
+ * It never judges anything else: every finding, every value it does not read and every
+ * record it does not keep is made or read in Python, by the same code as without it
+ * (tests/test_mllog_scan.py checks both readings equal).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 static const char FLAG[] = "\": true";
 static const char META[] = "\"metadata\": ";
 #define FLAG_LEN ((Py_ssize_t)(sizeof(FLAG) - 1))
 #define META_LEN ((Py_ssize_t)(sizeof(META) - 1))
-#define SHORT 512
+static const char ERROR_MARK[] = "\"is_error\": true";
+static const char WARNING_MARK[] = "\"is_warning\": true";
+#define ERROR_LEN ((Py_ssize_t)(sizeof(ERROR_MARK) - 1))
+#define WARNING_LEN ((Py_ssize_t)(sizeof(WARNING_MARK) - 1))
 static const char AFTER_KEY[] = "\", \"value\": ";
 #define AFTER_KEY_LEN ((Py_ssize_t)(sizeof(AFTER_KEY) - 1))
 #define MAX_RECORD (1024 * 1024)
 
-/* The first `needle` wholly inside s[from:to], or -1. */
-static Py_ssize_t find(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n)
+/* The first `needle` wholly inside s[from:to], or -1; memchr looks for its byte `k` (one that
+ * is rare where it is looked for: not a quote in JSON). */
+static Py_ssize_t find_by(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n, Py_ssize_t k)
 {
-    while (to - from >= n) {
-        const char *hit = memchr(s + from, needle[0], (size_t)(to - from - n + 1));
+    for (from += k; to - from >= n - k;) {
+        const char *hit = memchr(s + from, needle[k], (size_t)(to - from - (n - k) + 1));
         if (hit == NULL)
             return -1;
-        Py_ssize_t at = hit - s;
-        if (memcmp(hit, needle, (size_t)n) == 0)
+        Py_ssize_t at = hit - s - k;
+        if (memcmp(s + at, needle, (size_t)n) == 0)
             return at;
-        from = at + 1;
+        from = at + k + 1;
     }
     return -1;
+}
+
+static Py_ssize_t find(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n)
+{
+    return find_by(s, from, to, needle, n, 0);
 }
 
 /* The last `needle` wholly inside s[from:to], or -1. */
@@ -50,6 +74,29 @@ static Py_ssize_t rfind(const char *s, Py_ssize_t from, Py_ssize_t to, const cha
             return at;
     }
     return -1;
+}
+
+/* Whether s[from:to] is ASCII (a loop the compiler vectorizes). */
+static int ascii(const char *s, Py_ssize_t from, Py_ssize_t to)
+{
+    unsigned char any = 0;
+    for (Py_ssize_t i = from; i < to; i++)
+        any |= (unsigned char)s[i];
+    return any < 0x80;
+}
+
+/* Whether loadgen flagged the record s[at:stop] (its `{` at `brace`) as `_line` judges it: an
+ * `"is_error": true` or `"is_warning": true` after its last `"metadata": ` (after its `{`
+ * when it has none). Both end with `": true`, looked for first. */
+static int flagged(const char *s, Py_ssize_t at, Py_ssize_t brace, Py_ssize_t stop)
+{
+    Py_ssize_t from = rfind(s, at, stop, META, META_LEN);
+    if (from < brace)
+        from = brace;
+    if (find_by(s, from, stop, FLAG, FLAG_LEN, FLAG_LEN - 2) < 0)
+        return 0;
+    return find_by(s, from, stop, ERROR_MARK, ERROR_LEN, ERROR_LEN - 2) >= 0 ||
+           find_by(s, from, stop, WARNING_MARK, WARNING_LEN, WARNING_LEN - 2) >= 0;
 }
 
 static int is_json_space(char c)
@@ -67,21 +114,160 @@ static Py_ssize_t usual(const char *s, Py_ssize_t at, Py_ssize_t quote, Py_ssize
     Py_ssize_t e = find(s, start, stop, ", \"", 3);
     if (e <= start || is_json_space(s[start]) || is_json_space(s[e - 1]))
         return -1;
-    for (Py_ssize_t i = e; i < stop; i++) {
-        if ((unsigned char)s[i] >= 0x80)
-            return -1;
-    }
+    if (!ascii(s, e, stop))
+        return -1;
     *end = e;
     return start;
+}
+
+/* The value s[0:n] as orjson reads it and `_value_at` keeps it, when it is one of the plain
+ * scalars that orjson, json and this read alike (a new reference); NULL, with no error set,
+ * for any other (the Python reading then reads it), or with an error set when memory ran out. */
+static PyObject *plain(const char *s, Py_ssize_t n)
+{
+    if (n == 4 && memcmp(s, "true", 4) == 0)
+        Py_RETURN_TRUE;
+    if (n == 5 && memcmp(s, "false", 5) == 0)
+        Py_RETURN_FALSE;
+    if (n == 4 && memcmp(s, "null", 4) == 0)
+        Py_RETURN_NONE;
+    if (s[0] == '"') {
+        if (n < 2 || s[n - 1] != '"')
+            return NULL;
+        for (Py_ssize_t i = 1; i < n - 1; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                return NULL; /* a control character (orjson refuses it), non-ASCII, an escape, an end */
+        }
+        return PyUnicode_DecodeASCII(s + 1, n - 2, NULL);
+    }
+    /* A JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and nothing else. */
+    Py_ssize_t i = 0, significant = 0;
+    int leading = 1, whole = 1;
+    if (s[i] == '-')
+        i++;
+    if (i >= n || s[i] < '0' || s[i] > '9')
+        return NULL;
+    if (s[i] == '0') {
+        i++;
+    } else {
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            leading = 0;
+            significant++;
+        }
+    }
+    Py_ssize_t digits = i - (s[0] == '-');
+    if (i < n && s[i] == '.') {
+        whole = 0;
+        Py_ssize_t from = ++i;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            if (s[i] != '0')
+                leading = 0;
+            if (!leading)
+                significant++;
+        }
+        if (i == from)
+            return NULL;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        whole = 0;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        Py_ssize_t from = i;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == from || i - from > 3)
+            return NULL;
+    }
+    if (i != n)
+        return NULL;
+    if (whole) { /* orjson reads one within 64 bits (signed or not) as an int, a longer one as a float */
+        if (digits > 20)
+            return NULL;
+        unsigned long long v = 0;
+        for (Py_ssize_t k = (s[0] == '-'); k < n; k++) {
+            unsigned digit = (unsigned)(s[k] - '0');
+            if (v > (ULLONG_MAX - digit) / 10)
+                return NULL; /* past 64 bits: `_value_at` leaves the float orjson makes to `_line` */
+            v = v * 10 + digit;
+        }
+        if (s[0] != '-')
+            return PyLong_FromUnsignedLongLong(v);
+        if (v > (unsigned long long)LLONG_MAX + 1)
+            return NULL;
+        return PyLong_FromLongLong(v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN : -(long long)v);
+    }
+    if (significant > 17 || n > 63)
+        return NULL;
+    char text[64];
+    memcpy(text, s, (size_t)n);
+    text[n] = 0;
+    char *after = NULL;
+    double v = PyOS_string_to_double(text, &after, NULL);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (after != text + n || !isfinite(v) || (v != 0.0 && fabs(v) < DBL_MIN) || (v == 0.0 && significant > 0))
+        return NULL; /* orjson refuses an overflow; an underflow is left to it too */
+    if (fabs(v) >= 9223372036854775808.0 && v == floor(v))
+        return NULL; /* `_value_at` leaves a float that is an integer past 64 bits to `_line` */
+    return PyFloat_FromDouble(v);
+}
+
+/* Set d[key] = a new int of n; -1 on an error. */
+static int set_int(PyObject *d, PyObject *key, Py_ssize_t n)
+{
+    PyObject *v = PyLong_FromSsize_t(n);
+    if (v == NULL)
+        return -1;
+    int r = PyDict_SetItem(d, key, v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* `_value_at`'s keeping of the value of the wanted record s[at:stop] (line `line`, its value
+ * from `start`): 1 when kept, 0 when Python must keep it (a budget it would pass), -1 on an
+ * error. The dicts are the LoadgenLog's and the reading's, as `_value_at` and `keep` fill them. */
+static int keep(PyObject *key, PyObject *value, Py_ssize_t at, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t line,
+                Py_ssize_t *kept, Py_ssize_t budget, PyObject **dicts)
+{
+    PyObject *values = dicts[0], *last = dicts[1], *lines = dicts[2], *columns = dicts[3], *last_cost = dicts[4];
+    Py_ssize_t cost = stop - at;
+    PyObject *was = PyDict_GetItemWithError(last_cost, key); /* borrowed */
+    if (was == NULL && PyErr_Occurred())
+        return -1;
+    if (was != NULL) { /* a later value of a kept key */
+        Py_ssize_t before = PyLong_AsSsize_t(was);
+        if (before == -1 && PyErr_Occurred())
+            return -1;
+        if (*kept + cost - before > budget)
+            return 0;
+        if (set_int(last_cost, key, cost) < 0 || PyDict_SetItem(last, key, value) < 0)
+            return -1;
+        *kept += cost - before;
+        return 1;
+    }
+    if (*kept + cost > budget)
+        return 0;
+    if (PyDict_SetItem(values, key, value) < 0 || set_int(lines, key, line) < 0 ||
+        set_int(columns, key, start - at + 1) < 0 || set_int(last_cost, key, 0) < 0 ||
+        PyDict_SetItem(last, key, value) < 0)
+        return -1;
+    *kept += cost;
+    return 1;
 }
 
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     Py_buffer view;
-    Py_ssize_t at, end, number;
-    PyObject *heads;
+    Py_ssize_t at, end, number, kept, budget;
+    PyObject *heads, *dicts[5];
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*nnO!n", &view, &at, &end, &PyDict_Type, &heads, &number))
+    if (!PyArg_ParseTuple(args, "y*nnO!nnnO!O!O!O!O!", &view, &at, &end, &PyDict_Type, &heads, &number, &kept,
+                          &budget, &PyDict_Type, &dicts[0], &PyDict_Type, &dicts[1], &PyDict_Type, &dicts[2],
+                          &PyDict_Type, &dicts[3], &PyDict_Type, &dicts[4]))
         return NULL;
     const char *s = view.buf;
     if (at < 0 || end > view.len || at > end) {
@@ -109,51 +295,66 @@ static PyObject *scan(PyObject *self, PyObject *args)
         if (q < 0)
             break; /* no head: not among the judged ones */
         PyObject *head = PyBytes_FromStringAndSize(s + at, q - at);
-        if (head == NULL) {
-            PyBuffer_Release(&view);
-            return NULL;
-        }
+        if (head == NULL)
+            goto error;
         PyObject *known = PyDict_GetItemWithError(heads, head); /* borrowed */
         Py_DECREF(head);
         if (known == NULL) {
-            if (PyErr_Occurred()) {
-                PyBuffer_Release(&view);
-                return NULL;
-            }
+            if (PyErr_Occurred())
+                goto error;
             break;
         }
-        Py_ssize_t from = q;
-        if (stop - q >= SHORT) {
-            Py_ssize_t meta = rfind(s, q, stop, META, META_LEN);
-            if (meta > q)
-                from = meta;
-        }
-        if (find(s, from, stop, FLAG, FLAG_LEN) >= 0)
+        const char *brace = memchr(s + at, '{', (size_t)(q - at));
+        if (brace == NULL || flagged(s, at, brace - s, stop))
             break;
-        if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2)
+        if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 0)))
             break; /* not a verdict this module made: Python reads the line */
         int wanted = PyObject_IsTrue(PyTuple_GET_ITEM(known, 1));
-        if (wanted < 0) {
-            PyBuffer_Release(&view);
-            return NULL;
-        }
+        if (wanted < 0)
+            goto error;
         if (wanted) {
             key = PyTuple_GET_ITEM(known, 0);
             value = usual(s, at, q, stop, &value_end);
-            break;
+            if (value < 0)
+                break;
+            int ascii = 1;
+            for (Py_ssize_t i = at; i < q; i++) {
+                if ((unsigned char)s[i] >= 0x80)
+                    ascii = 0;
+            }
+            PyObject *read = ascii ? plain(s + value, value_end - value) : NULL;
+            if (read == NULL) {
+                if (PyErr_Occurred())
+                    goto error;
+                break;
+            }
+            int kept_here = keep(key, read, at, value, stop, number + 1, &kept, budget, dicts);
+            Py_DECREF(read);
+            if (kept_here < 0)
+                goto error;
+            if (kept_here == 0)
+                break;
+            key = NULL;
+            value = value_end = -1;
         }
         number++;
         at = stop + 1;
     }
     PyBuffer_Release(&view);
+    if (at >= end)
+        key = NULL, value = value_end = -1;
     if (key == NULL)
         key = Py_None;
-    return Py_BuildValue("nnnOnn", at, number, stop, key, value, value_end);
+    return Py_BuildValue("nnnnOnn", at, number, kept, stop, key, value, value_end);
+error:
+    PyBuffer_Release(&view);
+    return NULL;
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS,
-     "scan(data, at, end, heads, number) -> (at, number, stop, key, start, end): the lines _lines passes over, passed"},
+     "scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost) -> (at, number, kept, "
+     "stop, key, start, end): the lines _lines passes over, passed, and the plain wanted values, kept"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,3 +1,17 @@
+from typing import Any
+
 def scan(
-    data: bytes, at: int, end: int, heads: dict[bytes, tuple[str, bool]], number: int, /
-) -> tuple[int, int, int, str | None, int, int]: ...
+    data: bytes,
+    at: int,
+    end: int,
+    heads: dict[bytes, tuple[str, bool]],
+    number: int,
+    kept: int,
+    budget: int,
+    values: dict[str, Any],
+    last: dict[str, Any],
+    lines: dict[str, int],
+    columns: dict[str, int | None],
+    last_cost: dict[str, int],
+    /,
+) -> tuple[int, int, int, int, str | None, int, int]: ...

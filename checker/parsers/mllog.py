@@ -39,9 +39,24 @@ from .typed import declaration, defect
 # The compiled scanner of `_Reading._lines` (checker/parsers/_mllog_scan.c), built when the
 # package is installed with a C compiler; without it, or with MLPERF_CHECK_PURE=1, the
 # reading is pure Python, and the same.
-_scan: (
-    Callable[[bytes, int, int, dict[bytes, tuple[str, bool]], int], tuple[int, int, int, str | None, int, int]] | None
-)
+_Scan = Callable[
+    [
+        bytes,
+        int,
+        int,
+        dict[bytes, tuple[str, bool]],
+        int,
+        int,
+        int,
+        dict[str, Any],
+        dict[str, Any],
+        dict[str, int],
+        dict[str, int | None],
+        dict[str, int],
+    ],
+    tuple[int, int, int, int, str | None, int, int],
+]
+_scan: _Scan | None
 if os.environ.get("MLPERF_CHECK_PURE") == "1":
     _scan = None
 else:
@@ -298,15 +313,20 @@ class _Reading:
         self.number = number
 
     def _scanned(self, data: bytes, at: int, end: int) -> None:
-        """`_lines` with its pass over unwanted records done in C (`_mllog_scan.scan`, which
-        passes over exactly the lines `_lines` passes over and stops at the others, and tells
-        `_usual`'s shape of a wanted record: its value's span); each line it stops at is read
-        here as `_lines` reads it."""
+        """`_lines` with its pass over the lines done in C (`_mllog_scan.scan`, which passes
+        over exactly the lines `_lines` passes over, keeps the wanted records whose value is a
+        plain scalar as `_value_at` keeps them, and stops at the others, telling `_usual`'s
+        shape of a wanted record: its value's span); each line it stops at is read here as
+        `_lines` reads it."""
         heads, number, value_at, scan = self.heads, self.number, self._value_at, _scan
         if scan is None:
             return self._lines(data, at, end)
+        log, last_cost = self.log, self.last_cost
+        values, last, lines, columns = log.values, log.last, log.lines, log.columns
         while at < end:
-            at, number, stop, key, start, value_end = scan(data, at, end, heads, number)
+            at, number, self.kept, stop, key, start, value_end = scan(
+                data, at, end, heads, number, self.kept, KEEP_BUDGET, values, last, lines, columns, last_cost
+            )
             if at >= end:
                 break
             number += 1
