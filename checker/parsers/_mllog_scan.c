@@ -66,12 +66,31 @@ static Py_ssize_t find(const char *s, Py_ssize_t from, Py_ssize_t to, const char
     return find_by(s, from, to, needle, n, 0);
 }
 
-/* The last `needle` wholly inside s[from:to], or -1. */
-static Py_ssize_t rfind(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n)
+/* The last byte c of s[from:to], or NULL: glibc's memrchr where there is one. */
+static const char *last_byte(const char *s, Py_ssize_t from, Py_ssize_t to, char c)
 {
-    for (Py_ssize_t at = to - n; at >= from; at--) {
-        if (s[at] == needle[0] && memcmp(s + at, needle, (size_t)n) == 0)
+#ifdef __GLIBC__
+    return to > from ? memrchr(s + from, c, (size_t)(to - from)) : NULL;
+#else
+    for (Py_ssize_t at = to - 1; at >= from; at--) {
+        if (s[at] == c)
+            return s + at;
+    }
+    return NULL;
+#endif
+}
+
+/* The last `needle` wholly inside s[from:to], or -1; looked for by its byte `k`, as find_by. */
+static Py_ssize_t rfind_by(const char *s, Py_ssize_t from, Py_ssize_t to, const char *needle, Py_ssize_t n, Py_ssize_t k)
+{
+    for (to -= n - k - 1; to - from > k;) { /* needle[k] lies in s[from + k:to] */
+        const char *hit = last_byte(s, from + k, to, needle[k]);
+        if (hit == NULL)
+            return -1;
+        Py_ssize_t at = hit - s - k;
+        if (memcmp(s + at, needle, (size_t)n) == 0)
             return at;
+        to = at + k;
     }
     return -1;
 }
@@ -90,7 +109,7 @@ static int ascii(const char *s, Py_ssize_t from, Py_ssize_t to)
  * when it has none). Both end with `": true`, looked for first. */
 static int flagged(const char *s, Py_ssize_t at, Py_ssize_t brace, Py_ssize_t stop)
 {
-    Py_ssize_t from = rfind(s, at, stop, META, META_LEN);
+    Py_ssize_t from = rfind_by(s, at, stop, META, META_LEN, 1); /* by its `m` */
     if (from < brace)
         from = brace;
     if (find_by(s, from, stop, FLAG, FLAG_LEN, FLAG_LEN - 2) < 0)
@@ -259,6 +278,13 @@ static int keep(PyObject *key, PyObject *value, Py_ssize_t at, Py_ssize_t start,
     return 1;
 }
 
+#define MEMO 64
+struct seen {
+    const char *head;
+    Py_ssize_t len;
+    PyObject *known;
+};
+
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     Py_buffer view;
@@ -277,6 +303,10 @@ static PyObject *scan(PyObject *self, PyObject *args)
     }
     Py_ssize_t stop = end, value = -1, value_end = -1;
     PyObject *key = NULL;
+    /* The heads met in this call and their verdicts, by a hash of a few of their bytes: a
+     * log's lines cycle through a few keys, and `heads` changes only in Python. */
+    struct seen memo[MEMO];
+    memset(memo, 0, sizeof memo);
     while (at < end) {
         const char *newline = memchr(s + at, '\n', (size_t)(end - at));
         if (newline == NULL) { /* end is just past a newline; a caller that breaks that gets the rest as a line */
@@ -294,15 +324,23 @@ static PyObject *scan(PyObject *self, PyObject *args)
         }
         if (q < 0)
             break; /* no head: not among the judged ones */
-        PyObject *head = PyBytes_FromStringAndSize(s + at, q - at);
-        if (head == NULL)
-            goto error;
-        PyObject *known = PyDict_GetItemWithError(heads, head); /* borrowed */
-        Py_DECREF(head);
-        if (known == NULL) {
-            if (PyErr_Occurred())
+        Py_ssize_t len = q - at; /* at least 19 */
+        struct seen *seen = &memo[((size_t)len * 7 + (unsigned char)s[q - 1] * 31 + (unsigned char)s[q - 2] * 131 +
+                                   (unsigned char)s[at + len / 2]) %
+                                  MEMO];
+        PyObject *known = seen->known; /* borrowed, as `heads` holds it */
+        if (known == NULL || seen->len != len || memcmp(seen->head, s + at, (size_t)len) != 0) {
+            PyObject *head = PyBytes_FromStringAndSize(s + at, len);
+            if (head == NULL)
                 goto error;
-            break;
+            known = PyDict_GetItemWithError(heads, head); /* borrowed */
+            Py_DECREF(head);
+            if (known == NULL) {
+                if (PyErr_Occurred())
+                    goto error;
+                break;
+            }
+            seen->head = s + at, seen->len = len, seen->known = known;
         }
         const char *brace = memchr(s + at, '{', (size_t)(q - at));
         if (brace == NULL || flagged(s, at, brace - s, stop))
@@ -351,7 +389,50 @@ error:
     return NULL;
 }
 
+/* Whether v is a float that is an integer past 64 bits (what `_orjson_value` leaves to json). */
+static int big_float(PyObject *v)
+{
+    if (!PyFloat_CheckExact(v))
+        return 0;
+    double d = PyFloat_AS_DOUBLE(v);
+    return isfinite(d) && d == floor(d) && fabs(d) >= 9223372036854775808.0;
+}
+
+static int is_nest(PyObject *v)
+{
+    return PyList_Check(v) || PyDict_Check(v) || PyTuple_Check(v);
+}
+
+/* flat(value): whether a decoded value is a scalar, or a list or dict of scalars, with no float
+ * that is an integer past 64 bits: then it nests at most 1 deep and `_orjson_value`'s walk
+ * would find nothing. False says nothing: the Python walks decide. */
+static PyObject *flat(PyObject *self, PyObject *value)
+{
+    (void)self;
+    if (PyList_CheckExact(value)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++) {
+            PyObject *item = PyList_GET_ITEM(value, i);
+            if (is_nest(item) || big_float(item))
+                Py_RETURN_FALSE;
+        }
+        Py_RETURN_TRUE;
+    }
+    if (PyDict_CheckExact(value)) {
+        Py_ssize_t at = 0;
+        PyObject *key, *item;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            if (is_nest(item) || big_float(item))
+                Py_RETURN_FALSE;
+        }
+        Py_RETURN_TRUE;
+    }
+    if (is_nest(value) || big_float(value))
+        Py_RETURN_FALSE;
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
+    {"flat", flat, METH_O, "flat(value) -> bool: a scalar, or a list or dict of scalars, none a float past 64 bits"},
     {"scan", scan, METH_VARARGS,
      "scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost) -> (at, number, kept, "
      "stop, key, start, end): the lines _lines passes over, passed, and the plain wanted values, kept"},

@@ -57,13 +57,15 @@ _Scan = Callable[
     tuple[int, int, int, int, str | None, int, int],
 ]
 _scan: _Scan | None
+_flat: Callable[[Any], bool] | None  # `_mllog_scan.flat`, which spares `_line` its walks of a flat value
 if os.environ.get("MLPERF_CHECK_PURE") == "1":
-    _scan = None
+    _scan = _flat = None
 else:
     try:
+        from ._mllog_scan import flat as _flat
         from ._mllog_scan import scan as _scan
     except ImportError:
-        _scan = None
+        _scan = _flat = None
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -88,6 +90,21 @@ LOADGEN_LOG = declaration("loadgen_log")
 WANTED_PREFIXES = LOADGEN_LOG.prefixes
 WANTED_KEYS = frozenset(key for key in LOADGEN_LOG.keys if not key.startswith(WANTED_PREFIXES))
 _DECLARED = LOADGEN_LOG.keys  # the keys typed; a family's other keys are decoded, read by no one
+
+
+def _anything(value: Any) -> bool:
+    return True
+
+
+def _whole_check(value: Any) -> bool:
+    return False
+
+
+# Each declared key's one test for its usual value (typed.Check.simple), which `typed` asks
+# first: a value it accepts meets the declaration; any other is asked of the whole check.
+_SIMPLE: dict[str, Callable[[Any], bool]] = {
+    key: LOADGEN_LOG.checks[key].simple or _whole_check for key in LOADGEN_LOG.keys
+}
 
 
 class Stream(Protocol):
@@ -186,8 +203,9 @@ def typed(log: LoadgenLog, defects: list[Defect]) -> tuple[LoadgenLog, list[Defe
     first value that breaks its key's declaration moves from `values` to `malformed` and is
     a FIL012 defect at its line, after the reading's own defects. Applied to what a reading
     decoded, never inside it."""
-    values, found = log.values, []
-    for key in sorted(_DECLARED.intersection(values), key=log.lines.__getitem__):  # in the log's order
+    values, found, simple = log.values, [], _SIMPLE.get
+    suspects = [key for key, value in values.items() if not simple(key, _anything)(value)]
+    for key in sorted(suspects, key=log.lines.__getitem__):  # in the log's order
         problem = LOADGEN_LOG.malformed(key, values[key])
         if problem is not None:
             log.malformed[key] = values.pop(key)
@@ -451,7 +469,7 @@ class _Reading:
             return
         try:
             value = _value(data[brace:stop])
-            deep = nests_deeper(value)
+            deep = not (_flat is not None and _flat(value)) and nests_deeper(value)
         except (ValueError, KeyError, TypeError):
             self.defect("LOG001", number, lambda: f"line {number} is not valid JSON: {show()}")
             return
@@ -569,6 +587,8 @@ def _orjson_value(data: bytes, start: int, end: int) -> Any:
         value = _loads(data[start:end])
     except _JSONDecodeError:
         return _UNREAD
+    if _flat is not None and _flat(value):  # nothing for the walk to find
+        return value
     stack = [value]
     while stack:
         item = stack.pop()
