@@ -431,6 +431,88 @@ def for_random_logs(pool: list[bytes], edits: list[str], check: Callable[[bytes,
     run()
 
 
+# Value texts where a reading of loadgen's shape can go wrong: numbers at the edges of 64 bits
+# and of doubles, in every notation JSON has and some it has not; strings with escapes,
+# control characters, non-ASCII, bad UTF-8, quotes, `, "`; the literals and near misses.
+VALUE_TEXTS = [
+    *(b"%d" % n for n in (0, 7, -12, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, 10**18, 10**19)),
+    *(b"1" * n for n in (18, 19, 20, 21, 301)),
+    *(b"-0", b"00", b"01", b"-01", b"+1", b"0x10", b"1_0", b"1.", b".5", b"-", b"1e", b"1e+", b"--1"),
+    *(b"-0.0", b"0.0", b"1.0", b"1E5", b"1e5", b"1e+5", b"2.5E-3", b"1e19", b"-1e19", b"9.223372036854776e18"),
+    b"9.223372036854775e18",
+    *(b"1e400", b"-1e400", b"1e0400", b"2.5e-400", b"4.9e-324", b"2.2250738585072014e-308", b"1e-310"),
+    *(b"1.7976931348623157e308", b"1.7976931348623159e308", b"0.30000000000000004", b"0.1", b"1e-7"),
+    *(b"123456789012345678.5", b"1.2345678901234567890", b"0.000000000000000000012345"),
+    *(b"1" * 16 + b".5", b"1" * 17 + b".5"),
+    *(b"NaN", b"Infinity", b"-Infinity", b"nan", b"inf"),
+    *(b"true", b"false", b"null", b"tru", b"nulll", b"True", b"NULL"),
+    *(b'""', b'"VALID"', b'"a b"', b'"\\n"', b'"a\\"b"', b'"\\u00e9"', b'"\\ud800"', b'"\\\\"', b'"a\\'),
+    *(b'"caf\xc3\xa9"', b'"\xe2\x82\xac"', b'"\xff"', b'"\xed\xa0\x80"', b'"\xc3"', b'"a\tb"', b'"\x01"', b'"\x7f"'),
+    *(b'"a"b"', b'"', b'"open', b'"a, "b"', b'"x": true', b"[1]", b"[]", b"{}", b'{"a": 1}', b"[[1]]", b"1 ", b" 1"),
+]
+
+
+def value_texts():
+    """Value texts: VALUE_TEXTS, JSON's numbers and strings at random, and random bytes."""
+    from hypothesis import strategies as st
+
+    number = st.from_regex(rb"\A-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,24})?([eE][+-]?[0-9]{1,4})?\Z")
+    return st.one_of(
+        st.sampled_from(VALUE_TEXTS),
+        number,
+        st.integers(-(2**66), 2**66).map(lambda n: b"%d" % n),
+        st.floats(allow_nan=False, allow_infinity=False).map(lambda f: repr(f).encode()),
+        st.text(max_size=12).map(lambda t: json.dumps(t, ensure_ascii=False).encode("utf-8", "surrogatepass")),
+        st.binary(min_size=1, max_size=8),
+    )
+
+
+def for_value_logs(check: Callable[[bytes, int, tuple[int, int]], None], prefix: list[bytes]) -> None:
+    """`check(data, block, cut)` for 300 logs of `prefix` then records in loadgen's shape of
+    a few wanted and unwanted keys (each key more than once: first and last values) with
+    value_texts, some flagged, some with CRLF ends, some holding a NUL; `cut`, a line of the
+    log (modulo its lines) and -1, 0 or 1: where a keep budget runs out. The generated-value
+    property of both detail-log readers."""
+    pytest.importorskip("hypothesis")
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    keys = ["result_a", "result_b", "effective_c", "early_stopping_d", "unread_e"]
+    record = st.tuples(
+        st.sampled_from(keys),
+        value_texts(),
+        st.sampled_from(["", "error", "warning"]),
+        st.sampled_from(["\n"] * 6 + ["\r\n", "nul"]),
+    )
+
+    @settings(
+        max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    @given(
+        st.lists(record, min_size=2, max_size=40),
+        st.sampled_from([BLOCK, 4093, 257, 31, 5]),
+        st.tuples(st.integers(0, 40), st.sampled_from([-1, 0, 1])),
+    )
+    def run(records: list[tuple[str, bytes, str, str]], block: int, cut: tuple[int, int]) -> None:
+        lines = []
+        for key, text, flag, end in records:
+            line = _record(key, "@", is_error=flag == "error", is_warning=flag == "warning")
+            line = line.replace(b'"value": "@"', b'"value": ' + text)
+            lines.append(
+                line.replace(b"loadgen.cc", b"load\x00gen.cc") if end == "nul" else line.replace(b"\n", end.encode())
+            )
+        check(b"".join(prefix + lines), block, cut)
+
+    run()
+
+
+def test_generated_values_read_as_the_reference() -> None:
+    """Records in loadgen's shape whose values are any text (value_texts), flagged or not, in
+    any block size: the reader's reading is the reference's, the type of every value included."""
+    prefix = _example_lines()[:12]
+    for_value_logs(lambda data, block, cut: _same(data, blocks=(block,)), prefix)
+
+
 # --- caps ---------------------------------------------------------------------------------
 def test_the_caps_are_the_reference_caps() -> None:
     """MAX_RECORD, KEEP_BUDGET, MAX_DEFECTS, MAX_KEY_CACHE and MAX_LINE: the same defects on

@@ -15,17 +15,28 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
-from test_mllog_fast import OTHER_SHAPES, _example_lines, _record, _typed, _variants, for_random_logs
+from test_mllog_fast import (
+    OTHER_SHAPES,
+    VALUE_TEXTS,
+    _example_lines,
+    _record,
+    _typed,
+    _variants,
+    for_random_logs,
+    for_value_logs,
+)
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, KEEP_BUDGET, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
 from helpers import REAL_ROOT, ROOT, real_data
 
 try:
+    from checker.parsers._mllog_scan import flat as FLAT
     from checker.parsers._mllog_scan import scan as SCAN
 except ImportError:  # pragma: no cover - an install without a C compiler
-    SCAN = None
+    SCAN = FLAT = None
 
 pytestmark = pytest.mark.skipif(
     SCAN is None, reason="the C scanner checker/parsers/_mllog_scan.c was not built (no compiler at install)"
@@ -125,6 +136,97 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
         assert _scan(data, 0, heads)[0] == (len(data), 3, 0, len(data) - 1, None, -1, -1)
     with pytest.raises(ValueError):
         SCAN(b"x\n", 0, 3, heads, 0, 0, KEEP_BUDGET, {}, {}, {}, {}, {})
+
+
+# Value texts the scan reads itself (`plain` in the C), each exactly as orjson reads it; every
+# other text of VALUE_TEXTS it leaves to the Python reading.
+PLAIN = [
+    *(b"%d" % n for n in (0, 7, -12, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 10**18, 10**19)),
+    *(b"1" * 18, b"1" * 19, b"1" * 20, b"-0"),
+    *(b"-0.0", b"0.0", b"1.0", b"1E5", b"1e5", b"1e+5", b"2.5E-3", b"9.223372036854775e18"),
+    *(b"2.2250738585072014e-308", b"0.30000000000000004", b"0.1", b"1e-7"),
+    *(b"0.000000000000000000012345", b"1" * 16 + b".5"),
+    *(b"true", b"false", b"null", b'""', b'"VALID"', b'"a b"', b'"\x7f"'),
+]
+
+
+def test_the_scanner_reads_plain_values_as_orjson_and_leaves_the_rest() -> None:
+    """Each of VALUE_TEXTS as the value of a wanted record: the scan keeps exactly the PLAIN
+    ones, each with orjson's value and type, and stops at every other one with its span."""
+    kept = []
+    for text in VALUE_TEXTS:
+        line = _record("result_x", "@").replace(b'"value": "@"', b'"value": ' + text)
+        heads = {line[: line.index(b'"', 19)]: ("result_x", True)}
+        (at, number, cost, *_), (values, last, *_) = _scan(line, 0, heads)
+        if at == len(line):
+            kept.append(text)
+            assert _typed(values["result_x"]) == _typed(orjson.loads(text)) and last == values, text
+            assert (number, cost) == (1, len(line) - 1)
+        else:
+            assert at == 0 and values == {}, text
+    assert kept == PLAIN
+
+
+def test_flat_tells_values_that_need_no_walk() -> None:
+    """`flat`: a scalar, or a list or mapping of scalars, without a float that is an integer
+    past 64 bits (what `_orjson_value` looks for); anything else is left to the walks."""
+    for value in (1, "a", None, True, 2.5, 2.0**62, float("inf"), float("nan"), [], {}, [1, "a"], {"a": 1.5}):
+        assert FLAT(value) is True, value
+    for value in (2.0**63, -(2.0**64), [2.0**63], {"a": 1e19}, [[1]], [{}], {"a": []}, (), [()], {"a": (1,)}):
+        assert FLAT(value) is False, value
+
+
+def test_generated_values_read_the_same() -> None:
+    """Records in loadgen's shape whose values are any text (tests/test_mllog_fast.py
+    value_texts), flagged or not, with CRLF ends or NULs, in any block size."""
+    for_value_logs(lambda data, block, cut: _equal(data, blocks=(block,)), _example_lines()[:12])
+
+
+def test_the_keep_budget_runs_out_the_same_on_every_record() -> None:
+    """First and later values that the scan reads (plain) and that Python reads (escaped, a
+    list), of wanted keys and flagged ones, with a keep budget that runs out on each of them,
+    to the byte and one byte either side."""
+    lines = [
+        _record("result_a", 1),
+        _record("result_b", "x"),
+        _record("result_a", 22),
+        _record("result_b", "y\n"),
+        _record("result_a", [3]),
+        _record("unread_c", "E", is_error=True),
+        _record("result_a", 4444),
+        _record("result_b", "zzzzzzzz"),
+        _record("result_a", 555555),
+    ]
+    data, out_at = b"".join(lines), set()
+    for cut in range(1, len(lines) + 1):
+        reading = mllog._Reading(mllog.is_wanted)
+        reading.feed(io.BytesIO(b"".join(lines[:cut])), BLOCK)
+        for budget in (reading.kept - 1, reading.kept, reading.kept + 1):
+            saved, mllog.KEEP_BUDGET = mllog.KEEP_BUDGET, budget
+            try:
+                *_, defects = _equal(data, (cut, budget), blocks=(BLOCK, 61))
+            finally:
+                mllog.KEEP_BUDGET = saved
+            out_at.update(d.line for d in defects[:1])
+    assert out_at == set(range(1, len(lines) + 1))  # the budget ran out on each record
+
+
+def test_generated_values_read_the_same_at_any_keep_budget() -> None:
+    """The same logs with a keep budget that runs out anywhere, to the byte or one byte off:
+    on a first value, on a later one, on one the scan reads or one it leaves to Python."""
+
+    def check(data: bytes, block: int, cut: tuple[int, int]) -> None:
+        lines = data.splitlines(keepends=True)
+        reading = mllog._Reading(mllog.is_wanted)  # what the lines before the cut keep, with room for all
+        reading.feed(io.BytesIO(b"".join(lines[: cut[0] % (len(lines) + 1)])), BLOCK)
+        budget = max(0, reading.kept + cut[1])
+        saved, mllog.KEEP_BUDGET = mllog.KEEP_BUDGET, budget
+        try:
+            _equal(data, blocks=(block,))
+        finally:
+            mllog.KEEP_BUDGET = saved
+
+    for_value_logs(check, [])
 
 
 # --- real logs ---------------------------------------------------------------------------
