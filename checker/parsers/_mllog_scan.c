@@ -258,6 +258,8 @@ static int keep(PyObject *key, PyObject *value, Py_ssize_t at, Py_ssize_t start,
     if (was == NULL && PyErr_Occurred())
         return -1;
     if (was != NULL) { /* a later value of a kept key */
+        if (!PyLong_CheckExact(was))
+            return 0;
         Py_ssize_t before = PyLong_AsSsize_t(was);
         if (before == -1 && PyErr_Occurred())
             return -1;
@@ -345,12 +347,10 @@ static PyObject *scan(PyObject *self, PyObject *args)
         const char *brace = memchr(s + at, '{', (size_t)(q - at));
         if (brace == NULL || flagged(s, at, brace - s, stop))
             break;
-        if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2 || !PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 0)))
-            break; /* not a verdict this module made: Python reads the line */
-        int wanted = PyObject_IsTrue(PyTuple_GET_ITEM(known, 1));
-        if (wanted < 0)
-            goto error;
-        if (wanted) {
+        if (!PyTuple_CheckExact(known) || PyTuple_GET_SIZE(known) != 2 ||
+            !PyUnicode_CheckExact(PyTuple_GET_ITEM(known, 0)) || !PyBool_Check(PyTuple_GET_ITEM(known, 1)))
+            break; /* not a verdict this module made (a str and a bool, which run no code): Python reads the line */
+        if (PyTuple_GET_ITEM(known, 1) == Py_True) {
             key = PyTuple_GET_ITEM(known, 0);
             value = usual(s, at, q, stop, &value_end);
             if (value < 0)
