@@ -435,7 +435,7 @@ static PyMethodDef methods[] = {
     {"flat", flat, METH_O, "flat(value) -> bool: a scalar, or a list or dict of scalars, none a float past 64 bits"},
     {"scan", scan, METH_VARARGS,
      "scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost) -> (at, number, kept, "
-     "stop, key, start, end): the lines _lines passes over, passed, and the plain wanted values, kept"},
+     "stop, key, start, end): the lines _line passes over, passed, and the plain wanted values, kept"},
     {NULL, NULL, 0, NULL},
 };
 
