@@ -419,6 +419,27 @@ def test_a_listing_started_early_ends_with_its_command(clone: History, args: lis
     assert (scope._EARLY, set(_gits()) - before) == ({}, set())
 
 
+@pytest.mark.parametrize("spelling", ["{root}", "{root}/", "{root}/closed/..", "{link}", "{link}/", ".", "./closed/.."])
+def test_the_listing_started_early_is_the_roots_however_it_is_named(
+    clone: History, tmp_path: Path, spelling: str
+) -> None:
+    """The root named as itself, with a trailing slash, through a division folder, through a
+    symbolic link or relative to the working folder: the check takes over git's listing
+    started early and checks the results a whole check's narrowing gives, with its verdicts."""
+    clone.make([], committed=False)
+    _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
+    link = tmp_path / "link"
+    link.symlink_to(clone.root, target_is_directory=True)
+    before = set(_gits())
+    folder = spelling.format(root=clone.root, link=link)
+    done, document = _checked(folder, "--changed-since", "HEAD", cwd=clone.root)
+    assert "1 changed file; checked 1 result" in done.stderr
+    assert _as_whole(document, clone.before) == [
+        (KRAI_SINGLE, {r.location: r.valid for r in clone.before.results}[KRAI_SINGLE])
+    ]
+    assert (scope._EARLY, set(_gits()) - before) == ({}, set())
+
+
 def test_changed_since_from_a_subfolder_counts_no_touched_file(clone: History) -> None:
     """git hash-object resolves --stdin-paths against the repository's top: run for closed/,
     a touched file (stale index, same content) is no change; an edited one is."""
