@@ -400,3 +400,38 @@ def test_every_entry_point_ends_with_the_commands_status_and_all_its_output(tmp_
         process.stdout.close()
         assert (process.wait(timeout=120), process.stderr.read()) == (141, b"")
     assert len(seen) == 1
+
+
+AS_THE_STATUS_IS_TAKEN = """
+import os, signal, sys, time
+from checker import process
+
+class Done(SystemExit):
+    @property
+    def code(self):  # the signal lands while run takes the status, once the command is done
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        time.sleep(0.5)  # the handler runs here, at the latest
+        return 0
+
+def entry():
+    print("done")
+    raise Done()
+
+process.run(entry)
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_as_the_status_is_taken_ends_as_any_signal(tmp_path: Path, name: str) -> None:
+    """A signal that lands after the command returned, while process.run takes its status
+    (before the exit ignores signals), ends the process as at any other moment: 128 + the
+    signal and one line (it was a traceback and 1: the handler was outside run's `try`)."""
+    done = subprocess.run(
+        [sys.executable, "-c", AS_THE_STATUS_IS_TAKEN, name], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    signum = getattr(signal, name)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        128 + signum,
+        "done\n",
+        f"mlperf-check: interrupted by {name}\n",
+    )
