@@ -32,7 +32,7 @@ from checker.commands import report as audit
 from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report
-from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, REAL, ROOT, SUBMISSION, real_data, run, tree_digest
 
 runner = CliRunner()
 
@@ -774,3 +774,44 @@ def test_a_child_killed_gives_the_same_variance(v51: SimpleNamespace, when: str)
             os.kill(child.pid, signal.SIGKILL)
         assert pending() == here
     assert not child.is_alive()
+
+
+def test_a_stray_file_beside_the_templates_changes_no_page(tmp_path: Path) -> None:
+    """report compiles the templates while its child computes the variance (html.prepare):
+    a file of the templates' folder that is no template the page uses (an editor's swap
+    file, a template that does not compile) changes nothing, as before that warm-up, when
+    the page read only its own templates (it was an internal error, exit 3)."""
+    import subprocess
+    import sys
+
+    package = tmp_path / "site" / "checker"
+    shutil.copytree(ROOT / "checker", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("rules", "schemas"):  # an install maps them into the package (pyproject.toml)
+        if not (package / data).exists():
+            shutil.copytree(ROOT / data, package / data)
+    templates = package / "commands" / "templates"
+    (templates / ".report.html.j2.swp").write_bytes(b"\xff\xfe{% bad")
+    (templates / "unused.html.j2").write_text("{% if %}")
+    pages = []
+    for where in (str(tmp_path / "site"), ""):
+        page = tmp_path / f"page{len(pages)}.html"
+        env = {**os.environ, "PYTHONPATH": where, "MLPERF_CHECK_CACHE_DIR": str(tmp_path / "cache")}
+        imported = subprocess.run(
+            [sys.executable, "-c", "import checker; print(checker.__file__)"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        assert imported.stdout.startswith(where or str(ROOT)), imported.stdout
+        done = subprocess.run(
+            [sys.executable, "-m", "checker", "report", str(EXAMPLE), "-o", str(page), "--no-progress"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 1, done.stderr
+        pages.append(re.sub(r'<time id="checked">[^<]*</time>', "", page.read_text()))
+    assert pages[0] == pages[1]
