@@ -107,16 +107,16 @@ def check(
     Given files (or several paths) inside a tree, check every result they affect, each as a
     whole check of the tree judges it. Options not given come from [tool.mlperf-check] in
     the nearest pyproject.toml (round, select, ignore, waivers, jobs, format)."""
-    if changed_since:
-        _list_changes(paths, changed_since)
-    _run("check", locals())
+    given = dict(locals())
+    if not changed_since:
+        _run("check", given)
+    from .scope import start_early, stop_early
 
-
-def _list_changes(paths: list[str], ref: str) -> None:
-    """git's listing of the changes, started before the check's modules load (scope.start_early)."""
-    from .scope import start_early
-
-    start_early(paths, ref)
+    start_early(paths, changed_since)  # git lists the changes while the check's modules load
+    try:
+        _run("check", given)
+    finally:
+        stop_early()  # one no check took over (a usage error first) ends with its command
 
 
 @app.command()

@@ -129,14 +129,29 @@ def _reader_gone(started: tuple[int, int] | None) -> bool:
 def run(entry: Callable[[], object]) -> NoReturn:
     """Run `entry` (the CLI) and exit with its status, through the rules above."""
     install()
-    status: object = 0
     started = _pipe()
+    # One handler for the whole way to the exit: a signal may land while the status is
+    # taken or stdout flushed, not only while the command runs (the handler raises once).
     try:
-        entry()
+        status = _ran(entry, started)
+        # The work is done: a signal from now on would land in the exit functions (or, were
+        # this SystemExit, in the interpreter's teardown, where Python puts the default
+        # handlers back, in whichever thread takes it: a mask would hold it in this thread
+        # only). Ignored process-wide, it is dropped.
+        for signum in SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
     except Interrupted as stop:
         interrupted(stop.signum)
     except KeyboardInterrupt:  # a SIGINT before install(), or raised by a library
         interrupted(signal.SIGINT)
+    _exit(status)
+
+
+def _ran(entry: Callable[[], object], started: tuple[int, int] | None) -> object:
+    """`entry` run: its status, stdout flushed (141 when its reader has gone)."""
+    status: object = 0
+    try:
+        entry()
     except SystemExit as done:
         status = done.code
     try:
@@ -148,14 +163,7 @@ def run(entry: Callable[[], object]) -> NoReturn:
 
         quiet_stdout()
         status = EXIT_PIPE
-    except Interrupted as stop:
-        interrupted(stop.signum)
-    # The work is done: a signal from now on would land in the interpreter's teardown, where
-    # Python puts the default handlers back, in whichever thread takes it (a mask would hold
-    # it in this thread only). Ignored process-wide, which teardown keeps, it is dropped.
-    for signum in SIGNALS:
-        signal.signal(signum, signal.SIG_IGN)
-    _exit(status)
+    return status
 
 
 def _exit(status: object) -> NoReturn:

@@ -294,12 +294,20 @@ def changes(root: str, ref: str) -> Changes:
     """The listing of the changes in `root` since `ref`: the one `start_early` started for
     it, else one started now (any other started early is stopped)."""
     early = _EARLY.pop((os.path.realpath(root), ref), None)
-    for other in _EARLY.values():
-        other.close()
-    _EARLY.clear()
+    stop_early()
     if early is not None and early.root != root:
         early.root = root  # the same folder, named as the workspace names it
     return early if early is not None else Changes(root, ref)
+
+
+def stop_early() -> None:
+    """Stop every listing `start_early` started that no check took over: the command that
+    started it has ended (a usage error before its check began). A listing left for the next
+    command of the same process (a test, a program running the command line) would give it
+    the changes as they were then: a change made since would go unchecked."""
+    for early in _EARLY.values():
+        early.close()
+    _EARLY.clear()
 
 
 def changed_inputs(

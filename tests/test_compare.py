@@ -8,6 +8,7 @@ import json
 import statistics
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -472,3 +473,72 @@ def test_the_cv_is_the_population_one_and_every_output_says_so() -> None:
     assert "population standard deviation (dividing by n)" in CV_DEFINITION
     assert CV_DEFINITION in to_text(found)
     assert CV_DEFINITION in json_module.loads(json_text(document(found)))["definition"]
+
+
+# --- a group's majorities, against pandas' value_counts ------------------------------------------
+def _differences_by_value_counts(index: object, members) -> dict:
+    """What differs from the majority, the majority as pandas' value_counts orders a column's
+    values (the most frequent, the first seen among ties), as compare read it before
+    compare._majorities counted each group's once."""
+    from checker.analysis.compare import EXPLAINING, _missing
+
+    found = {}
+    for column in EXPLAINING:
+        if column not in members:
+            continue
+        counts = members[column].dropna().astype(str).value_counts()
+        if counts.empty:
+            continue
+        value = members.at[index, column]
+        if not _missing(value) and str(value) != counts.index[0]:
+            found[column] = {"this": value, "majority": counts.index[0]}
+    return found
+
+
+def test_a_groups_majorities_are_value_counts_ones() -> None:
+    """Random groups (None, NaN, pd.NA, text that reads as a number or as missing, non-ASCII,
+    numbers, booleans, ties among many values; object, float64, float32 and string
+    columns): each member's differences from its group's majorities are those pandas'
+    value_counts gives, field for field, value for value (a float32 column made every member
+    differ: its majority was the float's text, 0.10000000149011612, and a member's 0.1)."""
+    import pandas as pd
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from checker.analysis.compare import EXPLAINING, _differences, _majorities
+
+    value = st.one_of(
+        st.none(),
+        st.just(float("nan")),
+        st.just(pd.NA),
+        st.sampled_from(["a", "b", "ä", "日本", "1", "1.0", "True", "nan", "None", "<NA>", ""]),
+        st.integers(-3, 3),
+        st.floats(allow_infinity=True),
+        st.booleans(),
+        st.text(max_size=3),
+    )
+    tied = st.integers(2, 40).flatmap(
+        lambda n: st.permutations([f"v{i}" for i in range(n)] * 2).map(lambda column: [[v] for v in column])
+    )
+    numbers = st.lists(
+        st.lists(st.one_of(st.none(), st.floats(-1e6, 1e6)), min_size=1, max_size=2), min_size=1, max_size=9
+    )
+    rows = st.one_of(st.lists(st.lists(value, min_size=1, max_size=4), min_size=1, max_size=30), tied, numbers)
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(rows, st.sampled_from([None, "float64", "float32", "object", "string"]))
+    def same(given_rows: list[list], dtype: str | None) -> None:
+        frame = pd.DataFrame([dict(zip(EXPLAINING, row, strict=False)) for row in given_rows])
+        if dtype is not None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # a float beyond float32's range
+                    frame = frame.astype(dtype)
+            except (TypeError, ValueError, OverflowError):
+                return
+        frame.index = [f"m{i}" for i in range(len(frame))]
+        majorities = _majorities(frame)
+        for index in frame.index:
+            assert repr(_differences(index, frame, majorities)) == repr(_differences_by_value_counts(index, frame))
+
+    same()

@@ -378,6 +378,68 @@ def test_the_check_takes_over_the_listing_started_early(clone: History) -> None:
     assert fresh.paths() == [KRAI_SINGLE + "/user.conf"]
 
 
+def _gits() -> list[int]:
+    """This process's git children, running or ended and not yet waited for (zombies)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                name, fields = (entry / "stat").read_text().rsplit(")", 1)
+            except OSError:
+                continue
+            if int(fields.split()[1]) == os.getpid() and name.endswith("(git"):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["{root}", "--color", "bogus"],  # before the check looks at the listing
+        ["{root}/closed/..", "--output-format", "bogus"],
+        ["{root}/", "-o", "{root}/../no/such/folder/x.json"],  # after the check took it over
+        ["{root}/closed", "--color", "bogus"],  # a division folder: the folder given is not the root
+        ["{root}", "--select", "NOSUCH"],
+    ],
+)
+def test_a_listing_started_early_ends_with_its_command(clone: History, args: list[str]) -> None:
+    """check --changed-since starts git at once; a usage error at any step of the invocation
+    ends it with the command (no git left running or unwaited for), and none is left for the
+    next command of the same process to take over: that one lists the changes as they are
+    then (it listed those of the first command's moment, and passed a change made since)."""
+    clone.make([], committed=False)
+    root, before = str(clone.root), set(_gits())  # GitPython's own (cat-file --batch) stay
+    done = cli("check", *[arg.format(root=root) for arg in args], "--changed-since", "HEAD", "--no-progress")
+    assert done.returncode == 2, done.stderr
+    assert (scope._EARLY, set(_gits()) - before) == ({}, set())
+    _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
+    done, document = _checked(root, "--changed-since", "HEAD", cwd=clone.root)
+    assert "1 changed file; checked 1 result" in done.stderr
+    assert [r["location"] for r in document["results"]] == [KRAI_SINGLE]
+    assert (scope._EARLY, set(_gits()) - before) == ({}, set())
+
+
+@pytest.mark.parametrize("spelling", ["{root}", "{root}/", "{root}/closed/..", "{link}", "{link}/", ".", "./closed/.."])
+def test_the_listing_started_early_is_the_roots_however_it_is_named(
+    clone: History, tmp_path: Path, spelling: str
+) -> None:
+    """The root named as itself, with a trailing slash, through a division folder, through a
+    symbolic link or relative to the working folder: the check takes over git's listing
+    started early and checks the results a whole check's narrowing gives, with its verdicts."""
+    clone.make([], committed=False)
+    _append(clone.root / KRAI_SINGLE / "user.conf", "# tuned\n")
+    link = tmp_path / "link"
+    link.symlink_to(clone.root, target_is_directory=True)
+    before = set(_gits())
+    folder = spelling.format(root=clone.root, link=link)
+    done, document = _checked(folder, "--changed-since", "HEAD", cwd=clone.root)
+    assert "1 changed file; checked 1 result" in done.stderr
+    assert _as_whole(document, clone.before) == [
+        (KRAI_SINGLE, {r.location: r.valid for r in clone.before.results}[KRAI_SINGLE])
+    ]
+    assert (scope._EARLY, set(_gits()) - before) == ({}, set())
+
+
 def test_changed_since_from_a_subfolder_counts_no_touched_file(clone: History) -> None:
     """git hash-object resolves --stdin-paths against the repository's top: run for closed/,
     a touched file (stale index, same content) is no change; an edited one is."""

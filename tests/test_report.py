@@ -32,7 +32,7 @@ from checker.commands import report as audit
 from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report
-from helpers import EXAMPLE, OFFLINE, REAL, SUBMISSION, real_data, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, REAL, ROOT, SUBMISSION, real_data, run, tree_digest
 
 runner = CliRunner()
 
@@ -713,3 +713,105 @@ def test_compare_html_shows_percentages_units_members_and_outlier_reasons(tmp_pa
     # The same look as the audit page: one style sheet.
     page = audit.page(run(EXAMPLE, "demo-v6.1"))
     assert dom.one("style").text() == parse(page).one("style").text()
+
+
+def _children() -> set[int]:
+    """This process's child processes, running or ended and not yet waited for."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid():
+                found.add(int(entry.name))
+    return found
+
+
+def test_a_usage_error_of_report_at_any_step_stops_its_child(tmp_path: Path) -> None:
+    """report starts its child (the variance's) as its invocation starts: a usage error at
+    any later step (an -o that cannot be written or names no page, a baseline that is no
+    JSON or of another round, an unknown round, a tree without results) is exit 2 with one
+    line, and leaves no child process behind, running or unwaited for."""
+    (tmp_path / "empty" / "closed").mkdir(parents=True)
+    (tmp_path / "bad.json").write_text("{not json")
+    other = tmp_path / "v51.json"
+    other.write_text(json.dumps({"round": "v5.1", "tool": {"name": "mlperf-check"}, "results": [], "findings": []}))
+    page = str(tmp_path / "page.html")
+    cases = [
+        [str(EXAMPLE), "-o", str(tmp_path / "no" / "page.html")],
+        [str(EXAMPLE), "-o", str(tmp_path / "page.yaml")],
+        [str(EXAMPLE), "--baseline", str(tmp_path / "bad.json"), "-o", page],
+        [str(EXAMPLE), "--baseline", str(other), "-o", page],
+        [str(EXAMPLE), "--round", "v9.9", "-o", page],
+        [str(tmp_path / "empty"), "-o", page],
+    ]
+    before = _children()
+    for args in cases:
+        done = runner.invoke(app, ["report", *args, "--no-progress"])
+        assert (done.exit_code, done.stderr.count("error:")) == (2, 1), (args, done.stderr)
+        assert _children() - before == set(), args
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "empty", "v51.json"]
+
+
+@pytest.mark.real
+@pytest.mark.full
+@pytest.mark.parametrize("when", ["before the variance", "during the variance"])
+def test_a_child_killed_gives_the_same_variance(v51: SimpleNamespace, when: str) -> None:
+    """The report's child killed (SIGKILL) while the check runs or while it computes the
+    variance: the section is computed in this process instead, the same."""
+    import signal
+
+    here = audit.variance(v51.bad)
+    with audit.Aside() as aside:
+        (child,) = aside._pool._processes.values()
+        if when == "before the variance":
+            os.kill(child.pid, signal.SIGKILL)
+            child.join(timeout=60)
+        pending = aside.variance(v51.bad)
+        if when == "during the variance":
+            os.kill(child.pid, signal.SIGKILL)
+        assert pending() == here
+    assert not child.is_alive()
+
+
+def test_a_stray_file_beside_the_templates_changes_no_page(tmp_path: Path) -> None:
+    """report compiles the templates while its child computes the variance (html.prepare):
+    a file of the templates' folder that is no template the page uses (an editor's swap
+    file, a template that does not compile) changes nothing, as before that warm-up, when
+    the page read only its own templates (it was an internal error, exit 3)."""
+    import subprocess
+    import sys
+
+    package = tmp_path / "site" / "checker"
+    shutil.copytree(ROOT / "checker", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for data in ("rules", "schemas"):  # an install maps them into the package (pyproject.toml)
+        if not (package / data).exists():
+            shutil.copytree(ROOT / data, package / data)
+    templates = package / "commands" / "templates"
+    (templates / ".report.html.j2.swp").write_bytes(b"\xff\xfe{% bad")
+    (templates / "unused.html.j2").write_text("{% if %}")
+    pages = []
+    for where in (str(tmp_path / "site"), ""):
+        page = tmp_path / f"page{len(pages)}.html"
+        env = {**os.environ, "PYTHONPATH": where, "MLPERF_CHECK_CACHE_DIR": str(tmp_path / "cache")}
+        imported = subprocess.run(
+            [sys.executable, "-c", "import checker; print(checker.__file__)"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        assert imported.stdout.startswith(where or str(ROOT)), imported.stdout
+        done = subprocess.run(
+            [sys.executable, "-m", "checker", "report", str(EXAMPLE), "-o", str(page), "--no-progress"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 1, done.stderr
+        pages.append(re.sub(r'<time id="checked">[^<]*</time>', "", page.read_text()))
+    assert pages[0] == pages[1]

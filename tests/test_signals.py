@@ -8,6 +8,8 @@ A stdout closed by its reader exits 141 without a word."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import signal
@@ -308,3 +310,128 @@ def test_workers_end_with_a_parent_killed_outright(big: Path, tmp_path: Path) ->
     process.wait(timeout=60)  # not communicate: a worker that outlived it would hold its pipes open
     assert len(workers) == 2 or process.returncode == 0, workers
     assert _still_alive(workers) == []
+
+
+STATUS = """
+import sys
+from checker import process
+
+def entry():
+    print("out", end="")  # left in stdout's buffer: the exit writes it
+    sys.stderr.write("err")
+    raise SystemExit(eval(sys.argv[1]))
+
+process.run(entry) if sys.argv[2] == "run" else entry()
+"""
+
+
+@pytest.mark.parametrize("status", ["None", "0", "1", "2", "3", "141", "255", "256", "-1", "True", "'bye'"])
+def test_the_fast_exit_ends_as_the_interpreters_exit_would(tmp_path: Path, status: str) -> None:
+    """process._exit ends without the interpreter's teardown, with what SystemExit would
+    give: the same status (None 0, a number itself modulo 256, anything else printed and
+    1) and every byte still buffered written, stdout to a file as to a pipe."""
+    for stdout in (subprocess.PIPE, tmp_path / "out"):
+        ended = []
+        for how in ("run", "plain"):
+            with open(tmp_path / "out", "w+b") if stdout != subprocess.PIPE else contextlib.nullcontext() as file:
+                done = subprocess.run(
+                    [sys.executable, "-c", STATUS, status, how],
+                    stdout=file if file is not None else subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    timeout=60,
+                    cwd=tmp_path,
+                )
+            out = done.stdout if file is None else (tmp_path / "out").read_bytes()
+            ended.append((done.returncode, out, done.stderr))
+        assert ended[0] == ended[1]
+        assert ended[0][1] == b"out"
+
+
+IN_AN_EXIT_FUNCTION = """
+import atexit, os, signal, sys, time
+from checker import process
+
+def late():
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    time.sleep(0.2)
+    print("exit function done", flush=True)
+
+def entry():
+    atexit.register(late)
+    print("done")
+    raise SystemExit(1)
+
+process.run(entry)
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_in_an_exit_function_is_dropped(tmp_path: Path, name: str) -> None:
+    """The exit functions run once the work is done (process._exit): a signal that lands in
+    one is dropped, the function runs to its end and the command's status stands."""
+    done = subprocess.run(
+        [sys.executable, "-c", IN_AN_EXIT_FUNCTION, name], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (1, "done\nexit function done\n", "")
+
+
+@pytest.mark.slow
+def test_every_entry_point_ends_with_the_commands_status_and_all_its_output(tmp_path: Path) -> None:
+    """`python -m checker`, `python -m checker.cli` and the console script end through the
+    fast exit with the command's status (1 findings, 0 --exit-zero, 2 a usage error), the
+    whole report written to a file as to a pipe; a closed pipe ends it with 141."""
+    script = Path(sys.executable).with_name("mlperf-check")
+    entries = [[sys.executable, "-m", "checker"], [sys.executable, "-m", "checker.cli"]]
+    entries += [[str(script)]] if script.exists() else []
+    env = {**os.environ, "MLPERF_CHECK_CACHE_DIR": str(tmp_path / "cache")}
+    check = ["check", str(EXAMPLE), "-f", "json", "--no-progress"]
+    seen = set()
+    for entry in entries:
+        for args, status in ((check, 1), ([*check, "--exit-zero"], 0), ([*check, "--color", "no"], 2)):
+            piped = subprocess.run([*entry, *args], capture_output=True, timeout=120, env=env, cwd=tmp_path)
+            with open(tmp_path / "out.json", "wb") as file:
+                filed = subprocess.run([*entry, *args], stdout=file, stderr=subprocess.PIPE, timeout=120, env=env)
+            written = (tmp_path / "out.json").read_bytes()
+            assert (piped.returncode, filed.returncode, piped.stdout) == (status, status, written), entry
+            if status != 2:
+                seen.add(json.dumps(json.loads(written)["summary"], sort_keys=True))
+        process = subprocess.Popen([*entry, "rules"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert process.stdout is not None
+        process.stdout.close()
+        assert (process.wait(timeout=120), process.stderr.read()) == (141, b"")
+    assert len(seen) == 1
+
+
+AS_THE_STATUS_IS_TAKEN = """
+import os, signal, sys, time
+from checker import process
+
+class Done(SystemExit):
+    @property
+    def code(self):  # the signal lands while run takes the status, once the command is done
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        time.sleep(0.5)  # the handler runs here, at the latest
+        return 0
+
+def entry():
+    print("done")
+    raise Done()
+
+process.run(entry)
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_as_the_status_is_taken_ends_as_any_signal(tmp_path: Path, name: str) -> None:
+    """A signal that lands after the command returned, while process.run takes its status
+    (before the exit ignores signals), ends the process as at any other moment: 128 + the
+    signal and one line (it was a traceback and 1: the handler was outside run's `try`)."""
+    done = subprocess.run(
+        [sys.executable, "-c", AS_THE_STATUS_IS_TAKEN, name], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    signum = getattr(signal, name)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        128 + signum,
+        "done\n",
+        f"mlperf-check: interrupted by {name}\n",
+    )

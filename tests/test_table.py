@@ -513,3 +513,101 @@ def test_table_command_writes_json_and_csv(real: Path, tmp_path: Path) -> None:
     assert load_table(str(out_csv))[0]["Performance_Result"] == rows[0]["Performance_Result"]
     assert load_table(str(out_json)) == rows
     assert tree_digest(real) == before
+
+
+# --- the cached facts of a format, against what a row's render read before ----------------------
+# The format's written facts and missing values are read once a format (TableFormat.written_facts,
+# na_values) and render's keys once a render. `_rendered_as_before` is the render that read them
+# once a row (as it was before that change): on any row values, the rows must be the same, key
+# for key, value for value, in the same order, power rows and publication keys included.
+def _as_published_per_row(fmt: TableFormat, row: dict) -> dict:
+    publication = fmt.publication
+    values = {fact: row.get(fact) for fact in [fmt.fact(key) for key in fmt.all_keys() if key not in publication]}
+    values.update({fact: row.get(fact) for fact in fmt.power.row.values()})
+    table = fmt.table
+    values["Location"] = table.location.format(result=row["Location"], performance=row["_performance"])
+    compliance = table.compliance
+    values["compliance"] = compliance.format(division=row["Category"]) if isinstance(compliance, str) else compliance
+    values["inferred"] = fmt.inferred_of(row)
+    if table.scenario == "folder":
+        values["Scenario"] = row["_scenario_folder"]
+    values["Model"] = table.model_labels.get(row["Model"], row["Model"])
+    na_values = set(table.na_values)
+    for fact, value in values.items():
+        if value is None or (isinstance(value, str) and value in na_values):
+            values[fact] = fmt.blank
+    for fix in table.fixes:
+        fact = fmt.fact(fix.key)
+        if type(values.get(fact)) is type(fix.value) and values[fact] == fix.value:
+            values[fact] = fix.becomes
+    return values
+
+
+def _rendered_as_before(rows: list[dict], fmt: TableFormat, base: str | None, first_id: int | None) -> list[dict]:
+    from checker.analysis.published.format import _publication
+
+    def order(pair: tuple[dict, dict]) -> tuple[str, ...]:
+        return tuple("" if pair[0].get(fmt.fact(k)) is None else str(pair[0].get(fmt.fact(k))) for k in fmt.table.order)
+
+    numbers: dict[str, int] = {}
+    out: list[dict] = []
+    for values, row in sorted(((_as_published_per_row(fmt, row), row) for row in rows), key=order):
+        if base is not None and first_id is not None and fmt.publication:
+            unique = values["Unique ID (e.g. for Audit)"]
+            numbers.setdefault(unique, first_id + len(numbers))
+            values.update(_publication(fmt, values, base, numbers[unique]))
+        has_power = row.get("Power_Result") is not None
+        keys = [k for k in fmt.all_keys(power=has_power) if k not in fmt.publication or k in values]
+        published = {key: values[fmt.fact(key)] for key in keys}
+        out.append(published)
+        if has_power and fmt.power.row:
+            out.append({**published, **{key: values[fact] for key, fact in fmt.power.row.items()}})
+    return out
+
+
+def _cell_values(fmt: TableFormat):  # a strategy: what a row's fact may hold, the round's missing words too
+    from hypothesis import strategies as st
+
+    return st.one_of(
+        st.none(),
+        st.just(float("nan")),
+        st.sampled_from(sorted(fmt.table.na_values) or [""]),
+        st.sampled_from(["", "N/A", "available", "Ünïcødé ✓", "a,b", '"quoted"', "0", "True"]),
+        st.integers(-(2**40), 2**40),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.text(max_size=6),
+    )
+
+
+@pytest.mark.parametrize("round_name", ["v5.1", "v6.0", "v6.1"])
+def test_the_formats_cached_facts_render_as_reading_them_once_a_row(round_name: str) -> None:
+    """Random values in every fact a row writes (None, NaN, the round's missing words, text,
+    numbers, booleans), with or without power, with or without publication keys: render's
+    rows are those of a render that reads the format's facts once a row."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    fmt = TableFormat.of(load_round(round_name))
+    assert fmt is not None
+    plain = _facts(EXAMPLE, "demo-v6.1")
+    bases = [*plain, *_power_facts()]
+    facts = sorted(set(fmt.written_facts) - {"Location", "Category", "Model"})
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(range(len(bases))), st.dictionaries(st.sampled_from(facts), _cell_values(fmt))),
+            min_size=1,
+            max_size=5,
+        ),
+        st.booleans(),
+    )
+    def same(edits: list[tuple[int, dict]], published: bool) -> None:
+        rows = [{**bases[at], **changed} for at, changed in edits]
+        base, first = ("https://example.org/tree/main", 3) if published else (None, None)
+        before = _rendered_as_before([dict(r) for r in rows], fmt, base, first)
+        now = render([dict(r) for r in rows], fmt, base, first, as_written=False)
+        assert repr(now) == repr(before)  # repr: NaN equals NaN, and 1 is not True
+
+    same()

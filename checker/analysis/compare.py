@@ -455,11 +455,13 @@ def comparison(rows: list[dict[str, Any]], options: Options, selection: Selectio
 def _majorities(members: pd.DataFrame) -> dict[str, str]:
     """The majority value of each explaining field a group's members give, as text: the most
     frequent, the first seen among the most frequent (pandas' value_counts order); a field
-    none of them gives has none."""
+    none of them gives has none. The text is pandas' (`astype(str)`), as `_differences` takes
+    a member's value (`str` of the column's scalar): `tolist()` would make a float32 0.1 the
+    float 0.10000000149011612, which no member's text equals, and keep a NaT."""
     found = {}
     for column in EXPLAINING:
         if column in members:
-            counts = Counter(str(value) for value in members[column].tolist() if not _missing(value))
+            counts = Counter(members[column].dropna().astype(str).tolist())
             if counts:
                 found[column] = counts.most_common(1)[0][0]
     return found

@@ -99,35 +99,40 @@ def invocation(options: CommandLine) -> Invoked:
                 "--changed-since takes one folder, not files: give the folder that holds closed/, open/ or network/"
             )
         changes = listing(path, options.changed_since)
-    settings = _settings(options, config_of(path))
-    if settings.said and not options.quiet:
-        say(settings.said)
-    if options.inference_repo is not None:
-        repository(options.inference_repo)
-    name = common.round_name(settings.round, path, quiet=options.quiet)
-    the_round = common.load(name)
-    waivers = common.waivers(settings.waivers)
-    from ..output import Plan
-    from ..reporters import CHECK, EXTENSIONS
+    try:
+        settings = _settings(options, config_of(path))
+        if settings.said and not options.quiet:
+            say(settings.said)
+        if options.inference_repo is not None:
+            repository(options.inference_repo)
+        name = common.round_name(settings.round, path, quiet=options.quiet)
+        the_round = common.load(name)
+        waivers = common.waivers(settings.waivers)
+        from ..output import Plan
+        from ..reporters import CHECK, EXTENSIONS
 
-    reads = [settings.waivers, settings.path, round_file(settings.round), options.inference_repo]
-    plan = Plan(reads=reads, workspaces=[where])
-    config = settings.config
-    source = config if config is not None and _formats_from_config(options, config) else None
-    outputs = plan_formats(plan, settings.format, options.output, CHECK.names, EXTENSIONS, source, path)
-    return Invoked(
-        options=options,
-        settings=settings,
-        round_name=name,
-        round=the_round,
-        plan=plan,
-        outputs=outputs,
-        path=path,
-        workspace=where,
-        given=given,
-        changes=changes,
-        waivers=waivers,
-    )
+        reads = [settings.waivers, settings.path, round_file(settings.round), options.inference_repo]
+        plan = Plan(reads=reads, workspaces=[where])
+        config = settings.config
+        source = config if config is not None and _formats_from_config(options, config) else None
+        outputs = plan_formats(plan, settings.format, options.output, CHECK.names, EXTENSIONS, source, path)
+        return Invoked(
+            options=options,
+            settings=settings,
+            round_name=name,
+            round=the_round,
+            plan=plan,
+            outputs=outputs,
+            path=path,
+            workspace=where,
+            given=given,
+            changes=changes,
+            waivers=waivers,
+        )
+    except BaseException:  # a usage error after git started: its listing ends with the invocation
+        if changes is not None:
+            changes.close()
+        raise
 
 
 def _formats_from_config(options: CommandLine, config: Config) -> bool:

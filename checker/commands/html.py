@@ -4,6 +4,7 @@ templates in checker/commands/templates/, autoescaped, with every printed value 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -34,7 +35,12 @@ def render(template: str, **context: Any) -> str:
 def prepare() -> None:
     """Every template compiled now (Jinja2 keeps them), so that `render` only fills one in:
     for a process that has time to spare before it renders (report, while its child computes
-    the variance)."""
+    the variance). A warm-up only: a file of the folder that is no template (an editor's
+    swap file, one that does not compile) is left to `render`, which reads only the
+    templates a page uses, and says what is wrong with one of those."""
+    import jinja2
+
     environment = _environment()
-    for name in environment.list_templates():
-        environment.get_template(name)
+    for name in environment.list_templates(extensions=["j2"]):
+        with contextlib.suppress(jinja2.TemplateError, OSError, UnicodeDecodeError):
+            environment.get_template(name)
