@@ -233,6 +233,53 @@ def test_sigterm_while_a_rerun_command_runs_stops_it_and_leaves_no_copy(tmp_path
     assert list(tmp.iterdir()) == []
 
 
+SIGNAL_IN_POPEN = """
+import os, signal, subprocess, sys
+from checker import process
+from checker.commands import reproduce
+
+started = subprocess.Popen._execute_child
+
+def execute_child(self, *args, **kwargs):  # the signal lands once the harness runs, inside Popen
+    started(self, *args, **kwargs)
+    print(f"harness {self.pid}", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+
+subprocess.Popen._execute_child = execute_child
+process.run(lambda: reproduce.rerun_command(sys.argv[1], "exec sleep 60", print))
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_inside_the_harness_start_stops_the_harness(tmp_path: Path, name: str) -> None:
+    """A signal that lands after rerun's harness started but before Popen returned it (so
+    before rerun knows its process) is held until it does: the harness's process group is
+    stopped, and the harness gets the signals (it ends on SIGTERM as it would)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_IN_POPEN, str(tmp_path / "copy"), name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    signum = getattr(signal, name)
+    lines = done.stderr.splitlines()
+    assert (done.returncode, lines[-1]) == (128 + signum, f"mlperf-check: interrupted by {name}"), done.stderr
+    harness = int(lines[0].removeprefix("harness "))
+    assert not _alive(harness)
+
+
+def test_the_harness_gets_the_signals_rerun_held_while_starting_it(tmp_path: Path) -> None:
+    """rerun starts its harness with SIGINT and SIGTERM held; the harness runs with neither
+    blocked (Ctrl-C and a SIGTERM to its group stop it)."""
+    from checker.commands.reproduce import rerun_command
+
+    said: list[str] = []
+    status, _ = rerun_command(str(tmp_path / "copy"), "exec grep SigBlk /proc/self/status", said.append)
+    (line,) = said
+    blocked = int(line.split()[1], 16)
+    assert status == 0 and blocked & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGTERM - 1)) == 0, line
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [["rules"], ["table", str(EXAMPLE), "--round", "demo-v6.1"]])
 def test_a_closed_stdout_exits_141_quietly(tmp_path: Path, command: list[str]) -> None:

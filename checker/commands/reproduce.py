@@ -28,7 +28,7 @@ from ..escaping import text_lines
 from ..facts import FileRole
 from ..model import Result, Submission, System
 from ..model.metrics import metric
-from ..output import Plan, copy_file, copy_tree
+from ..output import Plan, copy_file, copy_tree, held
 from ..reporters import Formats, as_json, as_text
 from ..rounds import Round
 from ..scope import Scope
@@ -344,18 +344,22 @@ def rerun_command(copy: str, command: str, echo: Callable[[str], None], timeout:
     start = time.perf_counter()
     process: subprocess.Popen[str] | None = None
     try:  # from the start: a signal as soon as the harness runs (before its reader starts) stops it
-        process = subprocess.Popen(
-            command,
-            shell=True,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            errors="backslashreplace",
-            bufsize=1,
-            start_new_session=True,
-        )
+        # Started with the signals held, so that one cannot land between the harness's start
+        # and `process` naming it (it would be left running); the harness itself gets them.
+        with held():
+            process = subprocess.Popen(
+                command,
+                shell=True,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                errors="backslashreplace",
+                bufsize=1,
+                start_new_session=True,
+                preexec_fn=_unblocked,  # noqa: PLW1509 - no other thread runs yet
+            )
         assert process.stdout is not None
         reader = threading.Thread(target=_stream, args=(process.stdout, echo), daemon=True)
         reader.start()
@@ -372,6 +376,11 @@ def rerun_command(copy: str, command: str, echo: Callable[[str], None], timeout:
     # open does not keep rerun waiting.
     reader.join(timeout=5)
     return status, time.perf_counter() - start
+
+
+def _unblocked() -> None:
+    """In the harness's process, before it runs: the signals the parent held are its own."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def _stream(pipe: Any, echo: Callable[[str], None]) -> None:
