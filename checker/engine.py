@@ -297,7 +297,9 @@ def _run_unit(args: Unit) -> UnitOutput:
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         tree = _setup(options)[0]
-        tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        if _STATE.get("judged") != (division, submitter):  # a worker's memory stays flat: one submission's
+            tree.forget()  # entries and folder stats at a time (those of its units shared: none stat-ed twice)
+            _STATE["judged"] = (division, submitter)
         tree.unlistable.clear()
         # With a cache, every read of the tree the unit makes, of a Submission of its own
         # (none derived by another unit): what its output depends on (checker/cache.py).

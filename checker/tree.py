@@ -46,6 +46,7 @@ class Entry(NamedTuple):
     # What else says the file changed (checker/cache.py): its mtime and ctime, in ns.
     mtime: int = 0
     ctime: int = 0
+    mode: int = 0  # of a file, its st_mode
 
 
 class FileChanged(Exception):
@@ -76,6 +77,8 @@ def _what(mode: int) -> str:
 
 
 _NAME = operator.attrgetter("name")
+# What says a file or folder changed, from its lstat (an Entry holds the same for a file).
+SIG = operator.attrgetter("st_mode", "st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
 
 
 def join(*parts: str) -> str:
@@ -100,13 +103,14 @@ class Tree:
         # Every read of the tree, while a unit's are recorded (checker/cache.py): (kind, rel,
         # what it saw), kind "entry", "subdirs", "listdir" or "walk" (a list of its steps).
         self.reads: list[tuple[str, str, Any]] | None = None
-        self._walked: set[str] = set()  # entries a walk judged, not yet used while reads are recorded
+        # The stat signature of each plain folder a proof asked for (`folder_sig`), until `forget`.
+        self._folder_sigs: dict[str, tuple[int, ...] | None] = {}
 
     def forget(self) -> None:
-        """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
-        a folder)."""
+        """Drop the entries and folder stats judged so far (a folder's real path is kept: a few
+        hundred bytes a folder)."""
         self._entries.clear()
-        self._walked.clear()
+        self._folder_sigs.clear()
 
     def plain(self, rel: str) -> str | None:
         """The absolute path of the folder `rel` when no part of it is a link (its real path
@@ -145,13 +149,34 @@ class Tree:
         if entry is None:
             with phase("tree"):
                 entry = self._entries[rel] = self._entry(rel)
-            if self.reads is not None:
-                self.reads.append(("entry", rel, entry))
-        elif self._walked and rel in self._walked:  # judged by a walk: a read when first used
-            self._walked.discard(rel)
-            if self.reads is not None:
-                self.reads.append(("entry", rel, entry))
+        if self.reads is not None:  # a read each time (cache.unique keeps one): entries outlive a unit
+            self.reads.append(("entry", rel, entry))
         return entry
+
+    def folder_sig(self, rel: str) -> tuple[int, ...] | None:
+        """The stat signature (mode, size, device, inode, mtime_ns, ctime_ns) of `rel` when it is a
+        plain folder (`plain`), taken once until `forget`; () when nothing is there; None when
+        it is something else (not a folder, a link on the way, a path this tree does not know).
+        What a unit's proof holds of a folder (cache.proof)."""
+        try:
+            return self._folder_sigs[rel]
+        except KeyError:
+            pass
+        path = self.plain(rel)
+        if path is None:
+            return None  # not known to be plain (yet): not kept
+        sig: tuple[int, ...] | None = None
+        try:
+            st = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            sig = ()
+        except OSError:
+            pass
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                sig = SIG(st)
+        self._folder_sigs[rel] = sig
+        return sig
 
     def _entry(self, rel: str) -> Entry:
         parent, _, name = rel.rpartition("/")
@@ -184,7 +209,9 @@ class Tree:
                 return Entry(rel, astray, is_link=True)
             st = os.stat(path)
         if stat.S_ISREG(st.st_mode):
-            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            return Entry(
+                rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
+            )
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
@@ -324,8 +351,8 @@ class Tree:
             return None
         listed: list[Item] = []
         # The entry of each file and folder, from this listing's stat (one system call a
-        # file, not two); while reads are recorded, each is a read when it is first used.
-        entries, walked = self._entries, (self._walked if self.reads is not None else None)
+        # file, not two); a read when it is used (`entry`).
+        entries = self._entries
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
         for item in items:
             try:
@@ -337,17 +364,21 @@ class Tree:
                     self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
                     if sub not in entries:
                         entries[sub] = Entry(sub, Kind.DIR)
-                        if walked is not None:
-                            walked.add(sub)
                 elif item.is_file(follow_symlinks=False):
                     st = item.stat(follow_symlinks=False)
                     listed.append((item.name, "file", st.st_size, None))
                     if (rel := prefix + item.name) not in entries:
                         entries[rel] = Entry(
-                            rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
+                            rel,
+                            Kind.FILE,
+                            st.st_size,
+                            False,
+                            st.st_dev,
+                            st.st_ino,
+                            st.st_mtime_ns,
+                            st.st_ctime_ns,
+                            st.st_mode,
                         )
-                        if walked is not None:
-                            walked.add(rel)
                 else:
                     listed.append((item.name, "other", 0, None))
             except OSError:

@@ -195,8 +195,9 @@ def test_a_proof_keeps_what_it_cannot_make_plain(tmp_path: Path) -> None:
     tree.listdir("closed/OtherDemo/linked")
     tree.entry("closed/OtherDemo/linked/" + next(target.iterdir()).name)
     reads, tree.reads = cache.unique(tree.reads), None
-    folders, isdirs, slow = cache.proof(tree, reads, time.time_ns())
-    assert [group[0] for group in folders] == ["closed/OtherDemo"]  # the plain one, by its stat
+    groups, _, folders, slow = cache.proof(tree, reads, time.time_ns())
+    assert groups == (("closed/OtherDemo", True, ()),)  # the plain one, by its stat
+    assert folders == ("closed",)  # the folder on its way, a folder
     assert [kind for kind, _, _ in pickle.loads(slow)] == ["entry", "listdir", "entry"]  # the link, and through it
     assert cache.proof(tree, reads, 0) is None  # every stat newer than a check started at 0
 
@@ -288,7 +289,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_written_again(tmp_path: Pat
 def test_a_full_cache_folder_leaves_the_check_right_and_says_so_once(tmp_path: Path) -> None:
     root, folder = _tree(tmp_path / "tree"), tmp_path / "cache"
     truth, _ = _json(root, "--no-cache")
-    found, said = _json(root, "--cache-dir", str(folder), full=4096)
+    found, said = _json(root, "--cache-dir", str(folder), full=1024)  # an entry is larger
     assert found == truth
     assert len(said) == 1 and "cannot write" in said[0] and "not cached" in said[0], said
 
