@@ -350,7 +350,7 @@ def file_put(key: tuple[Any, ...] | None, value: Any, entry: Any, before: int) -
 # the absolute paths that must be folders, the reads kept as they were, pickled, or b"").
 _HEAD = struct.Struct("<Q")  # the length of the marshalled proof, after the magic and the name
 _SIG = operator.attrgetter("st_mode", "st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")  # = tree.SIG
-_MODE = operator.itemgetter(0)
+_MODE = _FIRST = operator.itemgetter(0)
 _GONE = (0, -1, -1, -1, -1, -1)  # the signature of a path that is not there (no stat gives it)
 
 
@@ -382,6 +382,8 @@ def proof(tree: Any, reads: Iterable[tuple[Any, ...]], started: int) -> tuple[An
 
 
 _ENTRY_SIG = operator.itemgetter(8, 2, 4, 5, 6, 7)  # a file's Entry: its mode, size, device, inode, mtime, ctime
+_MTIME, _CTIME = operator.itemgetter(4), operator.itemgetter(5)
+_UP = operator.methodcaller("rpartition", "/")
 
 
 class _Proof:
@@ -410,15 +412,13 @@ class _Proof:
             sigs += held.values()
         # Plain: a folder whose own stat is proven is one if the one above it is (its stat
         # says it is a folder, no link); any other on the way is proven a folder on its own.
-        ways: list[str] = []
-        seen: set[str] = set()
-        starts = itertools.chain(self.ways, files, map(_parent, folders))
-        for rel in starts:
-            while rel and rel not in seen:
-                seen.add(rel)
-                if rel not in folders:
-                    ways.append(rel)
+        above = set(map(_FIRST, map(_UP, folders)))  # (a proven folder's parent is a start too)
+        ways: set[str] = set()
+        for rel in (above | self.ways).union(files).difference(folders):
+            while rel and rel not in ways and rel not in folders:
+                ways.add(rel)
                 rel = _parent(rel)
+        ways.discard("")
         return tuple(groups), _digest(tuple(sigs)), tuple(sorted(ways)), kept
 
     def read(self, kind: str, rel: str, seen: Any) -> bool | None:
@@ -455,7 +455,7 @@ class _Proof:
 
     def file(self, rel: str, entry: Any) -> bool | None:
         up, _, name = rel.rpartition("/")
-        if entry.is_link or self.tree.plain(up) is None:
+        if entry.is_link or (up not in self.files and self.tree.plain(up) is None):
             return False
         sig = _ENTRY_SIG(entry)
         if not self._settled(sig):
@@ -499,21 +499,22 @@ class _Proof:
         if not made:
             return made
         prefix = where + "/" if where else ""
-        entries = self.tree._entries  # noqa: SLF001 - what the walk judged of each file
-        fine, whole = self.fine, self.whole
+        get = self.tree._entries.get  # noqa: SLF001 - what the walk judged of each file
         held: dict[str, tuple[int, ...]] = {}
         for name, what, size, _ in items:
             if what == "dir":
                 continue
-            entry = entries.get(prefix + name) if what == "file" else None
-            if entry is None or entry.size != size or entry.is_link or entry.kind.value != "file":
+            entry = get(prefix + name) if what == "file" else None
+            # an Entry: (rel, kind, size, is_link, ...), a file judged by this listing
+            if entry is None or entry[2] != size or entry[3] or entry[1] != "file":
                 self.slow.append(("step", where, items))
                 return True
-            newest = entry.mtime if entry.mtime > entry.ctime else entry.ctime
-            if newest >= (whole if newest % 1_000_000_000 == 0 else fine):
-                return None  # `settled`, inline: a walk lists thousands of files
             held[name] = _ENTRY_SIG(entry)
         if held:
+            sigs = held.values()
+            newest = max(max(map(_MTIME, sigs)), max(map(_CTIME, sigs)))
+            if newest >= self.whole and not all(map(self._settled, sigs)):
+                return None  # a file changed during the check
             self.files.setdefault(where, {}).update(held)
         return True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import operator
 import os
 import stat
@@ -49,6 +50,11 @@ class Entry(NamedTuple):
     mode: int = 0  # of a file, its st_mode
 
 
+# An Entry from its nine fields in order, without the named tuple's Python-level __new__ (a
+# walk makes one a file).
+_new_entry = functools.partial(tuple.__new__, Entry)
+
+
 class FileChanged(Exception):
     """The path no longer holds the regular file its entry judged: it became a symlink, a FIFO,
     a folder or another file between the judgement and the open. `kind` is what it is now
@@ -81,13 +87,12 @@ _NAME = operator.attrgetter("name")
 SIG = operator.attrgetter("st_mode", "st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
 
 
-def join(*parts: str) -> str:
+def join(head: str, tail: str = "", *rest: str) -> str:
     """Join relative POSIX parts, skipping empty ones (and the slashes at their ends)."""
-    if len(parts) == 2:  # the usual call, two clean parts: no strip needed (a check runs 200,000)
-        head, tail = parts
-        if head and tail and head[0] != "/" != head[-1] and tail[0] != "/" != tail[-1]:
-            return head + "/" + tail
-    return "/".join(part.strip("/") for part in parts if part and part.strip("/"))
+    # the usual call, two clean parts: no strip needed (a check runs 280,000)
+    if head and tail and not rest and head[0] != "/" != head[-1] and tail[0] != "/" != tail[-1]:
+        return head + "/" + tail
+    return "/".join(part.strip("/") for part in (head, tail, *rest) if part and part.strip("/"))
 
 
 class Tree:
@@ -97,6 +102,7 @@ class Tree:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.realpath(os.fspath(root))
+        self._prefix = self.root + "/"  # what a folder's real path is under the root, joined as `_real_dir` does
         self._real_dirs: dict[str, str | None] = {"": self.root}
         self._entries: dict[str, Entry] = {}
         self.unlistable: set[str] = set()  # folders whose path is too long to list (Kind.TOO_LONG, FIL025)
@@ -118,7 +124,7 @@ class Tree:
         real = self._real_dirs.get(rel)
         if real is None:
             return None
-        return real if real == (os.path.join(self.root, rel) if rel else self.root) else None
+        return real if real == (self._prefix + rel if rel else self.root) else None
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -134,7 +140,7 @@ class Tree:
         real_parent = self._real_dir(parent)
         real: str | None = None
         if real_parent is not None:
-            candidate = os.path.join(real_parent, name)
+            candidate = real_parent + "/" + name
             if os.path.islink(candidate):
                 resolved = os.path.realpath(candidate)
                 real = resolved if self._inside(resolved) else None
@@ -158,10 +164,9 @@ class Tree:
         plain folder (`plain`), taken once until `forget`; () when nothing is there; None when
         it is something else (not a folder, a link on the way, a path this tree does not know).
         What a unit's proof holds of a folder (cache.proof)."""
-        try:
-            return self._folder_sigs[rel]
-        except KeyError:
-            pass
+        known = self._folder_sigs.get(rel, self)
+        if known is not self:
+            return known  # type: ignore[return-value]
         path = self.plain(rel)
         if path is None:
             return None  # not known to be plain (yet): not kept
@@ -188,14 +193,14 @@ class Tree:
                 up, _, leaf = probe.rpartition("/")
                 up_real = self._real_dir(up)
                 if up_real is not None:
-                    path = os.path.join(up_real, leaf)
+                    path = up_real + "/" + leaf
                     if os.path.islink(path):
                         target = os.path.realpath(path)
                         return Entry(rel, Kind.OUTSIDE if os.path.exists(target) else Kind.BROKEN, is_link=True)
                     return Entry(rel, Kind.MISSING)
                 probe = up
             return Entry(rel, Kind.MISSING)
-        path = os.path.join(real_parent, name)
+        path = real_parent + "/" + name
         try:
             st = os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
@@ -231,7 +236,7 @@ class Tree:
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         assert real_parent is not None, rel
-        return os.path.join(real_parent, name)
+        return real_parent + "/" + name
 
     def open(self, entry: Entry) -> int:
         """A read-only descriptor of the regular file `entry` judged (Kind.FILE), opened without
@@ -354,33 +359,43 @@ class Tree:
         # file, not two); a read when it is used (`entry`).
         entries = self._entries
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
+        # While reads are recorded (a cached check), each plain folder's stat, for its proof
+        # (`folder_sig`): from its item here, with no path to resolve.
+        sigs = self._folder_sigs if self.reads is not None and self.plain(folder) is not None else None
+        append, real_dirs, file_kind, dir_kind = listed.append, self._real_dirs, Kind.FILE, Kind.DIR
         for item in items:
+            name = item.name
             try:
-                if item.is_symlink():
-                    listed.append((item.name, "link", 0, self.astray(item.path)))
-                elif item.is_dir(follow_symlinks=False):
-                    listed.append((item.name, "dir", 0, None))
-                    stack.append(sub := prefix + item.name)
-                    self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
-                    if sub not in entries:
-                        entries[sub] = Entry(sub, Kind.DIR)
-                elif item.is_file(follow_symlinks=False):
+                if item.is_file(follow_symlinks=False):  # the most of them: asked first (a link is none)
                     st = item.stat(follow_symlinks=False)
-                    listed.append((item.name, "file", st.st_size, None))
-                    if (rel := prefix + item.name) not in entries:
-                        entries[rel] = Entry(
-                            rel,
-                            Kind.FILE,
-                            st.st_size,
-                            False,
-                            st.st_dev,
-                            st.st_ino,
-                            st.st_mtime_ns,
-                            st.st_ctime_ns,
-                            st.st_mode,
+                    size = st.st_size
+                    append((name, "file", size, None))
+                    if (rel := prefix + name) not in entries:
+                        entries[rel] = _new_entry(
+                            (
+                                rel,
+                                file_kind,
+                                size,
+                                False,
+                                st.st_dev,
+                                st.st_ino,
+                                st.st_mtime_ns,
+                                st.st_ctime_ns,
+                                st.st_mode,
+                            )
                         )
+                elif item.is_dir(follow_symlinks=False):
+                    append((name, "dir", 0, None))
+                    stack.append(sub := prefix + name)
+                    real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
+                    if sigs is not None and sub not in sigs and self.plain(sub) is not None:
+                        sigs[sub] = SIG(item.stat(follow_symlinks=False))
+                    if sub not in entries:
+                        entries[sub] = _new_entry((sub, dir_kind, 0, False, 0, 0, 0, 0, 0))
+                elif item.is_symlink():
+                    append((name, "link", 0, self.astray(item.path)))
                 else:
-                    listed.append((item.name, "other", 0, None))
+                    append((name, "other", 0, None))
             except OSError:
-                listed.append((item.name, "other", 0, None))
+                append((name, "other", 0, None))
         return listed
