@@ -46,6 +46,7 @@ import pickle
 import stat
 import struct
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -656,33 +657,54 @@ class Units:
         self.base = (root, round_name, round_digest(round_name), hook, rules_digest())
         self.started = time.time_ns()  # before any unit of the check read the tree
 
-    def take(self, units: list[Any], root: str, name: Any) -> tuple[list[Any], list[Any]]:
+    def take(self, units: list[Any], root: str, name: Any, jobs: int = 1) -> tuple[list[Any], list[Any]]:
         """(outputs still true of the tree, units to run); `name(unit)` is a unit's key, its
-        division and submitter first. The entries of one submission's units are read, then
-        each path their proofs name is stat-ed once, then the next submission's."""
-        outputs: list[Any] = []
-        left: list[Any] = []
-        now = _Now(root)
+        division and submitter first. The entries are read, then, one submission's units at
+        a time, each path their proofs name is stat-ed once (`_held`). With `jobs` > 1 a
+        forked process proves the later half of them (the bytes of their entries) at once."""
         collecting = gc.isenabled()
         gc.disable()  # what is made here (stats, outputs) lives to the end: no cycle to look for
         try:
-            for _, group in itertools.groupby(((unit, name(unit)) for unit in units), key=lambda pair: pair[1][:2]):
-                found = [(unit, self._proven(unit_key(self.base, named), now)) for unit, named in group]
-                now.stat(itertools.chain.from_iterable(proven[0] for _, proven in found if proven is not None))
-                for unit, proven in found:
-                    output = self._output(proven, now) if proven is not None else None
-                    (left if output is None else outputs).append(output if output is not None else unit)
+            groups = [
+                [(unit, key, self.store.get_raw("units", key)) for unit, key in ((u, self._key(n)) for u, n in group)]
+                for _, group in itertools.groupby(((unit, name(unit)) for unit in units), key=lambda pair: pair[1][:2])
+            ]
+            split = _split(groups, jobs)
+            forked = _fork(lambda: self._bodies(groups[split:], root)) if split < len(groups) else None
+            if split < len(groups) and forked is None:
+                split = len(groups)  # no process to fork: all here
+            bodies = self._bodies(groups[:split], root)
+            if split < len(groups):
+                theirs = _joined(forked)
+                bodies += theirs if theirs is not None else [None] * sum(map(len, groups[split:]))
+            outputs: list[Any] = []
+            left: list[Any] = []
+            for unit, body in zip((unit for group in groups for unit, _, _ in group), bodies, strict=True):
+                output = self._output(body) if body is not None else None
+                (left if output is None else outputs).append(output if output is not None else unit)
         finally:
             if collecting:
                 gc.enable()
         return outputs, left
 
-    def _proven(self, key: tuple[Any, ...], now: _Now) -> tuple[Any, ...] | None:
-        """The proof of `key`'s entry, as `_Now.holds` takes it, and the bytes of its output;
-        None for none (or a broken one)."""
-        raw = self.store.get_raw("units", key)
-        if raw is None:
-            return None
+    def _key(self, named: tuple[Any, ...]) -> tuple[Any, ...]:
+        return unit_key(self.base, named)
+
+    def _bodies(self, groups: list[list[tuple[Any, tuple[Any, ...], bytes | None]]], root: str) -> list[bytes | None]:
+        """For each unit of `groups` (unit, key, its entry's bytes), the bytes of its output
+        when its proof holds, else None: one submission's proofs at a time (the memory stays
+        flat)."""
+        now = _Now(root)
+        bodies: list[bytes | None] = []
+        for group in groups:
+            found = [self._proven(key, raw, now) if raw is not None else None for _, key, raw in group]
+            now.stat(itertools.chain.from_iterable(proven[0] for proven in found if proven is not None))
+            bodies += [self._held(proven, now) if proven is not None else None for proven in found]
+        return bodies
+
+    def _proven(self, key: tuple[Any, ...], raw: bytes, now: _Now) -> tuple[Any, ...] | None:
+        """The proof of `key`'s entry `raw`, as `_Now.holds` takes it, and the bytes of its
+        output; None for a broken one."""
         try:
             (size,) = _HEAD.unpack_from(raw)
             head = marshal.loads(raw[_HEAD.size : _HEAD.size + size])
@@ -697,14 +719,88 @@ class Units:
             return None
         return named, len(folders), digest, slow, raw[_HEAD.size + size :]
 
-    def _output(self, proven: tuple[Any, ...], now: _Now) -> Any:
+    def _held(self, proven: tuple[Any, ...], now: _Now) -> bytes | None:
         try:
-            if not now.holds(*proven[:4]):
-                return None
-            return pickle.loads(proven[4])  # noqa: S301 - the user's own folder (module docstring)
+            return proven[4] if now.holds(*proven[:4]) else None
         except Exception:  # noqa: BLE001 - any broken entry is a miss
             self.store.corrupted()
             return None
+
+    def _output(self, body: bytes) -> Any:
+        try:
+            return pickle.loads(body)  # noqa: S301 - the user's own folder (module docstring)
+        except Exception:  # noqa: BLE001 - any broken entry is a miss
+            self.store.corrupted()
+            return None
+
+
+# Below this many bytes of entries, proving them in a second process costs more than it saves.
+SPLIT_BYTES = 1 << 20
+
+
+def _split(groups: list[list[tuple[Any, Any, bytes | None]]], jobs: int) -> int:
+    """How many of `groups` this process proves: all of them, or with `jobs` > 1 and enough
+    to prove, those holding the first half of the entries' bytes."""
+    sizes = [sum(len(raw) for _, _, raw in group if raw is not None) for group in groups]
+    total = sum(sizes)
+    if jobs < 2 or total < SPLIT_BYTES or not hasattr(os, "fork") or threading.active_count() > 1:
+        return len(groups)
+    done = 0
+    for at, size in enumerate(sizes):
+        if done >= total / 2:
+            return at
+        done += size
+    return len(groups)
+
+
+def _fork(work: Any) -> tuple[int, int] | None:
+    """Run `work()` in a forked process, which sends back what it returns (marshalled) and
+    what the cache had to say (`note`): (its pid, the pipe to read), or None when no process
+    can be forked. The child never returns: it ends with os._exit."""
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: its answer, then out, with no cleanup of the parent's
+        status = 1
+        try:
+            os.close(read)
+            data = marshal.dumps((work(), take_notes()))
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _joined(forked: tuple[int, int] | None) -> list[Any] | None:
+    """What the forked process sent back (its notes said here), or None when it failed."""
+    if forked is None:
+        return None
+    pid, read = forked
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        status = 1
+    if status != 0:
+        return None
+    try:
+        answer, notes = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    for kind, message in notes.items():
+        note(kind, message)
+    return list(answer)
 
 
 def finish(kept: Units | None, outputs: Iterable[Any]) -> None:

@@ -423,7 +423,7 @@ def check(
     submissions = discover(tree, round, only)
     found_first = place_findings(tree, discovery_findings(tree, round, only))
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
-    outputs, units = kept.take(units, tree.root, _unit_key) if kept else ([], units)
+    outputs, units = kept.take(units, tree.root, _unit_key, jobs or os.cpu_count() or 1) if kept else ([], units)
 
     listed = time.perf_counter()
     ran_now = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,6 +163,42 @@ def test_an_unchanged_tree_runs_no_unit_and_an_edit_runs_its_submissions(tmp_pat
     assert edited.seconds[f"closed/{SUBMITTER}"] == 0.0
     assert edited.seconds["closed/OtherDemo"] > 0.0  # it ran: its system file changed
     assert _seen(edited) == _seen(_check(root, None))
+
+
+def test_proofs_split_between_two_processes_give_what_one_gives(tmp_path: Path, monkeypatch) -> None:
+    """With jobs > 1 a forked process proves the later submissions' units (cache._fork): the
+    outputs are those of a run without the cache, an edit in either half runs its units, and
+    a process that cannot be forked leaves every proof to this one."""
+    root, folder = _tree(tmp_path / "tree"), str(tmp_path / "cache")
+    monkeypatch.setattr(cache, "SPLIT_BYTES", 0)  # the example's entries are small: split all the same
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # (a test runner's own threads aside)
+    forked: list[tuple[int, int] | None] = []
+    fork = cache._fork
+    monkeypatch.setattr(cache, "_fork", lambda work: forked.append(fork(work)) or forked[-1])
+    assert cache._split([[(None, None, b"x")], [(None, None, b"x")]], 2) == 1  # one submission each
+    assert cache._split([[(None, None, b"x")], [(None, None, b"x")]], 1) == 2  # one job: all here
+    with _cache(folder):
+        cold = run(root, jobs=2)
+        warm = run(root, jobs=2)
+        assert forked and all(forked)  # the other submission proven in a forked process
+        assert warm.seconds == {f"closed/{SUBMITTER}": 0.0, "closed/OtherDemo": 0.0}
+        assert _seen(warm) == _seen(cold) == _seen(_check(root, None))
+        for edited in (root / "closed" / SUBMITTER / "systems", root / "closed" / "OtherDemo" / "systems"):
+            system = next(edited.glob("*.json"))
+            system.write_text(system.read_text() + "\n")
+            again = run(root, jobs=2)
+            assert again.seconds[str(edited.parent.relative_to(root))] > 0.0  # it ran: its system file changed
+            assert _seen(again) == _seen(_check(root, None))
+        time.sleep(0.1)  # past the timestamp grain: the edited files are kept now
+        run(root, jobs=2)
+        monkeypatch.setattr(os, "fork", _no_fork)
+        unforked = run(root, jobs=2)
+        assert unforked.seconds == {f"closed/{SUBMITTER}": 0.0, "closed/OtherDemo": 0.0}
+        assert _seen(unforked) == _seen(_check(root, None))
+
+
+def _no_fork() -> int:
+    raise OSError(11, "Resource temporarily unavailable")
 
 
 def test_a_name_added_to_a_folder_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
