@@ -69,7 +69,7 @@ def _check(root: Path, folder: str | None) -> Report:
 
 
 # --- the property ------------------------------------------------------------------------
-EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty", "add", "link", "mkdir")
+EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty", "add", "link", "mkdir", "relink")
 
 edits = st.lists(
     st.tuples(
@@ -98,8 +98,8 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
     elif kind == "delete":
         path.unlink()
         return
-    elif kind in ("add", "link", "mkdir"):
-        _beside(path, kind, files[where % len(files)], keep_mtime)
+    elif kind in ("add", "link", "mkdir", "relink"):
+        _beside(root, path, kind, files[where % len(files)], keep_mtime)
         return
     elif kind == "touch":
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
@@ -120,9 +120,23 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
-def _beside(path: Path, kind: str, other: Path, keep_mtime: bool) -> None:
+def _relink(root: Path, folder: Path, keep_mtime: bool) -> None:
+    """The folder moved beside itself, a link to it in its place: every file as it was."""
+    if folder == root:
+        return
+    above = folder.parent.stat()
+    folder.rename(folder.with_name(folder.name + ".moved"))
+    folder.symlink_to(folder.name + ".moved")
+    if keep_mtime:
+        os.utime(folder.parent, ns=(above.st_atime_ns, above.st_mtime_ns))
+
+
+def _beside(root: Path, path: Path, kind: str, other: Path, keep_mtime: bool) -> None:
     """A new name beside `path` (a file, a link to `other` inside the tree, a folder): its
-    folder's listing changes."""
+    folder's listing changes. Or ("relink") its folder moved beside itself, linked in its place."""
+    if kind == "relink":
+        _relink(root, path.parent, keep_mtime)
+        return
     beside = path.parent / f"{kind}-{other.name}"
     if beside.exists() or beside.is_symlink():
         return
@@ -215,6 +229,19 @@ def test_a_name_added_to_a_folder_with_its_mtime_put_back_is_seen(tmp_path: Path
     assert edited.seconds["closed/OtherDemo"] > 0.0 and edited.seconds[f"closed/{SUBMITTER}"] == 0.0
     assert _seen(edited) == _seen(_check(root, None))
     assert _seen(edited) != _seen(cold)  # the file is a finding: the cache did not hide it
+
+
+def test_a_folder_on_the_way_made_a_link_is_seen(tmp_path: Path) -> None:
+    """A folder moved beside itself and linked in its place keeps every file's stat: the
+    proof's folders on the way, each a folder and no link, say it changed."""
+    root, folder = _tree(tmp_path / "tree"), str(tmp_path / "cache")
+    _check(root, folder)
+    systems = root / "closed" / "OtherDemo" / "systems"
+    _relink(root, systems, keep_mtime=True)
+    assert systems.is_symlink()
+    edited = _check(root, folder)
+    assert edited.seconds["closed/OtherDemo"] > 0.0 and edited.seconds[f"closed/{SUBMITTER}"] == 0.0
+    assert _seen(edited) == _seen(_check(root, None))
 
 
 def test_a_proof_keeps_what_it_cannot_make_plain(tmp_path: Path) -> None:
