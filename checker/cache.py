@@ -9,11 +9,13 @@ Two kinds of entry, each a file of its own:
 - `units`: a unit's output (engine.UnitOutput: its results, and its findings with their
   positions), keyed by the unit (root, division, submitter, system, the results it checks),
   the round file's digest and the command's hook, and stored, by the process that ran the
-  unit, with a proof of every read of the tree the unit made (`proof`: each folder listed or
-  walked by its stat, each file by its stat, each missing path by its nearest folder; the
-  reads it cannot make plain kept as they were). It is used only when the proof holds on the
-  tree as it is now (`_Now.holds`), so a file edited, renamed, deleted, added beside the
-  others or given another mode makes the unit run again.
+  unit, with a proof of every read of the tree the unit made, from the stats the tree took
+  for them (`proof`: each folder listed or walked by its stat, each file by its stat, each
+  missing path by its nearest folder, all in one digest; every folder on the way a folder
+  and no link; the reads it cannot make plain kept as they were). It is used only when the
+  proof holds on the tree as it is now (`_Now.holds`: each path any proof names stat-ed once
+  a run), so a file edited, renamed, deleted, added beside the others or given another mode,
+  or a folder on the way made a link, makes the unit run again.
 
 Every entry sits under a namespace: the fingerprint of this checker (its version, Python's,
 and the size and mtime of each of its source and round files), so an entry of another
