@@ -9,11 +9,13 @@ Two kinds of entry, each a file of its own:
 - `units`: a unit's output (engine.UnitOutput: its results, and its findings with their
   positions), keyed by the unit (root, division, submitter, system, the results it checks),
   the round file's digest and the command's hook, and stored, by the process that ran the
-  unit, with a proof of every read of the tree the unit made (`proof`: each folder listed or
-  walked by its stat, each file by its stat, each missing path by its nearest folder; the
-  reads it cannot make plain kept as they were). It is used only when the proof holds on the
-  tree as it is now (`_Now.holds`), so a file edited, renamed, deleted, added beside the
-  others or given another mode makes the unit run again.
+  unit, with a proof of every read of the tree the unit made, from the stats the tree took
+  for them (`proof`: each folder listed or walked by its stat, each file by its stat, each
+  missing path by its nearest folder, all in one digest; every folder on the way a folder
+  and no link; the reads it cannot make plain kept as they were). It is used only when the
+  proof holds on the tree as it is now (`_Now.holds`: each path any proof names stat-ed once
+  a run), so a file edited, renamed, deleted, added beside the others or given another mode,
+  or a folder on the way made a link, makes the unit run again.
 
 Every entry sits under a namespace: the fingerprint of this checker (its version, Python's,
 and the size and mtime of each of its source and round files), so an entry of another
@@ -46,6 +48,7 @@ import pickle
 import stat
 import struct
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -331,32 +334,45 @@ def file_put(key: tuple[Any, ...] | None, value: Any, entry: Any, before: int) -
 
 # --- units: a unit's output and what it read of the tree ------------------------------------
 # A unit's entry holds a proof of what its reads of the tree saw (`proof`), marshalled, then
-# its output, pickled: a run checks the proof against the tree first, with one `lstat` a path
-# (shared by the units of the run), and unpickles the output only when the proof holds.
+# its output, pickled. A run reads the entries of all its units first, then takes one `lstat`
+# of each path any of their proofs names (`_Now`: some 75,000 for a whole round, in C calls),
+# and unpickles a unit's output only when its proof holds.
 #
-# The proof is the reads made plain: each file judged (not through a link) by its stat; each
-# folder listed, walked or holding a path judged missing, by its own stat (device, inode, mtime
-# and ctime: an entry added, removed or renamed in a folder changes its mtime and ctime, and no
-# user can set a ctime back), with every folder on the way a folder and not a link; each
-# folder judged by being one. What cannot be made plain (a link, a path through one, a folder
-# that could not be listed, an item a walk found neither a file nor a folder) is kept as the
-# read itself and done again (`_still_true`). A stat taken after the reads proves what they
-# saw only when it is older than the check's start by more than the timestamp grain
-# (`settled`): a unit whose file or folder changed during the check is not stored.
+# The proof is the reads made plain, from what the tree already judged (no path stat-ed
+# again): each file judged (not through a link) by its entry's stat; each folder listed,
+# walked or holding a path judged missing by its own stat (Tree.folder_sig: taken once; an
+# entry added, removed or renamed in a folder changes its mtime and ctime, and no user can set
+# a ctime back); and every folder on the way of those a folder, not a link. What cannot be
+# made plain (a link, a path through one, a folder that could not be listed, an item a walk
+# found neither a file nor a folder) is kept as the read itself and done again
+# (`_still_true`). A stat proves what a read saw, taken before it or after it, only when it
+# is older than the check's start by more than the timestamp grain (`settled`): a unit whose
+# file or folder changed during the check is not stored.
+#
+# Stored: (key, the absolute paths whose stat must match, the digest of their signatures,
+# the absolute paths that must be folders, the reads kept as they were, pickled, or b"").
 _HEAD = struct.Struct("<Q")  # the length of the marshalled proof, after the magic and the name
-_FOLDER_SIG = operator.attrgetter("st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
-_FILE_SIG = operator.attrgetter("st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
+_SIG = operator.attrgetter("st_mode", "st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")  # = tree.SIG
+_MODE = _FIRST = operator.itemgetter(0)
+_GONE = (0, -1, -1, -1, -1, -1)  # the signature of a path that is not there (no stat gives it)
 
 
 def _parent(rel: str) -> str:
     return rel.rpartition("/")[0]
 
 
+def _digest(sigs: tuple[tuple[int, ...], ...]) -> bytes:
+    """The digest of a unit's stat signatures, in the order its proof names their paths."""
+    # marshal's version 2 writes no references: the same numbers, the same bytes
+    return hashlib.blake2b(marshal.dumps(sigs, 2), digest_size=_DIGEST).digest()
+
+
 def proof(tree: Any, reads: Iterable[tuple[Any, ...]], started: int) -> tuple[Any, ...] | None:
-    """What a unit's reads (Tree.reads) depend on: (folders, isdirs, slow). folders: each
-    folder as (rel, its stat signature or None, its files as (name, stat signature)), a folder
-    whose signature is None only a folder on a plain way (its files were judged, it was not
-    listed); isdirs: the folders judged to be folders; slow: the reads kept as they were
+    """What a unit's reads (Tree.reads) depend on: (groups, digest, folders, slow). groups:
+    (folder, whether its own stat is proven, the names of its files whose stat is), each
+    path relative to the root; digest: the digest of those stats' signatures in that order
+    (`_digest`); folders: the folders that must be folders and no links (every folder on
+    the way of the others whose own stat is not proven); slow: the reads kept as they were
     (pickled, or b""). None when a path changed during the check."""
     made = _Proof(tree, started)
     for read in reads:
@@ -368,27 +384,45 @@ def proof(tree: Any, reads: Iterable[tuple[Any, ...]], started: int) -> tuple[An
     return made.result()
 
 
+_ENTRY_SIG = operator.itemgetter(8, 2, 4, 5, 6, 7)  # a file's Entry: its mode, size, device, inode, mtime, ctime
+_MTIME, _CTIME = operator.itemgetter(4), operator.itemgetter(5)
+_UP = operator.methodcaller("rpartition", "/")
+
+
 class _Proof:
     """The reads of one unit, made plain as they come (`proof`)."""
 
     def __init__(self, tree: Any, started: int) -> None:
         self.tree, self.started = tree, started
         self.fine, self.whole = started - 50_000_000, started - 2_000_000_000  # `settled`'s bounds
-        self.folders: dict[str, tuple[int, ...]] = {}
+        self.folders: dict[str, tuple[int, ...]] = {}  # a folder's own signature
         self.files: dict[str, dict[str, tuple[int, ...]]] = {}  # folder -> name -> signature
-        self.isdirs: set[str] = set()
+        self.ways: set[str] = set()  # folders that must be plain folders (with those above them)
         self.slow: list[tuple[Any, ...]] = []
 
     def result(self) -> tuple[Any, ...]:
         slow = self.slow
         kept = pickle.dumps(tuple(dict.fromkeys(slow)), protocol=pickle.HIGHEST_PROTOCOL) if slow else b""
         folders, files = self.folders, self.files
-        groups: list[tuple[str, tuple[int, ...] | None, tuple[str, ...], tuple[Any, ...]]] = []
-        for rel, sig in folders.items():
-            held = files.pop(rel, {})
-            groups.append((rel, sig, tuple(held), tuple(held.values())))
-        groups += [(rel, None, tuple(held), tuple(held.values())) for rel, held in files.items()]
-        return tuple(groups), tuple(sorted(self.isdirs)), kept
+        groups: list[tuple[str, bool, tuple[str, ...]]] = []
+        sigs: list[tuple[int, ...]] = []
+        for rel in dict.fromkeys(itertools.chain(folders, files)):
+            own = folders.get(rel)
+            held = files.get(rel, {})
+            groups.append((rel, own is not None, tuple(held)))
+            if own is not None:
+                sigs.append(own)
+            sigs += held.values()
+        # Plain: a folder whose own stat is proven is one if the one above it is (its stat
+        # says it is a folder, no link); any other on the way is proven a folder on its own.
+        above = set(map(_FIRST, map(_UP, folders)))  # (a proven folder's parent is a start too)
+        ways: set[str] = set()
+        for rel in (above | self.ways).union(files).difference(folders):
+            while rel and rel not in ways and rel not in folders:
+                ways.add(rel)
+                rel = _parent(rel)
+        ways.discard("")
+        return tuple(groups), _digest(tuple(sigs)), tuple(sorted(ways)), kept
 
     def read(self, kind: str, rel: str, seen: Any) -> bool | None:
         """Whether the read is made plain (False: it is kept as it is; None: a path changed)."""
@@ -397,7 +431,7 @@ class _Proof:
             if what == "file":
                 return self.file(rel, seen)
             if what == "dir" and not seen.is_link and self.tree.plain(rel) is not None:
-                self.isdirs.add(rel)
+                self.ways.add(rel)
                 return True
             return self.missing(rel) if what == "missing" else False
         if kind in ("subdirs", "listdir"):
@@ -406,31 +440,30 @@ class _Proof:
             return self.walk(rel, seen)
         return False
 
+    def _settled(self, sig: tuple[int, ...]) -> bool:
+        newest = sig[4] if sig[4] > sig[5] else sig[5]  # `settled`, inline: a walk lists thousands of files
+        return newest < (self.whole if newest % 1_000_000_000 == 0 else self.fine)
+
     def folder(self, rel: str) -> bool | None:
         """Whether `rel` is a plain folder, its stat kept (None: it changed during the check)."""
         if rel in self.folders:
             return True
-        path = self.tree.plain(rel)
-        if path is None:
+        sig = self.tree.folder_sig(rel)
+        if not sig:
             return False
-        try:
-            st = os.lstat(path)
-        except OSError:
-            return False
-        if not stat.S_ISDIR(st.st_mode):
-            return False
-        if not _settled(st.st_mtime_ns, st.st_ctime_ns, self.started):
+        if not self._settled(sig):
             return None
-        self.folders[rel] = _FOLDER_SIG(st)
+        self.folders[rel] = sig
         return True
 
     def file(self, rel: str, entry: Any) -> bool | None:
         up, _, name = rel.rpartition("/")
-        if entry.is_link or self.tree.plain(up) is None:
+        if entry.is_link or (up not in self.files and self.tree.plain(up) is None):
             return False
-        if not settled(entry, self.started):
+        sig = _ENTRY_SIG(entry)
+        if not self._settled(sig):
             return None
-        self.files.setdefault(up, {})[name] = (entry.size, entry.dev, entry.ino, entry.mtime, entry.ctime)
+        self.files.setdefault(up, {})[name] = sig
         return True
 
     def missing(self, rel: str) -> bool | None:
@@ -438,19 +471,14 @@ class _Proof:
         cannot change without that folder's stat changing)."""
         up = _parent(rel)
         while True:
-            path = self.tree.plain(up)
-            if path is None:
+            sig = self.tree.folder_sig(up)
+            if sig is None:
+                return False  # a link on the way, or not a folder
+            if sig:
+                return self.folder(up)
+            if not up:
                 return False
-            try:
-                st = os.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
-                if not up:
-                    return False
-                up = _parent(up)
-                continue
-            except OSError:
-                return False
-            return self.folder(up) if stat.S_ISDIR(st.st_mode) else False
+            up = _parent(up)  # not there: the folder above it
 
     def walk(self, rel: str, seen: Any) -> bool | None:
         """A walk: each folder it listed made plain (`step`); one it could not list (or out of
@@ -474,21 +502,23 @@ class _Proof:
         if not made:
             return made
         prefix = where + "/" if where else ""
-        entries = self.tree._entries  # noqa: SLF001 - what the walk judged of each file, in this unit
-        fine, whole = self.fine, self.whole
+        get = self.tree._entries.get  # noqa: SLF001 - what the walk judged of each file
         held: dict[str, tuple[int, ...]] = {}
         for name, what, size, _ in items:
             if what == "dir":
                 continue
-            entry = entries.get(prefix + name) if what == "file" else None
-            if entry is None or entry.size != size or entry.is_link or entry.kind.value != "file":
+            entry = get(prefix + name) if what == "file" else None
+            # an Entry: (rel, kind, size, is_link, ...), a file judged by this listing
+            if entry is None or entry[2] != size or entry[3] or entry[1] != "file":
                 self.slow.append(("step", where, items))
                 return True
-            newest = entry.mtime if entry.mtime > entry.ctime else entry.ctime
-            if newest >= (whole if newest % 1_000_000_000 == 0 else fine):
-                return None  # `settled`, inline: a walk lists thousands of files
-            held[name] = (size, entry.dev, entry.ino, entry.mtime, entry.ctime)
-        self.files.setdefault(where, {}).update(held)
+            held[name] = _ENTRY_SIG(entry)
+        if held:
+            sigs = held.values()
+            newest = max(max(map(_MTIME, sigs)), max(map(_CTIME, sigs)))
+            if newest >= self.whole and not all(map(self._settled, sigs)):
+                return None  # a file changed during the check
+            self.files.setdefault(where, {}).update(held)
         return True
 
 
@@ -499,57 +529,44 @@ def _settled(mtime: int, ctime: int, before: int) -> bool:
 
 
 class _Now:
-    """The tree as it is now, for the proofs of one check's units: each path stat-ed once."""
+    """The tree as it is now, for the proofs of one check's units: each path they name stat-ed
+    once (`stat`), in C calls."""
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.prefix = root.rstrip(os.sep) + os.sep
-        self._stats: dict[str, Any] = {}
-        self._plain: dict[str, bool] = {"": True}
+        self.sigs: dict[str, tuple[int, ...]] = {}
         self._tree: Any = None
 
-    def _folder(self, rel: str) -> Any:
-        try:
-            return self._stats[rel]
-        except KeyError:
-            pass
-        try:
-            st = os.lstat(self.prefix + rel if rel else self.root)
-        except OSError:
-            st = None
-        self._stats[rel] = st
-        return st
+    def paths(self, groups: tuple[Any, ...], folders: tuple[str, ...]) -> Iterator[str]:
+        """The absolute paths a proof names (`proof`), in its order: each group's folder (when
+        its own stat is proven) and files, then the folders on the way."""
+        prefix = self.prefix
+        for rel, own, names in groups:
+            base = prefix + rel + os.sep if rel else prefix
+            if own:
+                yield base
+            yield from map(base.__add__, names)
+        yield from map(prefix.__add__, folders)
 
-    def plain(self, rel: str) -> bool:
-        """Whether `rel` and every folder on its way is a folder, none a link."""
-        known = self._plain.get(rel)
-        if known is None:
-            st = self._folder(rel)
-            known = st is not None and stat.S_ISDIR(st.st_mode) and self.plain(_parent(rel))
-            self._plain[rel] = known
-        return known
+    def stat(self, paths: Iterable[str]) -> None:
+        """Take the stat signature of each of `paths` (once each), in place of those taken
+        before (one submission's at a time: the memory stays flat)."""
+        names = list(dict.fromkeys(paths))
+        try:
+            self.sigs = dict(zip(names, map(_SIG, map(os.lstat, names)), strict=True))
+        except (OSError, ValueError):  # one is gone (or no path): each on its own
+            self.sigs = dict(zip(names, map(_sig, names), strict=True))
 
-    def holds(self, proven: tuple[Any, ...]) -> bool:
-        folders, isdirs, slow = proven
-        prefix, plain, stats = self.prefix, self._plain, self._stats
-        lstat, signature = os.lstat, _FILE_SIG
-        for rel, sig, names, held in folders:
-            if not (plain.get(rel) or self.plain(rel)):
-                return False
-            if sig is not None and _FOLDER_SIG(stats[rel] if rel else self._folder(rel)) != sig:
-                return False
-            if names:
-                # Each file by its stat, in C calls (some 67,000 files a round); the same inode
-                # with the same ctime is the same regular file the proof judged.
-                base = prefix + rel + "/" if rel else prefix
-                try:
-                    if tuple(map(signature, map(lstat, [base + name for name in names]))) != held:
-                        return False
-                except OSError:
-                    return False
-        for rel in isdirs:
-            if not self.plain(rel):
-                return False
+    def holds(self, named: list[str], ways: int, digest: bytes, slow: bytes) -> bool:
+        """Whether a proof holds: `named`, its paths (`paths`), the last `ways` of them folders
+        on the way; `digest`, that of the others' signatures; `slow`, its reads kept."""
+        sigs = self.sigs.__getitem__
+        split = len(named) - ways
+        if ways and not all(map(stat.S_ISDIR, map(_MODE, map(sigs, named[split:])))):
+            return False
+        if _digest(tuple(map(sigs, named[:split]))) != digest:
+            return False
         if slow:
             from .tree import Tree
 
@@ -557,6 +574,13 @@ class _Now:
                 self._tree = Tree(self.root)
             return still_true(self._tree, pickle.loads(slow))  # noqa: S301 - the user's own folder
         return True
+
+
+def _sig(path: str) -> tuple[int, ...]:
+    try:
+        return _SIG(os.lstat(path))
+    except (OSError, ValueError):
+        return _GONE
 
 
 def still_true(tree: Any, reads: Iterable[tuple[Any, ...]]) -> bool:
@@ -635,37 +659,153 @@ class Units:
         self.base = (root, round_name, round_digest(round_name), hook, rules_digest())
         self.started = time.time_ns()  # before any unit of the check read the tree
 
-    def take(self, units: list[Any], root: str, name: Any) -> tuple[list[Any], list[Any]]:
-        """(outputs still true of the tree, units to run); `name(unit)` is a unit's key."""
-        outputs: list[Any] = []
-        left: list[Any] = []
-        now = _Now(root)
+    def take(self, units: list[Any], root: str, name: Any, jobs: int = 1) -> tuple[list[Any], list[Any]]:
+        """(outputs still true of the tree, units to run); `name(unit)` is a unit's key, its
+        division and submitter first. The entries are read, then, one submission's units at
+        a time, each path their proofs name is stat-ed once (`_held`). With `jobs` > 1 a
+        forked process proves the later half of them (the bytes of their entries) at once."""
         collecting = gc.isenabled()
         gc.disable()  # what is made here (stats, outputs) lives to the end: no cycle to look for
         try:
-            for unit in units:
-                output = self._output(unit_key(self.base, name(unit)), now)
+            groups = [
+                [(unit, key, self.store.get_raw("units", key)) for unit, key in ((u, self._key(n)) for u, n in group)]
+                for _, group in itertools.groupby(((unit, name(unit)) for unit in units), key=lambda pair: pair[1][:2])
+            ]
+            split = _split(groups, jobs)
+            forked = _fork(lambda: self._bodies(groups[split:], root)) if split < len(groups) else None
+            if split < len(groups) and forked is None:
+                split = len(groups)  # no process to fork: all here
+            bodies = self._bodies(groups[:split], root)
+            if split < len(groups):
+                theirs = _joined(forked)
+                bodies += theirs if theirs is not None else [None] * sum(map(len, groups[split:]))
+            outputs: list[Any] = []
+            left: list[Any] = []
+            for unit, body in zip((unit for group in groups for unit, _, _ in group), bodies, strict=True):
+                output = self._output(body) if body is not None else None
                 (left if output is None else outputs).append(output if output is not None else unit)
         finally:
             if collecting:
                 gc.enable()
         return outputs, left
 
-    def _output(self, key: tuple[Any, ...], now: _Now) -> Any:
-        raw = self.store.get_raw("units", key)
-        if raw is None:
-            return None
+    def _key(self, named: tuple[Any, ...]) -> tuple[Any, ...]:
+        return unit_key(self.base, named)
+
+    def _bodies(self, groups: list[list[tuple[Any, tuple[Any, ...], bytes | None]]], root: str) -> list[bytes | None]:
+        """For each unit of `groups` (unit, key, its entry's bytes), the bytes of its output
+        when its proof holds, else None: one submission's proofs at a time (the memory stays
+        flat)."""
+        now = _Now(root)
+        bodies: list[bytes | None] = []
+        for group in groups:
+            found = [self._proven(key, raw, now) if raw is not None else None for _, key, raw in group]
+            now.stat(itertools.chain.from_iterable(proven[0] for proven in found if proven is not None))
+            bodies += [self._held(proven, now) if proven is not None else None for proven in found]
+        return bodies
+
+    def _proven(self, key: tuple[Any, ...], raw: bytes, now: _Now) -> tuple[Any, ...] | None:
+        """The proof of `key`'s entry `raw`, as `_Now.holds` takes it, and the bytes of its
+        output; None for a broken one."""
         try:
             (size,) = _HEAD.unpack_from(raw)
             head = marshal.loads(raw[_HEAD.size : _HEAD.size + size])
-            if not isinstance(head, tuple) or len(head) != 4 or head[0] != key:
+            if not isinstance(head, tuple) or len(head) != 5 or head[0] != key:
                 raise ValueError("another key")
-            if not now.holds(head[1:]):
-                return None
-            return pickle.loads(raw[_HEAD.size + size :])  # noqa: S301 - the user's own folder (module docstring)
+            _, groups, digest, folders, slow = head
+            named = list(now.paths(groups, folders))  # (a proof that names no paths is another entry's)
+            if not isinstance(digest, bytes) or not isinstance(slow, bytes):
+                raise ValueError("another proof")
         except Exception:  # noqa: BLE001 - any broken entry is a miss
             self.store.corrupted()
             return None
+        return named, len(folders), digest, slow, raw[_HEAD.size + size :]
+
+    def _held(self, proven: tuple[Any, ...], now: _Now) -> bytes | None:
+        try:
+            return proven[4] if now.holds(*proven[:4]) else None
+        except Exception:  # noqa: BLE001 - any broken entry is a miss
+            self.store.corrupted()
+            return None
+
+    def _output(self, body: bytes) -> Any:
+        try:
+            return pickle.loads(body)  # noqa: S301 - the user's own folder (module docstring)
+        except Exception:  # noqa: BLE001 - any broken entry is a miss
+            self.store.corrupted()
+            return None
+
+
+# Below this many bytes of entries, proving them in a second process costs more than it saves.
+SPLIT_BYTES = 1 << 20
+# What proving a unit costs beyond its entry's bytes (reading it, its proof's own stats), as
+# bytes, for `_split` to give each process about half the work.
+UNIT_BYTES = 30_000
+
+
+def _split(groups: list[list[tuple[Any, Any, bytes | None]]], jobs: int) -> int:
+    """How many of `groups` this process proves: all of them, or with `jobs` > 1 and enough
+    to prove, those holding the first half of the entries' bytes."""
+    sizes = [sum(len(raw) + UNIT_BYTES for _, _, raw in group if raw is not None) for group in groups]
+    total = sum(sizes)
+    if jobs < 2 or total < SPLIT_BYTES or not hasattr(os, "fork") or threading.active_count() > 1:
+        return len(groups)
+    done = 0
+    for at, size in enumerate(sizes):
+        if done >= total / 2:
+            return at
+        done += size
+    return len(groups)
+
+
+def _fork(work: Any) -> tuple[int, int] | None:
+    """Run `work()` in a forked process, which sends back what it returns (marshalled) and
+    what the cache had to say (`note`): (its pid, the pipe to read), or None when no process
+    can be forked. The child never returns: it ends with os._exit."""
+    try:
+        read, write = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return None
+    if pid == 0:  # the child: its answer, then out, with no cleanup of the parent's
+        status = 1
+        try:
+            os.close(read)
+            data = marshal.dumps((work(), take_notes()))
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _joined(forked: tuple[int, int] | None) -> list[Any] | None:
+    """What the forked process sent back (its notes said here), or None when it failed."""
+    if forked is None:
+        return None
+    pid, read = forked
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        status = 1
+    if status != 0:
+        return None
+    try:
+        answer, notes = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    for kind, message in notes.items():
+        note(kind, message)
+    return list(answer)
 
 
 def finish(kept: Units | None, outputs: Iterable[Any]) -> None:

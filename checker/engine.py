@@ -297,7 +297,9 @@ def _run_unit(args: Unit) -> UnitOutput:
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         tree = _setup(options)[0]
-        tree.forget()  # a unit lists its own folders: a worker's memory stays flat
+        if _STATE.get("judged") != (division, submitter):  # a worker's memory stays flat: one submission's
+            tree.forget()  # entries and folder stats at a time (those of its units shared: none stat-ed twice)
+            _STATE["judged"] = (division, submitter)
         tree.unlistable.clear()
         # With a cache, every read of the tree the unit makes, of a Submission of its own
         # (none derived by another unit): what its output depends on (checker/cache.py).
@@ -421,7 +423,7 @@ def check(
     submissions = discover(tree, round, only)
     found_first = place_findings(tree, discovery_findings(tree, round, only))
     units = [unit for submission in submissions for unit in _units(options, submission, scope)]
-    outputs, units = kept.take(units, tree.root, _unit_key) if kept else ([], units)
+    outputs, units = kept.take(units, tree.root, _unit_key, jobs or os.cpu_count() or 1) if kept else ([], units)
 
     listed = time.perf_counter()
     ran_now = _run_units(units, jobs or os.cpu_count() or 1, round, tree, progress)

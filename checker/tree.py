@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import operator
 import os
 import stat
@@ -46,6 +47,12 @@ class Entry(NamedTuple):
     # What else says the file changed (checker/cache.py): its mtime and ctime, in ns.
     mtime: int = 0
     ctime: int = 0
+    mode: int = 0  # of a file, its st_mode
+
+
+# An Entry from its nine fields in order, without the named tuple's Python-level __new__ (a
+# walk makes one a file).
+_new_entry = functools.partial(tuple.__new__, Entry)
 
 
 class FileChanged(Exception):
@@ -76,15 +83,16 @@ def _what(mode: int) -> str:
 
 
 _NAME = operator.attrgetter("name")
+# What says a file or folder changed, from its lstat (an Entry holds the same for a file).
+SIG = operator.attrgetter("st_mode", "st_size", "st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
 
 
-def join(*parts: str) -> str:
+def join(head: str, tail: str = "", *rest: str) -> str:
     """Join relative POSIX parts, skipping empty ones (and the slashes at their ends)."""
-    if len(parts) == 2:  # the usual call, two clean parts: no strip needed (a check runs 200,000)
-        head, tail = parts
-        if head and tail and head[0] != "/" != head[-1] and tail[0] != "/" != tail[-1]:
-            return head + "/" + tail
-    return "/".join(part.strip("/") for part in parts if part and part.strip("/"))
+    # the usual call, two clean parts: no strip needed (a check runs 280,000)
+    if head and tail and not rest and head[0] != "/" != head[-1] and tail[0] != "/" != tail[-1]:
+        return head + "/" + tail
+    return "/".join(part.strip("/") for part in (head, tail, *rest) if part and part.strip("/"))
 
 
 class Tree:
@@ -94,19 +102,21 @@ class Tree:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.realpath(os.fspath(root))
+        self._prefix = self.root + "/"  # what a folder's real path is under the root, joined as `_real_dir` does
         self._real_dirs: dict[str, str | None] = {"": self.root}
         self._entries: dict[str, Entry] = {}
         self.unlistable: set[str] = set()  # folders whose path is too long to list (Kind.TOO_LONG, FIL025)
         # Every read of the tree, while a unit's are recorded (checker/cache.py): (kind, rel,
         # what it saw), kind "entry", "subdirs", "listdir" or "walk" (a list of its steps).
         self.reads: list[tuple[str, str, Any]] | None = None
-        self._walked: set[str] = set()  # entries a walk judged, not yet used while reads are recorded
+        # The stat signature of each plain folder a proof asked for (`folder_sig`), until `forget`.
+        self._folder_sigs: dict[str, tuple[int, ...] | None] = {}
 
     def forget(self) -> None:
-        """Drop the entries judged so far (a folder's real path is kept: a few hundred bytes
-        a folder)."""
+        """Drop the entries and folder stats judged so far (a folder's real path is kept: a few
+        hundred bytes a folder)."""
         self._entries.clear()
-        self._walked.clear()
+        self._folder_sigs.clear()
 
     def plain(self, rel: str) -> str | None:
         """The absolute path of the folder `rel` when no part of it is a link (its real path
@@ -114,7 +124,7 @@ class Tree:
         real = self._real_dirs.get(rel)
         if real is None:
             return None
-        return real if real == (os.path.join(self.root, rel) if rel else self.root) else None
+        return real if real == (self._prefix + rel if rel else self.root) else None
 
     def abspath(self, rel: str) -> str:
         return os.path.join(self.root, rel) if rel else self.root
@@ -130,7 +140,7 @@ class Tree:
         real_parent = self._real_dir(parent)
         real: str | None = None
         if real_parent is not None:
-            candidate = os.path.join(real_parent, name)
+            candidate = real_parent + "/" + name
             if os.path.islink(candidate):
                 resolved = os.path.realpath(candidate)
                 real = resolved if self._inside(resolved) else None
@@ -145,13 +155,33 @@ class Tree:
         if entry is None:
             with phase("tree"):
                 entry = self._entries[rel] = self._entry(rel)
-            if self.reads is not None:
-                self.reads.append(("entry", rel, entry))
-        elif self._walked and rel in self._walked:  # judged by a walk: a read when first used
-            self._walked.discard(rel)
-            if self.reads is not None:
-                self.reads.append(("entry", rel, entry))
+        if self.reads is not None:  # a read each time (cache.unique keeps one): entries outlive a unit
+            self.reads.append(("entry", rel, entry))
         return entry
+
+    def folder_sig(self, rel: str) -> tuple[int, ...] | None:
+        """The stat signature (mode, size, device, inode, mtime_ns, ctime_ns) of `rel` when it is a
+        plain folder (`plain`), taken once until `forget`; () when nothing is there; None when
+        it is something else (not a folder, a link on the way, a path this tree does not know).
+        What a unit's proof holds of a folder (cache.proof)."""
+        known = self._folder_sigs.get(rel, self)
+        if known is not self:
+            return known  # type: ignore[return-value]
+        path = self.plain(rel)
+        if path is None:
+            return None  # not known to be plain (yet): not kept
+        sig: tuple[int, ...] | None = None
+        try:
+            st = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            sig = ()
+        except OSError:
+            pass
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                sig = SIG(st)
+        self._folder_sigs[rel] = sig
+        return sig
 
     def _entry(self, rel: str) -> Entry:
         parent, _, name = rel.rpartition("/")
@@ -163,14 +193,14 @@ class Tree:
                 up, _, leaf = probe.rpartition("/")
                 up_real = self._real_dir(up)
                 if up_real is not None:
-                    path = os.path.join(up_real, leaf)
+                    path = up_real + "/" + leaf
                     if os.path.islink(path):
                         target = os.path.realpath(path)
                         return Entry(rel, Kind.OUTSIDE if os.path.exists(target) else Kind.BROKEN, is_link=True)
                     return Entry(rel, Kind.MISSING)
                 probe = up
             return Entry(rel, Kind.MISSING)
-        path = os.path.join(real_parent, name)
+        path = real_parent + "/" + name
         try:
             st = os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
@@ -184,7 +214,9 @@ class Tree:
                 return Entry(rel, astray, is_link=True)
             st = os.stat(path)
         if stat.S_ISREG(st.st_mode):
-            return Entry(rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            return Entry(
+                rel, Kind.FILE, st.st_size, is_link, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode
+            )
         if stat.S_ISDIR(st.st_mode):
             return Entry(rel, Kind.DIR, 0, is_link)
         return Entry(rel, Kind.OTHER, 0, is_link)
@@ -204,7 +236,7 @@ class Tree:
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         assert real_parent is not None, rel
-        return os.path.join(real_parent, name)
+        return real_parent + "/" + name
 
     def open(self, entry: Entry) -> int:
         """A read-only descriptor of the regular file `entry` judged (Kind.FILE), opened without
@@ -324,32 +356,46 @@ class Tree:
             return None
         listed: list[Item] = []
         # The entry of each file and folder, from this listing's stat (one system call a
-        # file, not two); while reads are recorded, each is a read when it is first used.
-        entries, walked = self._entries, (self._walked if self.reads is not None else None)
+        # file, not two); a read when it is used (`entry`).
+        entries = self._entries
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
+        # While reads are recorded (a cached check), each plain folder's stat, for its proof
+        # (`folder_sig`): from its item here, with no path to resolve.
+        sigs = self._folder_sigs if self.reads is not None and self.plain(folder) is not None else None
+        append, real_dirs, file_kind, dir_kind = listed.append, self._real_dirs, Kind.FILE, Kind.DIR
         for item in items:
+            name = item.name
             try:
-                if item.is_symlink():
-                    listed.append((item.name, "link", 0, self.astray(item.path)))
-                elif item.is_dir(follow_symlinks=False):
-                    listed.append((item.name, "dir", 0, None))
-                    stack.append(sub := prefix + item.name)
-                    self._real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
-                    if sub not in entries:
-                        entries[sub] = Entry(sub, Kind.DIR)
-                        if walked is not None:
-                            walked.add(sub)
-                elif item.is_file(follow_symlinks=False):
+                if item.is_file(follow_symlinks=False):  # the most of them: asked first (a link is none)
                     st = item.stat(follow_symlinks=False)
-                    listed.append((item.name, "file", st.st_size, None))
-                    if (rel := prefix + item.name) not in entries:
-                        entries[rel] = Entry(
-                            rel, Kind.FILE, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
+                    size = st.st_size
+                    append((name, "file", size, None))
+                    if (rel := prefix + name) not in entries:
+                        entries[rel] = _new_entry(
+                            (
+                                rel,
+                                file_kind,
+                                size,
+                                False,
+                                st.st_dev,
+                                st.st_ino,
+                                st.st_mtime_ns,
+                                st.st_ctime_ns,
+                                st.st_mode,
+                            )
                         )
-                        if walked is not None:
-                            walked.add(rel)
+                elif item.is_dir(follow_symlinks=False):
+                    append((name, "dir", 0, None))
+                    stack.append(sub := prefix + name)
+                    real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
+                    if sigs is not None and sub not in sigs and self.plain(sub) is not None:
+                        sigs[sub] = SIG(item.stat(follow_symlinks=False))
+                    if sub not in entries:
+                        entries[sub] = _new_entry((sub, dir_kind, 0, False, 0, 0, 0, 0, 0))
+                elif item.is_symlink():
+                    append((name, "link", 0, self.astray(item.path)))
                 else:
-                    listed.append((item.name, "other", 0, None))
+                    append((name, "other", 0, None))
             except OSError:
-                listed.append((item.name, "other", 0, None))
+                append((name, "other", 0, None))
         return listed

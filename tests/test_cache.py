@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,7 +69,7 @@ def _check(root: Path, folder: str | None) -> Report:
 
 
 # --- the property ------------------------------------------------------------------------
-EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty", "add", "link", "mkdir")
+EDITS = ("flip", "append", "truncate", "touch", "chmod", "rename", "delete", "empty", "add", "link", "mkdir", "relink")
 
 edits = st.lists(
     st.tuples(
@@ -97,8 +98,8 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
     elif kind == "delete":
         path.unlink()
         return
-    elif kind in ("add", "link", "mkdir"):
-        _beside(path, kind, files[where % len(files)], keep_mtime)
+    elif kind in ("add", "link", "mkdir", "relink"):
+        _beside(root, path, kind, files[where % len(files)], keep_mtime)
         return
     elif kind == "touch":
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
@@ -119,9 +120,23 @@ def _edit(root: Path, edit: tuple[str, int, int, bool]) -> None:
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
-def _beside(path: Path, kind: str, other: Path, keep_mtime: bool) -> None:
+def _relink(root: Path, folder: Path, keep_mtime: bool) -> None:
+    """The folder moved beside itself, a link to it in its place: every file as it was."""
+    if folder == root:
+        return
+    above = folder.parent.stat()
+    folder.rename(folder.with_name(folder.name + ".moved"))
+    folder.symlink_to(folder.name + ".moved")
+    if keep_mtime:
+        os.utime(folder.parent, ns=(above.st_atime_ns, above.st_mtime_ns))
+
+
+def _beside(root: Path, path: Path, kind: str, other: Path, keep_mtime: bool) -> None:
     """A new name beside `path` (a file, a link to `other` inside the tree, a folder): its
-    folder's listing changes."""
+    folder's listing changes. Or ("relink") its folder moved beside itself, linked in its place."""
+    if kind == "relink":
+        _relink(root, path.parent, keep_mtime)
+        return
     beside = path.parent / f"{kind}-{other.name}"
     if beside.exists() or beside.is_symlink():
         return
@@ -164,6 +179,42 @@ def test_an_unchanged_tree_runs_no_unit_and_an_edit_runs_its_submissions(tmp_pat
     assert _seen(edited) == _seen(_check(root, None))
 
 
+def test_proofs_split_between_two_processes_give_what_one_gives(tmp_path: Path, monkeypatch) -> None:
+    """With jobs > 1 a forked process proves the later submissions' units (cache._fork): the
+    outputs are those of a run without the cache, an edit in either half runs its units, and
+    a process that cannot be forked leaves every proof to this one."""
+    root, folder = _tree(tmp_path / "tree"), str(tmp_path / "cache")
+    monkeypatch.setattr(cache, "SPLIT_BYTES", 0)  # the example's entries are small: split all the same
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # (a test runner's own threads aside)
+    forked: list[tuple[int, int] | None] = []
+    fork = cache._fork
+    monkeypatch.setattr(cache, "_fork", lambda work: forked.append(fork(work)) or forked[-1])
+    assert cache._split([[(None, None, b"x")], [(None, None, b"x")]], 2) == 1  # one submission each
+    assert cache._split([[(None, None, b"x")], [(None, None, b"x")]], 1) == 2  # one job: all here
+    with _cache(folder):
+        cold = run(root, jobs=2)
+        warm = run(root, jobs=2)
+        assert forked and all(forked)  # the other submission proven in a forked process
+        assert warm.seconds == {f"closed/{SUBMITTER}": 0.0, "closed/OtherDemo": 0.0}
+        assert _seen(warm) == _seen(cold) == _seen(_check(root, None))
+        for edited in (root / "closed" / SUBMITTER / "systems", root / "closed" / "OtherDemo" / "systems"):
+            system = next(edited.glob("*.json"))
+            system.write_text(system.read_text() + "\n")
+            again = run(root, jobs=2)
+            assert again.seconds[str(edited.parent.relative_to(root))] > 0.0  # it ran: its system file changed
+            assert _seen(again) == _seen(_check(root, None))
+        time.sleep(0.1)  # past the timestamp grain: the edited files are kept now
+        run(root, jobs=2)
+        monkeypatch.setattr(os, "fork", _no_fork)
+        unforked = run(root, jobs=2)
+        assert unforked.seconds == {f"closed/{SUBMITTER}": 0.0, "closed/OtherDemo": 0.0}
+        assert _seen(unforked) == _seen(_check(root, None))
+
+
+def _no_fork() -> int:
+    raise OSError(11, "Resource temporarily unavailable")
+
+
 def test_a_name_added_to_a_folder_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
     """A unit's proof holds a folder it listed by its stat: a folder added there, with the
     folder's mtime set back to what it was, still changes the folder's ctime."""
@@ -178,6 +229,19 @@ def test_a_name_added_to_a_folder_with_its_mtime_put_back_is_seen(tmp_path: Path
     assert edited.seconds["closed/OtherDemo"] > 0.0 and edited.seconds[f"closed/{SUBMITTER}"] == 0.0
     assert _seen(edited) == _seen(_check(root, None))
     assert _seen(edited) != _seen(cold)  # the file is a finding: the cache did not hide it
+
+
+def test_a_folder_on_the_way_made_a_link_is_seen(tmp_path: Path) -> None:
+    """A folder moved beside itself and linked in its place keeps every file's stat: the
+    proof's folders on the way, each a folder and no link, say it changed."""
+    root, folder = _tree(tmp_path / "tree"), str(tmp_path / "cache")
+    _check(root, folder)
+    systems = root / "closed" / "OtherDemo" / "systems"
+    _relink(root, systems, keep_mtime=True)
+    assert systems.is_symlink()
+    edited = _check(root, folder)
+    assert edited.seconds["closed/OtherDemo"] > 0.0 and edited.seconds[f"closed/{SUBMITTER}"] == 0.0
+    assert _seen(edited) == _seen(_check(root, None))
 
 
 def test_a_proof_keeps_what_it_cannot_make_plain(tmp_path: Path) -> None:
@@ -195,8 +259,9 @@ def test_a_proof_keeps_what_it_cannot_make_plain(tmp_path: Path) -> None:
     tree.listdir("closed/OtherDemo/linked")
     tree.entry("closed/OtherDemo/linked/" + next(target.iterdir()).name)
     reads, tree.reads = cache.unique(tree.reads), None
-    folders, isdirs, slow = cache.proof(tree, reads, time.time_ns())
-    assert [group[0] for group in folders] == ["closed/OtherDemo"]  # the plain one, by its stat
+    groups, _, folders, slow = cache.proof(tree, reads, time.time_ns())
+    assert groups == (("closed/OtherDemo", True, ()),)  # the plain one, by its stat
+    assert folders == ("closed",)  # the folder on its way, a folder
     assert [kind for kind, _, _ in pickle.loads(slow)] == ["entry", "listdir", "entry"]  # the link, and through it
     assert cache.proof(tree, reads, 0) is None  # every stat newer than a check started at 0
 
@@ -288,7 +353,7 @@ def test_corrupt_and_foreign_entries_are_ignored_and_written_again(tmp_path: Pat
 def test_a_full_cache_folder_leaves_the_check_right_and_says_so_once(tmp_path: Path) -> None:
     root, folder = _tree(tmp_path / "tree"), tmp_path / "cache"
     truth, _ = _json(root, "--no-cache")
-    found, said = _json(root, "--cache-dir", str(folder), full=4096)
+    found, said = _json(root, "--cache-dir", str(folder), full=1024)  # an entry is larger
     assert found == truth
     assert len(said) == 1 and "cannot write" in said[0] and "not cached" in said[0], said
 
