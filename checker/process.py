@@ -171,7 +171,11 @@ def _exit(status: object) -> NoReturn:
     is printed and 1), without the interpreter's teardown: every output is written and
     closed by now, and the exit functions (a git listing still running, multiprocessing's,
     weakref finalizers) run here; freeing each object of a report of a whole round one by one
-    would cost a tenth of the run that checked a warm tree."""
+    would cost a tenth of the run that checked a warm tree. Under a profiler or a tracer
+    (`python -m cProfile`, a debugger), which writes its results once the script returns,
+    it is the interpreter's own exit."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        raise SystemExit(status)
     if status is None:
         code = 0
     elif isinstance(status, int):

@@ -334,6 +334,20 @@ process.run(entry)
 """
 
 
+def test_a_profiled_command_ends_with_the_interpreters_exit(tmp_path: Path) -> None:
+    """Under cProfile (which writes its results once the script returns) the command ends
+    with the interpreter's own exit: the profile is written (cProfile itself ends 0 on any
+    SystemExit of the script)."""
+    out = tmp_path / "profile"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "checker", "rules", "--format", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stderr.startswith("error: --format nope: unknown format") and out.stat().st_size > 0, done.stderr
+
+
 def test_the_exit_shuts_down_what_the_command_left_open(tmp_path: Path) -> None:
     """The command ends without the interpreter's teardown (process._exit), yet as it would:
     an executor left open is shut down, its manager thread woken and joined, and the status
