@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from checker.findings import Severity
 from checker.model.views import Configured
 from checker.parsers.mllog import reads
-from checker.parsers.text import conf_number
+from checker.parsers.text import Conf, conf_number
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -91,12 +91,13 @@ def _defaults(conf: dict[str, str], models: set[str], scenario: str, key: str) -
     any of them may be the one loadgen took. Each with its rank: 0 for one of the result's
     names (`_loadgen_names`), 1 for any model (`*`), OTHERS for another model; by rank, each
     in loadgen's order (the scenario's before `*`)."""
-    found = []
-    for wanted in (scenario, "*"):
-        for name, value in conf.items():
-            model, _, rest = name.rpartition(f".{key}")[0].rpartition(".")
-            if name.endswith(f".{key}") and rest == wanted and model:
-                found.append((0 if model in models else 1 if model == "*" else OTHERS, name, value))
+    lines = (conf if isinstance(conf, Conf) else Conf(conf)).setting(key)
+    found = [
+        (0 if model in models else 1 if model == "*" else OTHERS, name, value)
+        for wanted in (scenario, "*")
+        for model, rest, name, value in lines
+        if rest == wanted and model
+    ]
     return sorted(found, key=lambda item: item[0])
 
 
