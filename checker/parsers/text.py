@@ -37,6 +37,7 @@ def _once(parser: Callable[[str], tuple[T, list[Defect]]]) -> Callable[[str], tu
 
     return parse
 
+
 _SUMMARY_LINE = re.compile(r"^\s*([^:=]+?)\s*:\s*(.*?)\s*$")
 
 
