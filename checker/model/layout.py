@@ -90,7 +90,9 @@ class ResultLayout:
         if key not in self.cache:
             self.cache[key] = self.submission.path(name, **self.parts)
         base: str | None = self.cache[key]
-        return join(base, *more) if base is not None else None
+        if base is None or not more:
+            return base  # a joined path: join(base) would give it back
+        return join(base, *more)
 
     def file(self, folder: Folder, role: FileRole) -> str:
         """The round's `role` file (layout `files`: detail_log, summary_log, accuracy_log,
