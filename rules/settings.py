@@ -68,10 +68,8 @@ def _line(conf: dict[str, str], models: set[str], scenario: str, key: str) -> tu
     loadgen's order: model.scenario, *.scenario, model.*, *.*; None when there is none, or when
     a line names a model other than the result's for it (the harness's name for the model is
     not in the tree, so which line loadgen took cannot be known)."""
-    named = [name for name in conf if name.endswith(f".{key}") and name.count(".") >= 2]
-    for name in named:
-        model, _, rest = name[: -len(key) - 1].rpartition(".")
-        if rest in (scenario, "*") and model not in models and model != "*":
+    for model, rest, _, _ in _setting(conf, key):
+        if model is not None and rest in (scenario, "*") and model not in models and model != "*":
             return None
     for model in (*sorted(models), "*"):
         if f"{model}.{scenario}.{key}" in conf:
@@ -91,7 +89,7 @@ def _defaults(conf: dict[str, str], models: set[str], scenario: str, key: str) -
     any of them may be the one loadgen took. Each with its rank: 0 for one of the result's
     names (`_loadgen_names`), 1 for any model (`*`), OTHERS for another model; by rank, each
     in loadgen's order (the scenario's before `*`)."""
-    lines = (conf if isinstance(conf, Conf) else Conf(conf)).setting(key)
+    lines = _setting(conf, key)
     found = [
         (0 if model in models else 1 if model == "*" else OTHERS, name, value)
         for wanted in (scenario, "*")
@@ -99,6 +97,11 @@ def _defaults(conf: dict[str, str], models: set[str], scenario: str, key: str) -
         if rest == wanted and model
     ]
     return sorted(found, key=lambda item: item[0])
+
+
+def _setting(conf: dict[str, str], key: str) -> list[tuple[str | None, str, str, str]]:
+    """The lines of a conf that set `key` (parsers.text.Conf.setting: read once a file)."""
+    return (conf if isinstance(conf, Conf) else Conf(conf)).setting(key)
 
 
 def _loadgen_names(models: set[str], suffix: str | None) -> set[str]:
@@ -173,7 +176,7 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
             if not _agrees(line[1], factor, logged):
                 yield _differs(result.file("measurements", "user_conf"), "user.conf", line, logged_key, logged)
             continue
-        if any(name.endswith(f".{key}") for name in result.user_conf) or not defaults:
+        if _setting(result.user_conf, key) or not defaults:
             continue  # user.conf sets it for some model: which line loadgen took is not known
         lines = _defaults(defaults, names, scenario, key)
         if lines and lines[0][0] != OTHERS and not any(_agrees(value, factor, logged) for _, _, value in lines):
