@@ -4,6 +4,7 @@ round's layout keeps one, against the settings loadgen logged it was asked for
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -119,9 +120,11 @@ def _plain(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _number(text: str) -> float | None:
     """The finite number loadgen reads from a conf value (parsers.text.conf_number: decimal,
-    hex and octal alike), None for none or one that cannot be compared (inf, nan)."""
+    hex and octal alike), None for none or one that cannot be compared (inf, nan). Once a text:
+    the same few values stand in every mlperf.conf."""
     value = conf_number(text.strip())
     return value if value is not None and math.isfinite(value) else None
 
@@ -160,7 +163,7 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     defaults, defaults_path = result.mlperf_conf, ""
     if defaults and round.layout.files.mlperf_conf:
         defaults_path = result.path("measurements", round.layout.files.mlperf_conf)
-    names = _loadgen_names(models, round.implementation.variant_suffix if round.implementation else None)
+    names: set[str] | None = None  # loadgen's names of the model, when mlperf.conf is judged
     requested: dict[str, object] = {}
     for key in REQUESTED:
         requested[key] = log.get(key)
@@ -171,13 +174,15 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
         logged = requested.get(logged_key)
         if isinstance(logged, bool) or not isinstance(logged, (int, float)):
             continue
-        line = _line(result.user_conf, models, scenario, key)
-        if line is not None:
-            if not _agrees(line[1], factor, logged):
+        if _setting(result.user_conf, key):  # else no line of user.conf sets it (_line's lines all end in it)
+            line = _line(result.user_conf, models, scenario, key)
+            if line is not None and not _agrees(line[1], factor, logged):
                 yield _differs(result.file("measurements", "user_conf"), "user.conf", line, logged_key, logged)
+            continue  # set by user.conf, or for some model: which line loadgen took is not known
+        if not defaults:
             continue
-        if _setting(result.user_conf, key) or not defaults:
-            continue  # user.conf sets it for some model: which line loadgen took is not known
+        if names is None:
+            names = _loadgen_names(models, round.implementation.variant_suffix if round.implementation else None)
         lines = _defaults(defaults, names, scenario, key)
         if lines and lines[0][0] != OTHERS and not any(_agrees(value, factor, logged) for _, _, value in lines):
             yield _differs(defaults_path, "mlperf.conf", lines[0][1:], logged_key, logged)
