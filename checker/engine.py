@@ -222,6 +222,9 @@ def check_system(system: System, only: frozenset[str] | None = None, collect: Co
         out.results.append(record)
     out.findings[:0] = _placed(own, system.reader, system.submission.reader)
     out.findings += _placed(system.findings, system.reader, system.submission.reader)
+    # results_of's Results, kept in the system's cache, each pointing back at the system: the
+    # cycle is broken here, so that what they read is freed with the unit, not at the next GC.
+    system.cache.pop("results", None)
     return out
 
 

@@ -123,7 +123,7 @@ def _verdict(name: str, is_dir: bool, parent: str, runs: RunFolders | None) -> V
     return copied
 
 
-@functools.lru_cache(maxsize=1 << 15)
+@functools.lru_cache(maxsize=1 << 12)
 def _named(name: str, is_dir: bool) -> tuple[Verdict | None, Verdict | None]:
     """What a name says before a run folder is judged (an artefact, a lock or autosave file)
     and after (a backup or a copy). Once a name: a round's folders hold the same few names

@@ -28,9 +28,10 @@ class Defect:
 # A text a parser reads once per process (`once`): a round's folders hold the same
 # mlperf.conf, user.conf, summary and accuracy.txt many times over (v5.1: 622 mlperf.conf
 # files of 10 texts, 1,449 run summaries of 693, 1,449 accuracy.txt of 631). Texts up to
-# MEMO_CHARS, the last MEMO_TEXTS of them: a few MiB at most.
+# MEMO_CHARS, the last MEMO_TEXTS of them per parser: a check's peak memory grows by about
+# 1.5 MB (256 texts: 5 MB, for no more hits; the repeats are mostly a submitter's own).
 MEMO_CHARS = 1 << 16
-MEMO_TEXTS = 256
+MEMO_TEXTS = 64
 
 
 def once(parser: Callable[..., tuple[T, list[Defect]]]) -> Callable[..., tuple[T, list[Defect]]]:
