@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .tree import FileChanged, Kind, Tree, join
+from .tree import FileChanged, Kind, Tree
 
 if TYPE_CHECKING:
     from .rounds import Round
@@ -101,29 +101,47 @@ class RunFolders:
 def classify(rel: str, is_dir: bool, runs: RunFolders | None = None) -> Stray | None:
     """The Stray at `rel` (a path in the tree), or None when its name looks like no mistake."""
     folder, _, name = rel.rpartition("/")
-    if name in ARTEFACTS:
-        return Stray(rel, ARTEFACTS[name], "delete it")
-    if name.startswith("._") and not is_dir:
-        return Stray(rel, "a macOS resource-fork file", "delete it")
-    if name.startswith(".#") or (name.startswith("#") and name.endswith("#") and len(name) > 2):
-        return Stray(rel, "an editor's lock or autosave file", "delete it")
-    if name.startswith("~$") and len(name) > 2 and not is_dir:
-        return Stray(rel, "an office application's lock file", "close the document and delete it")
-    if is_dir and runs is not None and runs.is_other(folder.rpartition("/")[2], name):
-        return Stray(
-            rel,
-            f"a second run folder beside {runs.name}, which is the only one the round reads",
-            f"keep the run you submit in {runs.parent}/{runs.name} and delete {name}",
-        )
-    verdict = _copied(name) if is_dir else _copy(name)
+    verdict = _verdict(name, is_dir, folder.rpartition("/")[2], runs)
     return Stray(rel, *verdict) if verdict is not None else None
 
 
-@functools.lru_cache(maxsize=1 << 14)
+Verdict = tuple[str, str, str | None]  # a Stray's what, fix and copy_of
+
+
+def _verdict(name: str, is_dir: bool, parent: str, runs: RunFolders | None) -> Verdict | None:
+    """What the item `name` of a folder named `parent` is when it looks like a mistake, by its
+    name: an artefact or a lock file, then a second run folder, then a backup or a copy."""
+    early, copied = _named(name, is_dir)
+    if early is not None:
+        return early
+    if is_dir and runs is not None and runs.is_other(parent, name):
+        return (
+            f"a second run folder beside {runs.name}, which is the only one the round reads",
+            f"keep the run you submit in {runs.parent}/{runs.name} and delete {name}",
+            None,
+        )
+    return copied
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _named(name: str, is_dir: bool) -> tuple[Verdict | None, Verdict | None]:
+    """What a name says before a run folder is judged (an artefact, a lock or autosave file)
+    and after (a backup or a copy). Once a name: a round's folders hold the same few names
+    thousands of times."""
+    if name in ARTEFACTS:
+        return (ARTEFACTS[name], "delete it", None), None
+    if name.startswith("._") and not is_dir:
+        return ("a macOS resource-fork file", "delete it", None), None
+    if name.startswith(".#") or (name.startswith("#") and name.endswith("#") and len(name) > 2):
+        return ("an editor's lock or autosave file", "delete it", None), None
+    if name.startswith("~$") and len(name) > 2 and not is_dir:
+        return ("an office application's lock file", "close the document and delete it", None), None
+    return None, _copied(name) if is_dir else _copy(name)
+
+
 def _copy(name: str) -> tuple[str, str, str | None] | None:
     """What a file's name says it is: a patch's rejected hunks, or a backup or a second copy of
-    a file: (what, fix, copy_of), or None. Once a name: a round's folders hold the same few
-    names thousands of times."""
+    a file: (what, fix, copy_of), or None."""
     if name.endswith(".rej") and name[:-4].strip("."):
         original = name[:-4]
         return f"the rejected hunks of a patch to {original}", f"apply them to {original} by hand, then delete it", None
@@ -137,7 +155,6 @@ def _copy(name: str) -> tuple[str, str, str | None] | None:
     return _copied(name)
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def _copied(name: str) -> tuple[str, str, str | None] | None:
     """What a file manager's second copy of a file or folder is a copy of (`_COPY`, `_COPY_OF`):
     (what, fix, copy_of), or None."""
@@ -210,11 +227,18 @@ class AccuracyLogs:
             frozenset(n for n in (*named, files.mlperf_conf) if n),
         )
 
+    def read(self, name: str, size: int) -> bool:
+        """Whether a file named `name` of `size` bytes may be a second accuracy log, so that
+        its first bytes are read: not loadgen's name nor one of the layout's, and as large as
+        a copy the round's truncation would cut (or compressed)."""
+        if name == self.name or name in self.named:
+            return False
+        return size >= self.min_bytes or name.endswith(COMPRESSED_NAMES)
+
     def stray(self, rel: str, size: int, head: Callable[[str], bytes | None]) -> Stray | None:
         """The Stray the file at `rel` is when it is a second accuracy log; `head` reads its
         first HEAD_BYTES bytes (None when it cannot be read)."""
-        name = rel.rpartition("/")[2]
-        if name == self.name or name in self.named or (size < self.min_bytes and not name.endswith(COMPRESSED_NAMES)):
+        if not self.read(rel.rpartition("/")[2], size):
             return None
         first = head(rel)
         if first is None or not is_accuracy_log(first):
@@ -266,14 +290,35 @@ def strays(
     a stray folder is reported again. With `logs` and `head`, second accuracy logs too."""
     found: list[str] = []
     for folder, items in folders:
-        if any(folder == top or folder.startswith(top + "/") for top in found):
+        if found and any(folder == top or folder.startswith(top + "/") for top in found):
             continue
-        for name, kind, size, _ in items:
-            stray = stray_at(join(folder, name), kind, size, runs, logs, head)
+        for kind, stray in strays_in(folder, items, runs, logs, head):
+            if kind == "dir":
+                found.append(stray.rel)
+            yield stray
+
+
+def strays_in(
+    folder: str,
+    items: list[Item],
+    runs: RunFolders | None,
+    logs: AccuracyLogs | None,
+    head: Callable[[str], bytes | None] | None,
+) -> Iterator[tuple[str, Stray]]:
+    """(kind, Stray) of each item of one folder of a walk that is one (`stray_at`, item by
+    item; a path is made only for an item that is one or whose first bytes are read)."""
+    parent = folder.rpartition("/")[2]
+    prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
+    sniffed = (logs, head) if logs is not None and head is not None else None
+    for name, kind, size, _ in items:
+        is_dir = kind == "dir"
+        verdict = _verdict(name, is_dir, parent, runs)
+        if verdict is not None:
+            yield kind, Stray(prefix + name, *verdict)
+        elif sniffed is not None and kind == "file" and sniffed[0].read(name, size):
+            stray = sniffed[0].stray(prefix + name, size, sniffed[1])
             if stray is not None:
-                if kind == "dir":
-                    found.append(stray.rel)
-                yield stray
+                yield kind, stray
 
 
 def stray_at(

@@ -10,6 +10,7 @@ only warn: `policy_violations`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,6 +45,21 @@ class Violation:
     expected: object
 
 
+def _once_a_result(limit: Callable[[Measured], list[Violation]]) -> Callable[[Measured], list[Violation]]:
+    """A limit judged once per result: its rule and PRF004 (`violations`) both ask for it. One
+    that raises (a malformed value read) is asked again, and raises again."""
+    slot = f"limit:{limit.__name__}"  # in result.cache
+
+    @functools.wraps(limit)
+    def judged(result: Measured) -> list[Violation]:
+        if slot not in result.cache:
+            result.cache[slot] = limit(result)
+        found: list[Violation] = result.cache[slot]
+        return found
+
+    return judged
+
+
 def _judged(result: Measured) -> str | None:
     """The scenario of a run the limits judge: a known scenario, and not inferred from
     another scenario's run (PRF010 notes those)."""
@@ -54,6 +70,7 @@ def _where(result: Result) -> str:
     return f"{result.scenario} limit of {result.model}, round {result.round.name}"
 
 
+@_once_a_result
 def latency_target(result: Measured) -> list[Violation]:
     """The p99 latency above the round's target for the folder's scenario (PRF002)."""
     scenario = _judged(result)
@@ -67,6 +84,7 @@ def latency_target(result: Measured) -> list[Violation]:
     return [Violation("result_99.00_percentile_latency_ns", message, p99, target)]
 
 
+@_once_a_result
 def token_latencies(result: Measured) -> list[Violation]:
     """TTFT and TPOT p99 not below the limits of the folder's scenario, or not measured (PRF003)."""
     scenario = _judged(result)
@@ -90,6 +108,7 @@ def token_latencies(result: Measured) -> list[Violation]:
     return found
 
 
+@_once_a_result
 def min_duration_limit(result: Measured) -> list[Violation]:
     """A configured minimum duration below the round's (PRF005)."""
     if _judged(result) is None:
@@ -102,6 +121,7 @@ def min_duration_limit(result: Measured) -> list[Violation]:
     return [Violation("effective_min_duration_ms", message, configured, minimum)]
 
 
+@_once_a_result
 def min_queries_limit(result: Measured) -> list[Violation]:
     """Fewer queries than the round's minimum, in a scenario without early stopping (PRF006)."""
     scenario = _judged(result)
@@ -121,6 +141,7 @@ def samples_per_query_judged(result: Result, scenario: str) -> bool:
     return scenario == "Offline" and result.division in result.round.run.offline_samples_per_query_in
 
 
+@_once_a_result
 def samples_per_query_limit(result: Measured) -> list[Violation]:
     """An Offline query with fewer samples than the round's minimum, where the round judges it (PRF007)."""
     scenario = _judged(result)
@@ -134,6 +155,7 @@ def samples_per_query_limit(result: Measured) -> list[Violation]:
     return [Violation("effective_samples_per_query", message, spq, minimum)]
 
 
+@_once_a_result
 def early_stopping_limit(result: Measured) -> list[Violation]:
     """Early stopping recomputed from the performance log's counts (PRF015). Empty when it
     holds or cannot be judged."""

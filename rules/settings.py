@@ -4,6 +4,7 @@ round's layout keeps one, against the settings loadgen logged it was asked for
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from checker.findings import Severity
 from checker.model.views import Configured
 from checker.parsers.mllog import reads
-from checker.parsers.text import conf_number
+from checker.parsers.text import Conf, conf_number
 from checker.registry import Problem, rule
 from checker.rounds import Round
 
@@ -68,10 +69,8 @@ def _line(conf: dict[str, str], models: set[str], scenario: str, key: str) -> tu
     loadgen's order: model.scenario, *.scenario, model.*, *.*; None when there is none, or when
     a line names a model other than the result's for it (the harness's name for the model is
     not in the tree, so which line loadgen took cannot be known)."""
-    named = [name for name in conf if name.endswith(f".{key}") and name.count(".") >= 2]
-    for name in named:
-        model, _, rest = name[: -len(key) - 1].rpartition(".")
-        if rest in (scenario, "*") and model not in models and model != "*":
+    for model, rest, _, _ in _setting(conf, key):
+        if model is not None and rest in (scenario, "*") and model not in models and model != "*":
             return None
     for model in (*sorted(models), "*"):
         if f"{model}.{scenario}.{key}" in conf:
@@ -91,13 +90,19 @@ def _defaults(conf: dict[str, str], models: set[str], scenario: str, key: str) -
     any of them may be the one loadgen took. Each with its rank: 0 for one of the result's
     names (`_loadgen_names`), 1 for any model (`*`), OTHERS for another model; by rank, each
     in loadgen's order (the scenario's before `*`)."""
-    found = []
-    for wanted in (scenario, "*"):
-        for name, value in conf.items():
-            model, _, rest = name.rpartition(f".{key}")[0].rpartition(".")
-            if name.endswith(f".{key}") and rest == wanted and model:
-                found.append((0 if model in models else 1 if model == "*" else OTHERS, name, value))
+    lines = _setting(conf, key)
+    found = [
+        (0 if model in models else 1 if model == "*" else OTHERS, name, value)
+        for wanted in (scenario, "*")
+        for model, rest, name, value in lines
+        if rest == wanted and model
+    ]
     return sorted(found, key=lambda item: item[0])
+
+
+def _setting(conf: dict[str, str], key: str) -> list[tuple[str | None, str, str, str]]:
+    """The lines of a conf that set `key` (parsers.text.Conf.setting: read once a file)."""
+    return (conf if isinstance(conf, Conf) else Conf(conf)).setting(key)
 
 
 def _loadgen_names(models: set[str], suffix: str | None) -> set[str]:
@@ -115,9 +120,11 @@ def _plain(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
 
 
+@functools.lru_cache(maxsize=4096)
 def _number(text: str) -> float | None:
     """The finite number loadgen reads from a conf value (parsers.text.conf_number: decimal,
-    hex and octal alike), None for none or one that cannot be compared (inf, nan)."""
+    hex and octal alike), None for none or one that cannot be compared (inf, nan). Once a text:
+    the same few values stand in every mlperf.conf."""
     value = conf_number(text.strip())
     return value if value is not None and math.isfinite(value) else None
 
@@ -156,7 +163,7 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
     defaults, defaults_path = result.mlperf_conf, ""
     if defaults and round.layout.files.mlperf_conf:
         defaults_path = result.path("measurements", round.layout.files.mlperf_conf)
-    names = _loadgen_names(models, round.implementation.variant_suffix if round.implementation else None)
+    names: set[str] | None = None  # loadgen's names of the model, when mlperf.conf is judged
     requested: dict[str, object] = {}
     for key in REQUESTED:
         requested[key] = log.get(key)
@@ -167,13 +174,15 @@ def user_conf_matches_log(result: Configured, round: Round) -> Iterator[Problem]
         logged = requested.get(logged_key)
         if isinstance(logged, bool) or not isinstance(logged, (int, float)):
             continue
-        line = _line(result.user_conf, models, scenario, key)
-        if line is not None:
-            if not _agrees(line[1], factor, logged):
+        if _setting(result.user_conf, key):  # else no line of user.conf sets it (_line's lines all end in it)
+            line = _line(result.user_conf, models, scenario, key)
+            if line is not None and not _agrees(line[1], factor, logged):
                 yield _differs(result.file("measurements", "user_conf"), "user.conf", line, logged_key, logged)
+            continue  # set by user.conf, or for some model: which line loadgen took is not known
+        if not defaults:
             continue
-        if any(name.endswith(f".{key}") for name in result.user_conf) or not defaults:
-            continue  # user.conf sets it for some model: which line loadgen took is not known
+        if names is None:
+            names = _loadgen_names(models, round.implementation.variant_suffix if round.implementation else None)
         lines = _defaults(defaults, names, scenario, key)
         if lines and lines[0][0] != OTHERS and not any(_agrees(value, factor, logged) for _, _, value in lines):
             yield _differs(defaults_path, "mlperf.conf", lines[0][1:], logged_key, logged)

@@ -14,7 +14,7 @@ from checker.model.discovery import result_holding
 from checker.model.views import Categorised
 from checker.registry import Problem, of_code, rule
 from checker.rounds import Round
-from checker.strays import AccuracyLogs, RunFolders, read_head, stray_at
+from checker.strays import AccuracyLogs, RunFolders, read_head, strays_in
 from checker.suggest import closest, did_you_mean
 from checker.tree import Kind, join
 from checker.wording import counted
@@ -428,59 +428,74 @@ def _hygiene(submission: Submission, round: Round) -> list[tuple[str, Problem]]:
     found: list[tuple[str, Problem]] = list(_submitter_clash(submission))
     limit = round.layout.max_file_bytes
     read_by_results = (join(submission.rel, round.results_root) + "/", join(submission.rel, "systems") + "/")
-    runs, astray = RunFolders.of(round.layout.performance), [""]
+    runs, astray = RunFolders.of(round.layout.performance), list[str]()
     logs, head = AccuracyLogs.of(round), read_head(submission.tree)
     for folder, items in submission.walk():
-        if any(folder.startswith(top + "/") or folder == top for top in astray[1:]):
+        if astray and any(folder.startswith(top + "/") or folder == top for top in astray):
             continue
-        for name, kind, size, _ in items:
-            stray = stray_at(join(folder, name), kind, size, runs, logs, head)
-            if stray is not None:
-                astray += [stray.rel] if kind == "dir" else []
-                problem = Problem(
-                    path=stray.rel,
-                    message=stray.message,
-                    observed=name,
-                    expected=stray.copy_of,
-                    hint=stray.fix,
-                    concerns=_concerning(submission, stray.rel),
-                )
-                found.append(("STR012", problem))
+        for kind, stray in strays_in(folder, items, runs, logs, head):
+            astray += [stray.rel] if kind == "dir" else []
+            problem = Problem(
+                path=stray.rel,
+                message=stray.message,
+                observed=stray.rel.rpartition("/")[2],
+                expected=stray.copy_of,
+                hint=stray.fix,
+                concerns=_concerning(submission, stray.rel),
+            )
+            found.append(("STR012", problem))
         if not items and folder != submission.rel:
             found.append(
                 ("STR007", Problem(path=folder, message="empty folder", concerns=_concerning(submission, folder)))
             )
         found += [("STR011", problem) for problem in _clashes(submission, folder, items)]
-        for name, kind, size, target in items:
-            rel = join(folder, name)
-            if kind == "file" and limit and size > limit:
-                found.append(
-                    (
-                        "STR008",
-                        Problem(
-                            path=rel,
-                            observed=size,
-                            expected=limit,
-                            message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit",
-                            # in a result, that result; elsewhere the upload of the whole submission
-                            concerns=_concerning(submission, rel) or None,
-                        ),
-                    )
-                )
-            elif kind == "link" and not (rel + "/").startswith(read_by_results):
-                if target is Kind.BROKEN:
-                    found.append(("STR009", Problem(path=rel, message="broken symlink")))
-                elif target is Kind.OUTSIDE:
-                    found.append(("STR009", Problem(path=rel, message="symlink leaves the checked folder")))
+        found += _large_or_linked(submission, folder, items, limit, read_by_results)
     submission.cache["hygiene"] = found
     return found
+
+
+def _large_or_linked(
+    submission: Submission,
+    folder: str,
+    items: list[tuple[str, str, int, Kind | None]],
+    limit: int | None,
+    read_by_results: tuple[str, ...],
+) -> Iterator[tuple[str, Problem]]:
+    """STR008 for each file of `folder` over the round's size limit, STR009 for each link of
+    it that points nowhere or out of the tree (links under results/ and systems/ are FIL006
+    where they are read)."""
+    for name, kind, size, target in items:
+        if kind == "file":
+            if limit and size > limit:
+                rel = join(folder, name)
+                yield (
+                    "STR008",
+                    Problem(
+                        path=rel,
+                        observed=size,
+                        expected=limit,
+                        message=f"{size / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB limit",
+                        # in a result, that result; elsewhere the upload of the whole submission
+                        concerns=_concerning(submission, rel) or None,
+                    ),
+                )
+        elif kind == "link" and target is not None:
+            rel = join(folder, name)
+            if (rel + "/").startswith(read_by_results):
+                continue
+            if target is Kind.BROKEN:
+                yield ("STR009", Problem(path=rel, message="broken symlink"))
+            elif target is Kind.OUTSIDE:
+                yield ("STR009", Problem(path=rel, message="symlink leaves the checked folder"))
 
 
 def _clashes(submission: Submission, folder: str, items: list[tuple[str, str, int, Kind | None]]) -> Iterator[Problem]:
     """STR011 for the folders of `folder` whose names differ only in case, where the layout
     names what is in it (model.clashes decides, as discovery does)."""
-    names = [name for name, kind, _, _ in items if kind in ("dir", "link")]
-    level = submission.level_of(folder) if len({name.casefold() for name in names}) < len(names) else None
+    names = [name for name, kind, _, _ in items if kind == "dir" or kind == "link"]
+    if len(names) < 2 or len({name.casefold() for name in names}) == len(names):
+        return
+    level = submission.level_of(folder)
     if level is None:
         return
     named = submission.names(level)

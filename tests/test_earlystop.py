@@ -6,6 +6,8 @@ import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checker.earlystop import min_passing, odds, server_min_queries, stream_min_queries
 from checker.facts import Run
@@ -100,6 +102,19 @@ def test_large_t_is_fast(monkeypatch: pytest.MonkeyPatch) -> None:
     assert odds(h, 50000, 0.99) < 0.01 <= odds(h - 1, 50000, 0.99)
     assert len(calls) <= 2 * math.ceil(math.log2(h)) + 2, len(calls)
     min_passing.cache_clear()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    t=st.one_of(st.integers(0, 60), st.integers(0, 200_000)),
+    p=st.sampled_from([0.5, 0.9, 0.97, 0.99, 0.999]),
+    confidence=st.sampled_from([0.9, 0.95, 0.99]),
+)
+def test_min_passing_is_the_boundary_wherever_the_search_starts(t: int, p: float, confidence: float) -> None:
+    """The search starts at an approximation of the answer (earlystop._guess); the answer is
+    the first h whose odds are below 1 - confidence however far off that start is."""
+    h = min_passing(t, p, confidence)
+    assert odds(h, t, p) < 1 - confidence <= odds(h - 1, t, p)
 
 
 def test_round_files_state_loadgens_constants() -> None:

@@ -140,7 +140,17 @@ def systems_of(submission: Submission) -> list[System]:
 
 def results_of(system: System) -> list[Result]:
     """The results of a system: every `<benchmark>/<scenario>` folder of its results, except
-    a folder whose name differs only in case from the one beside it that the round names."""
+    a folder whose name differs only in case from the one beside it that the round names.
+    Found once per System: the engine, its system rules and the rules that look at a
+    result's neighbours (STR002 asks for each result) see the same Result objects, each
+    read once."""
+    if "results" not in system.cache:
+        system.cache["results"] = tuple(_results_of(system))
+    found: tuple[Result, ...] = system.cache["results"]
+    return list(found)
+
+
+def _results_of(system: System) -> list[Result]:
     submission = system.submission
     tree = submission.tree
     base = join(submission.rel, submission.round.results_root, system.name)

@@ -14,6 +14,8 @@ from ..rounds import Round
 from ..tree import Tree, join
 from .submission import Context, Submission, System
 
+_UNSET: Any = object()  # a path not yet filled in
+
 # The layout's folders of a result: those every round has, and those it may not have.
 Folder = Literal["result", "performance", "accuracy", "compliance", "measurements", "code"]
 OptionalFolder = Literal["power", "ranging"]
@@ -28,6 +30,8 @@ class ResultLayout:
     scenario_folder: str
     findings: list[Finding] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
+    # The paths `path`, `file` and `compliance_file` filled in, by what was asked.
+    _paths: dict[tuple[str, ...], Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def submission(self) -> Submission:
@@ -85,25 +89,39 @@ class ResultLayout:
     @overload
     def path(self, name: str, *more: str) -> str | None: ...
     def path(self, name: str, *more: str) -> str | None:
-        """A layout folder of the result (filled in once per result), and a path inside it."""
-        key = f"path:{name}"
-        if key not in self.cache:
-            self.cache[key] = self.submission.path(name, **self.parts)
-        base: str | None = self.cache[key]
-        return join(base, *more) if base is not None else None
+        """A layout folder of the result, and a path inside it (each filled in once per result:
+        the rules ask for the same few some 40,000 times a round)."""
+        key = (name, *more)
+        found = self._paths.get(key, _UNSET)
+        if found is _UNSET:
+            base = self._paths.get((name,), _UNSET) if more else _UNSET
+            if base is _UNSET:
+                base = self._paths[(name,)] = self.submission.path(name, **self.parts)
+            found = self._paths[key] = join(base, *more) if base is not None and more else base
+        filled: str | None = found
+        return filled
 
     def file(self, folder: Folder, role: FileRole) -> str:
         """The round's `role` file (layout `files`: detail_log, summary_log, accuracy_log,
         accuracy_report, power_samples, user_conf) in the result's layout folder `folder`."""
-        return self.path(folder, self.round.layout.files.named(role))
+        key = ("\0file", folder, role)
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self.path(folder, self.round.layout.files.named(role))
+        return found
 
     def compliance_dir(self, test: str) -> str:
         return self.path("compliance", test)
 
     def compliance_file(self, test: str, role: FileRole) -> str:
         """The round's `role` file of a compliance test's own run (compliance/<test>/<compliance_run>)."""
-        layout = self.round.layout
-        return join(self.compliance_dir(test), layout.compliance_run, layout.files.named(role))
+        key = ("\0compliance", test, role)
+        found = self._paths.get(key)
+        if found is None:
+            layout = self.round.layout
+            found = join(self.compliance_dir(test), layout.compliance_run, layout.files.named(role))
+            self._paths[key] = found
+        return found
 
     def endpoints_file(self, role: Literal["config", "accuracy", "audit"], **parts: str) -> str | None:
         """An Endpoints result's file (layout `endpoints`: config, accuracy, audit), or None

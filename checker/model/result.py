@@ -147,9 +147,10 @@ class Result(ResultLayout):
         return self.reader.parsed(join(self.compliance_dir(test), name), parse_verify, what=f"{test} {name}")
 
     # --- what the run was --------------------------------------------------------------
-    @property
+    @functools.cached_property
     def inferred_from(self) -> str | None:
-        """The scenario of the run this result was inferred from, when the round allows it."""
+        """The scenario of the run this result was inferred from, when the round allows it
+        (asked by each limit of each result: once)."""
         log = self.performance_log
         if log is None or self.scenario is None or log.scenario == self.logged_scenario:
             return None

@@ -39,7 +39,7 @@ class Submission:
     findings: list[Finding] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
-    @property
+    @functools.cached_property
     def rel(self) -> str:
         return join(self.division, self.submitter)
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import Defect
+from . import Defect, once
 from .typed import declaration, defect
 
 _HASH = re.compile(r"^hash=([\w\d]+)$")
@@ -71,8 +71,13 @@ def parse_accuracy(text: str, patterns: Mapping[str, str] | None = None) -> tupl
 
     Without patterns only the hash is read. An invalid pattern is the round file's fault;
     it is skipped (the round schema tests compile every pattern)."""
+    return _parse_accuracy(text, tuple((patterns or {}).items()))
+
+
+@once
+def _parse_accuracy(text: str, patterns: tuple[tuple[str, str], ...]) -> tuple[AccuracyReport, list[Defect]]:
     compiled = {}
-    for metric, pattern in (patterns or {}).items():
+    for metric, pattern in patterns:
         try:
             compiled[metric] = re.compile(pattern)
         except re.error:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import Defect
+from . import Defect, once
 from .typed import declaration, defect
 
 _SUMMARY_LINE = re.compile(r"^\s*([^:=]+?)\s*:\s*(.*?)\s*$")
@@ -56,6 +56,7 @@ def _summary_lines(text: str) -> Iterator[tuple[int, int, str, str]]:
             yield number, match.start(1) + 1, match.group(1), match.group(2)
 
 
+@once
 def parse_summary(text: str) -> tuple[Summary, list[Defect]]:
     summary = Summary()
     lines: dict[str, int] = {}
@@ -128,6 +129,7 @@ def _verify_lines(text: str) -> Iterator[tuple[int, bool | None, re.Match[str] |
             yield number, None, _CHECK.match(line)
 
 
+@once
 def parse_verify(text: str) -> tuple[VerifyOutcome, list[Defect]]:
     passed: bool | None = None
     checks: dict[str, str] = {}
@@ -167,6 +169,20 @@ class Conf(dict[str, str]):
     is the line where loadgen refuses the file (it then applies none of its settings), else None."""
 
     refused: int | None = None
+    _by_setting: dict[str, list[tuple[str | None, str, str, str]]] | None = None
+
+    def setting(self, setting: str) -> list[tuple[str | None, str, str, str]]:
+        """(model, scenario, key, value) of each key that ends in `.setting`, in the file's order:
+        `model.scenario.setting` (`model` may hold dots, or be empty), or `scenario.setting` with
+        model None. The keys are read once a file."""
+        if self._by_setting is None:
+            self._by_setting = {}
+            for key, value in self.items():
+                head, dot, last = key.rpartition(".")
+                if dot:
+                    model, inner, scenario = head.rpartition(".")
+                    self._by_setting.setdefault(last, []).append((model if inner else None, scenario, key, value))
+        return self._by_setting.get(setting, [])
 
 
 def conf_number(word: str) -> float | None:
@@ -255,6 +271,7 @@ def _short(word: str) -> str:
     return word if len(word) <= 60 else word[:57] + "..."
 
 
+@once
 def parse_conf(text: str) -> tuple[Conf, list[Defect]]:
     """The settings loadgen stores from `model.scenario.key = value` lines (a key set twice has
     its last value), and a LOG004 for each line it reads no setting from; where it refuses the
@@ -348,14 +365,14 @@ def timestamp_microseconds(text: object) -> int | None:
 def parse_spl(text: str) -> tuple[list[tuple[float, float]], list[Defect]]:
     """PTDaemon `spl.txt`: `Time,<stamp>,Watts,<w>,...` lines -> [(seconds, watts)]."""
     samples: list[tuple[float, float]] = []
-    declared = declaration("power_samples")
+    read_watts = declaration("power_samples").text_reader("Watts")
     malformed: list[Defect] = []
     for number, line in enumerate(text.splitlines(), 1):
         parts = line.split(",", 4)
         if len(parts) < 4 or parts[0] != "Time" or parts[2] != "Watts":
             continue  # not a sample line
         stamp = _stamp(parts[1])
-        watts, problem = declared.read_text("Watts", parts[3])
+        watts, problem = read_watts(parts[3])
         if problem is not None:
             if len(malformed) < 20:  # the first few say it; one is enough to refuse the samples
                 malformed.append(defect(problem, line=number))

@@ -163,6 +163,8 @@ class Declaration:
         extra = schema.get("additionalProperties", True)
         self.other: Check | None = None if extra is True else self._compile(extra)
         self._seen: dict[str, Check | None] = {}  # a family's keys, as they are met
+        self._types: dict[str, Any] = {}  # each key's declared type, as it is asked (type_of)
+        self._readers: dict[str, Callable[[str], tuple[Any, Malformation | None]]] = {}  # read_text's
         self._compile(schema)  # the whole schema once, so that an unknown keyword anywhere is refused
 
     @property
@@ -198,7 +200,16 @@ class Declaration:
                 yield from check(value, (key,))
 
     def type_of(self, key: str) -> Any:
-        """The `type` declared for a key (a name or a list of names), None when any."""
+        """The `type` declared for a key (a name or a list of names), None when any (looked up
+        once a key)."""
+        if key in self._types:
+            return self._types[key]
+        found = self._type_of(key)
+        if len(self._types) < 4096:  # the keys of a family, few in real files
+            self._types[key] = found
+        return found
+
+    def _type_of(self, key: str) -> Any:
         check = self.schema.get("properties", {}).get(key)
         if check is None:
             check = next(
@@ -211,8 +222,30 @@ class Declaration:
     def read_text(self, key: str, text: str) -> tuple[Any, Malformation | None]:
         """A key's value written as text (a summary line, an accuracy value): the value its
         declared type reads (`from_text`), and its malformation, if any."""
-        value = from_text(text, self.type_of(key))
-        return value, self.malformed(key, value)
+        read = self._readers.get(key)
+        if read is None:
+            read = self.text_reader(key)
+            if len(self._readers) < 4096:  # the keys of a family, few in real files
+                self._readers[key] = read
+        return read(text)
+
+    def text_reader(self, key: str) -> Callable[[str], tuple[Any, Malformation | None]]:
+        """`read_text` of one key, its declaration looked up once: for the many values of one
+        key (the watts of a power log, a line a second)."""
+        numeric = _numeric(self.type_of(key))
+        check = self.check(key)
+        simple = check.simple if check is not None else None
+
+        def read(text: str) -> tuple[Any, Malformation | None]:
+            if numeric and len(text) <= MAX_DIGITS and _FRACTION.fullmatch(text):
+                value: Any = float(text)  # what _from_text makes of it, in one step
+            else:
+                value = _from_text(text, numeric)
+            if check is None or (simple is not None and simple(value)):
+                return value, None
+            return value, next(iter(check(value, (key,))), None)
+
+        return read
 
     def malformed(self, key: str, value: Any) -> Malformation | None:
         """The first malformation of one key's value, or None when it meets its declaration."""
@@ -507,6 +540,7 @@ def defect(
 
 # --- text that stands for a number --------------------------------------------------------
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_FRACTION = re.compile(r"[0-9]+\.[0-9]+")  # the usual number: no sign, exponent or space, a fraction
 MAX_DIGITS = 4000  # an integer written with more digits is refused before int() reads it
 
 
@@ -515,8 +549,18 @@ def from_text(text: str, schema_type: Any) -> Any:
     declaration types: for a number, the decimal number the text spells (an int when it has
     no fraction or exponent); the text itself when it spells none, so that the declaration
     refuses it. Never NaN or Infinity from their names: "nan" is text, not a number."""
+    return _from_text(text, _numeric(schema_type))
+
+
+def _numeric(schema_type: Any) -> bool:
+    """Whether a declared `type` (a name, a list of names, or None for any) admits a number."""
     types = {schema_type} if isinstance(schema_type, str) else set(schema_type or ())
-    if not {"integer", "number"} & types:
+    return bool({"integer", "number"} & types)
+
+
+def _from_text(text: str, numeric: bool) -> Any:
+    """from_text, for a declaration that admits a number or not."""
+    if not numeric:
         return text
     stripped = text.strip()
     if not _DECIMAL.fullmatch(stripped):
