@@ -184,6 +184,22 @@ def expand(text: str) -> str:
     return text.format(**PLACES) if isinstance(text, str) else text
 
 
+def children(pid: int | None = None) -> set[int]:
+    """The processes whose parent is `pid` (default: this one), running or ended and not yet
+    waited for."""
+    parent = os.getpid() if pid is None else pid
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.add(int(entry.name))
+    return found
+
+
 def full_digest(root: Path) -> str:
     """Every name, type, mode, mtime, link target and content under `root` (links not followed)."""
     digest = hashlib.sha256()

@@ -32,7 +32,7 @@ from checker.commands import report as audit
 from checker.commands.table import publish
 from checker.registry import RULES
 from checker.reporters import json_report
-from helpers import EXAMPLE, OFFLINE, REAL, ROOT, SUBMISSION, real_data, run, tree_digest
+from helpers import EXAMPLE, OFFLINE, REAL, ROOT, SUBMISSION, children, real_data, run, tree_digest
 
 runner = CliRunner()
 
@@ -715,20 +715,6 @@ def test_compare_html_shows_percentages_units_members_and_outlier_reasons(tmp_pa
     assert dom.one("style").text() == parse(page).one("style").text()
 
 
-def _children() -> set[int]:
-    """This process's child processes, running or ended and not yet waited for."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == os.getpid():
-                found.add(int(entry.name))
-    return found
-
-
 def test_a_usage_error_of_report_at_any_step_stops_its_child(tmp_path: Path) -> None:
     """report starts its child (the variance's) as its invocation starts: a usage error at
     any later step (an -o that cannot be written or names no page, a baseline that is no
@@ -747,11 +733,11 @@ def test_a_usage_error_of_report_at_any_step_stops_its_child(tmp_path: Path) -> 
         [str(EXAMPLE), "--round", "v9.9", "-o", page],
         [str(tmp_path / "empty"), "-o", page],
     ]
-    before = _children()
+    before = children()
     for args in cases:
         done = runner.invoke(app, ["report", *args, "--no-progress"])
         assert (done.exit_code, done.stderr.count("error:")) == (2, 1), (args, done.stderr)
-        assert _children() - before == set(), args
+        assert children() - before == set(), args
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "empty", "v51.json"]
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLE, SUBMISSION
+from helpers import EXAMPLE, SUBMISSION, children
 
 COPIES = 12  # submitters: a check of a few seconds on 2 cores, with groups to plot in report
 
@@ -49,20 +49,6 @@ def _start(args: list[str], tmp: Path, *python: str) -> subprocess.Popen:
         env=env,
         cwd=tmp.parent,
     )
-
-
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is `pid` (the check's workers)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.add(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -120,7 +106,7 @@ def test_a_signal_while_the_check_runs_stops_its_workers(big: Path, tmp_path: Pa
     workers: set[int] = set()
     deadline = time.monotonic() + 60
     while not workers and process.poll() is None and time.monotonic() < deadline:
-        workers = _children(process.pid)
+        workers = children(process.pid)
         time.sleep(0.01)
     process.send_signal(signum)
     status, err = _ended(process, signum)
@@ -149,10 +135,10 @@ def test_a_signal_while_the_report_checks_stops_its_workers_and_its_painter(
     tmp = _private(tmp_path)
     out = tmp_path / "audit.html"
     process = _start(["report", str(big), "--round", "demo-v6.1", "-j", "2", "--no-cache", "-o", str(out)], tmp)
-    children: set[int] = set()
+    seen: set[int] = set()
     deadline = time.monotonic() + 60
-    while len(children) < 3 and process.poll() is None and time.monotonic() < deadline:
-        children |= _children(process.pid)  # the painter, then the check's two workers
+    while len(seen) < 3 and process.poll() is None and time.monotonic() < deadline:
+        seen |= children(process.pid)  # the painter, then the check's two workers
         time.sleep(0.01)
     process.send_signal(signum)
     status, err = _ended(process, signum)
@@ -163,8 +149,8 @@ def test_a_signal_while_the_report_checks_stops_its_workers_and_its_painter(
             f"mlperf-check: interrupted by {signal.Signals(signum).name}",
         )
         assert not out.exists()
-    assert len(children) == 3 or status == 0, children
-    assert _still_alive(children) == []
+    assert len(seen) == 3 or status == 0, seen
+    assert _still_alive(seen) == []
     assert list(tmp.iterdir()) == []
 
 
@@ -365,7 +351,7 @@ def test_workers_end_with_a_parent_killed_outright(big: Path, tmp_path: Path) ->
     workers: set[int] = set()
     deadline = time.monotonic() + 60
     while len(workers) < 2 and process.poll() is None and time.monotonic() < deadline:
-        workers |= _children(process.pid)
+        workers |= children(process.pid)
         time.sleep(0.01)
     process.kill()
     process.wait(timeout=60)  # not communicate: a worker that outlived it would hold its pipes open
