@@ -30,6 +30,7 @@ from test_mllog_fast import (
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, KEEP_BUDGET, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
+from checker.parsers.typed import KINDS, declaration
 from helpers import REAL_ROOT, ROOT, real_data
 
 try:
@@ -322,3 +323,34 @@ def test_random_logs_read_the_same() -> None:
     random block sizes."""
     edits = ["keep", "cut", "crlf", "cr", "flag", "warn", "nul", "dup", "blank", "space", "byte"]
     for_random_logs(_example_lines() + OTHER_SHAPES, edits, lambda data, block: _equal(data, blocks=(block,)))
+
+
+def test_suspects_are_the_keys_typed_would_check_whole() -> None:
+    """`suspects` (typed's first pass, in C): for every declared key of a detail log and values
+    at and past every edge its declaration draws (types, ranges, lengths, the floats that are
+    and are not whole or finite), the keys the pure-Python pass lists, in the same order; and
+    an undeclared key is never one."""
+    from checker.parsers._mllog_scan import suspects
+
+    edges = [
+        None, True, False, 0, 1, -1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), 10**30, 0.0, -0.0, 0.5, 1.0,
+        -1.0, 2.0**63, 2.0**64, 1e300, float("inf"), float("-inf"), float("nan"), 5e-324, "", "a", "x" * 256,
+        "x" * 257, "é" * 256, "12-31-2025 23:59:59.5", "12-31-2025 23:59:59", "12-31-2025", [], [1], {}, {"a": "b"},
+        {"a": 1}, (1,), {"a": "x" * 257}, {"a": None}, {str(i): "v" for i in range(100_001)},
+    ]  # fmt: skip
+    keys = sorted(mllog._SIMPLE) + ["undeclared_key"]
+    for value in edges:
+        values = {key: value for key in keys}
+        pure = [key for key, v in values.items() if not mllog._SIMPLE.get(key, mllog._anything)(v)]
+        assert suspects(values, mllog._TESTS) == pure, value
+    rng = random.Random(34)
+    for _ in range(200):
+        values = {key: rng.choice(edges) for key in rng.sample(keys, rng.randrange(len(keys)))}
+        pure = [key for key, v in values.items() if not mllog._SIMPLE.get(key, mllog._anything)(v)]
+        assert suspects(values, mllog._TESTS) == pure
+    for kind in KINDS:  # every spec any declaration gives (typed._fast, _uniform) means what its predicate does
+        for key, check in declaration(kind).checks.items():
+            test = getattr(check.simple, "spec", None)
+            if test is not None:
+                for value in edges:
+                    assert suspects({key: value}, {key: test}) == ([] if check.simple(value) else [key]), (kind, key)

@@ -431,7 +431,126 @@ static PyObject *flat(PyObject *self, PyObject *value)
     Py_RETURN_TRUE;
 }
 
+/* Whether low <= v <= high, compared as Python compares them (1, 0, or -1 on an error). */
+static int within(PyObject *low, PyObject *v, PyObject *high)
+{
+    int r = PyObject_RichCompareBool(low, v, Py_LE);
+    return r <= 0 ? r : PyObject_RichCompareBool(v, high, Py_LE);
+}
+
+/* Whether `value` meets `test`: a spec tuple of checker/parsers/typed.py `_fast` (its `spec`,
+ * as `_fast`'s predicate judges: (0,) a boolean; (1, low, high) a whole number in range; (2,
+ * low, high) a finite number in range; (3, longest) a string of at most `longest` characters;
+ * (4, most, spec) a dict of at most `most` members (None: any number), each meeting `spec`;
+ * (5, most) such a dict, whatever its members),
+ * or any other callable, called (1, 0, or -1 on an error). */
+static int meets(PyObject *test, PyObject *value)
+{
+    if (!PyTuple_CheckExact(test)) {
+        PyObject *r = PyObject_CallOneArg(test, value);
+        if (r == NULL)
+            return -1;
+        int t = PyObject_IsTrue(r);
+        Py_DECREF(r);
+        return t;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(test);
+    long code = n > 0 ? PyLong_AsLong(PyTuple_GET_ITEM(test, 0)) : -1;
+    if (code == -1 && PyErr_Occurred())
+        return -1;
+    if (code == 0 && n == 1)
+        return PyBool_Check(value);
+    if ((code == 1 || code == 2) && n == 3) {
+        if (PyLong_CheckExact(value))
+            return within(PyTuple_GET_ITEM(test, 1), value, PyTuple_GET_ITEM(test, 2));
+        if (!PyFloat_CheckExact(value))
+            return 0;
+        double d = PyFloat_AS_DOUBLE(value);
+        if (!isfinite(d) || (code == 1 && floor(d) != d))
+            return 0;
+        return within(PyTuple_GET_ITEM(test, 1), value, PyTuple_GET_ITEM(test, 2));
+    }
+    if (code == 3 && n == 2) {
+        if (!PyUnicode_CheckExact(value))
+            return 0;
+        PyObject *length = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(value));
+        if (length == NULL)
+            return -1;
+        int r = PyObject_RichCompareBool(length, PyTuple_GET_ITEM(test, 1), Py_LE);
+        Py_DECREF(length);
+        return r;
+    }
+    if ((code == 4 && n == 3) || (code == 5 && n == 2)) {
+        if (!PyDict_CheckExact(value))
+            return 0;
+        PyObject *most = PyTuple_GET_ITEM(test, 1);
+        if (most != Py_None) {
+            PyObject *length = PyLong_FromSsize_t(PyDict_GET_SIZE(value));
+            if (length == NULL)
+                return -1;
+            int r = PyObject_RichCompareBool(length, most, Py_LE);
+            Py_DECREF(length);
+            if (r <= 0)
+                return r;
+        }
+        if (code == 5)
+            return 1;
+        PyObject *each = PyTuple_GET_ITEM(test, 2), *key, *item;
+        Py_ssize_t at = 0;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            Py_INCREF(item);
+            int r = meets(each, item);
+            Py_DECREF(item);
+            if (r <= 0)
+                return r;
+        }
+        return 1;
+    }
+    PyErr_SetString(PyExc_ValueError, "suspects: an unknown spec");
+    return -1;
+}
+
+/* suspects(values, tests): the keys of `values` whose value does not meet its key's test in
+ * `tests` (a key without one meets it), in the order of `values`: `typed`'s first pass. */
+static PyObject *suspects(PyObject *self, PyObject *args)
+{
+    PyObject *values, *tests;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &values, &PyDict_Type, &tests))
+        return NULL;
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(values, &at, &key, &value)) {
+        PyObject *test = PyDict_GetItemWithError(tests, key);
+        if (test == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            continue;
+        }
+        Py_INCREF(key);
+        Py_INCREF(value);
+        Py_INCREF(test);
+        int ok = meets(test, value);
+        Py_DECREF(test);
+        Py_DECREF(value);
+        if (ok < 0 || (ok == 0 && PyList_Append(found, key) < 0)) {
+            Py_DECREF(key);
+            goto fail;
+        }
+        Py_DECREF(key);
+    }
+    return found;
+fail:
+    Py_DECREF(found);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"suspects", suspects, METH_VARARGS,
+     "suspects(values, tests) -> list: the keys whose value does not meet its test (typed._fast's spec or a predicate)"},
     {"flat", flat, METH_O, "flat(value) -> bool: a scalar, or a list or dict of scalars, none a float past 64 bits"},
     {"scan", scan, METH_VARARGS,
      "scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost) -> (at, number, kept, "
