@@ -286,8 +286,15 @@ class Reader:
 
 
 def _read_at_most(fd: int, limit: int) -> bytes:
-    """Up to `limit` bytes of a file, read in blocks (a short read is not the end)."""
-    parts, size = [], 0
+    """Up to `limit` bytes of a file, read in blocks (a short read is not the end); a file of
+    one block is that block, not a copy joined."""
+    first = os.read(fd, min(limit, 1 << 20))
+    if not first or len(first) >= limit:
+        return first
+    more = os.read(fd, min(limit - len(first), 1 << 20))
+    if not more:
+        return first
+    parts, size = [first, more], len(first) + len(more)
     while size < limit:
         chunk = os.read(fd, min(limit - size, 1 << 20))
         if not chunk:
