@@ -139,8 +139,8 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
         SCAN(b"x\n", 0, 3, heads, 0, 0, KEEP_BUDGET, {}, {}, {}, {}, {})
 
 
-# Value texts the scan reads itself (`plain` in the C), each exactly as orjson reads it; every
-# other text of VALUE_TEXTS it leaves to the Python reading.
+# Value texts the scan reads itself (`plain` and `plain_mapping` in the C), each exactly as
+# orjson reads it; every other text of VALUE_TEXTS it leaves to the Python reading.
 PLAIN = [
     *(b"%d" % n for n in (0, 7, -12, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 10**18, 10**19)),
     *(b"1" * 18, b"1" * 19, b"1" * 20, b"-0"),
@@ -149,6 +149,7 @@ PLAIN = [
     *(b"0.000000000000000000012345", b"1" * 16 + b".5"),
     *(b"true", b"false", b"null", b'""', b'"VALID"', b'"a b"', b'"\x7f"'),
 ]
+PLAIN_MAPPINGS = [b"{}"]  # those of VALUE_TEXTS; MAPPING_TEXTS below has more
 
 
 def test_the_scanner_reads_plain_values_as_orjson_and_leaves_the_rest() -> None:
@@ -165,7 +166,8 @@ def test_the_scanner_reads_plain_values_as_orjson_and_leaves_the_rest() -> None:
             assert (number, cost) == (1, len(line) - 1)
         else:
             assert at == 0 and values == {}, text
-    assert kept == PLAIN
+    assert [t for t in kept if not t.startswith(b"{")] == PLAIN
+    assert [t for t in kept if t.startswith(b"{")] == PLAIN_MAPPINGS
 
 
 def test_flat_tells_values_that_need_no_walk() -> None:
@@ -354,3 +356,31 @@ def test_suspects_are_the_keys_typed_would_check_whole() -> None:
             if test is not None:
                 for value in edges:
                     assert suspects({key: value}, {key: test}) == ([] if check.simple(value) else [key]), (kind, key)
+
+
+MAPPING_TEXTS = [
+    "{}", '{"a": "b"}', '{"a": "b", "c": "d"}', '{"a": "b", "a": "c"}', '{"a":"b"}', '{"a": "b",  "c": "d"}',
+    '{"a": "b\\n"}', '{"a": 1}', '{"a": {"b": "c"}}', '{ "a": "b"}', '{"a": "b" }', '{"": ""}', '{"a": "\u00e9"}',
+    '{"a": "b",}', '{"a": "b"', '{"a" : "b"}', '{"a": "b"}}', '{"a": "\\"b"}', '{"a": "b\tc"}', '{"x.cc": "' + "f" * 40 + '"}',
+]  # fmt: skip
+
+
+def test_mappings_of_strings_read_the_same() -> None:
+    """A wanted record whose value is a mapping (loadgen_file_sha1's file names to SHA-1s,
+    which the scan keeps when it is one of plain strings in loadgen's spacing): every shape
+    near that one, as a first and a later value, flagged or not, cut by blocks, with a keep
+    budget that runs out on it, reads as the pure reading reads it."""
+    head = b':::MLLOG {"key": "loadgen_file_sha1", "value": '
+    tail = b', "time_ms": 1.5, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": %s, "file": "x.cc", "line_no": 7, "pid": 1, "tid": 2}}\n'
+    for text in MAPPING_TEXTS:
+        for warning in (b"false", b"true"):
+            line = head + text.encode() + tail % warning
+            data = _record("effective_scenario", "Offline") + line + _record("result_a", 1) + line + line[:-1]
+            _equal(data, text, blocks=(BLOCK, 97, 4093))
+            saved = mllog.KEEP_BUDGET
+            try:
+                for budget in (len(line) - 1, len(line), 2 * len(line) + 60):
+                    mllog.KEEP_BUDGET = budget
+                    _equal(data, (text, budget), blocks=(BLOCK,))
+            finally:
+                mllog.KEEP_BUDGET = saved

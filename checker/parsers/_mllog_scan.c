@@ -235,6 +235,80 @@ static PyObject *plain(const char *s, Py_ssize_t n)
     return PyFloat_FromDouble(v);
 }
 
+/* The end of the plain string token at s[i] (just past its closing quote), or -1: `"`, then
+ * printable ASCII without a quote or an escape, then `"` (what `plain` reads as a string). */
+static Py_ssize_t string_end(const char *s, Py_ssize_t i, Py_ssize_t stop)
+{
+    if (i >= stop || s[i] != '"')
+        return -1;
+    for (i++; i < stop; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"')
+            return i + 1;
+        if (c < 0x20 || c >= 0x80 || c == '\\')
+            return -1;
+    }
+    return -1;
+}
+
+/* The value at s[i] when it is a mapping of plain strings to plain strings written as loadgen
+ * writes it (`{}`, or `{"k": "v", "k2": "v2"}`: one space after each colon and comma, none
+ * inside the braces) and followed by `, "` before `stop`: a new dict, as json reads it (a
+ * key given twice keeps its first place and its last value), which `_line` reads such a
+ * value to (its `_value` falls back to json's raw_decode, the value being followed by `, "`).
+ * NULL with no error set for any other value (Python reads it), or with one when memory ran
+ * out. */
+static PyObject *plain_mapping(const char *s, Py_ssize_t i, Py_ssize_t stop)
+{
+    if (i >= stop || s[i] != '{')
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    i++;
+    if (i < stop && s[i] == '}') {
+        i++;
+    } else {
+        for (;;) {
+            Py_ssize_t k = string_end(s, i, stop);
+            if (k < 0 || stop - k < 3 || s[k] != ':' || s[k + 1] != ' ')
+                goto other;
+            Py_ssize_t v = string_end(s, k + 2, stop);
+            if (v < 0)
+                goto other;
+            PyObject *key = PyUnicode_DecodeASCII(s + i + 1, k - i - 2, NULL);
+            if (key == NULL)
+                goto error;
+            PyObject *value = PyUnicode_DecodeASCII(s + k + 3, v - k - 4, NULL);
+            if (value == NULL) {
+                Py_DECREF(key);
+                goto error;
+            }
+            int r = PyDict_SetItem(d, key, value);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (r < 0)
+                goto error;
+            if (v < stop && s[v] == '}') {
+                i = v + 1;
+                break;
+            }
+            if (stop - v < 3 || s[v] != ',' || s[v + 1] != ' ')
+                goto other;
+            i = v + 2;
+        }
+    }
+    if (stop - i < 3 || memcmp(s + i, ", \"", 3) != 0)
+        goto other;
+    return d;
+other:
+    Py_DECREF(d);
+    return NULL;
+error:
+    Py_DECREF(d);
+    return NULL;
+}
+
 /* Set d[key] = a new int of n; -1 on an error. */
 static int set_int(PyObject *d, PyObject *key, Py_ssize_t n)
 {
@@ -360,7 +434,9 @@ static PyObject *scan(PyObject *self, PyObject *args)
                 if ((unsigned char)s[i] >= 0x80)
                     ascii = 0;
             }
-            PyObject *read = ascii ? plain(s + value, value_end - value) : NULL;
+            PyObject *read = !ascii            ? NULL
+                             : s[value] == '{' ? plain_mapping(s, value, stop)
+                                               : plain(s + value, value_end - value);
             if (read == NULL) {
                 if (PyErr_Occurred())
                     goto error;
