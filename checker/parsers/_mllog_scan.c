@@ -12,8 +12,9 @@
  * - such a record of a wanted key in `_usual`'s shape whose value is a plain scalar that
  *   orjson reads and `_value_at` keeps (`plain` below: true, false, null, a string of
  *   printable ASCII without escapes, an integer within 64 bits (signed or not), a float of 17
- *   significant digits at most that is finite, not subnormal and not an integer past 64 bits), when
- *   its head is ASCII and the keep budget has room for it: kept as `_value_at` keeps it, in
+ *   significant digits at most that is finite, not subnormal and not an integer past 64 bits),
+ *   or a mapping of such strings in loadgen's spacing, which `_line` reads alike
+ *   (`plain_mapping`: loadgen_file_sha1's), when its head is ASCII and the keep budget has room for it: kept as `_value_at` keeps it, in
  *   the LoadgenLog's dicts `values`, `last`, `lines`, `columns` and the reading's
  *   `last_cost`, its bytes added to `kept` (at most `budget`).
  * It stops at the first other line and returns (at, number, kept, stop, key, start, end):

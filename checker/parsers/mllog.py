@@ -13,8 +13,8 @@ tests/test_mllog_fast.py compares the two on every real log, corrupted and not. 
 package was built with a C compiler, the loop over the lines is `_mllog_scan.scan`'s
 (`_Reading._scanned`), one call for a run of lines: it passes over the lines `_line` would
 pass over, keeps the wanted records whose value is a plain scalar (one it reads exactly as
-orjson reads it) as `_value_at` keeps them, and stops at every other line, which is read
-here; tests/test_mllog_scan.py compares both readings.
+orjson reads it) as `_value_at` keeps them, and those whose value is a mapping of plain
+strings as `_line` keeps them, and stops at every other line, which is read here; tests/test_mllog_scan.py compares both readings.
 
 The file is read in blocks of BLOCK bytes (a real log fits in one), so memory is bounded
 whatever its shape: a line cut by a block's end is held up to MAX_LINE bytes, past that it
