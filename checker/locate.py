@@ -165,12 +165,14 @@ def _in_kept_log(log: LoadgenLog, pointers: set[str]) -> dict[str, Position] | N
     """Each pointer's place from the reading of the log: a key's first record, a line's
     record among those the reading kept (its values, errors and warnings); None when one of
     them is neither, for the log to be read again."""
-    columns = {line: log.columns.get(key) for key, line in log.lines.items()}
-    columns |= {record.line: record.column for record in (*log.errors, *log.warnings)}
+    columns: dict[int, int | None] | None = None  # by line, made for the first line pointer
     found: dict[str, Position] = {}
     for pointer in pointers:
         line = _LINE.match(pointer)
         if line:
+            if columns is None:
+                columns = {at: log.columns.get(key) for key, at in log.lines.items()}
+                columns |= {record.line: record.column for record in (*log.errors, *log.warnings)}
             number = int(line.group(1))
             if number not in columns:
                 return None

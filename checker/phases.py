@@ -41,6 +41,12 @@ class phase:  # noqa: N801 - used as a context manager, named as one
         _since = now
 
 
+def innermost() -> str | None:
+    """The name of the innermost open phase, None when none is open: a phase of that name
+    need not be entered again (nested in itself, it charges the same time)."""
+    return _open[-1] if _open else None
+
+
 def reset() -> None:
     """No phase open and nothing charged (a worker starts so, whatever it inherited)."""
     global _since

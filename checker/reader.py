@@ -21,7 +21,7 @@ from . import cache
 from .findings import Finding, Severity
 from .parsers import MAX_DEPTH, Defect, jsonkeys, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
-from .phases import phase
+from .phases import innermost, phase
 from .registry import RULES
 from .tree import Entry, FileChanged, Kind, Tree
 from .workspace import too_long
@@ -121,44 +121,53 @@ class Reader:
     def stat(self, rel: str, required: bool = True, what: str = "file") -> Entry | None:
         """The entry of a file that must be there (its size, without reading it), or None
         after reporting why it cannot be used."""
-        return self._cached("stat", rel, lambda: self._openable(rel, required, what))
+        return self._cached("stat", rel, self._openable, rel, required, what)
 
-    def _cached(self, kind: str, rel: str, load: Callable[[], T]) -> T:
+    def _cached(self, kind: str, rel: str, load: Callable[..., T], *args: Any) -> T:
+        """What `load(*args)` gave for (kind, rel), made once. It runs in the phase of its kind
+        (checker/phases.py), entered only when that phase is not already the innermost open:
+        a text read for a parser is the parser's phase, and the same phase nested in itself
+        charges the same time (a bound method and its arguments, not a closure, so that a
+        read costs no function made per call: some 30,000 reads a round)."""
         key = (kind, rel)
         value = self._cache.get(key, _MISSING)
         if value is _MISSING:
-            with phase("detail logs" if kind == "mllog" else "other files"):
-                value = load()
+            name = "detail logs" if kind == "mllog" else "other files"
+            if innermost() == name:
+                value = load(*args)
+            else:
+                with phase(name):
+                    value = load(*args)
             self._cache[key] = value
         return cast(T, value)  # the cache holds what `load` made for this key
 
     def data(self, rel: str, required: bool = True, what: str = "file") -> bytes | None:
-        def load() -> bytes | None:
-            entry = self._openable(rel, required, what)
-            if entry is None:
-                return None
-            if entry.size > MAX_TEXT_BYTES:
-                self._too_large(rel, what, entry.size)
-                return None
-            fd = self._open(entry, what)
-            if fd is None:
-                return None
-            try:
-                raw = _read_at_most(fd, MAX_TEXT_BYTES + 1)  # a file grown since it was judged stays bounded
-            except OSError as error:
-                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
-                return None
-            finally:
-                os.close(fd)
-            if len(raw) > MAX_TEXT_BYTES:
-                self._too_large(rel, what, len(raw))
-                return None
-            if not raw:
-                self.report("FIL002", rel, f"{what} is empty")
-                return None
-            return raw
+        return self._cached("bytes", rel, self._load_data, rel, required, what)
 
-        return self._cached("bytes", rel, load)
+    def _load_data(self, rel: str, required: bool, what: str) -> bytes | None:
+        entry = self._openable(rel, required, what)
+        if entry is None:
+            return None
+        if entry.size > MAX_TEXT_BYTES:
+            self._too_large(rel, what, entry.size)
+            return None
+        fd = self._open(entry, what)
+        if fd is None:
+            return None
+        try:
+            raw = _read_at_most(fd, MAX_TEXT_BYTES + 1)  # a file grown since it was judged stays bounded
+        except OSError as error:
+            self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
+            return None
+        finally:
+            os.close(fd)
+        if len(raw) > MAX_TEXT_BYTES:
+            self._too_large(rel, what, len(raw))
+            return None
+        if not raw:
+            self.report("FIL002", rel, f"{what} is empty")
+            return None
+        return raw
 
     def _too_large(self, rel: str, what: str, size: int) -> None:
         self.report(
@@ -170,56 +179,56 @@ class Reader:
         )
 
     def text(self, rel: str, required: bool = True, what: str = "file") -> str | None:
-        def load() -> str | None:
-            raw = self.data(rel, required, what)
-            if raw is None:
-                return None
-            if b"\x00" in raw:
-                self.report("FIL004", rel, f"{what} holds binary data (NUL bytes), not text")
-                return None
-            try:
-                return raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                self.report(
-                    "FIL003",
-                    rel,
-                    f"{what} is not UTF-8 text (bad byte at offset {error.start})",
-                    pointer=f"byte {error.start}",
-                )
-                return None
+        return self._cached("text", rel, self._load_text, rel, required, what)
 
-        return self._cached("text", rel, load)
+    def _load_text(self, rel: str, required: bool, what: str) -> str | None:
+        raw = self.data(rel, required, what)
+        if raw is None:
+            return None
+        if b"\x00" in raw:
+            self.report("FIL004", rel, f"{what} holds binary data (NUL bytes), not text")
+            return None
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.report(
+                "FIL003",
+                rel,
+                f"{what} is not UTF-8 text (bad byte at offset {error.start})",
+                pointer=f"byte {error.start}",
+            )
+            return None
 
     def json(self, rel: str, required: bool = True, what: str = "JSON file") -> Any:
-        def load() -> Any:
-            text = self.text(rel, required, what)
-            if text is None:
-                return None
-            try:
-                value, twice = jsonkeys.loads(text)
-                deep = nests_deeper(value)
-            except ValueError as error:
-                line = getattr(error, "lineno", None)
-                column = getattr(error, "colno", None)
-                where = f" at line {line}, column {column}" if line else ""
-                self.report(
-                    "FIL007",
-                    rel,
-                    f"{what} is not valid JSON{where}: {_json_reason(error)}",
-                    pointer=f"line {line}" if line else None,
-                    line=line or None,
-                    column=column if line else None,
-                )
-                return None
-            except RecursionError:
-                deep = True
-            if deep:
-                self.report("FIL007", rel, f"{what} nests lists or objects more than {MAX_DEPTH} deep; it was not read")
-                return None
-            self._defects(rel, twice)
-            return value
+        return self._cached("json", rel, self._load_json, rel, required, what)
 
-        return self._cached("json", rel, load)
+    def _load_json(self, rel: str, required: bool, what: str) -> Any:
+        text = self.text(rel, required, what)
+        if text is None:
+            return None
+        try:
+            value, twice = jsonkeys.loads(text)
+            deep = nests_deeper(value)
+        except ValueError as error:
+            line = getattr(error, "lineno", None)
+            column = getattr(error, "colno", None)
+            where = f" at line {line}, column {column}" if line else ""
+            self.report(
+                "FIL007",
+                rel,
+                f"{what} is not valid JSON{where}: {_json_reason(error)}",
+                pointer=f"line {line}" if line else None,
+                line=line or None,
+                column=column if line else None,
+            )
+            return None
+        except RecursionError:
+            deep = True
+        if deep:
+            self.report("FIL007", rel, f"{what} nests lists or objects more than {MAX_DEPTH} deep; it was not read")
+            return None
+        self._defects(rel, twice)
+        return value
 
     def parsed(
         self,
@@ -231,52 +240,61 @@ class Reader:
     ) -> T | None:
         """A text file through a parser, once per (parser, file); `key` names the parser in
         the cache when it is a closure."""
+        return self._cached(
+            f"parsed:{key or getattr(parser, '__name__', parser)}", rel, self._load_parsed, rel, parser, required, what
+        )
 
-        def load() -> T | None:
-            text = self.text(rel, required, what)
-            if text is None:
-                return None
-            value, defects = parser(text)
-            self._defects(rel, defects)
-            return None if any(RULES[d.code].severity is Severity.ERROR for d in defects if d.code in RULES) else value
-
-        return self._cached(f"parsed:{key or getattr(parser, '__name__', parser)}", rel, load)
+    def _load_parsed(
+        self, rel: str, parser: Callable[[str], tuple[T, list[Defect]]], required: bool, what: str
+    ) -> T | None:
+        text = self.text(rel, required, what)
+        if text is None:
+            return None
+        value, defects = parser(text)
+        self._defects(rel, defects)
+        return None if any(RULES[d.code].severity is Severity.ERROR for d in defects if d.code in RULES) else value
 
     def mllog(self, rel: str, required: bool = True, what: str = "loadgen log") -> LoadgenLog | None:
         """A streamed loadgen detail log. Malformed records are findings; the log is still
         returned when some records could be read, so that rules judge what is there."""
+        return self._cached("mllog", rel, self._load_mllog, rel, required, what)
 
-        def load() -> LoadgenLog | None:
-            entry = self._openable(rel, required, what)
-            if entry is None:
+    def _load_mllog(self, rel: str, required: bool, what: str) -> LoadgenLog | None:
+        entry = self._openable(rel, required, what)
+        if entry is None:
+            return None
+        before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
+        stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
+        if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], LoadgenLog):
+            log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)
+        else:
+            fd = self._open(entry, what)
+            if fd is None:
                 return None
-            before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
-            stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
-            if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], LoadgenLog):
-                log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)
-            else:
-                fd = self._open(entry, what)
-                if fd is None:
-                    return None
-                try:
-                    log, defects = parse_mllog(_Descriptor(fd))
-                except OSError as error:
-                    self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
-                    return None
-                finally:
-                    os.close(fd)
-                cache.file_put(key, (log, defects), entry, before)
-            self._defects(rel, defects)
-            if not log.values:
+            try:
+                log, defects = parse_mllog(_Descriptor(fd))
+            except OSError as error:
+                self.report("FIL011", rel, f"{what} cannot be read: {error.strerror}")
                 return None
-            return log
-
-        return self._cached("mllog", rel, load)
+            finally:
+                os.close(fd)
+            cache.file_put(key, (log, defects), entry, before)
+        self._defects(rel, defects)
+        if not log.values:
+            return None
+        return log
 
 
 def _read_at_most(fd: int, limit: int) -> bytes:
-    """Up to `limit` bytes of a file, read in blocks (a short read is not the end)."""
-    parts, size = [], 0
+    """Up to `limit` bytes of a file, read in blocks (a short read is not the end); a file of
+    one block is that block, not a copy joined."""
+    first = os.read(fd, min(limit, 1 << 20))
+    if not first or len(first) >= limit:
+        return first
+    more = os.read(fd, min(limit - len(first), 1 << 20))
+    if not more:
+        return first
+    parts, size = [first, more], len(first) + len(more)
     while size < limit:
         chunk = os.read(fd, min(limit - size, 1 << 20))
         if not chunk:

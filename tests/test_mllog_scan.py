@@ -30,6 +30,7 @@ from test_mllog_fast import (
 
 from checker.parsers import mllog
 from checker.parsers.mllog import BLOCK, KEEP_BUDGET, MAX_DEFECTS, MAX_RECORD, Wanted, parse_mllog
+from checker.parsers.typed import KINDS, declaration
 from helpers import REAL_ROOT, ROOT, real_data
 
 try:
@@ -138,8 +139,8 @@ def test_the_scanner_passes_over_unwanted_records_and_stops_at_the_others() -> N
         SCAN(b"x\n", 0, 3, heads, 0, 0, KEEP_BUDGET, {}, {}, {}, {}, {})
 
 
-# Value texts the scan reads itself (`plain` in the C), each exactly as orjson reads it; every
-# other text of VALUE_TEXTS it leaves to the Python reading.
+# Value texts the scan reads itself (`plain` and `plain_mapping` in the C), each exactly as
+# orjson reads it; every other text of VALUE_TEXTS it leaves to the Python reading.
 PLAIN = [
     *(b"%d" % n for n in (0, 7, -12, 2**63 - 1, 2**63, -(2**63), 2**64 - 1, 10**18, 10**19)),
     *(b"1" * 18, b"1" * 19, b"1" * 20, b"-0"),
@@ -148,6 +149,7 @@ PLAIN = [
     *(b"0.000000000000000000012345", b"1" * 16 + b".5"),
     *(b"true", b"false", b"null", b'""', b'"VALID"', b'"a b"', b'"\x7f"'),
 ]
+PLAIN_MAPPINGS = [b"{}"]  # those of VALUE_TEXTS; MAPPING_TEXTS below has more
 
 
 def test_the_scanner_reads_plain_values_as_orjson_and_leaves_the_rest() -> None:
@@ -164,7 +166,8 @@ def test_the_scanner_reads_plain_values_as_orjson_and_leaves_the_rest() -> None:
             assert (number, cost) == (1, len(line) - 1)
         else:
             assert at == 0 and values == {}, text
-    assert kept == PLAIN
+    assert [t for t in kept if not t.startswith(b"{")] == PLAIN
+    assert [t for t in kept if t.startswith(b"{")] == PLAIN_MAPPINGS
 
 
 def test_flat_tells_values_that_need_no_walk() -> None:
@@ -322,3 +325,62 @@ def test_random_logs_read_the_same() -> None:
     random block sizes."""
     edits = ["keep", "cut", "crlf", "cr", "flag", "warn", "nul", "dup", "blank", "space", "byte"]
     for_random_logs(_example_lines() + OTHER_SHAPES, edits, lambda data, block: _equal(data, blocks=(block,)))
+
+
+def test_suspects_are_the_keys_typed_would_check_whole() -> None:
+    """`suspects` (typed's first pass, in C): for every declared key of a detail log and values
+    at and past every edge its declaration draws (types, ranges, lengths, the floats that are
+    and are not whole or finite), the keys the pure-Python pass lists, in the same order; and
+    an undeclared key is never one."""
+    from checker.parsers._mllog_scan import suspects
+
+    edges = [
+        None, True, False, 0, 1, -1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), 10**30, 0.0, -0.0, 0.5, 1.0,
+        -1.0, 2.0**63, 2.0**64, 1e300, float("inf"), float("-inf"), float("nan"), 5e-324, "", "a", "x" * 256,
+        "x" * 257, "é" * 256, "12-31-2025 23:59:59.5", "12-31-2025 23:59:59", "12-31-2025", [], [1], {}, {"a": "b"},
+        {"a": 1}, (1,), {"a": "x" * 257}, {"a": None}, {str(i): "v" for i in range(100_001)},
+    ]  # fmt: skip
+    keys = sorted(mllog._SIMPLE) + ["undeclared_key"]
+    for value in edges:
+        values = {key: value for key in keys}
+        pure = [key for key, v in values.items() if not mllog._SIMPLE.get(key, mllog._anything)(v)]
+        assert suspects(values, mllog._TESTS) == pure, value
+    rng = random.Random(34)
+    for _ in range(200):
+        values = {key: rng.choice(edges) for key in rng.sample(keys, rng.randrange(len(keys)))}
+        pure = [key for key, v in values.items() if not mllog._SIMPLE.get(key, mllog._anything)(v)]
+        assert suspects(values, mllog._TESTS) == pure
+    for kind in KINDS:  # every spec any declaration gives (typed._fast, _uniform) means what its predicate does
+        for key, check in declaration(kind).checks.items():
+            test = getattr(check.simple, "spec", None)
+            if test is not None:
+                for value in edges:
+                    assert suspects({key: value}, {key: test}) == ([] if check.simple(value) else [key]), (kind, key)
+
+
+MAPPING_TEXTS = [
+    "{}", '{"a": "b"}', '{"a": "b", "c": "d"}', '{"a": "b", "a": "c"}', '{"a":"b"}', '{"a": "b",  "c": "d"}',
+    '{"a": "b\\n"}', '{"a": 1}', '{"a": {"b": "c"}}', '{ "a": "b"}', '{"a": "b" }', '{"": ""}', '{"a": "\u00e9"}',
+    '{"a": "b",}', '{"a": "b"', '{"a" : "b"}', '{"a": "b"}}', '{"a": "\\"b"}', '{"a": "b\tc"}', '{"x.cc": "' + "f" * 40 + '"}',
+]  # fmt: skip
+
+
+def test_mappings_of_strings_read_the_same() -> None:
+    """A wanted record whose value is a mapping (loadgen_file_sha1's file names to SHA-1s,
+    which the scan keeps when it is one of plain strings in loadgen's spacing): every shape
+    near that one, as a first and a later value, flagged or not, cut by blocks, with a keep
+    budget that runs out on it, reads as the pure reading reads it."""
+    head = b':::MLLOG {"key": "loadgen_file_sha1", "value": '
+    tail = b', "time_ms": 1.5, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": %s, "file": "x.cc", "line_no": 7, "pid": 1, "tid": 2}}\n'
+    for text in MAPPING_TEXTS:
+        for warning in (b"false", b"true"):
+            line = head + text.encode() + tail % warning
+            data = _record("effective_scenario", "Offline") + line + _record("result_a", 1) + line + line[:-1]
+            _equal(data, text, blocks=(BLOCK, 97, 4093))
+            saved = mllog.KEEP_BUDGET
+            try:
+                for budget in (len(line) - 1, len(line), 2 * len(line) + 60):
+                    mllog.KEEP_BUDGET = budget
+                    _equal(data, (text, budget), blocks=(BLOCK,))
+            finally:
+                mllog.KEEP_BUDGET = saved

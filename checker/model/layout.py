@@ -3,7 +3,6 @@ files is, by the round's layout. Reading the files is checker/model/result.py's.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
@@ -12,6 +11,7 @@ from ..findings import Finding
 from ..reader import Reader
 from ..rounds import Round
 from ..tree import Tree, join
+from .once import cached
 from .submission import Context, Submission, System
 
 _UNSET: Any = object()  # a path not yet filled in
@@ -53,7 +53,7 @@ class ResultLayout:
     def parts(self) -> dict[str, str]:
         return {"system": self.system.name, "benchmark": self.benchmark, "scenario": self.scenario_folder}
 
-    @functools.cached_property
+    @cached
     def location(self) -> str:
         return self.path("result")
 
@@ -61,12 +61,12 @@ class ResultLayout:
     def division(self) -> str:
         return self.submission.division
 
-    @functools.cached_property
+    @cached
     def scenario(self) -> str | None:
         """The round's spelling of the folder's scenario, or None when unknown."""
         return self.round.scenario_name(self.scenario_folder)
 
-    @functools.cached_property
+    @cached
     def model(self) -> str | None:
         """The round's model this benchmark folder maps to, or None."""
         return self.round.canonical_model(self.benchmark, self.submission.model_mapping)
@@ -78,7 +78,7 @@ class ResultLayout:
         scenario = self.scenario
         return self.round.run.logged_as.get(scenario, scenario) if scenario is not None else None
 
-    @functools.cached_property
+    @cached
     def reader(self) -> Reader:
         return Reader(self.tree, self.location, self.findings)
 
@@ -139,7 +139,7 @@ class ResultLayout:
         spec = self.round.layout.endpoints
         return [join(self.location, rel) for rel in spec.summary] if spec else []
 
-    @functools.cached_property
+    @cached
     def measurements_dir(self) -> str:
         return self.path("measurements")
 

@@ -5,7 +5,6 @@ Endpoints harness's config.yaml and result_summary.json."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 
 from ..parsers.accuracy import AccuracyReport, parse_accuracy
@@ -22,13 +21,14 @@ from ..parsers.text import Summary, VerifyOutcome, parse_conf, parse_spl, parse_
 from ..parsers.text import timestamp_microseconds as microseconds
 from ..tree import Kind, join
 from .layout import ResultLayout
+from .once import cached
 
 
 class Result(ResultLayout):
     """One `results/<system>/<benchmark>/<scenario>` folder, and what its files hold."""
 
     # --- which harness wrote it --------------------------------------------------------
-    @functools.cached_property
+    @cached
     def is_endpoints(self) -> bool:
         """Results written by the MLPerf Endpoints harness: no loadgen detail logs, and an
         endpoints `config.yaml` or `performance/result_summary.json` instead."""
@@ -39,27 +39,27 @@ class Result(ResultLayout):
             return False
         return self.reader.exists(config) or self.endpoints_summary_path is not None
 
-    @functools.cached_property
+    @cached
     def endpoints_summary_path(self) -> str | None:
         """The first of the round's Endpoints summaries that exists: `performance/result_summary.json`,
         or the `performance/run_1/` variant that publish_submission.py writes (accepted; EPT001 warns)."""
         return next((rel for rel in self.endpoints_summary_paths if self.reader.exists(rel)), None)
 
-    @functools.cached_property
+    @cached
     def endpoints_summary(self) -> EndpointsSummary | None:
         if not self.is_endpoints:
             return None
         rel = self.endpoints_summary_path or self.endpoints_summary_paths[0]
         return self.reader.parsed(rel, parse_result_summary, what="endpoints result_summary.json")
 
-    @functools.cached_property
+    @cached
     def endpoints_config(self) -> EndpointsConfig | None:
         rel = self.endpoints_file("config")
         if not self.is_endpoints or rel is None:
             return None
         return self.reader.parsed(rel, parse_endpoints_config, what="endpoints config.yaml")
 
-    @functools.cached_property
+    @cached
     def endpoints_accuracy(self) -> EndpointsAccuracy | None:
         rel = self.endpoints_file("accuracy")
         if not self.is_endpoints or rel is None:
@@ -67,19 +67,19 @@ class Result(ResultLayout):
         return self.reader.parsed(rel, parse_accuracy_results, what="endpoints accuracy_results.json")
 
     # --- loadgen's files ---------------------------------------------------------------
-    @functools.cached_property
+    @cached
     def performance_log(self) -> LoadgenLog | None:
         if self.is_endpoints:
             return None
         return self.reader.mllog(self.file("performance", "detail_log"), what="performance detail log")
 
-    @functools.cached_property
+    @cached
     def performance_summary(self) -> Summary | None:
         if self.is_endpoints:
             return None
         return self.reader.parsed(self.file("performance", "summary_log"), parse_summary, what="performance summary")
 
-    @functools.cached_property
+    @cached
     def accuracy_log(self) -> LoadgenLog | None:
         if self.is_endpoints:
             return None
@@ -92,13 +92,13 @@ class Result(ResultLayout):
             rel, lambda text: parse_accuracy(text, patterns), required=required, what=what, key="accuracy"
         )
 
-    @functools.cached_property
+    @cached
     def accuracy_report(self) -> AccuracyReport | None:
         if self.is_endpoints:
             return None
         return self.read_accuracy(self.file("accuracy", "accuracy_report"))
 
-    @functools.cached_property
+    @cached
     def user_conf(self) -> dict[str, str] | None:
         if self.is_endpoints:
             return None
@@ -106,7 +106,7 @@ class Result(ResultLayout):
             self.file("measurements", "user_conf"), parse_conf, required=False, what="user.conf"
         )  # MSR001 reports it missing
 
-    @functools.cached_property
+    @cached
     def mlperf_conf(self) -> dict[str, str] | None:
         """The run's copy of loadgen's mlperf.conf in the measurements folder, where the
         round's layout keeps one (layout `files.mlperf_conf`); None when there is none."""
@@ -115,7 +115,7 @@ class Result(ResultLayout):
             return None
         return self.reader.parsed(self.path("measurements", name), parse_conf, required=False, what="mlperf.conf")
 
-    @functools.cached_property
+    @cached
     def implementation_path(self) -> str | None:
         """The implementation description: the first of the round's names that exists
         (`measurements.json` in v6.x, `<system>.json` or `<system>_<scenario>.json` in v5.x),
@@ -147,7 +147,7 @@ class Result(ResultLayout):
         return self.reader.parsed(join(self.compliance_dir(test), name), parse_verify, what=f"{test} {name}")
 
     # --- what the run was --------------------------------------------------------------
-    @functools.cached_property
+    @cached
     def inferred_from(self) -> str | None:
         """The scenario of the run this result was inferred from, when the round allows it
         (asked by each limit of each result: once)."""
@@ -156,7 +156,7 @@ class Result(ResultLayout):
             return None
         return log.scenario if self.round.inference(log.scenario, self.scenario) else None
 
-    @functools.cached_property
+    @cached
     def has_power(self) -> bool:
         folder = self.path("power")
         return folder is not None and self.reader.is_dir(folder)

@@ -4,7 +4,6 @@ the round's layout names them."""
 from __future__ import annotations
 
 import difflib
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from ..rounds import Round
 from ..strays import classify
 from ..suggest import closest
 from ..tree import Kind, Tree, join
+from .once import cached
 
 if TYPE_CHECKING:
     from ..provenance import Source
@@ -39,15 +39,15 @@ class Submission:
     findings: list[Finding] = field(default_factory=list)
     cache: dict[str, Any] = field(default_factory=dict)  # values several rules derive once
 
-    @functools.cached_property
+    @cached
     def rel(self) -> str:
         return join(self.division, self.submitter)
 
-    @functools.cached_property
+    @cached
     def reader(self) -> Reader:
         return Reader(self.tree, "", self.findings, subject=self.rel)
 
-    @functools.cached_property
+    @cached
     def model_mapping(self) -> dict[str, str]:
         """The submitter's benchmark-name mapping, in the divisions where the round reads it
         (the open division), when present and readable."""
@@ -63,13 +63,13 @@ class Submission:
         inner = self.round.layout_path(name, **parts)
         return join(self.rel, inner) if inner is not None else None
 
-    @functools.cached_property
+    @cached
     def systems_with_results(self) -> frozenset[str]:
         """The names of the systems with a folder under results/ (of folders whose names
         differ only in case, the one the round names: `entered`)."""
         return frozenset(entered(self.tree.subdirs(join(self.rel, self.round.results_root)), self.names_system))
 
-    @functools.cached_property
+    @cached
     def described_systems(self) -> frozenset[str]:
         """The systems with a description, as its file name spells them (systems/<name>.json)."""
         folder, _, _ = self.round.layout.system_json.rpartition("/")
@@ -86,7 +86,7 @@ class Submission:
             if name
         )
 
-    @functools.cached_property
+    @cached
     def renamed(self) -> dict[str, tuple[str, ...]]:
         """{system with results but no description: the descriptions with no results that may be
         its (renamed) one}: the closest name among those descriptions (every one as close as the
@@ -211,11 +211,11 @@ class System:
     def json_path(self) -> str:
         return join(self.submission.rel, self.submission.round.layout.system_json.format(system=self.name))
 
-    @functools.cached_property
+    @cached
     def reader(self) -> Reader:
         return Reader(self.submission.tree, "", self.findings, subject=self.key)
 
-    @functools.cached_property
+    @cached
     def description(self) -> dict[str, Any] | None:
         data = self.reader.json(self.json_path, what="system description")
         if data is None:

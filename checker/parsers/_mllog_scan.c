@@ -12,8 +12,9 @@
  * - such a record of a wanted key in `_usual`'s shape whose value is a plain scalar that
  *   orjson reads and `_value_at` keeps (`plain` below: true, false, null, a string of
  *   printable ASCII without escapes, an integer within 64 bits (signed or not), a float of 17
- *   significant digits at most that is finite, not subnormal and not an integer past 64 bits), when
- *   its head is ASCII and the keep budget has room for it: kept as `_value_at` keeps it, in
+ *   significant digits at most that is finite, not subnormal and not an integer past 64 bits),
+ *   or a mapping of such strings in loadgen's spacing, which `_line` reads alike
+ *   (`plain_mapping`: loadgen_file_sha1's), when its head is ASCII and the keep budget has room for it: kept as `_value_at` keeps it, in
  *   the LoadgenLog's dicts `values`, `last`, `lines`, `columns` and the reading's
  *   `last_cost`, its bytes added to `kept` (at most `budget`).
  * It stops at the first other line and returns (at, number, kept, stop, key, start, end):
@@ -235,6 +236,80 @@ static PyObject *plain(const char *s, Py_ssize_t n)
     return PyFloat_FromDouble(v);
 }
 
+/* The end of the plain string token at s[i] (just past its closing quote), or -1: `"`, then
+ * printable ASCII without a quote or an escape, then `"` (what `plain` reads as a string). */
+static Py_ssize_t string_end(const char *s, Py_ssize_t i, Py_ssize_t stop)
+{
+    if (i >= stop || s[i] != '"')
+        return -1;
+    for (i++; i < stop; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"')
+            return i + 1;
+        if (c < 0x20 || c >= 0x80 || c == '\\')
+            return -1;
+    }
+    return -1;
+}
+
+/* The value at s[i] when it is a mapping of plain strings to plain strings written as loadgen
+ * writes it (`{}`, or `{"k": "v", "k2": "v2"}`: one space after each colon and comma, none
+ * inside the braces) and followed by `, "` before `stop`: a new dict, as json reads it (a
+ * key given twice keeps its first place and its last value), which `_line` reads such a
+ * value to (its `_value` falls back to json's raw_decode, the value being followed by `, "`).
+ * NULL with no error set for any other value (Python reads it), or with one when memory ran
+ * out. */
+static PyObject *plain_mapping(const char *s, Py_ssize_t i, Py_ssize_t stop)
+{
+    if (i >= stop || s[i] != '{')
+        return NULL;
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    i++;
+    if (i < stop && s[i] == '}') {
+        i++;
+    } else {
+        for (;;) {
+            Py_ssize_t k = string_end(s, i, stop);
+            if (k < 0 || stop - k < 3 || s[k] != ':' || s[k + 1] != ' ')
+                goto other;
+            Py_ssize_t v = string_end(s, k + 2, stop);
+            if (v < 0)
+                goto other;
+            PyObject *key = PyUnicode_DecodeASCII(s + i + 1, k - i - 2, NULL);
+            if (key == NULL)
+                goto error;
+            PyObject *value = PyUnicode_DecodeASCII(s + k + 3, v - k - 4, NULL);
+            if (value == NULL) {
+                Py_DECREF(key);
+                goto error;
+            }
+            int r = PyDict_SetItem(d, key, value);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (r < 0)
+                goto error;
+            if (v < stop && s[v] == '}') {
+                i = v + 1;
+                break;
+            }
+            if (stop - v < 3 || s[v] != ',' || s[v + 1] != ' ')
+                goto other;
+            i = v + 2;
+        }
+    }
+    if (stop - i < 3 || memcmp(s + i, ", \"", 3) != 0)
+        goto other;
+    return d;
+other:
+    Py_DECREF(d);
+    return NULL;
+error:
+    Py_DECREF(d);
+    return NULL;
+}
+
 /* Set d[key] = a new int of n; -1 on an error. */
 static int set_int(PyObject *d, PyObject *key, Py_ssize_t n)
 {
@@ -360,7 +435,9 @@ static PyObject *scan(PyObject *self, PyObject *args)
                 if ((unsigned char)s[i] >= 0x80)
                     ascii = 0;
             }
-            PyObject *read = ascii ? plain(s + value, value_end - value) : NULL;
+            PyObject *read = !ascii            ? NULL
+                             : s[value] == '{' ? plain_mapping(s, value, stop)
+                                               : plain(s + value, value_end - value);
             if (read == NULL) {
                 if (PyErr_Occurred())
                     goto error;
@@ -431,7 +508,126 @@ static PyObject *flat(PyObject *self, PyObject *value)
     Py_RETURN_TRUE;
 }
 
+/* Whether low <= v <= high, compared as Python compares them (1, 0, or -1 on an error). */
+static int within(PyObject *low, PyObject *v, PyObject *high)
+{
+    int r = PyObject_RichCompareBool(low, v, Py_LE);
+    return r <= 0 ? r : PyObject_RichCompareBool(v, high, Py_LE);
+}
+
+/* Whether `value` meets `test`: a spec tuple of checker/parsers/typed.py `_fast` (its `spec`,
+ * as `_fast`'s predicate judges: (0,) a boolean; (1, low, high) a whole number in range; (2,
+ * low, high) a finite number in range; (3, longest) a string of at most `longest` characters;
+ * (4, most, spec) a dict of at most `most` members (None: any number), each meeting `spec`;
+ * (5, most) such a dict, whatever its members),
+ * or any other callable, called (1, 0, or -1 on an error). */
+static int meets(PyObject *test, PyObject *value)
+{
+    if (!PyTuple_CheckExact(test)) {
+        PyObject *r = PyObject_CallOneArg(test, value);
+        if (r == NULL)
+            return -1;
+        int t = PyObject_IsTrue(r);
+        Py_DECREF(r);
+        return t;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(test);
+    long code = n > 0 ? PyLong_AsLong(PyTuple_GET_ITEM(test, 0)) : -1;
+    if (code == -1 && PyErr_Occurred())
+        return -1;
+    if (code == 0 && n == 1)
+        return PyBool_Check(value);
+    if ((code == 1 || code == 2) && n == 3) {
+        if (PyLong_CheckExact(value))
+            return within(PyTuple_GET_ITEM(test, 1), value, PyTuple_GET_ITEM(test, 2));
+        if (!PyFloat_CheckExact(value))
+            return 0;
+        double d = PyFloat_AS_DOUBLE(value);
+        if (!isfinite(d) || (code == 1 && floor(d) != d))
+            return 0;
+        return within(PyTuple_GET_ITEM(test, 1), value, PyTuple_GET_ITEM(test, 2));
+    }
+    if (code == 3 && n == 2) {
+        if (!PyUnicode_CheckExact(value))
+            return 0;
+        PyObject *length = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(value));
+        if (length == NULL)
+            return -1;
+        int r = PyObject_RichCompareBool(length, PyTuple_GET_ITEM(test, 1), Py_LE);
+        Py_DECREF(length);
+        return r;
+    }
+    if ((code == 4 && n == 3) || (code == 5 && n == 2)) {
+        if (!PyDict_CheckExact(value))
+            return 0;
+        PyObject *most = PyTuple_GET_ITEM(test, 1);
+        if (most != Py_None) {
+            PyObject *length = PyLong_FromSsize_t(PyDict_GET_SIZE(value));
+            if (length == NULL)
+                return -1;
+            int r = PyObject_RichCompareBool(length, most, Py_LE);
+            Py_DECREF(length);
+            if (r <= 0)
+                return r;
+        }
+        if (code == 5)
+            return 1;
+        PyObject *each = PyTuple_GET_ITEM(test, 2), *key, *item;
+        Py_ssize_t at = 0;
+        while (PyDict_Next(value, &at, &key, &item)) {
+            Py_INCREF(item);
+            int r = meets(each, item);
+            Py_DECREF(item);
+            if (r <= 0)
+                return r;
+        }
+        return 1;
+    }
+    PyErr_SetString(PyExc_ValueError, "suspects: an unknown spec");
+    return -1;
+}
+
+/* suspects(values, tests): the keys of `values` whose value does not meet its key's test in
+ * `tests` (a key without one meets it), in the order of `values`: `typed`'s first pass. */
+static PyObject *suspects(PyObject *self, PyObject *args)
+{
+    PyObject *values, *tests;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &values, &PyDict_Type, &tests))
+        return NULL;
+    PyObject *found = PyList_New(0);
+    if (found == NULL)
+        return NULL;
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(values, &at, &key, &value)) {
+        PyObject *test = PyDict_GetItemWithError(tests, key);
+        if (test == NULL) {
+            if (PyErr_Occurred())
+                goto fail;
+            continue;
+        }
+        Py_INCREF(key);
+        Py_INCREF(value);
+        Py_INCREF(test);
+        int ok = meets(test, value);
+        Py_DECREF(test);
+        Py_DECREF(value);
+        if (ok < 0 || (ok == 0 && PyList_Append(found, key) < 0)) {
+            Py_DECREF(key);
+            goto fail;
+        }
+        Py_DECREF(key);
+    }
+    return found;
+fail:
+    Py_DECREF(found);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"suspects", suspects, METH_VARARGS,
+     "suspects(values, tests) -> list: the keys whose value does not meet its test (typed._fast's spec or a predicate)"},
     {"flat", flat, METH_O, "flat(value) -> bool: a scalar, or a list or dict of scalars, none a float past 64 bits"},
     {"scan", scan, METH_VARARGS,
      "scan(data, at, end, heads, number, kept, budget, values, last, lines, columns, last_cost) -> (at, number, kept, "

@@ -13,8 +13,8 @@ tests/test_mllog_fast.py compares the two on every real log, corrupted and not. 
 package was built with a C compiler, the loop over the lines is `_mllog_scan.scan`'s
 (`_Reading._scanned`), one call for a run of lines: it passes over the lines `_line` would
 pass over, keeps the wanted records whose value is a plain scalar (one it reads exactly as
-orjson reads it) as `_value_at` keeps them, and stops at every other line, which is read
-here; tests/test_mllog_scan.py compares both readings.
+orjson reads it) as `_value_at` keeps them, and those whose value is a mapping of plain
+strings as `_line` keeps them, and stops at every other line, which is read here; tests/test_mllog_scan.py compares both readings.
 
 The file is read in blocks of BLOCK bytes (a real log fits in one), so memory is bounded
 whatever its shape: a line cut by a block's end is held up to MAX_LINE bytes, past that it
@@ -60,14 +60,19 @@ _Scan = Callable[
 ]
 _scan: _Scan | None
 _flat: Callable[[Any], bool] | None  # `_mllog_scan.flat`, which spares `_line` its walks of a flat value
+_suspects: Callable[[dict[str, Any], dict[str, Any]], list[str]] | None  # `typed`'s first pass
 if os.environ.get("MLPERF_CHECK_PURE") == "1":
-    _scan = _flat = None
+    _scan = _flat = _suspects = None
 else:
     try:
         from ._mllog_scan import flat as _flat
         from ._mllog_scan import scan as _scan
     except ImportError:
         _scan = _flat = None
+    try:  # a build from before `suspects` still scans
+        from ._mllog_scan import suspects as _suspects
+    except ImportError:
+        _suspects = None
 
 PREFIXES = (b":::MLLOG ", b":::ENDPTS ")
 KEY_HEAD = b'{"key": "'
@@ -107,6 +112,9 @@ def _whole_check(value: Any) -> bool:
 _SIMPLE: dict[str, Callable[[Any], bool]] = {
     key: LOADGEN_LOG.checks[key].simple or _whole_check for key in LOADGEN_LOG.keys
 }
+# The same tests for `_mllog_scan.suspects`: each predicate's `spec` where it has one (typed._fast),
+# which the C pass judges itself, else the predicate, which it calls.
+_TESTS: dict[str, Any] = {key: getattr(test, "spec", test) for key, test in _SIMPLE.items()}
 
 
 class Stream(Protocol):
@@ -206,7 +214,10 @@ def typed(log: LoadgenLog, defects: list[Defect]) -> tuple[LoadgenLog, list[Defe
     a FIL012 defect at its line, after the reading's own defects. Applied to what a reading
     decoded, never inside it."""
     values, found, simple = log.values, [], _SIMPLE.get
-    suspects = [key for key, value in values.items() if not simple(key, _anything)(value)]
+    if _suspects is not None:
+        suspects = _suspects(values, _TESTS)
+    else:
+        suspects = [key for key, value in values.items() if not simple(key, _anything)(value)]
     for key in sorted(suspects, key=log.lines.__getitem__):  # in the log's order
         problem = LOADGEN_LOG.malformed(key, values[key])
         if problem is not None:

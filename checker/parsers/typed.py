@@ -347,7 +347,11 @@ def _uniform(accepts: Callable[[Any], bool], other: Check | None) -> Callable[[A
     member = other.simple if other is not None else (lambda value: True)
     if member is None:
         return None
-    return lambda value: accepts(value) and (type(value) is not dict or all(map(member, value.values())))
+    uniform = lambda value: accepts(value) and (type(value) is not dict or all(map(member, value.values())))  # noqa: E731
+    most, each = getattr(accepts, "spec", None), getattr(member, "spec", None)
+    if most is not None and most[0] == 5 and each is not None:
+        uniform = _spec(uniform, (4, most[1], each))  # a mapping of at most most[1] members, each meeting `each`
+    return uniform
 
 
 def _items(check: Check, value: Any, path: Where) -> Iterator[Malformation]:
@@ -369,14 +373,18 @@ _SCALAR_KEYWORDS = frozenset({"type", "minimum", "maximum", "maxLength", "patter
 
 def _fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
     """The same predicate as `_accepts` for the shapes most keys have (one type: a boolean,
-    a whole number or a number in a range, a string of a length), in a few operations."""
+    a whole number or a number in a range, a string of a length), in a few operations. Its
+    `spec` says the same as data, for the detail-log reader's C pass (`_mllog_scan.suspects`):
+    (0,) a boolean, (1, low, high) a whole number, (2, low, high) a finite number, (3,
+    longest) a string; a string of a pattern has none (`_uniform` adds (4, most, spec): a
+    mapping of at most `most` members, None for any number, each meeting `spec`)."""
     if not set(schema) <= _SCALAR_KEYWORDS or not isinstance(schema.get("type"), str):
         return None
     kind = schema["type"]
     low: float = schema.get("minimum", -math.inf)
     high: float = schema.get("maximum", math.inf)
     if kind == "boolean" and set(schema) <= {"type", "description", "$comment", "title"}:
-        return lambda value: type(value) is bool
+        return _spec(lambda value: type(value) is bool, (0,))
     if kind == "integer" and "maxLength" not in schema and "pattern" not in schema:
 
         def whole(value: object) -> bool:
@@ -384,7 +392,7 @@ def _fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
                 return low <= value <= high
             return type(value) is float and value.is_integer() and low <= value <= high
 
-        return whole
+        return _spec(whole, (1, low, high))
     if kind == "number" and "maxLength" not in schema and "pattern" not in schema:
 
         def finite(value: object) -> bool:
@@ -392,14 +400,20 @@ def _fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
                 return low <= value <= high
             return type(value) is float and math.isfinite(value) and low <= value <= high
 
-        return finite
+        return _spec(finite, (2, low, high))
     if kind == "string" and "minimum" not in schema and "maximum" not in schema:
         longest = schema.get("maxLength", math.inf)
         pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
-        return lambda value: (
+        string = lambda value: (  # noqa: E731 - a predicate, given its spec below
             type(value) is str and len(value) <= longest and (pattern is None or pattern.search(value) is not None)
         )
+        return string if pattern is not None else _spec(string, (3, longest))
     return None
+
+
+def _spec(predicate: Callable[[Any], bool], spec: tuple[Any, ...]) -> Callable[[Any], bool]:
+    predicate.spec = spec  # type: ignore[attr-defined] # read by getattr (mllog._TESTS)
+    return predicate
 
 
 def _accepts(schema: dict[str, Any], name: str) -> Callable[[Any], bool]:
@@ -444,6 +458,28 @@ def _accepts(schema: dict[str, Any], name: str) -> Callable[[Any], bool]:
             return most_members is None or len(value) <= most_members
         return True
 
+    return _object_spec(schema, accepts)
+
+
+_OBJECT_KEYWORDS = frozenset(
+    {
+        "type",
+        "maxProperties",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "description",
+        "$comment",
+        "title",
+    }
+)
+
+
+def _object_spec(schema: dict[str, Any], accepts: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """`accepts` with its spec (5, most) when all it asks is a mapping of at most `most`
+    members (None: any number), for `_uniform`'s spec (see `_fast`)."""
+    if schema.get("type") == "object" and set(schema) <= _OBJECT_KEYWORDS:
+        return _spec(accepts, (5, schema.get("maxProperties")))
     return accepts
 
 
