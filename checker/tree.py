@@ -6,16 +6,32 @@ writes, and nothing follows a symlink whose target lies outside the root.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import errno
 import functools
 import operator
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .phases import phase
+
+# The C lister of a folder of a walk (checker/_listing.c), built when the package is installed
+# with a C compiler; without it, or with MLPERF_CHECK_PURE=1, `Tree._scanned` lists the same.
+_Lister = Callable[
+    [str, str, str, dict[str, Any], Any, Any, Any, list[str], dict[str, Any], dict[str, Any] | None],
+    tuple[list[Any], list[int]],
+]
+_lister: _Lister | None
+if os.environ.get("MLPERF_CHECK_PURE") == "1":
+    _lister = None
+else:
+    try:
+        from ._listing import listed as _lister
+    except ImportError:
+        _lister = None
 
 
 class Kind(enum.StrEnum):
@@ -347,7 +363,28 @@ class Tree:
 
     def _listed(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """The items of one folder for `walk`; its folders go on `stack`. None when it cannot
-        be listed."""
+        be listed. Listed by the C lister when it is built (`_listing.listed`), else with
+        os.scandir (`_scanned`): the same items, entries and folder stats."""
+        if _lister is None:
+            return self._scanned(folder, real, stack)
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
+        base = real if real.endswith("/") else real + "/"  # what a DirEntry's path is, less its name
+        sigs = self._folder_sigs if self.reads is not None and self.plain(folder) is not None else None
+        try:
+            listed, links = _lister(
+                real, base, prefix, self._entries, Entry, Kind.FILE, Kind.DIR, stack, self._real_dirs, sigs
+            )
+        except (OSError, ValueError) as error:  # ValueError: a path with a NUL, which no folder has
+            if isinstance(error, OSError):
+                self._unlistable(folder, error)
+            return None
+        for at in links:
+            name = listed[at][0]
+            listed[at] = (name, "link", 0, self.astray(base + name))
+        return listed
+
+    def _scanned(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
+        """`_listed` with os.scandir (no C lister built, or MLPERF_CHECK_PURE=1)."""
         try:
             with os.scandir(real) as scan:
                 items = sorted(scan, key=_NAME)
@@ -389,7 +426,8 @@ class Tree:
                     stack.append(sub := prefix + name)
                     real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
                     if sigs is not None and sub not in sigs and self.plain(sub) is not None:
-                        sigs[sub] = SIG(item.stat(follow_symlinks=False))
+                        with contextlib.suppress(OSError):  # a path too long to stat by name: a folder all the same
+                            sigs[sub] = SIG(item.stat(follow_symlinks=False))
                     if sub not in entries:
                         entries[sub] = _new_entry((sub, dir_kind, 0, False, 0, 0, 0, 0, 0))
                 elif item.is_symlink():
