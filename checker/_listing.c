@@ -96,8 +96,7 @@ typedef struct {
 /* One folder of the folder listed, as Tree._scanned has it: on the walk's stack, its real path
  * kept (unless one is), its stat kept for the proofs when it is a plain folder and stats are
  * kept (`sigs` not None), and its Entry. 0, or -1 with an exception set. */
-static int folder(PyObject *made, PyObject *name, const struct stat *st, const Walk *with) {
-    (void)made;
+static int folder(PyObject *name, const struct stat *st, const Walk *with) {
     int failed = -1;
     PyObject *sub = PyUnicode_Concat(with->prefix, name);
     PyObject *where = sub ? PyUnicode_Concat(with->base, name) : NULL;
@@ -266,7 +265,7 @@ static PyObject *listed(PyObject *self, PyObject *args) {
                 }
             } else {
                 made = item(at->name, s_dir, 0);
-                if (made == NULL || folder(made, at->name, stated < 0 ? NULL : &st, &with) < 0) {
+                if (made == NULL || folder(at->name, stated < 0 ? NULL : &st, &with) < 0) {
                     Py_XDECREF(made);
                     goto done;
                 }
