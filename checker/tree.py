@@ -127,12 +127,17 @@ class Tree:
         self.reads: list[tuple[str, str, Any]] | None = None
         # The stat signature of each plain folder a proof asked for (`folder_sig`), until `forget`.
         self._folder_sigs: dict[str, tuple[int, ...] | None] = {}
+        # What `walk` listed of each folder, until `forget`, and its names once asked (`_absent`).
+        self._listings: dict[str, list[Item]] = {}
+        self._names: dict[str, frozenset[str]] = {}
 
     def forget(self) -> None:
         """Drop the entries and folder stats judged so far (a folder's real path is kept: a few
         hundred bytes a folder)."""
         self._entries.clear()
         self._folder_sigs.clear()
+        self._listings.clear()
+        self._names.clear()
 
     def plain(self, rel: str) -> str | None:
         """The absolute path of the folder `rel` when no part of it is a link (its real path
@@ -199,7 +204,40 @@ class Tree:
         self._folder_sigs[rel] = sig
         return sig
 
+    def _absent(self, rel: str) -> bool:
+        """Whether `rel` is known missing from a walk's listing, with no system call: the
+        nearest folder above it that `walk` listed has no item of the name on the way. The
+        folders on the way get the real path `_real_dir` would give them (each one missing).
+        False when that is not known, or when a lookup by name could answer otherwise: a
+        part that is empty, `.` or `..`, a name or a path too long to look up (TOO_LONG)."""
+        listings = self._listings
+        up, below = rel, []
+        while True:
+            up, _, leaf = up.rpartition("/")
+            below.append(leaf)
+            if up in listings:
+                break
+            if not up:
+                return False
+        names = self._names.get(up)
+        if names is None:
+            names = self._names[up] = frozenset(item[0] for item in listings[up])
+        if below[-1] in names:
+            return False
+        real = self._real_dirs.get(up)
+        if real is None or len(real) + 4 * len(rel) >= 4000:  # under PATH_MAX, in any encoding
+            return False
+        if any(not part or part == "." or part == ".." or len(part) > 63 for part in below):
+            return False
+        sub, path = up, real
+        for part in reversed(below[1:]):  # the folders on the way, as `_real_dir` has them
+            sub, path = (sub + "/" + part if sub else part), path + "/" + part
+            self._real_dirs.setdefault(sub, path)
+        return True
+
     def _entry(self, rel: str) -> Entry:
+        if self._listings and self._absent(rel):
+            return Entry(rel, Kind.MISSING)
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         if real_parent is None:
@@ -355,6 +393,7 @@ class Tree:
                 if steps is not None:
                     steps.append((folder, None))  # a folder it could not list (cache.proof)
                 continue
+            self._listings[folder] = listed
             if steps is not None:
                 steps.append((folder, tuple(listed)))
             yield folder, listed

@@ -4,7 +4,11 @@ same items in the same order, the same entries of files and folders, the same fo
 (for the cache's proofs) and the same folders left to list, for a tree of every kind of item
 (files, folders, links inside, out of the root and nowhere, a FIFO, a name that is no UTF-8,
 an empty folder, one that cannot be listed), and for a real submission. Skipped, saying why,
-when the lister was not built: then there is one listing only."""
+when the lister was not built: then there is one listing only.
+
+And a path a walk's folder does not hold is judged missing from that listing, as an lstat
+judges it: every path, odd ones too (`.`, `..`, empty parts, names too long to look up,
+paths through a file or a link), has the same entry and real folders either way."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from checker import tree as tree_module
 from checker.tree import Tree
 from helpers import REAL_ROOT, real_data
 
-pytestmark = pytest.mark.skipif(tree_module._lister is None, reason="the C lister (checker/_listing.c) is not built")
+compiled = pytest.mark.skipif(tree_module._lister is None, reason="the C lister (checker/_listing.c) is not built")
 
 
 def _walked(root: Path, rel: str, lister: object) -> tuple[object, ...]:
@@ -49,6 +53,7 @@ def _both(root: Path, rel: str) -> None:
     assert [type(v) for _, e in compiled[2] for v in e] == [type(v) for _, e in scanned[2] for v in e]  # type: ignore[index]
 
 
+@compiled
 def test_every_kind_of_item_is_listed_as_scandir_lists_it(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "sub" / "a" / "empty").mkdir(parents=True)
@@ -76,6 +81,7 @@ def test_every_kind_of_item_is_listed_as_scandir_lists_it(tmp_path: Path) -> Non
         locked.chmod(0o755)
 
 
+@compiled
 def test_an_unlistable_folder_is_one_for_both(tmp_path: Path) -> None:
     root = tmp_path / "root"
     deep = root / "sub"
@@ -93,7 +99,35 @@ def test_an_unlistable_folder_is_one_for_both(tmp_path: Path) -> None:
     assert compiled[5]  # type: ignore[index]  # some folder could not be listed
 
 
+@compiled
 def test_a_real_submission_is_listed_alike() -> None:
     root = real_data(REAL_ROOT / "v5.1")
     submitter = sorted(os.listdir(root / "closed"))[0]
     _both(root, f"closed/{submitter}")
+
+
+def test_a_path_a_walked_folder_lacks_is_judged_as_an_lstat_judges_it(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "sub" / "a").mkdir(parents=True)
+    (root / "sub" / "a" / "file.txt").write_text("x")
+    os.symlink("a", root / "sub" / "link")
+    paths = [
+        "sub/a/missing.txt",
+        "sub/none/deeper/still.txt",
+        "sub/a/file.txt/under",
+        "sub/link/file.txt",
+        "sub/link/missing.txt",
+        "sub/./a/file.txt",
+        "sub/../sub/a/file.txt",
+        "sub//a/file.txt",
+        "sub/a/" + "n" * 300,
+        "sub/" + "/".join(["d" * 60] * 80),
+        "sub/a",
+        "elsewhere/missing.txt",
+    ]
+    walked, fresh = Tree(root), Tree(root)
+    list(walked.walk("sub"))
+    for rel in paths:
+        assert walked.entry(rel) == fresh.entry(rel), rel
+    known = {k: v for k, v in walked._real_dirs.items() if k in fresh._real_dirs}
+    assert known == fresh._real_dirs
