@@ -343,23 +343,30 @@ def _worker(round: Round) -> None:
     phases.reset()
 
 
+def _run_task(units: list[Unit]) -> list[UnitOutput]:
+    """The units of one task (`_tasks`), in order, in one worker."""
+    return [_run_unit(unit) for unit in units]
+
+
 def _in_workers(
-    units: list[Unit],
+    tasks: list[list[Unit]],
     workers: int,
     outputs: list[UnitOutput],
     progress: Callable[[int, int], None] | None,
 ) -> None:
-    """The units in worker processes, their outputs in order. Forked with SIGINT and SIGTERM
-    held (each worker sets its own: checker.process.worker); when this process is stopped (a
-    signal, any exception), the workers are terminated and the units not started dropped."""
+    """The tasks' units in worker processes, their outputs in order. Forked with SIGINT and
+    SIGTERM held (each worker sets its own: checker.process.worker); when this process is
+    stopped (a signal, any exception), the workers are terminated and the units not started
+    dropped."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker, initargs=(_STATE["handed"],))
+    total = sum(map(len, tasks))
     try:
         with held():
-            done_in_order = pool.map(_run_unit, units, chunksize=1)  # forks the workers
-        for done, output in enumerate(done_in_order, 1):
-            outputs.append(output)
+            done_in_order = pool.map(_run_task, tasks, chunksize=1)  # forks the workers
+        for done_task in done_in_order:
+            outputs += done_task
             if progress:
-                progress(done, len(units))
+                progress(len(outputs), total)
     except BaseException:
         _stop(pool)
         raise
@@ -530,9 +537,9 @@ def _run_units(
     tree: Tree,
     progress: Callable[[int, int], None] | None,
 ) -> list[UnitOutput]:
-    """Every unit's output, in worker processes when `jobs` > 1, each unit to the first worker
-    free: the submissions' units first, then the systems', the largest first (`_weight`), so
-    that no worker is left alone with a large unit at the end."""
+    """Every unit's output, in worker processes when `jobs` > 1, each task (`_tasks`) to the
+    first worker free, the largest first, so that no worker is left alone with a large unit
+    at the end."""
     outputs: list[UnitOutput] = []
     systems = [unit for unit in units if unit[3] is not None]
     weights = _weight(systems, round, tree) if jobs > 1 and len(units) > 1 else {}
@@ -541,9 +548,9 @@ def _run_units(
             # Built once here, before the workers fork, rather than once in each of them:
             # the system rules' validator (jsonschema's import and the round's schema).
             round.system_validator  # noqa: B018 - a cached property, for its cache
-        ordered = [unit for unit in units if unit[3] is None] + sorted(systems, key=lambda u: -weights[u[1:4]])
+        tasks = _tasks(units, weights, jobs)
         try:
-            _in_workers(ordered, min(jobs, len(units)), outputs, progress)
+            _in_workers(tasks, min(jobs, len(tasks)), outputs, progress)
         except (OSError, BrokenProcessPool):
             # No worker processes here (a sandbox without semaphores, a killed worker):
             # the same units, in this process.
@@ -555,6 +562,33 @@ def _run_units(
             if progress:
                 progress(done, len(units))
     return outputs
+
+
+def _tasks(units: list[Unit], weights: dict[tuple[str, str, str | None], int], jobs: int) -> list[list[Unit]]:
+    """The units as the workers' tasks. A submission whose systems weigh little (a share of
+    the whole no worker would wait long on) is one task: its own unit, then its systems', in
+    one worker, which judges each path once for all of them (the walk of its own unit lists
+    what its systems read). A larger one's units are tasks of their own, so that the workers
+    share its systems. Its own units first (a walk of each submission, of no known weight),
+    then the rest, the heaviest first."""
+    total = sum(weights.values())
+    small = total // (jobs * 8)
+    by_submission: dict[tuple[str, str], list[Unit]] = {}
+    for unit in units:
+        by_submission.setdefault((unit[1], unit[2]), []).append(unit)
+    first: list[list[Unit]] = []
+    rest: list[tuple[int, list[Unit]]] = []
+    for group in by_submission.values():
+        own = [unit for unit in group if unit[3] is None]
+        systems = [unit for unit in group if unit[3] is not None]
+        weight = sum(weights[unit[1:4]] for unit in systems)
+        if weight <= small:
+            rest.append((weight, own + systems))
+        else:
+            first += [[unit] for unit in own]
+            rest += [(weights[unit[1:4]], [unit]) for unit in systems]
+    rest.sort(key=lambda task: -task[0])  # stable: equal weights keep the units' order
+    return first + [task for _, task in rest]
 
 
 # Below this weight (`_weight`: about 16 results), the units run in this process: forking two

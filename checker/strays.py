@@ -139,6 +139,26 @@ def _named(name: str, is_dir: bool) -> tuple[Verdict | None, Verdict | None]:
     return None, _copied(name) if is_dir else _copy(name)
 
 
+# What a name that `_named` judges a mistake holds: one of these first characters (`._`, `.#`,
+# `#...#`, `~$`), a space or a parenthesis (every copy `_COPY` and `_COPY_OF` know), or, for a
+# file, one of these ends (a backup, a patch's rejected hunks).
+_MARKED_START = frozenset(".#~")
+_MARKED_END = (*BACKUP_SUFFIXES, ".rej")
+
+
+def _plain(name: str, is_dir: bool) -> bool:
+    """Whether `_named` says nothing of `name` (neither verdict), known without its regular
+    expressions: no artefact's name, no marked start, no space or parenthesis, and for a
+    file no marked end."""
+    return (
+        name not in ARTEFACTS
+        and (not name or name[0] not in _MARKED_START)
+        and " " not in name
+        and "(" not in name
+        and (is_dir or not name.endswith(_MARKED_END))
+    )
+
+
 def _copy(name: str) -> tuple[str, str, str | None] | None:
     """What a file's name says it is: a patch's rejected hunks, or a backup or a second copy of
     a file: (what, fix, copy_of), or None."""
@@ -310,12 +330,22 @@ def strays_in(
     parent = folder.rpartition("/")[2]
     prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
     sniffed = (logs, head) if logs is not None and head is not None else None
+    least = sniffed[0].min_bytes if sniffed is not None else 0
+    runs_here = runs is not None and parent == runs.parent  # where a folder may be a second run folder
     for name, kind, size, _ in items:
         is_dir = kind == "dir"
-        verdict = _verdict(name, is_dir, parent, runs)
-        if verdict is not None:
-            yield kind, Stray(prefix + name, *verdict)
-        elif sniffed is not None and kind == "file" and sniffed[0].read(name, size):
+        # `_plain` first: most names are none of the kinds, and say so without a call
+        if not _plain(name, is_dir) or (is_dir and runs_here):
+            verdict = _verdict(name, is_dir, parent, runs)
+            if verdict is not None:
+                yield kind, Stray(prefix + name, *verdict)
+                continue
+        if (
+            sniffed is not None
+            and kind == "file"
+            and (size >= least or name.endswith(COMPRESSED_NAMES))  # `read`'s own test, first
+            and sniffed[0].read(name, size)
+        ):
             stray = sniffed[0].stray(prefix + name, size, sniffed[1])
             if stray is not None:
                 yield kind, stray

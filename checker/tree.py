@@ -6,16 +6,32 @@ writes, and nothing follows a symlink whose target lies outside the root.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import errno
 import functools
 import operator
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .phases import phase
+
+# The C lister of a folder of a walk (checker/_listing.c), built when the package is installed
+# with a C compiler; without it, or with MLPERF_CHECK_PURE=1, `Tree._scanned` lists the same.
+_Lister = Callable[
+    [str, str, str, dict[str, Any], Any, Any, Any, list[str], dict[str, Any], dict[str, Any] | None],
+    tuple[list[Any], list[int]],
+]
+_lister: _Lister | None
+if os.environ.get("MLPERF_CHECK_PURE") == "1":
+    _lister = None
+else:
+    try:
+        from ._listing import listed as _lister
+    except ImportError:
+        _lister = None
 
 
 class Kind(enum.StrEnum):
@@ -111,12 +127,17 @@ class Tree:
         self.reads: list[tuple[str, str, Any]] | None = None
         # The stat signature of each plain folder a proof asked for (`folder_sig`), until `forget`.
         self._folder_sigs: dict[str, tuple[int, ...] | None] = {}
+        # What `walk` listed of each folder, until `forget`, and its names once asked (`_absent`).
+        self._listings: dict[str, list[Item]] = {}
+        self._names: dict[str, frozenset[str]] = {}
 
     def forget(self) -> None:
         """Drop the entries and folder stats judged so far (a folder's real path is kept: a few
         hundred bytes a folder)."""
         self._entries.clear()
         self._folder_sigs.clear()
+        self._listings.clear()
+        self._names.clear()
 
     def plain(self, rel: str) -> str | None:
         """The absolute path of the folder `rel` when no part of it is a link (its real path
@@ -183,7 +204,40 @@ class Tree:
         self._folder_sigs[rel] = sig
         return sig
 
+    def _absent(self, rel: str) -> bool:
+        """Whether `rel` is known missing from a walk's listing, with no system call: the
+        nearest folder above it that `walk` listed has no item of the name on the way. The
+        folders on the way get the real path `_real_dir` would give them (each one missing).
+        False when that is not known, or when a lookup by name could answer otherwise: a
+        part that is empty, `.` or `..`, a name or a path too long to look up (TOO_LONG)."""
+        listings = self._listings
+        up, below = rel, []
+        while True:
+            up, _, leaf = up.rpartition("/")
+            below.append(leaf)
+            if up in listings:
+                break
+            if not up:
+                return False
+        names = self._names.get(up)
+        if names is None:
+            names = self._names[up] = frozenset(item[0] for item in listings[up])
+        if below[-1] in names:
+            return False
+        real = self._real_dirs.get(up)
+        if real is None or len(real) + 4 * len(rel) >= 4000:  # under PATH_MAX, in any encoding
+            return False
+        if any(not part or part == "." or part == ".." or len(part) > 63 for part in below):
+            return False
+        sub, path = up, real
+        for part in reversed(below[1:]):  # the folders on the way, as `_real_dir` has them
+            sub, path = (sub + "/" + part if sub else part), path + "/" + part
+            self._real_dirs.setdefault(sub, path)
+        return True
+
     def _entry(self, rel: str) -> Entry:
+        if self._listings and self._absent(rel):
+            return Entry(rel, Kind.MISSING)
         parent, _, name = rel.rpartition("/")
         real_parent = self._real_dir(parent)
         if real_parent is None:
@@ -339,6 +393,7 @@ class Tree:
                 if steps is not None:
                     steps.append((folder, None))  # a folder it could not list (cache.proof)
                 continue
+            self._listings[folder] = listed
             if steps is not None:
                 steps.append((folder, tuple(listed)))
             yield folder, listed
@@ -347,7 +402,28 @@ class Tree:
 
     def _listed(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """The items of one folder for `walk`; its folders go on `stack`. None when it cannot
-        be listed."""
+        be listed. Listed by the C lister when it is built (`_listing.listed`), else with
+        os.scandir (`_scanned`): the same items, entries and folder stats."""
+        if _lister is None:
+            return self._scanned(folder, real, stack)
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
+        base = real if real.endswith("/") else real + "/"  # what a DirEntry's path is, less its name
+        sigs = self._folder_sigs if self.reads is not None and self.plain(folder) is not None else None
+        try:
+            listed, links = _lister(
+                real, base, prefix, self._entries, Entry, Kind.FILE, Kind.DIR, stack, self._real_dirs, sigs
+            )
+        except (OSError, ValueError) as error:  # ValueError: a path with a NUL, which no folder has
+            if isinstance(error, OSError):
+                self._unlistable(folder, error)
+            return None
+        for at in links:
+            name = listed[at][0]
+            listed[at] = (name, "link", 0, self.astray(base + name))
+        return listed
+
+    def _scanned(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
+        """`_listed` with os.scandir (no C lister built, or MLPERF_CHECK_PURE=1)."""
         try:
             with os.scandir(real) as scan:
                 items = sorted(scan, key=_NAME)
@@ -389,7 +465,8 @@ class Tree:
                     stack.append(sub := prefix + name)
                     real_dirs.setdefault(sub, item.path)  # a folder, not a link: no lstat to say so
                     if sigs is not None and sub not in sigs and self.plain(sub) is not None:
-                        sigs[sub] = SIG(item.stat(follow_symlinks=False))
+                        with contextlib.suppress(OSError):  # a path too long to stat by name: a folder all the same
+                            sigs[sub] = SIG(item.stat(follow_symlinks=False))
                     if sub not in entries:
                         entries[sub] = _new_entry((sub, dir_kind, 0, False, 0, 0, 0, 0, 0))
                 elif item.is_symlink():

@@ -185,6 +185,31 @@ def test_a_system_unit_weighs_its_detail_logs_and_its_results(example: Path) -> 
     assert weights == {(division, submitter, system): 2 * 2**20 + sum(log.stat().st_size for log in logs)}
 
 
+def test_a_light_submission_is_one_task_and_a_heavy_one_is_shared() -> None:
+    """What the workers are handed (`_tasks`): a submission whose systems weigh little is one
+    task, its own unit first (its walk judges what its systems read, once); a heavy one's
+    units are tasks of their own, its own unit before every other task, its systems among
+    the rest by weight, the heaviest first."""
+    from checker.engine import _tasks
+
+    def unit(submitter: str, system: str | None) -> tuple[None, str, str, str | None, None]:
+        return (None, "closed", submitter, system, None)
+
+    units = [unit("A", None), unit("A", "a1"), unit("A", "a2"), unit("B", None), unit("B", "b1")]
+    units += [unit("C", None)]  # no system at all
+    weights = {("closed", "A", "a1"): 600, ("closed", "A", "a2"): 300, ("closed", "B", "b1"): 50}
+    tasks = _tasks(units, weights, 2)  # type: ignore[arg-type]
+    assert tasks == [
+        [unit("A", None)],
+        [unit("A", "a1")],
+        [unit("A", "a2")],
+        [unit("B", None), unit("B", "b1")],
+        [unit("C", None)],
+    ]
+    # every unit once
+    assert sorted(map(repr, (u for t in tasks for u in t))) == sorted(map(repr, units))
+
+
 def test_a_missing_seed_reads_missing_not_none(example: Path) -> None:
     log = example / OFFLINE / "performance" / "run_1" / "mlperf_log_detail.txt"
     kept = [line for line in log.read_text().splitlines(keepends=True) if '"effective_qsl_rng_seed"' not in line]

@@ -298,7 +298,8 @@ def test_an_unswapped_file_and_a_link_inside_the_tree_are_read(example: Path) ->
 def test_each_path_is_judged_with_one_system_call(example: Path, monkeypatch) -> None:
     """Work counted: an entry asked for again is not judged again (until `forget`); a folder
     walked or listed for its subfolders is known to be one without an lstat; a file walked is
-    judged by its listing's stat, and any other path by one lstat."""
+    judged by its listing's stat, a path a walked folder does not hold is missing without a
+    call, and any other path takes one lstat."""
     tree = Tree(example)
     tree.subdirs(OFFLINE.rpartition("/")[0])  # the folders above the result: one lstat each, as any folder
     calls: list[str] = []
@@ -313,10 +314,14 @@ def test_each_path_is_judged_with_one_system_call(example: Path, monkeypatch) ->
     for _ in range(3):
         assert tree.entry(f"{run_1}/{LOG.rpartition('/')[2]}").kind is Kind.FILE
         assert tree.entry(f"{run_1}/nothing.txt").kind is Kind.MISSING
-    assert [os.path.basename(c) for c in calls] == ["nothing.txt"]  # the log is known from the walk
+        assert tree.entry(f"{run_1}/none/deeper.txt").kind is Kind.MISSING
+    assert calls == []  # the log and the missing paths are known from the walk
+    assert tree.entry(f"{OFFLINE.rpartition('/')[0]}/nothing.txt").kind is Kind.MISSING  # not walked
+    assert [os.path.basename(c) for c in calls] == ["nothing.txt"]
     tree.forget()
     tree.entry(f"{run_1}/{LOG.rpartition('/')[2]}")
-    assert [os.path.basename(c) for c in calls][1:] == ["mlperf_log_detail.txt"]
+    tree.entry(f"{run_1}/nothing.txt")  # the walk forgotten: judged again
+    assert [os.path.basename(c) for c in calls][1:] == ["mlperf_log_detail.txt", "nothing.txt"]
 
 
 @pytest.mark.slow

@@ -1,0 +1,133 @@
+"""The compiled lister of a walk's folder (checker/_listing.c, optional) against the os.scandir
+listing it short-cuts (`Tree._scanned`; MLPERF_CHECK_PURE=1, or no compiler at install): the
+same items in the same order, the same entries of files and folders, the same folder stats
+(for the cache's proofs) and the same folders left to list, for a tree of every kind of item
+(files, folders, links inside, out of the root and nowhere, a FIFO, a name that is no UTF-8,
+an empty folder, one that cannot be listed), and for a real submission. Skipped, saying why,
+when the lister was not built: then there is one listing only.
+
+And a path a walk's folder does not hold is judged missing from that listing, as an lstat
+judges it: every path, odd ones too (`.`, `..`, empty parts, names too long to look up,
+paths through a file or a link), has the same entry and real folders either way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from checker import tree as tree_module
+from checker.tree import Tree
+from helpers import REAL_ROOT, real_data
+
+compiled = pytest.mark.skipif(tree_module._lister is None, reason="the C lister (checker/_listing.c) is not built")
+
+
+def _walked(root: Path, rel: str, lister: object) -> tuple[object, ...]:
+    """Everything a recorded walk of `rel` leaves: its steps, the tree's entries, folder
+    stats, real folders and unlistable folders."""
+    saved = tree_module._lister
+    tree_module._lister = lister  # type: ignore[assignment]
+    try:
+        tree = Tree(root)
+        tree.reads = []
+        steps = list(tree.walk(rel))
+        return (
+            steps,
+            tree.reads,
+            sorted(tree._entries.items()),
+            sorted(tree._folder_sigs.items()),
+            sorted((k, v) for k, v in tree._real_dirs.items() if v is not None),
+            sorted(tree.unlistable),
+        )
+    finally:
+        tree_module._lister = saved
+
+
+def _both(root: Path, rel: str) -> None:
+    compiled = _walked(root, rel, tree_module._lister)
+    scanned = _walked(root, rel, None)
+    assert compiled == scanned
+    # the entries are Entry named tuples either way, with the same types of values
+    assert [type(v) for _, e in compiled[2] for v in e] == [type(v) for _, e in scanned[2] for v in e]  # type: ignore[index]
+
+
+@compiled
+def test_every_kind_of_item_is_listed_as_scandir_lists_it(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "sub" / "a" / "empty").mkdir(parents=True)
+    (root / "sub" / "b").mkdir()
+    (root / "sub" / "a" / "log.json").write_bytes(b"[\n" + b'{ "seq_id" : 0 }\n' * 1000)
+    (root / "sub" / "a" / "small.txt").write_text("x")
+    (root / "sub" / "Zeta").write_text("upper case sorts first")
+    (root / "sub" / "\u00e9t\u00e9.txt").write_text("non-ASCII")
+    os.symlink("a", root / "sub" / "inside")
+    os.symlink("/", root / "sub" / "outside")
+    os.symlink("nowhere", root / "sub" / "broken")
+    os.mkfifo(root / "sub" / "b" / "fifo")
+    bad = os.fsencode(root / "sub" / "b") + b"/not-utf8-\xff"
+    with open(bad, "wb") as handle:
+        handle.write(b"y")
+    locked = root / "sub" / "locked"
+    locked.mkdir()
+    (locked / "hidden").write_text("z")
+    locked.chmod(0)
+    try:
+        _both(root, "sub")
+        _both(root, "")
+        _both(root, "sub/missing")
+    finally:
+        locked.chmod(0o755)
+
+
+@compiled
+def test_an_unlistable_folder_is_one_for_both(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    deep = root / "sub"
+    deep.mkdir(parents=True)
+    # a path longer than PATH_MAX cannot be opened by name: FIL025's folder
+    fd = os.open(deep, os.O_RDONLY)
+    for _ in range(20):  # each made from the one above it: no path names them whole
+        os.mkdir("d" * 250, dir_fd=fd)
+        inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    compiled = _walked(root, "sub", tree_module._lister)
+    assert compiled == _walked(root, "sub", None)
+    assert compiled[5]  # type: ignore[index]  # some folder could not be listed
+
+
+@compiled
+def test_a_real_submission_is_listed_alike() -> None:
+    root = real_data(REAL_ROOT / "v5.1")
+    submitter = sorted(os.listdir(root / "closed"))[0]
+    _both(root, f"closed/{submitter}")
+
+
+def test_a_path_a_walked_folder_lacks_is_judged_as_an_lstat_judges_it(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "sub" / "a").mkdir(parents=True)
+    (root / "sub" / "a" / "file.txt").write_text("x")
+    os.symlink("a", root / "sub" / "link")
+    paths = [
+        "sub/a/missing.txt",
+        "sub/none/deeper/still.txt",
+        "sub/a/file.txt/under",
+        "sub/link/file.txt",
+        "sub/link/missing.txt",
+        "sub/./a/file.txt",
+        "sub/../sub/a/file.txt",
+        "sub//a/file.txt",
+        "sub/a/" + "n" * 300,
+        "sub/" + "/".join(["d" * 60] * 80),
+        "sub/a",
+        "elsewhere/missing.txt",
+    ]
+    walked, fresh = Tree(root), Tree(root)
+    list(walked.walk("sub"))
+    for rel in paths:
+        assert walked.entry(rel) == fresh.entry(rel), rel
+    known = {k: v for k, v in walked._real_dirs.items() if k in fresh._real_dirs}
+    assert known == fresh._real_dirs
