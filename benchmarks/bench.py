@@ -164,10 +164,7 @@ def hook(event, args):
 sys.addaudithook(hook)
 from checker.cli import main
 sys.argv = sys.argv[3:]
-try:
-    main()
-except SystemExit:
-    pass
+main()  # ends the process (os._exit): each open is written as it happens
 """
 
 
