@@ -162,6 +162,12 @@ static PyObject *listed(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "sigs: a dict or None");
         return NULL;
     }
+    /* Entries are made as tuples of 9 items: a type that is no tuple has no room for them. */
+    if (!PyType_IsSubtype(entry_type, &PyTuple_Type)) {
+        Py_DECREF(path_obj);
+        PyErr_SetString(PyExc_TypeError, "entry_type: a subclass of tuple");
+        return NULL;
+    }
     Walk with = {base, prefix, entries, entry_type, dir_kind, stack, real_dirs, sigs};
     int fd = open(PyBytes_AS_STRING(path_obj), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {

@@ -13,6 +13,8 @@ paths through a file or a link), has the same entry and real folders either way.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,24 @@ def test_a_path_a_walked_folder_lacks_is_judged_as_an_lstat_judges_it(tmp_path: 
         assert walked.entry(rel) == fresh.entry(rel), rel
     known = {k: v for k, v in walked._real_dirs.items() if k in fresh._real_dirs}
     assert known == fresh._real_dirs
+
+
+@compiled
+def test_an_entry_type_that_is_no_tuple_is_refused(tmp_path: Path) -> None:
+    """The lister makes entries as tuples of 9 items: a type with no room for them (int, dict)
+    is a TypeError, in a process of its own as a crash would end it; a tuple subclass lists."""
+    (tmp_path / "f").write_text("x")
+    code = (
+        "import sys\nfrom checker._listing import listed\n"
+        "for kind in (int, dict, tuple):\n"
+        "    try:\n"
+        "        entries = {}\n"
+        "        listed(sys.argv[1], sys.argv[1] + '/', '', entries, kind, 'file', 'dir', [], {}, None)\n"
+        "    except TypeError as error:\n"
+        "        print(error)\n"
+        "    else:\n"
+        "        print(type(entries['f']).__name__, len(entries['f']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["entry_type: a subclass of tuple"] * 2 + ["tuple 9"]

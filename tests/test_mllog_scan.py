@@ -384,3 +384,62 @@ def test_mappings_of_strings_read_the_same() -> None:
                     _equal(data, (text, budget), blocks=(BLOCK,))
             finally:
                 mllog.KEEP_BUDGET = saved
+
+
+HOSTILE = r"""
+import sys
+from checker.parsers._mllog_scan import scan, suspects
+
+def said(call):
+    try:
+        call()
+    except Exception as error:
+        print(type(error).__name__)
+    else:
+        print("returned")
+
+deep = (5, None)
+for _ in range(200_000):
+    deep = (4, None, deep)
+nested = value = {}
+for _ in range(200_000):
+    value["a"] = {}
+    value = value["a"]
+said(lambda: suspects({"k": nested}, {"k": deep}))
+
+def growing(item):
+    grown["more" + str(len(grown))] = 1
+    return True
+grown = {"a": 1, "b": 2}
+said(lambda: suspects({"k": grown}, {"k": (4, None, growing)}))
+values = {"a": 1, "b": 2}
+said(lambda: suspects(values, {"a": lambda v: values.setdefault("c", 3) and True}))
+
+line = b':::MLLOG {"key": "result_x", "value": 2, "metadata": {"is_error": false}}\n'
+heads = {line[: line.index(b'"', 19)]: ("".join(["result", "_x"]), True)}
+
+class Clears:
+    def __del__(self):
+        heads.clear()
+
+last, last_cost = {"result_x": Clears()}, {"result_x": 0}
+print(scan(line * 3, 0, len(line) * 3, heads, 0, 0, 10**6, {}, last, {}, {}, last_cost)[:5])
+print(len(heads), last)
+"""
+
+
+def test_hostile_inputs_raise_or_read_rather_than_crash() -> None:
+    """In a process of its own, as a crash would end it: a spec nested 200,000 deep is a
+    RecursionError, not a C stack overflow; a predicate that grows the dict being walked is
+    Python's own RuntimeError; and a value whose `__del__` empties `heads` while `scan` keeps a
+    value leaves the scan reading on with the verdict it holds, not with a freed one."""
+    done = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    cost = len(b':::MLLOG {"key": "result_x", "value": 2, "metadata": {"is_error": false}}')
+    assert done.stdout.splitlines() == [
+        "RecursionError",
+        "RuntimeError",
+        "RuntimeError",
+        f"({3 * (cost + 1)}, 3, {cost}, {3 * (cost + 1) - 1}, None)",
+        "0 {'result_x': 2}",
+    ]

@@ -362,6 +362,12 @@ struct seen {
     PyObject *known;
 };
 
+static void forget(struct seen *memo)
+{
+    for (int i = 0; i < MEMO; i++)
+        Py_CLEAR(memo[i].known);
+}
+
 static PyObject *scan(PyObject *self, PyObject *args)
 {
     Py_buffer view;
@@ -405,7 +411,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
         struct seen *seen = &memo[((size_t)len * 7 + (unsigned char)s[q - 1] * 31 + (unsigned char)s[q - 2] * 131 +
                                    (unsigned char)s[at + len / 2]) %
                                   MEMO];
-        PyObject *known = seen->known; /* borrowed, as `heads` holds it */
+        PyObject *known = seen->known; /* held by the memo */
         if (known == NULL || seen->len != len || memcmp(seen->head, s + at, (size_t)len) != 0) {
             PyObject *head = PyBytes_FromStringAndSize(s + at, len);
             if (head == NULL)
@@ -417,7 +423,11 @@ static PyObject *scan(PyObject *self, PyObject *args)
                     goto error;
                 break;
             }
-            seen->head = s + at, seen->len = len, seen->known = known;
+            /* Held, not borrowed: storing a value below can free an object whose __del__
+             * changes `heads`. */
+            Py_INCREF(known);
+            Py_XSETREF(seen->known, known);
+            seen->head = s + at, seen->len = len;
         }
         const char *brace = memchr(s + at, '{', (size_t)(q - at));
         if (brace == NULL || flagged(s, at, brace - s, stop))
@@ -460,9 +470,12 @@ static PyObject *scan(PyObject *self, PyObject *args)
         key = NULL, value = value_end = -1;
     if (key == NULL)
         key = Py_None;
-    return Py_BuildValue("nnnnOnn", at, number, kept, stop, key, value, value_end);
+    PyObject *made = Py_BuildValue("nnnnOnn", at, number, kept, stop, key, value, value_end);
+    forget(memo);
+    return made;
 error:
     PyBuffer_Release(&view);
+    forget(memo);
     return NULL;
 }
 
@@ -521,6 +534,13 @@ static int within(PyObject *low, PyObject *v, PyObject *high)
  * (4, most, spec) a dict of at most `most` members (None: any number), each meeting `spec`;
  * (5, most) such a dict, whatever its members),
  * or any other callable, called (1, 0, or -1 on an error). */
+/* A dict a predicate changed while it was walked: what Python's own iteration says. */
+static int changed(void)
+{
+    PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+    return -1;
+}
+
 static int meets(PyObject *test, PyObject *value)
 {
     if (!PyTuple_CheckExact(test)) {
@@ -573,15 +593,20 @@ static int meets(PyObject *test, PyObject *value)
         if (code == 5)
             return 1;
         PyObject *each = PyTuple_GET_ITEM(test, 2), *key, *item;
-        Py_ssize_t at = 0;
-        while (PyDict_Next(value, &at, &key, &item)) {
+        Py_ssize_t at = 0, size = PyDict_GET_SIZE(value);
+        /* A spec nested without end (or a predicate's) would overflow the C stack. */
+        if (Py_EnterRecursiveCall(" in suspects"))
+            return -1;
+        int r = 1;
+        while (r > 0 && PyDict_Next(value, &at, &key, &item)) {
             Py_INCREF(item);
-            int r = meets(each, item);
+            r = meets(each, item);
             Py_DECREF(item);
-            if (r <= 0)
-                return r;
+            if (r > 0 && PyDict_GET_SIZE(value) != size)
+                r = changed();
         }
-        return 1;
+        Py_LeaveRecursiveCall();
+        return r;
     }
     PyErr_SetString(PyExc_ValueError, "suspects: an unknown spec");
     return -1;
@@ -598,9 +623,13 @@ static PyObject *suspects(PyObject *self, PyObject *args)
     PyObject *found = PyList_New(0);
     if (found == NULL)
         return NULL;
-    Py_ssize_t at = 0;
+    Py_ssize_t at = 0, size = PyDict_GET_SIZE(values);
     PyObject *key, *value;
     while (PyDict_Next(values, &at, &key, &value)) {
+        if (PyDict_GET_SIZE(values) != size) {
+            changed();
+            goto fail;
+        }
         PyObject *test = PyDict_GetItemWithError(tests, key);
         if (test == NULL) {
             if (PyErr_Occurred())
