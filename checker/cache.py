@@ -309,15 +309,20 @@ def use(folder: str | None) -> None:
     _files[:] = [Store(folder)] if folder else []
 
 
-# A smaller log is read again rather than kept: reading one costs about 2 ms a MB, and an
-# entry about 1 ms to write and 0.5 ms to read (the v5.1 round's detail logs, one core).
+# A smaller log is read again rather than kept: the pure reader reads about 2 ms a MB, and an
+# entry costs about 0.5 ms to write (most of it making the file) and 0.15 ms to read (the v5.1
+# round's detail logs, one core). The C scanner reads about 0.55 ms a MB: with it, a log is
+# kept from SCANNED_TIMES this size (reader.py), as an entry pays off only when a unit whose
+# other files changed reads it again.
 MIN_FILE_BYTES = 1 << 20
+SCANNED_TIMES = 4
 
 
-def file_key(kind: str, path: str, entry: Any) -> tuple[Any, ...] | None:
+def file_key(kind: str, path: str, entry: Any, scanned: bool = False) -> tuple[Any, ...] | None:
     """The key of a file's entry: its absolute path and everything its stat says of it; None
-    without a cache, or for a file cheaper to read again (MIN_FILE_BYTES)."""
-    if not _files or entry.size < MIN_FILE_BYTES:
+    without a cache, or for a file cheaper to read again (MIN_FILE_BYTES, times SCANNED_TIMES
+    for a file the C scanner reads)."""
+    if not _files or entry.size < MIN_FILE_BYTES * (SCANNED_TIMES if scanned else 1):
         return None
     return (kind, path, entry.size, entry.mtime, entry.ctime, entry.dev, entry.ino)
 

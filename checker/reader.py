@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 
 from . import cache
 from .findings import Finding, Severity
-from .parsers import MAX_DEPTH, Defect, jsonkeys, nests_deeper
+from .parsers import MAX_DEPTH, Defect, jsonkeys, mllog, nests_deeper
 from .parsers.mllog import LoadgenLog, parse_mllog
 from .phases import innermost, phase
 from .registry import RULES
@@ -263,7 +263,7 @@ class Reader:
         entry = self._openable(rel, required, what)
         if entry is None:
             return None
-        before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry)
+        before, key = time.time_ns(), cache.file_key("mllog", self.tree.real(rel), entry, mllog.scanned())
         stored = cache.file_get(key)  # what this log gave when it was last read (checker/cache.py)
         if isinstance(stored, tuple) and len(stored) == 2 and isinstance(stored[0], LoadgenLog):
             log, defects = cast(tuple[LoadgenLog, list[Defect]], stored)

@@ -304,6 +304,26 @@ def test_a_racy_file_is_not_kept() -> None:
     assert not cache.settled(Entry("a", Kind.FILE, 1, mtime=whole, ctime=whole), whole + 10**9)
 
 
+def test_a_log_is_kept_from_a_size_that_depends_on_its_reader(tmp_path: Path) -> None:
+    """A log the pure reader reads is kept from MIN_FILE_BYTES; one the C scanner reads (about
+    four times faster) from SCANNED_TIMES that; none without a cache."""
+    from checker.tree import Entry, Kind
+
+    least, times = cache.MIN_FILE_BYTES, cache.SCANNED_TIMES
+    assert (least, times) == (1 << 20, 4)
+
+    def kept(size: int, scanned: bool) -> bool:
+        return cache.file_key("mllog", "/x", Entry("x", Kind.FILE, size, mtime=1, ctime=1), scanned) is not None
+
+    cache.use(str(tmp_path))
+    try:
+        assert [kept(size, False) for size in (least - 1, least)] == [False, True]
+        assert [kept(size, True) for size in (least, times * least - 1, times * least)] == [False, False, True]
+    finally:
+        cache.use(None)
+    assert not kept(times * least, True)
+
+
 # --- folders that cannot be used, through the command line ------------------------------------
 def _cli(*args: str, env: dict[str, str] | None = None, full: int | None = None) -> subprocess.CompletedProcess[str]:
     def limits() -> None:

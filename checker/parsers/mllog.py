@@ -99,6 +99,11 @@ WANTED_KEYS = frozenset(key for key in LOADGEN_LOG.keys if not key.startswith(WA
 _DECLARED = LOADGEN_LOG.keys  # the keys typed; a family's other keys are decoded, read by no one
 
 
+def scanned() -> bool:
+    """Whether logs are read with the C scanner (built, and MLPERF_CHECK_PURE not 1)."""
+    return _scan is not None
+
+
 def _anything(value: Any) -> bool:
     return True
 
