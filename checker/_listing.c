@@ -6,9 +6,13 @@
  * (tests/test_listing.py compares both).
  *
  * listed(path, base, prefix, entries, entry_type, file_kind, dir_kind, stack, real_dirs, sigs)
- *   -> (items, links)
+ *   -> (items, links, held)
  * items: the walk's (name, "file" | "dir" | "link" | "other", size, None), sorted by name;
- * links: the index in items of each symlink (its target is judged by the caller).
+ * links: the index in items of each symlink (its target is judged by the caller);
+ * held: when `sigs` is a dict and every item is a file or a folder, each file's stat signature
+ * (mode, size, dev, ino, mtime_ns, ctime_ns) from its Entry (the one made here, or the one
+ * there, when it is a file of the listed size), by name, and the newest mtime or ctime among
+ * them (-1 for none): what checker/cache.py's `_Proof.step` makes of the listing; else None.
  * Each file's and folder's Entry (entry_type, built as tuple.__new__ would) goes into
  * `entries` under prefix + name unless one is there; each folder goes on `stack`, its real
  * path (base + name) into `real_dirs` unless one is there, and, when `sigs` is a dict and the
@@ -150,6 +154,37 @@ out:
     return failed;
 }
 
+/* The file `name`'s Entry `judged` in `held` (a dict, or NULL once the listing is not plain):
+ * its signature by name, its newest time in *newest. 0, or -1 with an exception set; a
+ * judged entry that is no file of `size` makes the listing not plain (NULL, cleared). */
+static int hold(PyObject **held, long long *newest, PyObject *name, PyObject *judged, PyObject *file_kind,
+                long long size) {
+    if (*held == NULL) return 0;
+    if (!PyTuple_Check(judged) || PyTuple_GET_SIZE(judged) != 9) goto not_plain;
+    PyObject *kind = PyTuple_GET_ITEM(judged, 1), *judged_size = PyTuple_GET_ITEM(judged, 2);
+    if (PyTuple_GET_ITEM(judged, 3) != Py_False || !PyLong_CheckExact(judged_size)) goto not_plain;
+    int same = kind == file_kind ? 1 : PyObject_RichCompareBool(kind, file_kind, Py_EQ);
+    if (same < 0) return -1;
+    long long had = PyLong_AsLongLong(judged_size);
+    if (had == -1 && PyErr_Occurred()) return -1;
+    if (!same || had != size) goto not_plain;
+    for (int i = 6; i < 8; i++) {
+        PyObject *time = PyTuple_GET_ITEM(judged, i);
+        if (!PyLong_CheckExact(time)) goto not_plain;
+        long long t = PyLong_AsLongLong(time);
+        if (t == -1 && PyErr_Occurred()) return -1;
+        if (t > *newest) *newest = t;
+    }
+    PyObject *sig = PyTuple_Pack(6, PyTuple_GET_ITEM(judged, 8), judged_size, PyTuple_GET_ITEM(judged, 4),
+                                 PyTuple_GET_ITEM(judged, 5), PyTuple_GET_ITEM(judged, 6), PyTuple_GET_ITEM(judged, 7));
+    int set = sig ? PyDict_SetItem(*held, name, sig) : -1;
+    Py_XDECREF(sig);
+    return set;
+not_plain:
+    Py_CLEAR(*held);
+    return 0;
+}
+
 static PyObject *listed(PyObject *self, PyObject *args) {
     PyObject *path_obj, *base, *prefix, *entries, *file_kind, *dir_kind, *stack, *real_dirs, *sigs;
     PyTypeObject *entry_type;
@@ -184,7 +219,8 @@ static PyObject *listed(PyObject *self, PyObject *args) {
     }
     Named *names = NULL;
     Py_ssize_t count = 0, room = 0;
-    PyObject *items = NULL, *links = NULL, *result = NULL;
+    PyObject *items = NULL, *links = NULL, *result = NULL, *held = NULL;
+    long long newest = -1;
     struct dirent *found;
     for (;;) {
         errno = 0;
@@ -230,6 +266,7 @@ static PyObject *listed(PyObject *self, PyObject *args) {
     items = PyList_New(0);
     links = PyList_New(0);
     if (items == NULL || links == NULL) goto done;
+    if (sigs != Py_None && (held = PyDict_New()) == NULL) goto done;
     for (Py_ssize_t i = 0; i < count; i++) {
         Named *at = &names[i];
         struct stat st;
@@ -250,6 +287,7 @@ static PyObject *listed(PyObject *self, PyObject *args) {
                 stated = -1;
             }
             if (stated < 0 && type == DT_REG) {
+                Py_CLEAR(held);
                 made = item(at->name, s_other, 0);
             } else if (type == DT_REG) {
                 made = item(at->name, s_file, (long long)st.st_size);
@@ -258,12 +296,17 @@ static PyObject *listed(PyObject *self, PyObject *args) {
                     Py_XDECREF(made);
                     goto done;
                 }
-                int there = PyDict_Contains(entries, rel);
-                if (there == 0) {
-                    PyObject *judged = entry(entry_type, rel, file_kind, &st);
+                PyObject *judged = PyDict_GetItemWithError(entries, rel); /* borrowed */
+                int there = judged != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
+                if (there == 1) {
+                    Py_INCREF(judged);
+                } else if (there == 0) {
+                    judged = entry(entry_type, rel, file_kind, &st);
                     if (judged == NULL || PyDict_SetItem(entries, rel, judged) < 0) there = -1;
-                    Py_XDECREF(judged);
                 }
+                if (there >= 0 && hold(&held, &newest, at->name, judged, file_kind, (long long)st.st_size) < 0)
+                    there = -1;
+                Py_XDECREF(judged);
                 Py_DECREF(rel);
                 if (there < 0) {
                     Py_DECREF(made);
@@ -277,6 +320,7 @@ static PyObject *listed(PyObject *self, PyObject *args) {
                 }
             }
         } else if (type == DT_LNK) {
+            Py_CLEAR(held);
             made = item(at->name, s_link, 0);
             PyObject *index = made ? PyLong_FromSsize_t(i) : NULL;
             if (index == NULL || PyList_Append(links, index) < 0) {
@@ -286,6 +330,7 @@ static PyObject *listed(PyObject *self, PyObject *args) {
             }
             Py_DECREF(index);
         } else {
+            Py_CLEAR(held);
             made = item(at->name, s_other, 0);
         }
         if (made == NULL || PyList_Append(items, made) < 0) {
@@ -294,8 +339,14 @@ static PyObject *listed(PyObject *self, PyObject *args) {
         }
         Py_DECREF(made);
     }
-    result = PyTuple_Pack(2, items, links);
+    if (held != NULL) {
+        PyObject *pair = Py_BuildValue("(OL)", held, newest);
+        if (pair == NULL) goto done;
+        Py_SETREF(held, pair);
+    }
+    result = PyTuple_Pack(3, items, links, held != NULL ? held : Py_None);
 done:
+    Py_XDECREF(held);
     closedir(dir); /* closes fd */
     for (Py_ssize_t i = 0; i < count; i++) {
         Py_DECREF(names[i].name);
@@ -321,5 +372,8 @@ PyMODINIT_FUNC PyInit__listing(void) {
     s_link = PyUnicode_InternFromString("link");
     s_other = PyUnicode_InternFromString("other");
     if (s_file == NULL || s_dir == NULL || s_link == NULL || s_other == NULL) return NULL;
-    return PyModule_Create(&module);
+    PyObject *made = PyModule_Create(&module);
+    /* HELD: `listed` gives the proof's step of a listing too (checker/tree.py asks) */
+    if (made != NULL && PyModule_AddIntConstant(made, "HELD", 1) < 0) Py_CLEAR(made);
+    return made;
 }

@@ -12,4 +12,6 @@ def listed(
     real_dirs: dict[str, Any],
     sigs: dict[str, Any] | None,
     /,
-) -> tuple[list[Any], list[int]]: ...
+) -> tuple[list[Any], list[int], tuple[dict[str, tuple[int, ...]], int] | None]: ...
+
+HELD: int

@@ -506,9 +506,17 @@ class _Proof:
         made = self.folder(where)
         if not made:
             return made
+        pinned = self.tree.held.get(id(items))
+        if pinned is not None and pinned[0] is items:  # made by the C lister as it listed them
+            _, held, newest = pinned
+            if held:
+                if newest >= self.whole and not all(map(self._settled, held.values())):
+                    return None  # a file changed during the check
+                self.files.setdefault(where, {}).update(held)
+            return True
         prefix = where + "/" if where else ""
         get = self.tree._entries.get  # noqa: SLF001 - what the walk judged of each file
-        held: dict[str, tuple[int, ...]] = {}
+        held = {}
         for name, what, size, _ in items:
             if what == "dir":
                 continue

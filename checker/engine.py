@@ -323,6 +323,7 @@ def _run_unit(args: Unit) -> UnitOutput:
     output.submission, output.unit = submission.rel, _unit_key(args)
     if reads is not None and options.unit_base is not None:
         output.stored = cache.keep_unit(options.unit_base, options.started, tree, output, reads)
+    tree.held.clear()  # what the C lister made of the unit's walks for its proof (the unit's items)
     output.seconds = time.perf_counter() - started
     output.phases = phases.take()
     output.notes = cache.take_notes()

@@ -22,16 +22,18 @@ from .phases import phase
 # with a C compiler; without it, or with MLPERF_CHECK_PURE=1, `Tree._scanned` lists the same.
 _Lister = Callable[
     [str, str, str, dict[str, Any], Any, Any, Any, list[str], dict[str, Any], dict[str, Any] | None],
-    tuple[list[Any], list[int]],
+    tuple[list[Any], list[int], tuple[dict[str, tuple[int, ...]], int] | None],
 ]
 _lister: _Lister | None
 if os.environ.get("MLPERF_CHECK_PURE") == "1":
     _lister = None
 else:
     try:
-        from ._listing import listed as _lister
+        from . import _listing
     except ImportError:
         _lister = None
+    else:  # a build from before the lister made proofs' steps lists with os.scandir
+        _lister = _listing.listed if getattr(_listing, "HELD", 0) else None
 
 
 class Kind(enum.StrEnum):
@@ -130,6 +132,11 @@ class Tree:
         # What `walk` listed of each folder, until `forget`, and its names once asked (`_absent`).
         self._listings: dict[str, list[Item]] = {}
         self._names: dict[str, frozenset[str]] = {}
+        # While reads are recorded, what the C lister made of a walk's step for its proof (its
+        # files' stat signatures by name, and the newest of their times), by the id of the
+        # step's items, which it holds (cache._Proof.step; dropped when the unit is stored).
+        self.held: dict[int, tuple[tuple[Item, ...], dict[str, tuple[int, ...]], int]] = {}
+        self._fresh: tuple[dict[str, tuple[int, ...]], int] | None = None  # the last listing's
 
     def forget(self) -> None:
         """Drop the entries and folder stats judged so far (a folder's real path is kept: a few
@@ -395,7 +402,10 @@ class Tree:
                 continue
             self._listings[folder] = listed
             if steps is not None:
-                steps.append((folder, tuple(listed)))
+                frozen = tuple(listed)
+                steps.append((folder, frozen))
+                if self._fresh is not None:
+                    self.held[id(frozen)] = (frozen, *self._fresh)
             yield folder, listed
         if steps is not None:
             steps.append(None)  # it ended there
@@ -409,8 +419,9 @@ class Tree:
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # what join(folder, name) makes
         base = real if real.endswith("/") else real + "/"  # what a DirEntry's path is, less its name
         sigs = self._folder_sigs if self.reads is not None and self.plain(folder) is not None else None
+        self._fresh = None
         try:
-            listed, links = _lister(
+            listed, links, self._fresh = _lister(
                 real, base, prefix, self._entries, Entry, Kind.FILE, Kind.DIR, stack, self._real_dirs, sigs
             )
         except (OSError, ValueError) as error:  # ValueError: a path with a NUL, which no folder has
@@ -424,6 +435,7 @@ class Tree:
 
     def _scanned(self, folder: str, real: str, stack: list[str]) -> list[Item] | None:
         """`_listed` with os.scandir (no C lister built, or MLPERF_CHECK_PURE=1)."""
+        self._fresh = None  # (its steps are made plain in cache._Proof.step)
         try:
             with os.scandir(real) as scan:
                 items = sorted(scan, key=_NAME)

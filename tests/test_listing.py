@@ -13,12 +13,15 @@ paths through a file or a link), has the same entry and real folders either way.
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from checker import cache
 from checker import tree as tree_module
 from checker.tree import Tree
 from helpers import REAL_ROOT, real_data
@@ -35,6 +38,9 @@ def _walked(root: Path, rel: str, lister: object) -> tuple[object, ...]:
         tree = Tree(root)
         tree.reads = []
         steps = list(tree.walk(rel))
+        # the proof of those reads (a start in the future: every file is settled), its steps
+        # made plain from what the C lister held of them or from the entries
+        proven = cache.proof(tree, cache.unique(tree.reads), time.time_ns() + 10**11)
         return (
             steps,
             tree.reads,
@@ -42,6 +48,7 @@ def _walked(root: Path, rel: str, lister: object) -> tuple[object, ...]:
             sorted(tree._folder_sigs.items()),
             sorted((k, v) for k, v in tree._real_dirs.items() if v is not None),
             sorted(tree.unlistable),
+            proven,
         )
     finally:
         tree_module._lister = saved
@@ -81,6 +88,44 @@ def test_every_kind_of_item_is_listed_as_scandir_lists_it(tmp_path: Path) -> Non
         _both(root, "sub/missing")
     finally:
         locked.chmod(0o755)
+
+
+@compiled
+def test_a_proof_of_a_walk_is_made_alike(tmp_path: Path) -> None:
+    """The proof of a walk (cache.proof) is the same whether its steps were made plain from
+    what the C lister held or from the entries: for plain folders, one with a link, and one
+    whose file the tree judged before the walk at another size (the entry is the older one)."""
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "one.txt").write_text("1")
+    (root / "a" / "b" / "two.txt").write_text("22")
+    (root / "c").mkdir()
+    os.symlink("../a", root / "c" / "up")
+    (root / "c" / "three.txt").write_text("333")
+    for lister in (tree_module._lister, None):
+        assert _walked(root, "", lister)[6] is not None
+    assert _walked(root, "", tree_module._lister) == _walked(root, "", None)
+    grown, made = root / "a" / "one.txt", []
+    for lister in (tree_module._lister, None):
+        saved = tree_module._lister
+        tree_module._lister = lister  # type: ignore[assignment]
+        try:
+            grown.write_text("1")
+            tree = Tree(root)
+            tree.reads = []
+            tree.entry("a/one.txt")
+            grown.write_text("1" * 10)
+            list(tree.walk("a"))
+            proven = cache.proof(tree, cache.unique(tree.reads), time.time_ns() + 10**11)
+            assert proven is not None
+            made.append((proven[0], proven[2], pickle.loads(proven[3])))  # all but the stats' digest
+        finally:
+            tree_module._lister = saved
+    assert made[0] == made[1]
+    groups, _, slow = made[0]
+    # the step whose file the tree judged at another size is kept as it was (listed again)
+    assert [read[:2] for read in slow] == [("step", "a")]
+    assert groups == (("a", True, ("one.txt",)), ("a/b", True, ("two.txt",)))  # one.txt: its entry, read
 
 
 @compiled
