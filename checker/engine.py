@@ -9,15 +9,17 @@ whole, as in a whole check.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import functools
+import gc
 import importlib
 import os
 import time
 import traceback
 from collections import ChainMap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -336,12 +338,33 @@ def _unit_key(unit: Unit) -> tuple[Any, ...]:
     return (division, submitter, system, tuple(sorted(only)) if only is not None else None)
 
 
+# The units make many small objects that live to the end of their unit (entries, reads,
+# proofs, the model) and few cycles: at the collector's default pace (a pass each 700 more
+# objects) its passes took 0.29 s of the two workers' CPU on the whole v5.1 round with a cache
+# and 0.18 s without one; at this pace 0.08 s and 0.03 s (gc.callbacks), the peak the same.
+GC_THRESHOLD = 10_000
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """The collector at GC_THRESHOLD while units run in this process, as it was after."""
+    before = gc.get_threshold()
+    gc.set_threshold(GC_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _worker(round: Round) -> None:
     """A worker process starts: its own signals (checker.process.worker), its phase times from
-    zero, and the round the check loaded (forked, it is not read again)."""
+    zero, the round the check loaded (forked, it is not read again), and a collector that
+    passes less often, over none of what was made before the fork (gc.freeze)."""
     _STATE["handed"] = round
     process.worker()
     phases.reset()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def _run_task(units: list[Unit]) -> list[UnitOutput]:
@@ -558,10 +581,11 @@ def _run_units(
             outputs = []
     if len(outputs) < len(units):
         phases.reset()
-        for done, unit in enumerate(units, 1):
-            outputs.append(_run_unit(unit))
-            if progress:
-                progress(done, len(units))
+        with _fewer_collections():
+            for done, unit in enumerate(units, 1):
+                outputs.append(_run_unit(unit))
+                if progress:
+                    progress(done, len(units))
     return outputs
 
 

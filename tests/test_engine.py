@@ -216,3 +216,28 @@ def test_a_missing_seed_reads_missing_not_none(example: Path) -> None:
     log.write_text("".join(kept))
     (finding,) = [f for f in run(example).findings if f.code == "RNG001"]
     assert finding.message.startswith("effective_qsl_rng_seed is missing, the round's is ")
+
+
+def test_units_run_with_fewer_collections_and_the_collector_is_put_back(monkeypatch) -> None:
+    """In this process (jobs=1, as the API runs), units run with the collector at
+    GC_THRESHOLD, and the caller's setting is back after the check, whatever it was."""
+    import gc
+
+    from helpers import EXAMPLE
+
+    seen: list[int] = []
+    real = engine._run_unit
+
+    def recording(unit):
+        seen.append(gc.get_threshold()[0])
+        return real(unit)
+
+    monkeypatch.setattr(engine, "_run_unit", recording)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(321, 7, 5)
+        run(EXAMPLE)
+        assert gc.get_threshold() == (321, 7, 5)
+    finally:
+        gc.set_threshold(*before)
+    assert seen and set(seen) == {engine.GC_THRESHOLD} and engine.GC_THRESHOLD == 10_000
