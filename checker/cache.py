@@ -404,6 +404,7 @@ class _Proof:
         self.files: dict[str, dict[str, tuple[int, ...]]] = {}  # folder -> name -> signature
         self.ways: set[str] = set()  # folders that must be plain folders (with those above them)
         self.slow: list[tuple[Any, ...]] = []
+        self.gone: dict[str, bool | None] = {}  # `missing`'s answer by the folder a path is missing from
 
     def result(self) -> tuple[Any, ...]:
         slow = self.slow
@@ -432,7 +433,7 @@ class _Proof:
     def read(self, kind: str, rel: str, seen: Any) -> bool | None:
         """Whether the read is made plain (False: it is kept as it is; None: a path changed)."""
         if kind == "entry":
-            what = seen.kind.value
+            what = seen[1]  # its Kind, a str (no enum lookup: a unit judges thousands)
             if what == "file":
                 return self.file(rel, seen)
             if what == "dir" and not seen.is_link and self.tree.plain(rel) is not None:
@@ -473,8 +474,15 @@ class _Proof:
 
     def missing(self, rel: str) -> bool | None:
         """A path judged missing, made plain: its nearest folder that is there (what it holds
-        cannot change without that folder's stat changing)."""
+        cannot change without that folder's stat changing). Judged once a folder: a unit asks
+        for many missing names in the same one."""
         up = _parent(rel)
+        known = self.gone.get(up, self)
+        if known is self:
+            known = self.gone[up] = self._missing_in(up)
+        return known  # type: ignore[return-value]
+
+    def _missing_in(self, up: str) -> bool | None:
         while True:
             sig = self.tree.folder_sig(up)
             if sig is None:
@@ -635,9 +643,11 @@ def _listed(tree: Any, rel: str) -> tuple[Any, ...] | None:
 
 
 def unique(reads: Iterable[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
-    """The reads, each once, in order (a walk's steps frozen)."""
-    frozen = ((kind, rel, tuple(seen) if kind == "walk" else seen) for kind, rel, seen in reads)
-    return tuple(dict.fromkeys(frozen))
+    """The reads, each once, in order: one read of the same path that saw the same object (an
+    entry is the tree's own until `forget`) is a read made again. Reads that saw equal objects
+    are both kept (proving one twice proves what proving it once does), and none is hashed
+    whole: a walk's steps hold every item it listed."""
+    return tuple({(kind, rel, id(seen)): (kind, rel, seen) for kind, rel, seen in reads}.values())
 
 
 def unit_key(base: tuple[Any, ...], unit: tuple[Any, ...]) -> tuple[Any, ...]:
