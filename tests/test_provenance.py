@@ -410,3 +410,20 @@ def test_real_v60_slice_from_the_bundled_table() -> None:
     # the exceptions first: the four builds of revs mlcommons/inference does not have
     assert [line.split()[1] for line in text.splitlines()[1:]][:3] == ["unknown-commit", "unknown-commit", "descends"]
     assert "      1  descends        6.0.9 @ 4b4a3ffc89  2026-02-06  RedHat  [1 with untracked files]\n" in text
+
+
+def test_the_bundled_table_is_the_tools_own_rendering_of_itself() -> None:
+    """rules/loadgen_releases.json is what checker.tools.releases writes for the data it
+    holds (one member a line, its order kept, how it was made first), and TableSource reads
+    that data: every commit, release and loadgen tree, the seed releases of every round."""
+    from checker.rounds import real_rounds
+    from checker.tools import releases
+
+    text = (Path(__file__).parents[1] / "rules" / "loadgen_releases.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert next(iter(data)) == "generated" and data.pop("generated") == releases.GENERATED
+    assert releases.rendered(data) == text
+    source = TableSource()
+    assert (source.revs, source.releases, source.trees) == (data["revs"], data["releases"], data["loadgen_trees"])
+    assert set(data["seed_releases"]) == set(real_rounds())
+    assert (len(source.revs), len(source.releases), len(source.trees)) == (546, 52, 121)
