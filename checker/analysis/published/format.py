@@ -70,6 +70,12 @@ class TableFormat:
         return tuple(facts)
 
     @functools.cached_property
+    def fixes(self) -> tuple[tuple[str, Any, Any], ...]:
+        """The producer's value fixes as (the fact, the value it fixes, what it becomes), the
+        fact found once a format: `_as_published` runs for every row."""
+        return tuple((self.fact(fix.key), fix.value, fix.becomes) for fix in self.table.fixes)
+
+    @functools.cached_property
     def na_values(self) -> frozenset[str]:
         """What pandas read_csv reads as missing."""
         return frozenset(self.table.na_values)
@@ -129,10 +135,9 @@ def _as_published(fmt: TableFormat, row: dict[str, Any]) -> dict[str, Any]:
     for fact, value in values.items():
         if value is None or (isinstance(value, str) and value in na_values):
             values[fact] = fmt.blank
-    for fix in table.fixes:
-        fact = fmt.fact(fix.key)
-        if type(values.get(fact)) is type(fix.value) and values[fact] == fix.value:
-            values[fact] = fix.becomes
+    for fact, value, becomes in fmt.fixes:
+        if type(values.get(fact)) is type(value) and values[fact] == value:
+            values[fact] = becomes
     return values
 
 
@@ -148,7 +153,7 @@ def _publication(fmt: TableFormat, values: dict[str, Any], base: str, number: in
     return {key: template.format(**fields) for key, template in fmt.publication.items()}
 
 
-def _in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def in_order(rows: list[dict[str, Any]], fmt: TableFormat) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(published values, facts) of each row, in the round's published order."""
 
     facts = [fmt.fact(k) for k in fmt.table.order]
@@ -172,11 +177,23 @@ def render(
     `as_written=False` keeps each number as checked rather than as the table's encoder writes
     it (`published_numbers`: the same to ten decimals), for comparisons that do not need the
     encoder's last digits, nor pandas."""
+    return rendered(in_order(rows, fmt), fmt, base, first_id, as_written)
+
+
+def rendered(
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]],
+    fmt: TableFormat,
+    base: str | None = None,
+    first_id: int | None = None,
+    as_written: bool = True,
+) -> list[dict[str, Any]]:
+    """`render` of rows already in order, each with its published values (`in_order`), which
+    it takes as its own (the publication keys go into them)."""
     numbers: dict[str, int] = {}
     out: list[dict[str, Any]] = []
     publication = fmt.publication
     all_keys = {power: fmt.all_keys(power=power) for power in (True, False)}  # once, not once a row
-    for values, row in _in_order(rows, fmt):
+    for values, row in pairs:
         if base is not None and first_id is not None and publication:
             unique = values["Unique ID (e.g. for Audit)"]
             numbers.setdefault(unique, first_id + len(numbers))

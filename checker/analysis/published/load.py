@@ -10,7 +10,7 @@ from ...model import no_results_reason
 from ...rounds import Round, RoundError, available_rounds, load_round
 from ...settings import UsageError
 from .collect import DESCRIPTION_FIELDS
-from .format import TableFormat, _in_order, render
+from .format import TableFormat, in_order, rendered
 
 
 def formats() -> list[TableFormat]:
@@ -89,8 +89,9 @@ def publish(
     fmt = TableFormat.of(load_round(round_name))
     if fmt is None:
         raise RoundError(f"round {round_name} has no `table:` block")
-    ordered = [row for _, row in _in_order(rows, fmt)]
-    canonical = normalise(render(ordered, fmt, base, first_id, as_written), fmt)  # one row per result again
+    pairs = in_order(rows, fmt)  # each row's published values, made once
+    ordered = [row for _, row in pairs]
+    canonical = normalise(rendered(pairs, fmt, base, first_id, as_written), fmt)  # one row per result again
     for published, row in zip(canonical, ordered, strict=True):
         if row.get("tpot_p99_ns") is not None:  # measured, never published: the interactivity figure
             published["tpot_p99_ns"] = row["tpot_p99_ns"]
