@@ -562,3 +562,15 @@ def test_any_hostile_folder_name_in_every_format_of_check(tmp_path_factory, leve
         _honest("text", listed.getvalue(), f"{level} text --show-valid", tails=())
         assert escaping.visible(name) in listed.getvalue()
         assert escaping.visible(name).replace('"', '""') in outputs["csv"]
+
+
+def test_not_xml_counts_every_character_outside_xmls_char_production() -> None:
+    """Every code point, against XML 1.0's Char production as the specification writes it."""
+
+    def allowed(code: int) -> bool:
+        return code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000
+
+    text = "".join(map(chr, range(0x110000)))  # each code point at its own index
+    outside = [code for code in range(0x110000) if not allowed(code)]
+    assert [found.start() for found in escaping._NOT_XML.finditer(text)] == outside
+    assert escaping.not_xml(text) == len(outside) == 2079
