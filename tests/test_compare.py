@@ -542,3 +542,73 @@ def test_a_groups_majorities_are_value_counts_ones() -> None:
             assert repr(_differences(index, frame, majorities)) == repr(_differences_by_value_counts(index, frame))
 
     same()
+
+
+# --- groups_of on numpy arrays, against pandas' own reductions a group at a time ------------
+def _groups_by_pandas(members):  # the oracle: groups_of as it was, one pandas reduction at a time
+    import numpy as np
+    import pandas as pd
+
+    from checker.analysis.compare import BY as by
+    from checker.analysis.compare import GROUP_COLUMNS, TOLERANCE, group_keys
+
+    keys = group_keys(by)
+    records = []
+    with np.errstate(all="ignore"):
+        for group, part in members.groupby("group", sort=True):
+            partners = part[part["role"] == "partner"]
+            own = part.loc[part["role"] == "reference", "submitter"]
+            values = part["result"]
+            mean = float(partners["abs_dev"].mean()) if len(partners) else float("nan")
+            records.append(
+                {
+                    "group": group,
+                    **{key: part[key].iloc[0] for key in keys},
+                    "reference_submitter": str(own.iloc[0]) if len(own) else None,
+                    "reference": float(part["reference"].iloc[0]),
+                    "n": len(part),
+                    "partners": len(partners),
+                    "submitters": int(part["submitter"].nunique()),
+                    "mean_abs_dev": mean,
+                    "median_abs_dev": float(partners["abs_dev"].median()) if len(partners) else float("nan"),
+                    "max_abs_dev": float(partners["abs_dev"].max()) if len(partners) else float("nan"),
+                    "cv": float(values.std(ddof=0) / values.mean()),
+                    "within_tolerance": bool(mean <= TOLERANCE),
+                    "beyond": int(partners["beyond_tolerance"].sum()),
+                    "outliers": int(part["outlier"].sum()),
+                }
+            )
+    return pd.DataFrame(records, columns=["group", *keys, *GROUP_COLUMNS])
+
+
+_EDGES = [0.0, -0.0, 1e-300, 5e-324, 1e308, -1e308, float("inf"), float("-inf"), float("nan"), 0.1, 3.0, 1e15]
+
+
+@pytest.mark.real
+def test_the_groups_statistics_are_pandas_own_to_the_last_digit() -> None:
+    """groups_of reduces each group's arrays with numpy as pandas' nanops do: on the v6.1
+    table's members, and on them with |deviations| and results changed to edge values (NaN,
+    infinities, zeros, subnormals, huge), with references and partners moved, every group's
+    row is the oracle's, exactly, column types included; no members is no group either way."""
+    import random
+
+    import numpy as np
+    import pandas as pd
+
+    from checker.analysis import compare as cmp
+
+    rows = load_table(str(real_data(TABLES_ROOT / V61)))
+    members = cmp.comparison(rows, Options()).members
+    assert len(members) > 100
+    pd.testing.assert_frame_equal(cmp.groups_of(members), _groups_by_pandas(members), check_exact=True)
+    rng = random.Random(34)
+    for _ in range(30):
+        changed = members.copy()
+        at = rng.sample(range(len(changed)), 40)
+        changed.loc[changed.index[at[:20]], "abs_dev"] = [rng.choice(_EDGES) for _ in range(20)]
+        changed.loc[changed.index[at[20:30]], "result"] = [rng.choice(_EDGES) for _ in range(10)]
+        changed.loc[changed.index[at[30:]], "role"] = [rng.choice(("reference", "partner")) for _ in range(10)]
+        with np.errstate(all="ignore"):
+            pd.testing.assert_frame_equal(cmp.groups_of(changed), _groups_by_pandas(changed), check_exact=True)
+    none = members.iloc[:0]
+    pd.testing.assert_frame_equal(cmp.groups_of(none), _groups_by_pandas(none))

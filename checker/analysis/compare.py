@@ -250,34 +250,80 @@ def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[
     (its submitter, as written, or None for the median, and its value), n, partners,
     submitters, the partners' mean, median and max |deviation|, the group's coefficient of
     variation, whether it is within `tolerance`, and how many partners are beyond it or
-    outliers."""
+    outliers. Each statistic is pandas' own reduction of the group's column (`_mean`,
+    `_median`, `_max`, `_std`), made on numpy arrays of the groups at once: a group at a time
+    in pandas took a third of the report's variance section."""
     keys = group_keys(by)
     records = []
-    with np.errstate(all="ignore"):
-        for group, part in members.groupby("group", sort=True):
-            partners = part[part["role"] == "partner"]
-            own = part.loc[part["role"] == "reference", "submitter"]
-            values = part["result"]
-            mean = float(partners["abs_dev"].mean()) if len(partners) else float("nan")
-            records.append(
-                {
-                    "group": group,
-                    **{key: part[key].iloc[0] for key in keys},
-                    "reference_submitter": str(own.iloc[0]) if len(own) else None,
-                    "reference": float(part["reference"].iloc[0]),
-                    "n": len(part),
-                    "partners": len(partners),
-                    "submitters": int(part["submitter"].nunique()),
-                    "mean_abs_dev": mean,
-                    "median_abs_dev": float(partners["abs_dev"].median()) if len(partners) else float("nan"),
-                    "max_abs_dev": float(partners["abs_dev"].max()) if len(partners) else float("nan"),
-                    "cv": float(values.std(ddof=0) / values.mean()),
-                    "within_tolerance": bool(mean <= tolerance),
-                    "beyond": int(partners["beyond_tolerance"].sum()),
-                    "outliers": int(part["outlier"].sum()),
-                }
-            )
+    if len(members):
+        group = members["group"].to_numpy()
+        order = np.argsort(group, kind="stable")  # each group's rows in their order, groups ascending
+        cuts = np.flatnonzero(group[order][1:] != group[order][:-1]) + 1
+        role = members["role"].to_numpy()
+        partner, own = role == "partner", role == "reference"
+        abs_dev = members["abs_dev"].to_numpy(dtype=np.float64)
+        result = members["result"].to_numpy(dtype=np.float64)
+        beyond = members["beyond_tolerance"].to_numpy(dtype=bool)
+        outlier = members["outlier"].to_numpy(dtype=bool)
+        submitter, reference = members["submitter"], members["reference"]
+        columns = {key: members[key] for key in keys}
+        with np.errstate(all="ignore"):
+            for rows in np.split(order, cuts):
+                first = int(rows[0])
+                partners = rows[partner[rows]]
+                owners = rows[own[rows]]
+                devs = abs_dev[partners]
+                mean = _mean(devs) if len(partners) else float("nan")
+                records.append(
+                    {
+                        "group": group[first],
+                        **{key: column.iloc[first] for key, column in columns.items()},
+                        "reference_submitter": str(submitter.iloc[int(owners[0])]) if len(owners) else None,
+                        "reference": float(reference.iloc[first]),
+                        "n": len(rows),
+                        "partners": len(partners),
+                        "submitters": len({name for name in submitter.iloc[rows] if not pd.isna(name)}),
+                        "mean_abs_dev": mean,
+                        "median_abs_dev": _median(devs) if len(partners) else float("nan"),
+                        "max_abs_dev": _max(devs) if len(partners) else float("nan"),
+                        "cv": float(_std(result[rows]) / _mean(result[rows])),
+                        "within_tolerance": bool(mean <= tolerance),
+                        "beyond": int(beyond[partners].sum()),
+                        "outliers": int(outlier[rows].sum()),
+                    }
+                )
     return pd.DataFrame(records, columns=["group", *keys, *GROUP_COLUMNS])
+
+
+# pandas' reductions of a float64 Series (pandas.core.nanops, skipna, without bottleneck), on
+# its numpy array: the same operations in the same order, so the same last digit.
+def _mean(values: np.ndarray) -> float:
+    missing = np.isnan(values)
+    count = values.size - int(missing.sum())
+    kept = np.where(missing, 0.0, values)
+    return float(kept.sum(dtype=np.float64) / count) if count else float("nan")
+
+
+def _median(values: np.ndarray) -> float:
+    kept = values[~np.isnan(values)]
+    return float(np.nanmedian(kept)) if kept.size else float("nan")
+
+
+def _max(values: np.ndarray) -> float:
+    missing = np.isnan(values)
+    return float("nan") if missing.all() else float(np.where(missing, -np.inf, values).max())
+
+
+def _std(values: np.ndarray) -> float:
+    """The population standard deviation (ddof=0), as nanops.nanstd makes it."""
+    missing = np.isnan(values)
+    count = values.size - int(missing.sum())
+    if count <= 0:
+        return float("nan")
+    kept = np.where(missing, 0.0, values)
+    average = kept.sum(dtype=np.float64) / count
+    squares = np.where(missing, 0.0, (average - kept) ** 2)
+    return float(np.sqrt(squares.sum(dtype=np.float64) / count))
 
 
 @dataclass
