@@ -227,3 +227,18 @@ def test_a_tuple_type_tuple_new_refuses_is_refused(tmp_path: Path) -> None:
         "tuple.__new__(time.struct_time)",
         "Entry 9",
     ]
+
+
+@compiled
+def test_a_walk_from_a_path_with_slashes_at_its_ends_is_proven_alike(tmp_path: Path) -> None:
+    """A walk keys its files' entries by its folder stripped of its slashes (`_listed`'s
+    prefix): the proof of a walk of `sub/` (or `/sub`) is the same whether the C lister held
+    its steps or they are made plain from the entries, looked up by that key."""
+    root = tmp_path / "root"
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_text("a")
+    (root / "sub" / "deeper" / "b.txt").write_text("b")
+    for rel in ("sub/", "/sub"):
+        _both(root, rel)
+    # `sub/` is a plain folder (`/sub` is none: its real path is not the root's joined with it)
+    assert ("sub/", True, ("a.txt",)) in _walked(root, "sub/", None)[6][0]  # type: ignore[index]
