@@ -185,6 +185,22 @@ not_plain:
     return 0;
 }
 
+/* Whether tuple.__new__ makes instances of `type` (0, or -1 with its TypeError set): Entries
+ * are made as it makes them, and it refuses a tuple type with fields or a layout of its own
+ * (os.stat_result, time.struct_time: a struct sequence frees more items than the 9 made).
+ * Asked once a type: the last one vetted is kept. */
+static PyObject *vetted;
+
+static int vet(PyTypeObject *type) {
+    if ((PyObject *)type == vetted) return 0;
+    PyObject *made = PyObject_CallMethod((PyObject *)&PyTuple_Type, "__new__", "(O)", (PyObject *)type);
+    if (made == NULL) return -1;
+    Py_DECREF(made);
+    Py_INCREF(type);
+    Py_XSETREF(vetted, (PyObject *)type);
+    return 0;
+}
+
 static PyObject *listed(PyObject *self, PyObject *args) {
     PyObject *path_obj, *base, *prefix, *entries, *file_kind, *dir_kind, *stack, *real_dirs, *sigs;
     PyTypeObject *entry_type;
@@ -201,6 +217,10 @@ static PyObject *listed(PyObject *self, PyObject *args) {
     if (!PyType_IsSubtype(entry_type, &PyTuple_Type)) {
         Py_DECREF(path_obj);
         PyErr_SetString(PyExc_TypeError, "entry_type: a subclass of tuple");
+        return NULL;
+    }
+    if (vet(entry_type) < 0) {
+        Py_DECREF(path_obj);
         return NULL;
     }
     Walk with = {base, prefix, entries, entry_type, dir_kind, stack, real_dirs, sigs};

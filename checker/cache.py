@@ -522,7 +522,8 @@ class _Proof:
                     return None  # a file changed during the check
                 self.files.setdefault(where, {}).update(held)
             return True
-        prefix = where + "/" if where else ""
+        # the walk's own key of each file, as `Tree._listed` makes it (from `where` stripped)
+        prefix = where.strip("/") + "/" if where.strip("/") else ""
         get = self.tree._entries.get  # noqa: SLF001 - what the walk judged of each file
         held = {}
         for name, what, size, _ in items:

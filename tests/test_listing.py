@@ -199,3 +199,46 @@ def test_an_entry_type_that_is_no_tuple_is_refused(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == ["entry_type: a subclass of tuple"] * 2 + ["tuple 9"]
+
+
+@compiled
+def test_a_tuple_type_tuple_new_refuses_is_refused(tmp_path: Path) -> None:
+    """A tuple subclass with fields of its own (a struct sequence: os.stat_result frees more
+    items than the 9 the lister makes) is refused as tuple.__new__ refuses it, a TypeError,
+    in a process of its own as a crash would end it; a named tuple lists."""
+    (tmp_path / "f").write_text("x")
+    code = (
+        "import gc, os, sys, time\nfrom checker._listing import listed\nfrom checker.tree import Entry\n"
+        "for kind in (os.stat_result, time.struct_time, Entry):\n"
+        "    try:\n"
+        "        entries = {}\n"
+        "        listed(sys.argv[1], sys.argv[1] + '/', '', entries, kind, 'file', 'dir', [], {}, None)\n"
+        "    except TypeError as error:\n"
+        "        print(str(error).partition(' is ')[0])\n"
+        "    else:\n"
+        "        print(type(entries['f']).__name__, len(entries['f']))\n"
+        "    entries.clear()\n"
+        "    gc.collect()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [
+        "tuple.__new__(os.stat_result)",
+        "tuple.__new__(time.struct_time)",
+        "Entry 9",
+    ]
+
+
+@compiled
+def test_a_walk_from_a_path_with_slashes_at_its_ends_is_proven_alike(tmp_path: Path) -> None:
+    """A walk keys its files' entries by its folder stripped of its slashes (`_listed`'s
+    prefix): the proof of a walk of `sub/` (or `/sub`) is the same whether the C lister held
+    its steps or they are made plain from the entries, looked up by that key."""
+    root = tmp_path / "root"
+    (root / "sub" / "deeper").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_text("a")
+    (root / "sub" / "deeper" / "b.txt").write_text("b")
+    for rel in ("sub/", "/sub"):
+        _both(root, rel)
+    # `sub/` is a plain folder (`/sub` is none: its real path is not the root's joined with it)
+    assert ("sub/", True, ("a.txt",)) in _walked(root, "sub/", None)[6][0]  # type: ignore[index]

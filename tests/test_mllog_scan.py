@@ -443,3 +443,37 @@ def test_hostile_inputs_raise_or_read_rather_than_crash() -> None:
         f"({3 * (cost + 1)}, 3, {cost}, {3 * (cost + 1) - 1}, None)",
         "0 {'result_x': 2}",
     ]
+
+
+EMPTIED = r"""
+from checker.parsers._mllog_scan import suspects
+
+values, kept = {}, []
+
+class Empties(str):
+    # a key whose __eq__, called as `tests` is looked up, empties `values` (freeing the key
+    # and the value the loop has) and fills the freed memory
+    def __hash__(self):
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        values.clear()
+        kept.append([bytearray(b"\0" * 8 + b"\xff" * 40) for _ in range(1000)])
+        return str.__eq__(self, other)
+
+for _ in range(20):
+    values[Empties("a")] = [1.5] * 3
+    try:
+        print(suspects(values, {"a": (0,)}))
+    except RuntimeError as error:
+        print(error)
+"""
+
+
+def test_a_key_that_empties_the_values_as_it_is_looked_up_is_no_crash() -> None:
+    """In a process of its own, as a crash would end it: `suspects` holds the key and value it
+    judges while it looks the key's test up (which runs the key's __eq__), and a dict emptied
+    so is Python's own RuntimeError, not a read of a freed key."""
+    done = subprocess.run([sys.executable, "-c", EMPTIED], capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["dictionary changed size during iteration"] * 20

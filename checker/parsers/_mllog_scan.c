@@ -630,23 +630,26 @@ static PyObject *suspects(PyObject *self, PyObject *args)
             changed();
             goto fail;
         }
-        PyObject *test = PyDict_GetItemWithError(tests, key);
-        if (test == NULL) {
-            if (PyErr_Occurred())
-                goto fail;
-            continue;
-        }
+        /* Held before the lookup: a key's __eq__ it calls can empty `values`. */
         Py_INCREF(key);
         Py_INCREF(value);
-        Py_INCREF(test);
-        int ok = meets(test, value);
-        Py_DECREF(test);
+        PyObject *test = PyDict_GetItemWithError(tests, key);
+        int ok = test == NULL ? (PyErr_Occurred() ? -1 : 1) : 0;
+        if (test != NULL) {
+            Py_INCREF(test);
+            ok = meets(test, value);
+            Py_DECREF(test);
+        }
         Py_DECREF(value);
         if (ok < 0 || (ok == 0 && PyList_Append(found, key) < 0)) {
             Py_DECREF(key);
             goto fail;
         }
         Py_DECREF(key);
+    }
+    if (PyDict_GET_SIZE(values) != size) { /* changed on its last member: Python's iteration says so too */
+        changed();
+        goto fail;
     }
     return found;
 fail:
