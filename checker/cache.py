@@ -126,16 +126,18 @@ _fingerprint: list[str] = []
 
 def fingerprint() -> str:
     """This checker's version, Python's, and the size and mtime of every file of its package
-    (its modules and round files: an edited checkout is another checker)."""
+    (its modules, compiled ones included, and round files: an edited checkout or a rebuilt
+    module is another checker), and whether MLPERF_CHECK_PURE turns the compiled ones off."""
     if not _fingerprint:
-        hashed = hashlib.blake2b(f"{__version__}\0{sys.version}\0{LAYOUT}".encode(), digest_size=8)
+        pure = os.environ.get("MLPERF_CHECK_PURE") == "1"
+        hashed = hashlib.blake2b(f"{__version__}\0{sys.version}\0{LAYOUT}\0{pure}".encode(), digest_size=8)
         top = os.path.dirname(os.path.abspath(__file__))
         rules = os.path.join(os.path.dirname(top), "rules")
         for base in (top, rules):
             for folder, folders, names in os.walk(base):
                 folders[:] = sorted(name for name in folders if name != "__pycache__")
                 for name in sorted(names):
-                    if name.endswith((".py", ".yaml", ".json")):
+                    if name.endswith((".py", ".yaml", ".json", ".so", ".pyd")):
                         with contextlib.suppress(OSError):
                             st = os.stat(os.path.join(folder, name))
                             hashed.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())

@@ -446,3 +446,31 @@ def test_a_cache_folder_that_is_a_file_leaves_the_check_right_and_says_so_once(t
     assert found == truth
     assert len(said) == 1 and "cannot write" in said[0], said
     assert folder.read_text() == "not a folder\n"
+
+
+def test_a_rebuilt_module_or_the_pure_readers_are_another_checker(monkeypatch) -> None:
+    """The fingerprint changes with a compiled module's stat (a rebuild) and with
+    MLPERF_CHECK_PURE, so no entry made by one is read by the other."""
+    _listing = pytest.importorskip("checker._listing", reason="the C lister is not built")
+
+    def made() -> str:
+        cache._fingerprint.clear()
+        return cache.fingerprint()
+
+    try:
+        monkeypatch.delenv("MLPERF_CHECK_PURE", raising=False)
+        before = made()
+        monkeypatch.setenv("MLPERF_CHECK_PURE", "1")
+        pure = made()
+        monkeypatch.delenv("MLPERF_CHECK_PURE")
+        assert made() == before != pure
+        built = _listing.__file__
+        st = os.stat(built)
+        os.utime(built, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+        try:
+            assert made() not in (before, pure)
+        finally:
+            os.utime(built, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert made() == before
+    finally:
+        cache._fingerprint.clear()
