@@ -180,36 +180,14 @@ def test_a_path_a_walked_folder_lacks_is_judged_as_an_lstat_judges_it(tmp_path: 
     assert known == fresh._real_dirs
 
 
-@compiled
-def test_an_entry_type_that_is_no_tuple_is_refused(tmp_path: Path) -> None:
-    """The lister makes entries as tuples of 9 items: a type with no room for them (int, dict)
-    is a TypeError, in a process of its own as a crash would end it; a tuple subclass lists."""
+def _listed_as(tmp_path: Path, imports: str, kinds: str) -> list[str]:
+    """What listing a folder of one file with each of `kinds` (Python text, after `imports`)
+    as the entry type prints, in a process of its own as a crash would end it: the
+    TypeError's text up to " is ", or the entry's type and length."""
     (tmp_path / "f").write_text("x")
     code = (
-        "import sys\nfrom checker._listing import listed\n"
-        "for kind in (int, dict, tuple):\n"
-        "    try:\n"
-        "        entries = {}\n"
-        "        listed(sys.argv[1], sys.argv[1] + '/', '', entries, kind, 'file', 'dir', [], {}, None)\n"
-        "    except TypeError as error:\n"
-        "        print(error)\n"
-        "    else:\n"
-        "        print(type(entries['f']).__name__, len(entries['f']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.splitlines() == ["entry_type: a subclass of tuple"] * 2 + ["tuple 9"]
-
-
-@compiled
-def test_a_tuple_type_tuple_new_refuses_is_refused(tmp_path: Path) -> None:
-    """A tuple subclass with fields of its own (a struct sequence: os.stat_result frees more
-    items than the 9 the lister makes) is refused as tuple.__new__ refuses it, a TypeError,
-    in a process of its own as a crash would end it; a named tuple lists."""
-    (tmp_path / "f").write_text("x")
-    code = (
-        "import gc, os, sys, time\nfrom checker._listing import listed\nfrom checker.tree import Entry\n"
-        "for kind in (os.stat_result, time.struct_time, Entry):\n"
+        f"import gc, sys\n{imports}\nfrom checker._listing import listed\n"
+        f"for kind in ({kinds}):\n"
         "    try:\n"
         "        entries = {}\n"
         "        listed(sys.argv[1], sys.argv[1] + '/', '', entries, kind, 'file', 'dir', [], {}, None)\n"
@@ -222,7 +200,24 @@ def test_a_tuple_type_tuple_new_refuses_is_refused(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.splitlines() == [
+    return done.stdout.splitlines()
+
+
+@compiled
+def test_an_entry_type_that_is_no_tuple_is_refused(tmp_path: Path) -> None:
+    """The lister makes entries as tuples of 9 items: a type with no room for them (int, dict)
+    is a TypeError; a tuple subclass lists."""
+    assert _listed_as(tmp_path, "", "int, dict, tuple") == ["entry_type: a subclass of tuple"] * 2 + ["tuple 9"]
+
+
+@compiled
+def test_a_tuple_type_tuple_new_refuses_is_refused(tmp_path: Path) -> None:
+    """A tuple subclass with fields of its own (a struct sequence: os.stat_result frees more
+    items than the 9 the lister makes) is refused as tuple.__new__ refuses it, a TypeError;
+    a named tuple lists."""
+    assert _listed_as(
+        tmp_path, "import os, time\nfrom checker.tree import Entry", "os.stat_result, time.struct_time, Entry"
+    ) == [
         "tuple.__new__(os.stat_result)",
         "tuple.__new__(time.struct_time)",
         "Entry 9",
