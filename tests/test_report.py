@@ -409,6 +409,27 @@ def test_the_variance_computed_aside_is_the_one_computed_here(v51: SimpleNamespa
     assert (len(here["plots"]), len(here["interactivity"]), len(here["groups"])) == (1, 1, 10)
 
 
+@pytest.mark.real
+@pytest.mark.full
+@pytest.mark.parametrize("with_baseline", [True, False])
+def test_the_page_rendered_around_the_variance_is_the_page_rendered_whole(
+    v51: SimpleNamespace, with_baseline: bool
+) -> None:
+    """With a child, the page is rendered while the child computes the variance, with a
+    marker in place of the section's body (templates/_variance.html.j2), which then goes in:
+    the same bytes as the page rendered in one piece, and no marker is left."""
+    import datetime
+
+    checked = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.UTC)
+    baseline = audit.load_baseline(str(v51.baseline)) if with_baseline else None
+    whole = audit.audit(v51.bad, str(v51.tree), baseline, "baseline.json", checked)
+    with audit.Aside() as aside:
+        around = audit.audit(v51.bad, str(v51.tree), baseline, "baseline.json", checked, aside=aside)
+    assert around == whole
+    assert "the variance section," not in around and whole.count('<section id="variance">') == 1
+    assert "No comparable group" not in whole and whole.count("<svg") + whole.count("data:image/svg") >= 1
+
+
 def _no_semaphores(*args: Any, **kwargs: Any) -> None:
     raise OSError(38, "Function not implemented")
 

@@ -27,10 +27,13 @@ groups with the same templates and style sheet (checker/commands/html.py).
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
 
 from ..analysis import plots
 from ..baseline import check_baseline_round, load_baseline
@@ -470,10 +473,12 @@ def page(
     provenance_view: dict[str, Any] | None = None,
     variance_view: dict[str, Any] | None = None,
     checked: datetime.datetime | None = None,
+    variance_marker: str | None = None,
 ) -> str:
     """The audit page of a report, as one HTML document. `baseline` is a load_baseline()
     document; without `provenance_view` or `variance_view` (see `audit`) those sections say
-    they were not computed."""
+    they were not computed. With `variance_marker` (markup), the variance section holds it
+    in place of its body (templates/_variance.html.j2), for `audit` to put the body in."""
     load_all()
     divisions = report.round.divisions
     applying = _Applying(report)
@@ -525,6 +530,7 @@ def page(
         baseline_name=baseline_name,
         provenance=provenance_view,
         variance=variance_view,
+        variance_marker=variance_marker,
         prv=[f for f in everything if f["code"].startswith("PRV")],
     )
 
@@ -542,10 +548,12 @@ def audit(
     variance is computed in its child process."""
     if aside is None:
         return page(report, baseline, baseline_name, provenance(report, report.round), variance(report), checked)
-    pending = aside.variance(report)  # the child computes it while this process judges the builds
+    pending = aside.variance(report)  # the child computes it while this process judges the builds,
     judged = provenance(report, report.round)
-    prepare()  # and compiles the page's templates
-    return page(report, baseline, baseline_name, judged, pending(), checked)
+    prepare()  # compiles the page's templates and renders all of the page but the variance's body
+    marker = Markup(f"<!-- the variance section, {secrets.token_hex(16)} -->")  # in no text of the tree
+    before, _, after = page(report, baseline, baseline_name, judged, None, checked, marker).partition(marker)
+    return before + render("_variance.html.j2", variance=pending()) + after
 
 
 # The audit page is one HTML file; its templates escape what they print.
