@@ -430,6 +430,25 @@ def test_the_page_rendered_around_the_variance_is_the_page_rendered_whole(
     assert "No comparable group" not in whole and whole.count("<svg") + whole.count("data:image/svg") >= 1
 
 
+@pytest.mark.real
+@pytest.mark.full
+def test_a_page_that_places_no_marker_is_rendered_whole(v51: SimpleNamespace, monkeypatch) -> None:
+    """Were the page's template to leave the marker out, the page is rendered again, whole,
+    with the variance the child computed: the same bytes, never a section put at the end."""
+    import datetime
+
+    checked = datetime.datetime(2026, 7, 1, 12, 0, 0, tzinfo=datetime.UTC)
+    whole = audit.audit(v51.bad, str(v51.tree), None, "", checked)
+    real = audit.page
+
+    def unmarked(*args: Any, **kwargs: Any) -> str:
+        return real(*args[:6], **kwargs)  # every argument but the marker
+
+    monkeypatch.setattr(audit, "page", unmarked)
+    with audit.Aside() as aside:
+        assert audit.audit(v51.bad, str(v51.tree), None, "", checked, aside=aside) == whole
+
+
 def _no_semaphores(*args: Any, **kwargs: Any) -> None:
     raise OSError(38, "Function not implemented")
 

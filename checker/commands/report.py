@@ -552,8 +552,11 @@ def audit(
     judged = provenance(report, report.round)
     prepare()  # compiles the page's templates and renders all of the page but the variance's body
     marker = Markup(f"<!-- the variance section, {secrets.token_hex(16)} -->")  # in no text of the tree
-    before, _, after = page(report, baseline, baseline_name, judged, None, checked, marker).partition(marker)
-    return before + render("_variance.html.j2", variance=pending()) + after
+    before, found, after = page(report, baseline, baseline_name, judged, None, checked, marker).partition(marker)
+    variance_view = pending()
+    if not found:  # a template that does not place the marker: the page rendered whole
+        return page(report, baseline, baseline_name, judged, variance_view, checked)
+    return before + render("_variance.html.j2", variance=variance_view) + after
 
 
 # The audit page is one HTML file; its templates escape what they print.
