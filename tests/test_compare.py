@@ -612,3 +612,11 @@ def test_the_groups_statistics_are_pandas_own_to_the_last_digit() -> None:
             pd.testing.assert_frame_equal(cmp.groups_of(changed), _groups_by_pandas(changed), check_exact=True)
     none = members.iloc[:0]
     pd.testing.assert_frame_equal(cmp.groups_of(none), _groups_by_pandas(none))
+    first = members["group"] == members["group"].iloc[0]  # a group whose results sum to 0: cv inf or NaN
+    for values in ((0.0,), (1e308, -1e308), (0.0, -0.0)):
+        zero = members.copy()
+        rows = zero.index[first][: len(values)]
+        zero.loc[zero.index[first], "result"] = 0.0
+        zero.loc[rows, "result"] = list(values)
+        with np.errstate(all="ignore"):
+            pd.testing.assert_frame_equal(cmp.groups_of(zero), _groups_by_pandas(zero), check_exact=True)

@@ -286,7 +286,7 @@ def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[
                         "mean_abs_dev": mean,
                         "median_abs_dev": _median(devs) if len(partners) else float("nan"),
                         "max_abs_dev": _max(devs) if len(partners) else float("nan"),
-                        "cv": float(_std(result[rows]) / _mean(result[rows])),
+                        "cv": float(np.float64(_std(result[rows])) / np.float64(_mean(result[rows]))),
                         "within_tolerance": bool(mean <= tolerance),
                         "beyond": int(beyond[partners].sum()),
                         "outliers": int(outlier[rows].sum()),
@@ -295,8 +295,10 @@ def groups_of(members: pd.DataFrame, tolerance: float = TOLERANCE, by: Sequence[
     return pd.DataFrame(records, columns=["group", *keys, *GROUP_COLUMNS])
 
 
-# pandas' reductions of a float64 Series (pandas.core.nanops, skipna, without bottleneck), on
-# its numpy array: the same operations in the same order, so the same last digit.
+# pandas' reductions of a float64 Series (pandas.core.nanops, skipna), on its numpy array: the
+# same operations in the same order, so the same last digit as pandas without bottleneck (with
+# it installed, pandas sums in its own order; these do not depend on it). The cv divides numpy
+# scalars, as pandas did: a mean of 0 is inf or NaN, not a ZeroDivisionError.
 def _mean(values: np.ndarray) -> float:
     missing = np.isnan(values)
     count = values.size - int(missing.sum())
