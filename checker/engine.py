@@ -303,29 +303,32 @@ def _run_unit(args: Unit) -> UnitOutput:
     started = time.perf_counter()
     with phases.phase("rules"):  # the rules and the model; reading and listing are phases of their own
         tree = _setup(options)[0]
-        if _STATE.get("judged") != (division, submitter):  # a worker's memory stays flat: one submission's
-            tree.forget()  # entries and folder stats at a time (those of its units shared: none stat-ed twice)
-            _STATE["judged"] = (division, submitter)
-        tree.unlistable.clear()
-        # With a cache, every read of the tree the unit makes, of a Submission of its own
-        # (none derived by another unit): what its output depends on (checker/cache.py).
-        reads: list[tuple[str, str, Any]] | None = [] if options.cache else None
-        tree.reads = reads
-        try:
-            if reads is not None:
-                _STATE["submissions"].pop((division, submitter), None)
-            submission = _submission(options, division, submitter)
-            if system_name is None:
-                output = check_submission(submission)
-            else:
-                output = check_system(System(submission, system_name), only, options.collect)
-        finally:
-            tree.reads = None
-    output.findings += unlistable(tree)
-    output.submission, output.unit = submission.rel, _unit_key(args)
-    if reads is not None and options.unit_base is not None:
-        output.stored = cache.keep_unit(options.unit_base, options.started, tree, output, reads)
-    tree.held.clear()  # what the C lister made of the unit's walks for its proof (the unit's items)
+    try:
+        with phases.phase("rules"):
+            if _STATE.get("judged") != (division, submitter):  # a worker's memory stays flat: one submission's
+                tree.forget()  # entries and folder stats at a time (those of its units shared: none stat-ed twice)
+                _STATE["judged"] = (division, submitter)
+            tree.unlistable.clear()
+            # With a cache, every read of the tree the unit makes, of a Submission of its own
+            # (none derived by another unit): what its output depends on (checker/cache.py).
+            reads: list[tuple[str, str, Any]] | None = [] if options.cache else None
+            tree.reads = reads
+            try:
+                if reads is not None:
+                    _STATE["submissions"].pop((division, submitter), None)
+                submission = _submission(options, division, submitter)
+                if system_name is None:
+                    output = check_submission(submission)
+                else:
+                    output = check_system(System(submission, system_name), only, options.collect)
+            finally:
+                tree.reads = None
+        output.findings += unlistable(tree)
+        output.submission, output.unit = submission.rel, _unit_key(args)
+        if reads is not None and options.unit_base is not None:
+            output.stored = cache.keep_unit(options.unit_base, options.started, tree, output, reads)
+    finally:
+        tree.drop_held()  # what the C lister made of the unit's walks for its proof, however it ended
     output.seconds = time.perf_counter() - started
     output.phases = phases.take()
     output.notes = cache.take_notes()
@@ -347,7 +350,7 @@ GC_THRESHOLD = 10_000
 
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
-    """The collector at GC_THRESHOLD while units run in this process, as it was after."""
+    """The collector at GC_THRESHOLD while units run in this process, put back as it was afterwards."""
     before = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD, *before[1:])
     try:

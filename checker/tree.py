@@ -32,7 +32,7 @@ else:
         from . import _listing
     except ImportError:
         _lister = None
-    else:  # a build from before the lister made proofs' steps lists with os.scandir
+    else:  # an older build (no HELD: its listings give no proof steps) lists with os.scandir
         _lister = _listing.listed if getattr(_listing, "HELD", 0) else None
 
 
@@ -137,6 +137,12 @@ class Tree:
         # step's items, which it holds (cache._Proof.step; dropped when the unit is stored).
         self.held: dict[int, tuple[tuple[Item, ...], dict[str, tuple[int, ...]], int]] = {}
         self._fresh: tuple[dict[str, tuple[int, ...]], int] | None = None  # the last listing's
+
+    def drop_held(self) -> None:
+        """Drop what the C lister made of the walks' steps for their proofs (`held`): a unit's
+        own, kept until it is stored."""
+        self.held.clear()
+        self._fresh = None
 
     def forget(self) -> None:
         """Drop the entries and folder stats judged so far (a folder's real path is kept: a few

@@ -105,6 +105,28 @@ def test_a_proof_of_a_walk_is_made_alike(tmp_path: Path) -> None:
     for lister in (tree_module._lister, None):
         assert _walked(root, "", lister)[6] is not None
     assert _walked(root, "", tree_module._lister) == _walked(root, "", None)
+    # the C lister held the steps of the plain folders (not c/, which holds a link): its path
+    # was taken, not the entries' loop, which gives the same proof
+    for lister, held in ((tree_module._lister, ["", "a", "a/b"]), (None, [])):
+        saved = tree_module._lister
+        tree_module._lister = lister  # type: ignore[assignment]
+        try:
+            tree = Tree(root)
+            tree.reads = []
+            steps = dict(tree.walk(""))
+            assert (
+                sorted(
+                    where
+                    for where, items in steps.items()
+                    for pinned in tree.held.values()
+                    if pinned[0] == tuple(items)
+                )
+                == held
+            )
+            tree.drop_held()
+            assert (tree.held, tree._fresh) == ({}, None)
+        finally:
+            tree_module._lister = saved
     grown, made = root / "a" / "one.txt", []
     for lister in (tree_module._lister, None):
         saved = tree_module._lister
