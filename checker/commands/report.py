@@ -550,7 +550,7 @@ def audit(
         return page(report, baseline, baseline_name, provenance(report, report.round), variance(report), checked)
     pending = aside.variance(report)  # the child computes it while this process judges the builds,
     judged = provenance(report, report.round)
-    prepare()  # compiles the page's templates and renders all of the page but the variance's body
+    prepare()  # compiles the page's templates; then all of the page but the variance's body is rendered
     marker = Markup(f"<!-- the variance section, {secrets.token_hex(16)} -->")  # in no text of the tree
     before, found, after = page(report, baseline, baseline_name, judged, None, checked, marker).partition(marker)
     variance_view = pending()

@@ -528,12 +528,6 @@ static int within(PyObject *low, PyObject *v, PyObject *high)
     return r <= 0 ? r : PyObject_RichCompareBool(v, high, Py_LE);
 }
 
-/* Whether `value` meets `test`: a spec tuple of checker/parsers/typed.py `_fast` (its `spec`,
- * as `_fast`'s predicate judges: (0,) a boolean; (1, low, high) a whole number in range; (2,
- * low, high) a finite number in range; (3, longest) a string of at most `longest` characters;
- * (4, most, spec) a dict of at most `most` members (None: any number), each meeting `spec`;
- * (5, most) such a dict, whatever its members),
- * or any other callable, called (1, 0, or -1 on an error). */
 /* A dict a predicate changed while it was walked: what Python's own iteration says. */
 static int changed(void)
 {
@@ -541,6 +535,12 @@ static int changed(void)
     return -1;
 }
 
+/* Whether `value` meets `test`: a spec tuple of checker/parsers/typed.py `_fast` (its `spec`,
+ * as `_fast`'s predicate judges: (0,) a boolean; (1, low, high) a whole number in range; (2,
+ * low, high) a finite number in range; (3, longest) a string of at most `longest` characters;
+ * (4, most, spec) a dict of at most `most` members (None: any number), each meeting `spec`;
+ * (5, most) such a dict, whatever its members),
+ * or any other callable, called (1, 0, or -1 on an error). */
 static int meets(PyObject *test, PyObject *value)
 {
     if (!PyTuple_CheckExact(test)) {
