@@ -13,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from checker.engine import load_all
 from helpers import CHROMIUM, CHROMIUM_FLAGS, EXAMPLE, ON_SUBSET, REAL, SUBSET, real_data
+
+# No test asserts on time: hypothesis' default deadline (200 ms an example) fails a test on a
+# loaded machine, so every property runs without one (an example's own settings inherit it).
+# Timings belong in benchmarks/.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 load_all()
 

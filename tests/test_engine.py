@@ -241,3 +241,21 @@ def test_units_run_with_fewer_collections_and_the_collector_is_put_back(monkeypa
     finally:
         gc.set_threshold(*before)
     assert seen and set(seen) == {engine.GC_THRESHOLD} and engine.GC_THRESHOLD == 10_000
+
+
+def test_no_test_asserts_on_time() -> None:
+    """Every hypothesis property runs without a deadline (conftest's profile), and no test
+    sets one: a loaded machine would fail it. Timings belong in benchmarks/."""
+    import re
+
+    from hypothesis import settings
+
+    assert settings.default.deadline is None
+    tests = Path(__file__).parent
+    timed = [
+        f"{path.name}:{number}"
+        for path in sorted(tests.glob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"(^|[(,])\s*deadline=(?!None)", line)  # a settings' keyword, not a polling loop's variable
+    ]
+    assert timed == []
