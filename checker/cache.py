@@ -127,9 +127,13 @@ _fingerprint: list[str] = []
 def fingerprint() -> str:
     """This checker's version, Python's, and the size and mtime of every file of its package
     (its modules, compiled ones included, and round files: an edited checkout or a rebuilt
-    module is another checker), and whether MLPERF_CHECK_PURE turns the compiled ones off."""
+    module is another checker), and which compiled modules this process reads with (none under
+    MLPERF_CHECK_PURE=1, nor one that failed to import or predates what the readers ask of it)."""
     if not _fingerprint:
-        pure = os.environ.get("MLPERF_CHECK_PURE") == "1"
+        from .parsers import mllog
+        from .tree import compiled
+
+        pure = (compiled(), mllog.scanned(), mllog._suspects is not None)  # noqa: SLF001
         hashed = hashlib.blake2b(f"{__version__}\0{sys.version}\0{LAYOUT}\0{pure}".encode(), digest_size=8)
         top = os.path.dirname(os.path.abspath(__file__))
         rules = os.path.join(os.path.dirname(top), "rules")

@@ -36,6 +36,11 @@ else:
         _lister = _listing.listed if getattr(_listing, "HELD", 0) else None
 
 
+def compiled() -> bool:
+    """Whether folders are listed with the C lister (built, recent enough, MLPERF_CHECK_PURE not 1)."""
+    return _lister is not None
+
+
 class Kind(enum.StrEnum):
     FILE = "file"
     DIR = "dir"

@@ -449,21 +449,29 @@ def test_a_cache_folder_that_is_a_file_leaves_the_check_right_and_says_so_once(t
 
 
 def test_a_rebuilt_module_or_the_pure_readers_are_another_checker(monkeypatch) -> None:
-    """The fingerprint changes with a compiled module's stat (a rebuild) and with
-    MLPERF_CHECK_PURE, so no entry made by one is read by the other."""
+    """The fingerprint changes with a compiled module's stat (a rebuild) and with which
+    compiled modules the process reads with (MLPERF_CHECK_PURE=1, a build that failed to
+    import or predates them: none of the lister, the scanner or its `suspects`), so no entry
+    made by one is read by the other."""
+    from checker import tree as tree_module
+    from checker.parsers import mllog
+
     _listing = pytest.importorskip("checker._listing", reason="the C lister is not built")
+    if not (tree_module.compiled() and mllog.scanned() and mllog._suspects is not None):
+        pytest.skip("the compiled modules are not in use (MLPERF_CHECK_PURE=1, or not built)")
 
     def made() -> str:
         cache._fingerprint.clear()
         return cache.fingerprint()
 
     try:
-        monkeypatch.delenv("MLPERF_CHECK_PURE", raising=False)
         before = made()
-        monkeypatch.setenv("MLPERF_CHECK_PURE", "1")
-        pure = made()
-        monkeypatch.delenv("MLPERF_CHECK_PURE")
-        assert made() == before != pure
+        others = []
+        for module, name in ((tree_module, "_lister"), (mllog, "_scan"), (mllog, "_suspects")):
+            with monkeypatch.context() as patched:
+                patched.setattr(module, name, None)
+                others.append(made())
+        assert made() == before and len({before, *others}) == 4
         built, real = _listing.__file__, os.stat
 
         def rebuilt(path: object, *args: object, **kwargs: object) -> os.stat_result:  # its stat one ns later
@@ -473,7 +481,7 @@ def test_a_rebuilt_module_or_the_pure_readers_are_another_checker(monkeypatch) -
             return os.stat_result((*st[:8], st.st_mtime + 1, st.st_ctime), {"st_mtime_ns": st.st_mtime_ns + 1})
 
         monkeypatch.setattr(os, "stat", rebuilt)  # the file itself is left as it is (other workers read it)
-        assert made() not in (before, pure)
+        assert made() not in (before, *others)
         monkeypatch.setattr(os, "stat", real)
         assert made() == before
     finally:

@@ -548,7 +548,7 @@ def audit(
     variance is computed in its child process."""
     if aside is None:
         return page(report, baseline, baseline_name, provenance(report, report.round), variance(report), checked)
-    pending = aside.variance(report)  # the child computes it while this process judges the builds,
+    pending = aside.variance(report)  # the child computes it while this process judges the builds
     judged = provenance(report, report.round)
     prepare()  # compiles the page's templates; then all of the page but the variance's body is rendered
     marker = Markup(f"<!-- the variance section, {secrets.token_hex(16)} -->")  # in no text of the tree
