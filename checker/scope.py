@@ -266,6 +266,10 @@ class Changes:
             path for path, sha in zip(asked, hashes, strict=True) if sha != stale[path]
         ]
 
+    def listing(self) -> bool:
+        """Whether git is still listing: a process of it has not ended."""
+        return any(process.poll() is None for process in self._running)
+
     def close(self) -> None:
         """Stop what still runs (a check that ends early, on a usage error)."""
         for process in self._running:

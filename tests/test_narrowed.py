@@ -378,6 +378,23 @@ def test_the_check_takes_over_the_listing_started_early(clone: History) -> None:
     assert fresh.paths() == [KRAI_SINGLE + "/user.conf"]
 
 
+def test_listing_says_whether_git_still_runs(clone: History) -> None:
+    """Changes.listing: true while a process of the listing runs (the check then builds what
+    it needs beside git), false once the changes are read or the listing is stopped."""
+    clone.make([], committed=False)
+    listed = Changes(str(clone.root), "HEAD")
+    waiting = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    listed._running.append(waiting)  # a process of the listing that has not ended
+    assert listed.listing()
+    waiting.stdin.close()
+    waiting.wait()
+    listed._running.remove(waiting)
+    assert listed.paths() == [] and not listed.listing()
+    stopped = Changes(str(clone.root), "HEAD")
+    stopped.close()
+    assert not stopped.listing()
+
+
 def _gits() -> list[int]:
     """This process's git children, running or ended and not yet waited for (zombies)."""
     found = []

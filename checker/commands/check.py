@@ -284,6 +284,11 @@ def _narrowed(invocation: Invoked, the_round: Round) -> Scope | None:
         # git names the changes relative to PATH; the scope names them from the root
         # the engine checks (PATH's parent or grandparent for a division or submitter folder)
         named = "".join(part + "/" for part in invocation.workspace.part)
+        if invocation.changes.listing() and the_round.system_description.schema:
+            # While git still walks the tree (a core is free once diff-index ends), what the
+            # check builds anyway when a system's result changed: the system rules' validator
+            # (jsonschema's import, 0.06 s of a 0.45 s check of one result on 16 copies of v5.1).
+            the_round.system_validator  # noqa: B018 - a cached property, for its cache
         statuses = invocation.changes.statuses()
         gitlinks = [named + name for name in invocation.changes.gitlinks]  # submodules: all they hold
         return scope_of({named + name: how for name, how in statuses.items()}, the_round, gitlinks)
