@@ -10,7 +10,9 @@ path) is validated strictly each time it loads. A bundled file is validated once
 test suite, which records its digest (with the schema's and those of the files it extends)
 in schemas/round.validated.json: a bundled file whose digest is recorded there is loaded
 without jsonschema (its import alone costs a check 0.1 s), and one whose digest is not (it
-was edited) is validated when it loads. Nothing is written when a round loads: not the
+was edited) is validated when it loads. A bundled file's document comes from
+rules/rounds.json when that mirror holds the digest of its text (checker/tools/rounds.py
+writes it), else from its YAML. Nothing is written when a round loads: not the
 package, not the checked tree, not a cache.
 """
 
@@ -146,12 +148,37 @@ def _bundled_document(name: str) -> tuple[dict[str, Any], str, str]:
         raise RoundError(f"unknown round {name!r}; known rounds: {', '.join(available_rounds())}{hint}")
     text = entry.read_text(encoding="utf-8")
     origin = f"rules/{name}.yaml"
-    # The safe loader alone: a bundled file is the package's own (tests/test_startup.py reads
-    # each both ways and finds them equal), so start-up does not pay for the strict reading.
-    document = yamlsafe.load_package_data(text)
+    # From the mirror when it holds this very text (rules/rounds.json, checked current by
+    # tests/test_startup.py), else the safe loader alone: a bundled file is the package's own
+    # (that test reads each both ways and finds them equal), so start-up does not pay for the
+    # strict reading.
+    mirrored = _mirror().get(f"{name}.yaml")
+    if mirrored is not None and mirrored.get("sha256") == text_digest(text):
+        document = mirrored.get("document")
+    else:
+        document = yamlsafe.load_package_data(text)
     if not isinstance(document, dict):
         raise RoundError(f"{origin} does not hold a mapping")
     return document, origin, text
+
+
+MIRROR = "rounds.json"  # the bundled round files' documents (checker/tools/rounds.py writes it)
+
+
+def text_digest(text: str) -> str:
+    """What the mirror keys a bundled file's document by: the sha256 of its text (UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def _mirror() -> dict[str, Any]:
+    """The mirror's documents by file name; none when it is absent or unreadable (each file
+    is then parsed)."""
+    try:
+        files = json.loads(bundled().joinpath(MIRROR).read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return files if isinstance(files, dict) else {}
 
 
 def _parsed(text: str, origin: str) -> dict[str, Any]:

@@ -85,6 +85,31 @@ def test_bundled_round_files_read_fast_read_as_strictly() -> None:
         assert yamlsafe.load_package_data(text) == userfiles.parse(text, name)[0], name
 
 
+def test_the_round_mirror_is_current() -> None:
+    """rules/rounds.json holds each bundled round file's document as its YAML reads, under
+    the digest of its text: what `python -m checker.tools.rounds` writes now. After editing
+    a round file, run that command."""
+    from checker.tools.rounds import mirrored, rendered
+
+    text = resources.files("checker.rules").joinpath(rounds.MIRROR).read_text(encoding="utf-8")
+    assert text == rendered(mirrored()), "rules/rounds.json is stale: run `python -m checker.tools.rounds`"
+    assert sorted(json.loads(text)["files"]) == sorted(f"{name}.yaml" for name in rounds.available_rounds())
+
+
+def test_a_round_file_loads_from_the_mirror_only_for_its_own_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mirror's document is taken for a file whose text has its digest, and the YAML
+    parsed for one edited since (a stale digest)."""
+    text = rounds.bundled().joinpath("v5.1.yaml").read_text(encoding="utf-8")
+    marked = {"round": "marked"}
+    for digest, expected in ((rounds.text_digest(text), marked), ("0" * 64, yamlsafe.load_package_data(text))):
+        monkeypatch.setattr(
+            rounds, "_mirror", lambda digest=digest: {"v5.1.yaml": {"sha256": digest, "document": marked}}
+        )
+        rounds._bundled_document.cache_clear()
+        assert rounds._bundled_document("v5.1")[0] == expected
+    rounds._bundled_document.cache_clear()
+
+
 def test_a_bundled_round_file_is_read_once() -> None:
     rounds._bundled_document.cache_clear()
     rounds.real_rounds()
