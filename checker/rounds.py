@@ -152,10 +152,8 @@ def _bundled_document(name: str) -> tuple[dict[str, Any], str, str]:
     # tests/test_startup.py), else the safe loader alone: a bundled file is the package's own
     # (that test reads each both ways and finds them equal), so start-up does not pay for the
     # strict reading.
-    mirrored = _mirror().get(f"{name}.yaml")
-    if mirrored is not None and mirrored.get("sha256") == text_digest(text):
-        document = mirrored.get("document")
-    else:
+    document = _mirrored(f"{name}.yaml", text)
+    if document is None:
         document = yamlsafe.load_package_data(text)
     if not isinstance(document, dict):
         raise RoundError(f"{origin} does not hold a mapping")
@@ -172,13 +170,24 @@ def text_digest(text: str) -> str:
 
 @functools.cache
 def _mirror() -> dict[str, Any]:
-    """The mirror's documents by file name; none when it is absent or unreadable (each file
-    is then parsed)."""
+    """The mirror's entries by file name; none when it is absent or unreadable (each file
+    is then parsed). The mirror is the package's own build output, trusted as a .pyc is for
+    the source it names: tests/test_startup.py holds each document equal to its YAML's."""
     try:
         files = json.loads(bundled().joinpath(MIRROR).read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return {}
     return files if isinstance(files, dict) else {}
+
+
+def _mirrored(name: str, text: str) -> dict[str, Any] | None:
+    """The mirror's document of the bundled file `name` when its entry is of this very text
+    and holds a mapping; else None (the YAML is parsed)."""
+    entry = _mirror().get(name)
+    if not isinstance(entry, dict) or entry.get("sha256") != text_digest(text):
+        return None
+    document = entry.get("document")
+    return document if isinstance(document, dict) else None
 
 
 def _parsed(text: str, origin: str) -> dict[str, Any]:

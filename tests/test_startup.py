@@ -93,21 +93,46 @@ def test_the_round_mirror_is_current() -> None:
 
     text = resources.files("checker.rules").joinpath(rounds.MIRROR).read_text(encoding="utf-8")
     assert text == rendered(mirrored()), "rules/rounds.json is stale: run `python -m checker.tools.rounds`"
-    assert sorted(json.loads(text)["files"]) == sorted(f"{name}.yaml" for name in rounds.available_rounds())
+    files = json.loads(text)["files"]
+    assert sorted(files) == sorted(f"{name}.yaml" for name in rounds.available_rounds())
+    for name, entry in files.items():  # through JSON and back, each is its YAML's document (keys, numbers, dates)
+        yaml_text = resources.files("checker.rules").joinpath(name).read_text(encoding="utf-8")
+        assert entry == {"sha256": rounds.text_digest(yaml_text), "document": yamlsafe.load_package_data(yaml_text)}
 
 
 def test_a_round_file_loads_from_the_mirror_only_for_its_own_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """The mirror's document is taken for a file whose text has its digest, and the YAML
-    parsed for one edited since (a stale digest)."""
+    parsed for one edited since (a stale digest) or an entry of another shape."""
     text = rounds.bundled().joinpath("v5.1.yaml").read_text(encoding="utf-8")
-    marked = {"round": "marked"}
-    for digest, expected in ((rounds.text_digest(text), marked), ("0" * 64, yamlsafe.load_package_data(text))):
-        monkeypatch.setattr(
-            rounds, "_mirror", lambda digest=digest: {"v5.1.yaml": {"sha256": digest, "document": marked}}
-        )
+    digest, marked, parsed = rounds.text_digest(text), {"round": "marked"}, yamlsafe.load_package_data(text)
+    entries = [
+        ({"sha256": digest, "document": marked}, marked),
+        ({"sha256": "0" * 64, "document": marked}, parsed),
+        ({"document": marked}, parsed),
+        ({"sha256": digest, "document": ["round: v5.1"]}, parsed),
+        ({"sha256": digest}, parsed),
+        ("x", parsed),
+        ([1], parsed),
+        (None, parsed),
+    ]
+    for entry, expected in entries:
+        monkeypatch.setattr(rounds, "_mirror", lambda entry=entry: {"v5.1.yaml": entry})
         rounds._bundled_document.cache_clear()
-        assert rounds._bundled_document("v5.1")[0] == expected
+        assert rounds._bundled_document("v5.1")[0] == expected, entry
     rounds._bundled_document.cache_clear()
+
+
+@pytest.mark.parametrize("text", ["", "[", "[1]", '{"files": [1]}', '{"files": null}', "[" * 100_000])
+def test_an_unreadable_mirror_is_none(text: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A mirror that is not JSON, holds no mapping of files, or nests past the parser's
+    depth is none: every round file is then parsed."""
+    (tmp_path / rounds.MIRROR).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(rounds, "bundled", lambda: tmp_path)
+    rounds._mirror.cache_clear()
+    try:
+        assert rounds._mirror() == {}
+    finally:
+        rounds._mirror.cache_clear()
 
 
 def test_a_bundled_round_file_is_read_once() -> None:

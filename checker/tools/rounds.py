@@ -1,6 +1,6 @@
 """Regenerate `rules/rounds.json`, the bundled round files as the loader reads them.
 
-    python -m checker.tools.rounds [-o rules/rounds.json]
+    python -m checker.tools.rounds [-o PATH]
 
 Each bundled YAML file (rules/v5.1.yaml, ...) stays the source of its facts. The mirror holds
 each one's document, keyed by the sha256 of its text: checker/rounds.py takes a document from
@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import yamlsafe
 from ..output import write_file
-from ..rounds import available_rounds, bundled, text_digest
+from ..rounds import MIRROR, available_rounds, bundled, text_digest
 
 GENERATED = "by `python -m checker.tools.rounds`; do not edit by hand (see checker/tools/rounds.py)"
 
@@ -41,11 +41,14 @@ def rendered(files: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("-o", "--output", default="rules/rounds.json")
+    parser.add_argument(
+        "-o", "--output", default=None, help="the mirror to write (default: rounds.json beside the files it mirrors)"
+    )
     args = parser.parse_args(argv)
     files = mirrored()
-    write_file(args.output, rendered(files))
-    print(f"{args.output}: {len(files)} files", file=sys.stderr)
+    output = args.output or str(bundled().joinpath(MIRROR))
+    write_file(output, rendered(files))
+    print(f"{output}: {len(files)} files", file=sys.stderr)
     return 0
 
 
