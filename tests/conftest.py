@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from checker.engine import load_all
 from helpers import CHROMIUM, CHROMIUM_FLAGS, EXAMPLE, ON_SUBSET, REAL, SUBSET, real_data
 
-# No test asserts on time: hypothesis' default deadline (200 ms an example) fails a test on a
-# loaded machine, so every property runs without one (an example's own settings inherit it).
+# No test asserts on time: hypothesis' default deadline (200 ms an example) and its too_slow
+# health check (examples slow to make) fail a test on a loaded machine, so every property runs
+# without either (an example's own settings inherit them; one that names the health checks it
+# suppresses names too_slow too: tests/test_engine.py checks every property's settings).
 # Timings belong in benchmarks/.
-settings.register_profile("no-deadline", deadline=None)
+settings.register_profile("no-deadline", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("no-deadline")
 
 load_all()

@@ -109,7 +109,9 @@ def _options(draw: st.DrawFn) -> tuple[list[str], dict[str, list[str]], list[str
 
 
 @pytest.mark.real
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(options=_options())
 def test_compare_gives_the_command_lines_groups_or_its_error(inputs: dict[str, Path], options: tuple) -> None:
     files, filters, args, keywords = options
@@ -303,7 +305,9 @@ def _write(path: Path, rows: list[dict], fmt: str) -> Path:
     return path
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(column=st.sampled_from(HEADER), fmt=st.sampled_from(["json", "csv"]))
 def test_a_table_lacking_a_header_column_is_one_error_naming_it(tmp_path: Path, column: str, fmt: str) -> None:
     rows = [{k: v for k, v in table_row(Submitter=s).items() if k != column} for s in ("Acme", "Bolt")]
@@ -317,7 +321,9 @@ def test_a_table_lacking_a_header_column_is_one_error_naming_it(tmp_path: Path, 
     assert _cli("compare", str(path)) == (2, "", f"error: {message}\n")
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(column=st.sampled_from(sorted(NUMERIC)), value=st.integers(1, 64))
 def test_a_number_written_as_text_in_json_reads_as_in_csv(tmp_path: Path, column: str, value: int) -> None:
     rows = [table_row(**{column: value}), table_row(Submitter="Bolt", **{column: str(value)})]

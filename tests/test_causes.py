@@ -124,7 +124,9 @@ def test_a_deleted_accuracy_folder_lists_every_missing_file_at_once(tmp_path: Pa
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(line=st.integers(min_value=2, max_value=89), keep=st.integers(min_value=1, max_value=20))
 def test_every_cut_of_the_detail_log_has_one_root(
     tmp_path_factory: pytest.TempPathFactory, line: int, keep: int

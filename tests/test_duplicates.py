@@ -75,7 +75,9 @@ def _conflicts(lines: list[str], base: int) -> list[tuple[int, int, float, float
     return found
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     st.lists(
         st.tuples(

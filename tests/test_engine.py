@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -243,14 +245,38 @@ def test_units_run_with_fewer_collections_and_the_collector_is_put_back(monkeypa
     assert seen and set(seen) == {engine.GC_THRESHOLD} and engine.GC_THRESHOLD == 10_000
 
 
-def test_no_test_asserts_on_time() -> None:
-    """Every hypothesis property runs without a deadline (conftest's profile), and no test
-    sets one: a loaded machine would fail it. Timings belong in benchmarks/."""
-    import re
+def _properties() -> Iterator[tuple[str, Any]]:
+    """Every hypothesis property of the suite, by name, with the settings it runs with."""
+    import importlib
+    import inspect
 
     from hypothesis import settings
 
-    assert settings.default.deadline is None
+    for path in sorted(Path(__file__).parent.glob("test_*.py")):
+        module = importlib.import_module(path.stem)
+        holders = [module, *(c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == path.stem)]
+        for holder in holders:
+            for name, value in vars(holder).items():
+                if hasattr(value, "hypothesis"):  # what @given makes
+                    used = getattr(value, "_hypothesis_internal_use_settings", settings.default)
+                    yield f"{path.stem}.{getattr(holder, '__name__', '')}.{name}", used
+
+
+def test_no_test_asserts_on_time() -> None:
+    """Every hypothesis property of every test module runs with no deadline and with the
+    too_slow health check off (conftest's profile), whatever its own settings say, and no
+    test sets a deadline: either fails a test on a loaded machine. Timings belong in
+    benchmarks/."""
+    import re
+
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None and HealthCheck.too_slow in settings.default.suppress_health_check
+    found = dict(_properties())
+    assert len(found) > 50  # the suite's properties were found
+    late = sorted(name for name, used in found.items() if used.deadline is not None)
+    slow = sorted(name for name, used in found.items() if HealthCheck.too_slow not in used.suppress_health_check)
+    assert (late, slow) == ([], [])
     tests = Path(__file__).parent
     timed = [
         f"{path.name}:{number}"

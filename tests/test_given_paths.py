@@ -156,7 +156,9 @@ def _affected(work: Work, kinds: list[Kind]) -> set[str]:
     return {loc for kind in kinds for prefix in kind.affects for loc in locations if (loc + "/").startswith(prefix)}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=st.data())
 @pytest.mark.full
 def test_every_kind_of_path_checks_what_it_affects_as_the_whole_check(work: Work, data: st.DataObject) -> None:

@@ -532,7 +532,9 @@ def test_a_staged_deletion_is_checked_though_pre_commit_does_not_pass_it(clone: 
         repo.git.clean("-fdxq")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     above=st.lists(st.sampled_from(["open", "closed", "network", "x", "results"]), max_size=4),
     submitter=st.sampled_from(["Krai", "open", "closed", "results"]),

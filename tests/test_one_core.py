@@ -72,7 +72,9 @@ def _left_out_rows(lines: list[str]) -> list[str]:
     return sorted(match.group(1) for line in lines if (match := re.search(r": row (\d+): ", line)))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     st.lists(st.sampled_from(RESULTS), min_size=2, max_size=8),
     st.one_of(
@@ -212,7 +214,9 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(("function", "parameter"), list(PARAMETERS))
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(value=WRONG)
 def test_every_wrong_parameter_is_refused_naming_it(
     small: pd.DataFrame, function: str, parameter: str, value: Any
@@ -388,7 +392,9 @@ def _compared(frame: pd.DataFrame, *args: Any, **keywords: Any) -> Any:
             return str(error)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(rows=tables(), filters=filter_sets)
 def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, rows: list[dict], filters: dict) -> None:
     from checker.analysis.table import GROUP_KEY, fold
@@ -405,7 +411,9 @@ def test_no_group_spans_two_scenarios_units_rounds_or_hardware(tmp_path: Path, r
             assert group[column].nunique(dropna=False) == 1, (column, group[column].tolist())
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(rows=tables(), reference=st.sampled_from(["Alpha", "Beta", None]), scenario=st.booleans())
 def test_a_spread_claim_is_compares_group_or_ambiguous(
     tmp_path: Path, rows: list[dict], reference: str | None, scenario: bool
@@ -459,7 +467,9 @@ def test_a_spread_claim_is_compares_group_or_ambiguous(
                 assert r["deviation"] == pytest.approx(deviations[r["location"]], rel=1e-12)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(rows=tables(), filters=filter_sets, fmt=st.sampled_from(["json", "csv"]))
 def test_compare_through_the_api_is_compare_through_the_command_line(
     tmp_path: Path, rows: list[dict], filters: dict, fmt: str
@@ -496,7 +506,9 @@ def test_compare_through_the_api_is_compare_through_the_command_line(
     assert cli == (api if fmt == "json" else [a[:5] for a in api])
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.lists(st.sampled_from(RESULTS), min_size=2, max_size=6), st.booleans())
 def test_claims_on_a_frame_are_claims_on_its_file(tmp_path: Path, results: list[tuple[Any, bool]], twice: bool) -> None:
     """claims: the same rows kept and left out, the same duplicates left out, the same verdict."""
@@ -534,7 +546,9 @@ def test_claims_on_a_frame_are_claims_on_its_file(tmp_path: Path, results: list[
     assert len(duplicates) == (1 if twice and results[0][1] else 0)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     reference=st.one_of(
         st.sampled_from(["median", "", " ", "submitter:", "Org1", "submitter:Org1", "org2", "submitter:Nobody", "a:b"]),
@@ -590,7 +604,9 @@ def test_an_error_line_says_the_message_as_it_is(tmp_path: Path, name: str) -> N
     assert done.exit_code == 2 and done.stderr == f"error: {missing}: no such file or folder\n"
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     rows=tables(),
     filters=filter_sets,
@@ -630,7 +646,9 @@ def test_no_claim_rests_on_two_scenarios_units_rounds_or_hardware(
         assert keys[column].nunique(dropna=False) == 1, (column, keys[column].tolist())
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(rows=tables(), filters=filter_sets.filter(lambda f: "round" not in f), scaling=st.booleans())
 def test_no_series_spans_two_scenarios_units_or_hardware(
     tmp_path: Path, rows: list[dict], filters: dict, scaling: bool

@@ -29,7 +29,9 @@ INSIDE = {
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(
     above=st.lists(st.sampled_from(["open", "closed", "network", "x"]), max_size=3),
     target=st.sampled_from(sorted(INSIDE)),

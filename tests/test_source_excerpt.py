@@ -27,7 +27,9 @@ def _finding(line: int | None, column: int | None, path: str = "f.json") -> Find
     return Finding("SYS001", Severity.ERROR, path, "m", pointer="/x", line=line, column=column)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(lines=LINES, data=st.data(), window=st.integers(4, 30), chunk=st.integers(1, 9))
 def test_the_excerpt_is_the_window_of_the_line_as_split_at_newlines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], data: st.DataObject, window: int, chunk: int
@@ -68,7 +70,9 @@ def _full(root: Path, finding: Finding) -> list[str]:
     return out.getvalue().splitlines()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(line=st.text(ALPHABET, min_size=1, max_size=200), data=st.data())
 def test_the_caret_is_under_the_column_as_a_terminal_shows_it(tmp_path: Path, line: str, data: st.DataObject) -> None:
     """The caret's cell is the display width (rich.cells.cell_len) of what the source line
