@@ -122,6 +122,39 @@ def test_a_round_file_loads_from_the_mirror_only_for_its_own_text(monkeypatch: p
     rounds._bundled_document.cache_clear()
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, derandomize=True, database=None)
+@given(entry=_JSON, document=_JSON, digest_right=st.booleans(), with_document=st.booleans())
+def test_any_mirror_entry_gives_its_document_or_the_yamls(
+    entry: object, document: object, digest_right: bool, with_document: bool
+) -> None:
+    """Whatever a mirror entry holds (any JSON: a mapping with or without the file's digest
+    and a document of any kind, or no mapping at all), the file's document is the mirror's
+    only when the entry is a mapping of this text's digest and a mapping document, and else
+    the YAML's; no entry raises."""
+    text = rounds.bundled().joinpath("v5.1.yaml").read_text(encoding="utf-8")
+    if isinstance(entry, dict):
+        entry = {**entry, "sha256": rounds.text_digest(text) if digest_right else "0" * 64}
+        if with_document:
+            entry["document"] = document
+    used = entry.get("document") if isinstance(entry, dict) and digest_right else None
+    expected = used if isinstance(used, dict) else yamlsafe.load_package_data(text)
+    saved = rounds._mirror
+    rounds._mirror = lambda: {"v5.1.yaml": entry}  # type: ignore[assignment]
+    try:
+        rounds._bundled_document.cache_clear()
+        assert rounds._bundled_document("v5.1")[0] == expected
+    finally:
+        rounds._mirror = saved  # type: ignore[assignment]
+        rounds._bundled_document.cache_clear()
+
+
 @pytest.mark.parametrize("text", ["", "[", "[1]", '{"files": [1]}', '{"files": null}', "[" * 100_000])
 def test_an_unreadable_mirror_is_none(text: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """A mirror that is not JSON, holds no mapping of files, or nests past the parser's
